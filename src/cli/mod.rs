@@ -1,0 +1,86 @@
+//! Command-line interface: the clap types and one handler per command.
+//!
+//! This is the edge of the library: handlers use `anyhow` with `.context()`, print for humans or
+//! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
+//! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
+//! `compact.rs`, `run.rs` (run, demo), `context.rs`.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+use crate::exit::Code;
+
+pub mod compact;
+pub mod context;
+pub mod pin;
+pub mod prd;
+pub mod run;
+
+/// Run an AI coding agent in a loop until prd.json is done.
+#[derive(Debug, Parser)]
+#[command(name = "ralph", version, about, long_about = None)]
+pub struct Cli {
+    /// Project root (where prd.json, progress.txt, specs/ and .ralph/ live).
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// The prd.json to use (default: <root>/prd.json).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub prd: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check prd.json: schema, ids, dependencies, cycles (for pre-commit).
+    Validate(prd::ValidateArgs),
+    /// Show every story's state: done, ready, blocked, removed.
+    Status(prd::StatusArgs),
+    /// Show the story the loop would run next.
+    Next(prd::NextArgs),
+    /// Print the dependency graph (dot or mermaid).
+    Graph(prd::GraphArgs),
+    /// Run the agent loop for up to N iterations.
+    Run(run::RunArgs),
+    /// Create an example project and run the full loop on it with a scripted agent.
+    Demo(run::DemoArgs),
+    /// Print the exact prompt the loop would send for a story.
+    Context(context::ContextArgs),
+    /// Compact progress.txt without losing anything.
+    Compact(compact::CompactArgs),
+    /// The Pin (specs/INDEX.md): generate, check, search.
+    Pin(pin::PinArgs),
+}
+
+/// Where the command works: resolved from the global options.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    pub root: PathBuf,
+    pub prd_path: PathBuf,
+}
+
+impl Ctx {
+    fn from_cli(cli: &Cli) -> Ctx {
+        let prd_path = cli.prd.clone().unwrap_or_else(|| cli.root.join("prd.json"));
+        Ctx {
+            root: cli.root.clone(),
+            prd_path,
+        }
+    }
+}
+
+/// Run the parsed command.
+pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
+    let ctx = Ctx::from_cli(&cli);
+    match cli.command {
+        Command::Validate(a) => prd::validate(&ctx, a),
+        Command::Status(a) => prd::status(&ctx, a),
+        Command::Next(a) => prd::next(&ctx, a),
+        Command::Graph(a) => prd::graph(&ctx, a),
+        Command::Run(a) => run::run(&ctx, a),
+        Command::Demo(a) => run::demo(&ctx, a),
+        Command::Context(a) => context::context(&ctx, a),
+        Command::Compact(a) => compact::compact(&ctx, a),
+        Command::Pin(a) => pin::pin(&ctx, a),
+    }
+}

@@ -1,0 +1,232 @@
+//! `ralph validate`, `ralph status`, `ralph next`, `ralph graph`: read-only views of prd.json.
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use serde_json::json;
+use std::collections::HashSet;
+
+use super::Ctx;
+use crate::exit::Code;
+use crate::graph::{self, State};
+use crate::prd::{Prd, Story, validate};
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Treat warnings as errors.
+    #[arg(long)]
+    pub strict: bool,
+    /// Files to validate (default: --prd, or <root>/prd.json). Pre-commit passes them here.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NextArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Say why each other unfinished story is not next.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GraphFormat {
+    Dot,
+    Mermaid,
+}
+
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+    pub format: GraphFormat,
+}
+
+pub fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
+    let files = if args.files.is_empty() {
+        vec![ctx.prd_path.clone()]
+    } else {
+        args.files
+    };
+    let mut failed = false;
+    for file in &files {
+        let report = match std::fs::read(file) {
+            Ok(bytes) => validate::validate_bytes(file, &bytes).0,
+            Err(e) => validate::Report {
+                file: file.display().to_string(),
+                errors: vec![validate::Diagnostic::error(
+                    "io",
+                    "",
+                    None,
+                    format!("cannot read the file: {e}"),
+                    "check the path (see --prd and --root), or create a prd.json (see examples/prd.json.example)",
+                )],
+                warnings: vec![],
+            },
+        };
+        let bad = !report.errors.is_empty() || (args.strict && !report.warnings.is_empty());
+        failed |= bad;
+        if args.json {
+            println!("{}", report.to_json(args.strict));
+        } else if bad {
+            eprint!("{}", report.render());
+        } else {
+            print!("{}", report.render());
+        }
+    }
+    Ok(if failed { Code::ERROR } else { Code::OK })
+}
+
+fn load(ctx: &Ctx) -> anyhow::Result<Prd> {
+    let prd = Prd::load(&ctx.prd_path)
+        .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
+    Ok(prd)
+}
+
+fn story_json(s: &Story, st: &State) -> serde_json::Value {
+    let mut v = json!({
+        "id": s.id, "title": s.title, "priority": s.priority, "passes": s.passes, "state": st.name(),
+    });
+    if let State::Blocked { unmet } = st {
+        v["blockedBy"] = serde_json::to_value(unmet).unwrap_or_default();
+    }
+    v
+}
+
+/// "7/11 done, 2 ready, 2 blocked" (+ removed when there are any).
+pub fn summary_line(states: &[State]) -> String {
+    let count = |n: &str| states.iter().filter(|s| s.name() == n).count();
+    let removed = count("removed");
+    let mut line = format!(
+        "{}/{} done, {} ready, {} blocked",
+        count("done"),
+        states.len() - removed,
+        count("ready"),
+        count("blocked")
+    );
+    if removed > 0 {
+        line.push_str(&format!(", {removed} removed"));
+    }
+    line
+}
+
+pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
+    let prd = load(ctx)?;
+    let states = graph::states(&prd.stories);
+    if args.json {
+        let stories: Vec<_> = prd
+            .stories
+            .iter()
+            .zip(&states)
+            .map(|(s, st)| story_json(s, st))
+            .collect();
+        println!(
+            "{}",
+            json!({"schema_version": 1, "file": ctx.prd_path.display().to_string(),
+                   "stories": stories, "summary": summary_line(&states)})
+        );
+        return Ok(Code::OK);
+    }
+    let width = prd
+        .stories
+        .iter()
+        .map(|s| s.id.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (s, st) in prd.stories.iter().zip(&states) {
+        let extra = match st {
+            State::Blocked { unmet } => {
+                let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
+                format!("  (waiting for {})", names.join(", "))
+            }
+            _ => String::new(),
+        };
+        println!("{:<8} {:<width$}  {}{extra}", st.name(), s.id, s.title);
+    }
+    println!("{}", summary_line(&states));
+    Ok(Code::OK)
+}
+
+/// Why `s` is not the next story, given the chosen one.
+fn why_not(s: &Story, st: &State, chosen: Option<&Story>) -> Option<String> {
+    match st {
+        State::Done | State::Removed => None,
+        State::Blocked { unmet } => {
+            let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
+            Some(format!("blocked by {}", names.join(", ")))
+        }
+        State::Ready => match chosen {
+            Some(c) if c.priority < s.priority => Some(format!(
+                "ready, but priority {} comes after {} (priority {})",
+                s.priority, c.id, c.priority
+            )),
+            Some(c) => Some(format!(
+                "ready, same priority as {} which comes first in the file",
+                c.id
+            )),
+            None => None,
+        },
+    }
+}
+
+pub fn next(ctx: &Ctx, args: NextArgs) -> anyhow::Result<Code> {
+    let prd = load(ctx)?;
+    let states = graph::states(&prd.stories);
+    let chosen = graph::next_ready(&prd.stories, &states, &HashSet::new()).map(|i| &prd.stories[i]);
+    let explain: Vec<(&Story, String)> = prd
+        .stories
+        .iter()
+        .zip(&states)
+        .filter(|(s, _)| Some(s.index) != chosen.map(|c| c.index))
+        .filter_map(|(s, st)| why_not(s, st, chosen).map(|w| (s, w)))
+        .collect();
+    let done = prd.all_done();
+    let code = match (chosen, done) {
+        (Some(_), _) | (None, true) => Code::OK,
+        (None, false) => Code::NO_READY,
+    };
+    if args.json {
+        let next = chosen.map(|c| story_json(c, &states[c.index]));
+        let mut out = json!({"schema_version": 1, "next": next, "all_done": done});
+        if args.explain {
+            out["explain"] = explain
+                .iter()
+                .map(|(s, w)| json!({"id": s.id, "reason": w}))
+                .collect();
+        }
+        println!("{out}");
+        return Ok(code);
+    }
+    match chosen {
+        Some(c) => println!("{}  {} (priority {})", c.id, c.title, c.priority),
+        None if done => println!("all stories pass"),
+        None => eprintln!("no ready story: every unfinished story is blocked"),
+    }
+    if args.explain || (chosen.is_none() && !done) {
+        for (s, w) in &explain {
+            println!("  {}: {w}", s.id);
+        }
+    }
+    Ok(code)
+}
+
+pub fn graph(ctx: &Ctx, args: GraphArgs) -> anyhow::Result<Code> {
+    let prd = load(ctx)?;
+    let states = graph::states(&prd.stories);
+    let text = match args.format {
+        GraphFormat::Dot => graph::render::dot(&prd.stories, &states),
+        GraphFormat::Mermaid => graph::render::mermaid(&prd.stories, &states),
+    };
+    print!("{text}");
+    Ok(Code::OK)
+}

@@ -1,0 +1,54 @@
+//! Exit codes shared by every command, and the mapping from an error to its code.
+//!
+//! Owns the numbers only; commands decide which one applies. Documented in README.md.
+
+/// A process exit code with a meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Code(u8);
+
+impl Code {
+    /// Success.
+    pub const OK: Code = Code(0);
+    /// An error: invalid input, a failed operation, a check that found problems.
+    pub const ERROR: Code = Code(1);
+    /// Bad command-line usage (clap uses 2 as well).
+    pub const USAGE: Code = Code(2);
+    /// `ralph run` reached its iteration limit with stories remaining.
+    pub const LIMIT: Code = Code(3);
+    /// Unfinished stories remain but none is ready (all blocked, or skipped).
+    pub const NO_READY: Code = Code(4);
+    /// Interrupted by Ctrl-C or SIGTERM.
+    pub const INTERRUPTED: Code = Code(130);
+
+    pub fn as_u8(self) -> u8 {
+        self.0
+    }
+
+    /// The code for an error that reached the top: [`Interrupted`] anywhere in the chain maps to
+    /// 130, everything else to 1.
+    pub fn from_error(err: &anyhow::Error) -> Code {
+        if err.chain().any(|e| e.is::<Interrupted>()) {
+            Code::INTERRUPTED
+        } else {
+            Code::ERROR
+        }
+    }
+}
+
+/// Marker error: the user interrupted the command (Ctrl-C / SIGTERM).
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interrupted_anywhere_in_chain_maps_to_130() {
+        let err = anyhow::Error::new(Interrupted).context("while running the agent");
+        assert_eq!(Code::from_error(&err), Code::INTERRUPTED);
+        let other = anyhow::anyhow!("boom");
+        assert_eq!(Code::from_error(&other), Code::ERROR);
+    }
+}

@@ -1,0 +1,27 @@
+//! `ralph`: runs an AI coding agent in a loop until a prd.json is done.
+//!
+//! The binary (`src/main.rs`) only parses arguments and maps errors to exit codes; every behaviour
+//! lives in this library, in modules named after the domain:
+//!
+//! - [`prd`]: the prd.json contract (load, validate, save without losing anything a user wrote).
+//! - [`graph`]: the `blockedBy` dependency graph: readiness, next-story selection, cycles, rendering.
+//! - [`pin`]: the Pin (specs/INDEX.md): parse, generate, check, search.
+//! - [`progress`]: progress.txt: parse and compact.
+//! - [`context`]: the prompt for one story, assembled under a token budget.
+//! - [`agent`]: agent presets and spawning agent processes.
+//! - [`run`]: the loop (`ralph run`, `ralph demo`).
+//! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
+//!
+//! Shared plumbing: [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean).
+
+pub mod agent;
+pub mod cli;
+pub mod context;
+pub mod exit;
+pub mod fsutil;
+pub mod graph;
+pub mod pin;
+pub mod prd;
+pub mod progress;
+pub mod run;
+pub mod suggest;

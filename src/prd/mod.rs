@@ -1,0 +1,247 @@
+//! The prd.json contract: load, validate and save a product requirements file.
+//!
+//! Owns the file format (original Ralph fields plus the optional `blockedBy`, `status`,
+//! `discoveredFrom`, `baseBranch`) and lossless round-tripping: a loaded file keeps every key a
+//! user wrote, in order, and saves as 2-space pretty JSON with a trailing newline. Does not own
+//! dependency policy (see [`crate::graph`]) or the loop.
+
+pub mod parse;
+pub mod report;
+pub mod schema;
+pub mod validate;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+pub use validate::{Diagnostic, Report};
+
+/// A story as the loop sees it: a typed, lenient view of one `userStories` entry.
+/// Missing or mistyped fields take defaults here; validation reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Story {
+    /// Position in `userStories` (file order breaks priority ties).
+    pub index: usize,
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    pub acceptance_criteria: Vec<String>,
+    pub priority: i64,
+    pub passes: bool,
+    pub notes: String,
+    pub blocked_by: Vec<String>,
+    /// `status: "removed"`: out of scope, never runs.
+    pub removed: bool,
+    pub discovered_from: Option<String>,
+}
+
+impl Story {
+    /// Extract the view from one story object (any JSON value is accepted).
+    pub fn from_value(index: usize, v: &Value) -> Story {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let strings = |k: &str| -> Vec<String> {
+            v.get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Story {
+            index,
+            id: s("id"),
+            title: s("title"),
+            description: s("description"),
+            acceptance_criteria: strings("acceptanceCriteria"),
+            priority: v
+                .get("priority")
+                .and_then(Value::as_i64)
+                .unwrap_or(i64::MAX),
+            passes: v.get("passes").and_then(Value::as_bool).unwrap_or(false),
+            notes: s("notes"),
+            blocked_by: strings("blockedBy"),
+            removed: v.get("status").and_then(Value::as_str) == Some("removed"),
+            discovered_from: v
+                .get("discoveredFrom")
+                .and_then(Value::as_str)
+                .map(String::from),
+        }
+    }
+}
+
+/// The typed views of every story in a prd value (empty when `userStories` is not an array).
+pub fn stories_of(value: &Value) -> Vec<Story> {
+    value
+        .get("userStories")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .enumerate()
+                .map(|(i, v)| Story::from_value(i, v))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Why a prd.json could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PrdError {
+    #[error(transparent)]
+    Io(#[from] crate::fsutil::FsError),
+    #[error("{}", .0.render_errors())]
+    Invalid(Box<Report>),
+    #[error("{path}: no story with id \"{id}\"")]
+    UnknownStory { path: PathBuf, id: String },
+}
+
+/// A loaded, valid prd.json.
+#[derive(Debug, Clone)]
+pub struct Prd {
+    pub path: PathBuf,
+    /// The whole document, exactly as read (key order kept); edits go here.
+    pub value: Value,
+    /// Typed views, kept in step with `value`.
+    pub stories: Vec<Story>,
+    /// Warnings found while loading (unknown fields, suspicious dependencies).
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Prd {
+    /// Read and validate a prd.json. Any validation error makes this fail with the full report.
+    pub fn load(path: &Path) -> Result<Prd, PrdError> {
+        let bytes = crate::fsutil::read(path)?;
+        Prd::from_bytes(path, &bytes)
+    }
+
+    /// Validate already-read bytes (the loop uses this on its snapshots).
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Prd, PrdError> {
+        let (report, value) = validate::validate_bytes(path, bytes);
+        match value {
+            Some(value) if report.errors.is_empty() => Ok(Prd {
+                path: path.to_path_buf(),
+                stories: stories_of(&value),
+                value,
+                warnings: report.warnings,
+            }),
+            _ => Err(PrdError::Invalid(Box::new(report))),
+        }
+    }
+
+    pub fn story(&self, id: &str) -> Option<&Story> {
+        self.stories.iter().find(|s| s.id == id)
+    }
+
+    fn story_value_mut(
+        &mut self,
+        id: &str,
+    ) -> Result<&mut serde_json::Map<String, Value>, PrdError> {
+        let index = self
+            .story(id)
+            .map(|s| s.index)
+            .ok_or_else(|| PrdError::UnknownStory {
+                path: self.path.clone(),
+                id: id.to_string(),
+            })?;
+        self.value
+            .get_mut("userStories")
+            .and_then(|a| a.get_mut(index))
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| PrdError::UnknownStory {
+                path: self.path.clone(),
+                id: id.to_string(),
+            })
+    }
+
+    /// Set a story's `passes` in the document and the typed view. Returns whether it changed.
+    pub fn set_passes(&mut self, id: &str, passes: bool) -> Result<bool, PrdError> {
+        let obj = self.story_value_mut(id)?;
+        let changed = obj.get("passes").and_then(Value::as_bool) != Some(passes);
+        obj.insert("passes".into(), Value::Bool(passes));
+        if let Some(s) = self.stories.iter_mut().find(|s| s.id == id) {
+            s.passes = passes;
+        }
+        Ok(changed)
+    }
+
+    /// Set a story's `notes` in the document and the typed view.
+    pub fn set_notes(&mut self, id: &str, notes: &str) -> Result<(), PrdError> {
+        let obj = self.story_value_mut(id)?;
+        obj.insert("notes".into(), Value::String(notes.to_string()));
+        if let Some(s) = self.stories.iter_mut().find(|s| s.id == id) {
+            s.notes = notes.to_string();
+        }
+        Ok(())
+    }
+
+    /// The document as ralph writes it: 2-space pretty JSON and a trailing newline.
+    pub fn to_pretty(&self) -> String {
+        to_pretty(&self.value)
+    }
+
+    /// Write the document back to its path atomically.
+    pub fn save(&self) -> Result<(), PrdError> {
+        crate::fsutil::atomic_write(&self.path, self.to_pretty().as_bytes())?;
+        Ok(())
+    }
+
+    /// True when every story in scope passes.
+    pub fn all_done(&self) -> bool {
+        self.stories.iter().all(|s| s.removed || s.passes)
+    }
+}
+
+/// Serialise a prd value the way ralph writes it.
+pub fn to_pretty(value: &Value) -> String {
+    // Serialising a Value cannot fail: keys are strings and numbers are finite.
+    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SNARKTANK: &str = include_str!("../../tests/fixtures/compat/snarktank/prd.json.example");
+
+    #[test]
+    fn round_trip_keeps_everything_byte_for_byte() {
+        let path = Path::new("prd.json");
+        let prd = Prd::from_bytes(path, SNARKTANK.as_bytes()).unwrap();
+        assert_eq!(prd.to_pretty(), SNARKTANK);
+    }
+
+    #[test]
+    fn set_passes_changes_only_that_line() {
+        let mut prd = Prd::from_bytes(Path::new("prd.json"), SNARKTANK.as_bytes()).unwrap();
+        assert!(prd.set_passes("US-002", true).unwrap());
+        let out = prd.to_pretty();
+        let changed: Vec<_> = SNARKTANK
+            .lines()
+            .zip(out.lines())
+            .filter(|(a, b)| a != b)
+            .collect();
+        assert_eq!(
+            changed,
+            [("      \"passes\": false,", "      \"passes\": true,")]
+        );
+        assert!(prd.story("US-002").unwrap().passes);
+        assert!(prd.set_passes("US-404", true).is_err());
+    }
+
+    #[test]
+    fn unknown_fields_survive_a_save() {
+        let src = r#"{"zeta": {"keep": [1, 2]}, "project": "p", "branchName": "b",
+            "userStories": [{"id": "A", "title": "t", "description": "d", "acceptanceCriteria": [],
+            "priority": 1, "passes": false, "custom": true}]}"#;
+        let mut prd = Prd::from_bytes(Path::new("prd.json"), src.as_bytes()).unwrap();
+        prd.set_notes("A", "hello").unwrap();
+        let v: Value = serde_json::from_str(&prd.to_pretty()).unwrap();
+        assert_eq!(v["zeta"]["keep"][1], 2);
+        assert_eq!(v["userStories"][0]["custom"], true);
+        assert_eq!(v["userStories"][0]["notes"], "hello");
+        assert_eq!(v.as_object().unwrap().keys().next().unwrap(), "zeta");
+    }
+}

@@ -1,0 +1,68 @@
+//! Human-readable rendering of validation reports (the JSON form is the serde form of [`Report`]).
+
+use super::validate::{Diagnostic, Report};
+
+fn line(file: &str, severity: &str, d: &Diagnostic) -> String {
+    let place = match (d.line, d.column) {
+        (Some(l), Some(c)) => format!("{file}:{l}:{c}"),
+        _ if d.pointer.is_empty() => file.to_string(),
+        _ => format!("{file}:{}", d.pointer),
+    };
+    let story = d
+        .story
+        .as_deref()
+        .map(|s| format!(" ({s})"))
+        .unwrap_or_default();
+    format!(
+        "{place}: {severity}[{}]{story}: {}\n  hint: {}",
+        d.code, d.message, d.hint
+    )
+}
+
+impl Report {
+    /// Every error, one per line with its hint.
+    pub fn render_errors(&self) -> String {
+        let mut out: Vec<String> = self
+            .errors
+            .iter()
+            .map(|d| line(&self.file, "error", d))
+            .collect();
+        out.push(format!(
+            "{}: {} error(s); fix them and run `ralph validate` again",
+            self.file,
+            self.errors.len()
+        ));
+        out.join("\n")
+    }
+
+    /// Errors then warnings, then a summary line.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for d in &self.errors {
+            out.push_str(&line(&self.file, "error", d));
+            out.push('\n');
+        }
+        for d in &self.warnings {
+            out.push_str(&line(&self.file, "warning", d));
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "{}: {} error(s), {} warning(s)\n",
+            self.file,
+            self.errors.len(),
+            self.warnings.len()
+        ));
+        out
+    }
+
+    /// The `--json` form: `{"schema_version":1,"file","valid","errors","warnings"}`.
+    pub fn to_json(&self, strict: bool) -> serde_json::Value {
+        serde_json::json!({
+            "schema_version": 1,
+            "file": self.file,
+            "valid": self.errors.is_empty() && (!strict || self.warnings.is_empty()),
+            "errors": self.errors,
+            "warnings": self.warnings,
+        })
+    }
+}

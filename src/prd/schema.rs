@@ -1,0 +1,194 @@
+//! The embedded JSON Schema (schemas/prd.schema.json) and the translation of its violations into
+//! ralph diagnostics with a pointer, a story id and a fix hint.
+//!
+//! Owns the shape of prd.json; semantic checks (ids, references, cycles) live in `validate`.
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::Value;
+use std::sync::OnceLock;
+
+use super::validate::Diagnostic;
+
+/// The schema text, as shipped in schemas/prd.schema.json.
+pub const SCHEMA: &str = include_str!("../../schemas/prd.schema.json");
+
+fn validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        // The schema is a compile-time constant covered by tests; failing here is a build defect.
+        let schema: Value = serde_json::from_str(SCHEMA).expect("embedded schema is JSON");
+        jsonschema::validator_for(&schema).expect("embedded schema compiles")
+    })
+}
+
+/// The story id at a pointer like `/userStories/3/...`, if that story has one.
+pub fn story_at(value: &Value, pointer: &str) -> Option<String> {
+    let rest = pointer.strip_prefix("/userStories/")?;
+    let index: usize = rest.split('/').next()?.parse().ok()?;
+    value
+        .get("userStories")?
+        .get(index)?
+        .get("id")?
+        .as_str()
+        .map(String::from)
+}
+
+fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Every schema violation in `value`, as diagnostics.
+pub fn check(value: &Value) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for err in validator().iter_errors(value) {
+        let pointer = err.instance_path().as_str().to_string();
+        let field = pointer.rsplit('/').next().unwrap_or("");
+        let (message, hint) = match err.kind() {
+            ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or("?");
+                (
+                    format!("missing required field \"{name}\""),
+                    format!("add \"{name}\" ({})", field_help(name)),
+                )
+            }
+            ValidationErrorKind::Type { kind } => {
+                let want = match kind {
+                    TypeKind::Single(t) => t.to_string(),
+                    TypeKind::Multiple(ts) => format!("{ts:?}"),
+                };
+                let got = json_type_name(err.instance());
+                (
+                    format!("\"{field}\" must be {} {want}, not {got}", article(&want)),
+                    format!(
+                        "change the value to {} {want} ({})",
+                        article(&want),
+                        field_help(field)
+                    ),
+                )
+            }
+            ValidationErrorKind::MinItems { .. } if pointer == "/userStories" => (
+                "\"userStories\" is empty".to_string(),
+                "add at least one story; a prd.json with nothing to do cannot run".to_string(),
+            ),
+            ValidationErrorKind::MinLength { .. } => (
+                format!("\"{field}\" is an empty string"),
+                "give it a non-empty story id, e.g. \"US-001\"".to_string(),
+            ),
+            ValidationErrorKind::UniqueItems => {
+                let dups = duplicates(err.instance());
+                (
+                    format!("\"{field}\" lists {} more than once", dups.join(", ")),
+                    "remove the repeated entries".to_string(),
+                )
+            }
+            _ => (
+                err.to_string(),
+                "see schemas/prd.schema.json for the expected shape".to_string(),
+            ),
+        };
+        out.push(Diagnostic::error(
+            "schema",
+            &pointer,
+            story_at(value, &pointer),
+            message,
+            hint,
+        ));
+    }
+    out
+}
+
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+fn duplicates(v: &Value) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut dups = Vec::new();
+    for item in v.as_array().into_iter().flatten() {
+        let s = item.to_string();
+        if seen.contains(&s) {
+            if !dups.contains(&s) {
+                dups.push(s);
+            }
+        } else {
+            seen.push(s);
+        }
+    }
+    dups
+}
+
+/// A one-line reminder of what a known field holds.
+fn field_help(name: &str) -> &'static str {
+    match name {
+        "project" => "the project's name, a string",
+        "branchName" => "the git branch to work on, e.g. \"ralph/my-feature\"",
+        "userStories" => "an array of story objects",
+        "id" => "a unique story id such as \"US-001\"",
+        "title" => "a short string",
+        "description" => "a string",
+        "acceptanceCriteria" => "an array of strings",
+        "priority" => "an integer; lower runs first",
+        "passes" => "true or false; new stories start false",
+        "notes" => "a string",
+        "blockedBy" => "an array of story ids",
+        "status" => "\"removed\" to take a story out of scope",
+        "discoveredFrom" => "the id of the story this one was found during",
+        _ => "see schemas/prd.schema.json",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn embedded_schema_is_2020_12_with_id() {
+        let v: Value = serde_json::from_str(SCHEMA).unwrap();
+        assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert!(v["$id"].is_string());
+    }
+
+    #[test]
+    fn wrong_type_names_pointer_story_and_fix() {
+        let v = json!({"project": "p", "branchName": "b", "userStories": [
+            {"id": "US-1", "title": "t", "description": "d", "acceptanceCriteria": [], "priority": "high", "passes": false}
+        ]});
+        let d = check(&v);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].pointer, "/userStories/0/priority");
+        assert_eq!(d[0].story.as_deref(), Some("US-1"));
+        assert!(
+            d[0].message.contains("must be an integer, not string"),
+            "{}",
+            d[0].message
+        );
+    }
+
+    #[test]
+    fn missing_field_and_duplicate_blockers() {
+        let v = json!({"project": "p", "userStories": [
+            {"id": "A", "title": "t", "description": "d", "acceptanceCriteria": [], "priority": 1, "passes": false, "blockedBy": ["B", "B"]},
+            {"id": "B", "title": "t", "description": "d", "acceptanceCriteria": [], "priority": 1, "passes": false}
+        ]});
+        let d = check(&v);
+        assert!(
+            d.iter()
+                .any(|d| d.message == "missing required field \"branchName\"")
+        );
+        assert!(d.iter().any(|d| d.pointer == "/userStories/0/blockedBy"
+            && d.message.contains("\"B\" more than once")));
+    }
+}
