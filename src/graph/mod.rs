@@ -7,39 +7,64 @@ pub mod render;
 pub mod select;
 
 use petgraph::graph::{DiGraph, NodeIndex};
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, VecDeque};
 
 use crate::prd::Story;
 
 pub use select::{Blocker, State, next_ready, states};
 
+/// A story as a graph node: an id and the ids it is blocked by.
+pub trait DepNode {
+    fn node_id(&self) -> &str;
+    fn node_deps(&self) -> impl Iterator<Item = &str>;
+}
+
+impl DepNode for Story {
+    fn node_id(&self) -> &str {
+        &self.id
+    }
+    fn node_deps(&self) -> impl Iterator<Item = &str> {
+        self.blocked_by.iter().map(String::as_str)
+    }
+}
+
+impl DepNode for crate::prd::StoryRef<'_> {
+    fn node_id(&self) -> &str {
+        self.id_str()
+    }
+    fn node_deps(&self) -> impl Iterator<Item = &str> {
+        self.blocked_by.iter().copied()
+    }
+}
+
 /// The graph of stories (nodes, by index into the slice) and "is blocked by" edges.
 /// Only references to known ids become edges; the first story with an id wins.
-pub struct DepGraph<'a> {
-    stories: &'a [Story],
+pub struct DepGraph {
     graph: DiGraph<usize, ()>,
 }
 
-impl<'a> DepGraph<'a> {
-    pub fn new(stories: &'a [Story]) -> DepGraph<'a> {
-        let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(stories.len());
+impl DepGraph {
+    pub fn new<N: DepNode>(stories: &[N]) -> DepGraph {
+        let mut by_id: FxHashMap<&str, usize> = FxHashMap::default();
+        by_id.reserve(stories.len());
         for (i, s) in stories.iter().enumerate() {
-            by_id.entry(s.id.as_str()).or_insert(i);
+            by_id.entry(s.node_id()).or_insert(i);
         }
         let mut graph = DiGraph::with_capacity(stories.len(), stories.len());
         for i in 0..stories.len() {
             graph.add_node(i);
         }
         for (i, s) in stories.iter().enumerate() {
-            for dep in &s.blocked_by {
-                if let Some(&j) = by_id.get(dep.as_str())
+            for dep in s.node_deps() {
+                if let Some(&j) = by_id.get(dep)
                     && j != i
                 {
                     graph.update_edge(NodeIndex::new(i), NodeIndex::new(j), ());
                 }
             }
         }
-        DepGraph { stories, graph }
+        DepGraph { graph }
     }
 
     /// One cycle per strongly connected group of two or more stories, as story indices starting
@@ -95,10 +120,6 @@ impl<'a> DepGraph<'a> {
             }
         }
         vec![start] // unreachable for a real strongly connected group
-    }
-
-    pub fn stories(&self) -> &'a [Story] {
-        self.stories
     }
 }
 

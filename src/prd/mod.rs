@@ -71,6 +71,55 @@ impl Story {
     }
 }
 
+/// A borrowed, dependency-only view of a story: what validation and the graph need, without
+/// copying titles and criteria (validating 10k stories stays cheap).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoryRef<'a> {
+    pub index: usize,
+    /// `None` when `id` is missing or not a string (the schema reports it).
+    pub id: Option<&'a str>,
+    pub passes: bool,
+    pub removed: bool,
+    pub blocked_by: Vec<&'a str>,
+    pub discovered_from: Option<&'a str>,
+}
+
+impl<'a> StoryRef<'a> {
+    pub fn from_value(index: usize, v: &'a Value) -> StoryRef<'a> {
+        StoryRef {
+            index,
+            id: v.get("id").and_then(Value::as_str),
+            passes: v.get("passes").and_then(Value::as_bool).unwrap_or(false),
+            removed: v.get("status").and_then(Value::as_str) == Some("removed"),
+            blocked_by: v
+                .get("blockedBy")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default(),
+            discovered_from: v.get("discoveredFrom").and_then(Value::as_str),
+        }
+    }
+
+    /// The id, or "" when it is missing.
+    pub fn id_str(&self) -> &'a str {
+        self.id.unwrap_or("")
+    }
+}
+
+/// The borrowed views of every story in a prd value.
+pub fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
+    value
+        .get("userStories")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .enumerate()
+                .map(|(i, v)| StoryRef::from_value(i, v))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The typed views of every story in a prd value (empty when `userStories` is not an array).
 pub fn stories_of(value: &Value) -> Vec<Story> {
     value

@@ -36,15 +36,6 @@ pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
             hint: "save the file as UTF-8 without BOM".into(),
         });
     }
-    if let Err(e) = std::str::from_utf8(bytes) {
-        let (line, column) = line_col_of_byte(bytes, e.valid_up_to());
-        return Err(ParseError {
-            line,
-            column,
-            message: format!("invalid UTF-8 byte at offset {}", e.valid_up_to()),
-            hint: "JSON must be UTF-8: re-save the file as UTF-8".into(),
-        });
-    }
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ParseError {
             line: 1,
@@ -54,11 +45,23 @@ pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
         });
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = StrictValue
+    StrictValue
         .deserialize(&mut de)
         .and_then(|v| de.end().map(|()| v))
-        .map_err(from_serde)?;
-    Ok(value)
+        .map_err(|e| utf8_error(bytes).unwrap_or_else(|| from_serde(e)))
+}
+
+/// The first invalid UTF-8 byte, as a parse error. Checked only after a failed parse: valid JSON
+/// from serde_json is UTF-8 already, so the happy path does not scan the file twice.
+fn utf8_error(bytes: &[u8]) -> Option<ParseError> {
+    let e = std::str::from_utf8(bytes).err()?;
+    let (line, column) = line_col_of_byte(bytes, e.valid_up_to());
+    Some(ParseError {
+        line,
+        column,
+        message: format!("invalid UTF-8 byte at offset {}", e.valid_up_to()),
+        hint: "JSON must be UTF-8: re-save the file as UTF-8".into(),
+    })
 }
 
 fn from_serde(e: serde_json::Error) -> ParseError {

@@ -51,6 +51,7 @@ pub fn check(value: &Value) -> Vec<Diagnostic> {
     for err in validator().iter_errors(value) {
         let pointer = err.instance_path().as_str().to_string();
         let field = pointer.rsplit('/').next().unwrap_or("");
+        let what = describe(&pointer);
         let (message, hint) = match err.kind() {
             ValidationErrorKind::Required { property } => {
                 let name = property.as_str().unwrap_or("?");
@@ -66,7 +67,7 @@ pub fn check(value: &Value) -> Vec<Diagnostic> {
                 };
                 let got = json_type_name(err.instance());
                 (
-                    format!("\"{field}\" must be {} {want}, not {got}", article(&want)),
+                    format!("{what} must be {} {want}, not {got}", article(&want)),
                     format!(
                         "change the value to {} {want} ({})",
                         article(&want),
@@ -85,7 +86,7 @@ pub fn check(value: &Value) -> Vec<Diagnostic> {
             ValidationErrorKind::UniqueItems => {
                 let dups = duplicates(err.instance());
                 (
-                    format!("\"{field}\" lists {} more than once", dups.join(", ")),
+                    format!("{what} lists {} more than once", dups.join(", ")),
                     "remove the repeated entries".to_string(),
                 )
             }
@@ -103,6 +104,19 @@ pub fn check(value: &Value) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// A readable name for the value at `pointer`: `"priority"`, `item 2 of "blockedBy"`, `the top level`.
+fn describe(pointer: &str) -> String {
+    let mut parts = pointer.rsplit('/');
+    match (parts.next(), parts.next()) {
+        (None | Some(""), _) => "the top level".to_string(),
+        (Some(last), parent) if last.bytes().all(|b| b.is_ascii_digit()) => match parent {
+            Some(p) => format!("item {last} of \"{p}\""),
+            None => format!("item {last}"),
+        },
+        (Some(last), _) => format!("\"{last}\""),
+    }
 }
 
 fn article(word: &str) -> &'static str {

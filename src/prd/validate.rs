@@ -9,12 +9,12 @@
 //! ready, so the loop would stop with "no ready story" after doing everything else; failing at
 //! validate time (in pre-commit) is cheaper than discovering it hours into a run.
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::path::Path;
 
-use super::{Story, parse, schema, stories_of};
+use super::{StoryRef, parse, schema, story_refs};
 use crate::graph::DepGraph;
 
 /// One finding. `code` is a stable string documented in README.md.
@@ -124,20 +124,20 @@ pub fn validate_value(value: &Value) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
         return (errors, warnings);
     }
     unknown_fields(value, &mut warnings);
-    let stories = stories_of(value);
-    check_ids(value, &stories, &mut errors);
+    let stories = story_refs(value);
+    check_ids(&stories, &mut errors);
     check_refs(&stories, &mut errors, &mut warnings);
     for cycle in DepGraph::new(&stories).cycles() {
         let first = &stories[cycle[0]];
         let path: Vec<&str> = cycle
             .iter()
             .chain(std::iter::once(&cycle[0]))
-            .map(|&i| stories[i].id.as_str())
+            .map(|&i| stories[i].id_str())
             .collect();
         errors.push(Diagnostic::error(
             "cycle",
             &format!("/userStories/{}/blockedBy", first.index),
-            Some(first.id.clone()),
+            Some(first.id_str().to_string()),
             format!("cycle: {}", path.join(" → ")),
             "a cycle deadlocks the loop (no story in it can ever start): remove one blockedBy link in it",
         ));
@@ -146,14 +146,11 @@ pub fn validate_value(value: &Value) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
 }
 
 fn unknown_fields(value: &Value, warnings: &mut Vec<Diagnostic>) {
+    // `base` is a closure so the happy path (no unknown field) formats no pointer strings.
     let mut check = |obj: &serde_json::Map<String, Value>,
                      known: &[&str],
-                     base: &str,
-                     story: Option<String>| {
-        for key in obj.keys() {
-            if known.contains(&key.as_str()) {
-                continue;
-            }
+                     base: &dyn Fn() -> String| {
+        for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
             let hint = match crate::suggest::nearest(key, known.iter().copied()) {
                 Some(s) => format!("did you mean \"{s}\"?"),
                 None => {
@@ -162,15 +159,15 @@ fn unknown_fields(value: &Value, warnings: &mut Vec<Diagnostic>) {
             };
             warnings.push(Diagnostic::error(
                 "unknown-field",
-                &format!("{base}/{}", escape_pointer(key)),
-                story.clone(),
+                &format!("{}/{}", base(), escape_pointer(key)),
+                obj.get("id").and_then(Value::as_str).map(String::from),
                 format!("unknown field \"{key}\""),
                 hint,
             ));
         }
     };
     if let Some(obj) = value.as_object() {
-        check(obj, TOP_FIELDS, "", None);
+        check(obj, TOP_FIELDS, &String::new);
     }
     for (i, s) in value
         .get("userStories")
@@ -180,8 +177,7 @@ fn unknown_fields(value: &Value, warnings: &mut Vec<Diagnostic>) {
         .enumerate()
     {
         if let Some(obj) = s.as_object() {
-            let id = obj.get("id").and_then(Value::as_str).map(String::from);
-            check(obj, STORY_FIELDS, &format!("/userStories/{i}"), id);
+            check(obj, STORY_FIELDS, &|| format!("/userStories/{i}"));
         }
     }
 }
@@ -190,42 +186,39 @@ fn escape_pointer(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-fn has_string_id(value: &Value, index: usize) -> bool {
-    value["userStories"][index]["id"].is_string()
-}
-
-fn check_ids(value: &Value, stories: &[Story], errors: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<String, &Story> = HashMap::new();
+fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {
+    let mut seen: FxHashMap<String, &StoryRef> = FxHashMap::default();
     for s in stories {
-        if !has_string_id(value, s.index) || s.id.is_empty() {
+        let Some(id) = s.id.filter(|id| !id.is_empty()) else {
             continue; // the schema reported it
-        }
-        let pointer = format!("/userStories/{}/id", s.index);
-        if s.id.trim() != s.id {
+        };
+        let pointer = || format!("/userStories/{}/id", s.index);
+        if id.trim() != id {
             errors.push(Diagnostic::error(
                 "id-whitespace",
-                &pointer,
-                Some(s.id.clone()),
-                format!("story id \"{}\" has leading or trailing whitespace", s.id),
-                format!("use \"{}\"", s.id.trim()),
+                &pointer(),
+                Some(id.to_string()),
+                format!("story id \"{id}\" has leading or trailing whitespace"),
+                format!("use \"{}\"", id.trim()),
             ));
         }
-        let key = s.id.trim().to_lowercase();
+        let key = id.trim().to_lowercase();
         match seen.get(&key) {
-            Some(first) if first.id == s.id => errors.push(Diagnostic::error(
+            Some(first) if first.id == Some(id) => errors.push(Diagnostic::error(
                 "duplicate-id",
-                &pointer,
-                Some(s.id.clone()),
-                format!("story id \"{}\" is used again (first at /userStories/{})", s.id, first.index),
+                &pointer(),
+                Some(id.to_string()),
+                format!("story id \"{id}\" is used again (first at /userStories/{})", first.index),
                 "give every story a unique id",
             )),
             Some(first) => errors.push(Diagnostic::error(
                 "duplicate-id",
-                &pointer,
-                Some(s.id.clone()),
+                &pointer(),
+                Some(id.to_string()),
                 format!(
-                    "story id \"{}\" differs from \"{}\" (/userStories/{}) only in case or whitespace",
-                    s.id, first.id, first.index
+                    "story id \"{id}\" differs from \"{}\" (/userStories/{}) only in case or whitespace",
+                    first.id_str(),
+                    first.index
                 ),
                 "ids that look alike get confused by agents and people: make them clearly different",
             )),
@@ -236,32 +229,37 @@ fn check_ids(value: &Value, stories: &[Story], errors: &mut Vec<Diagnostic>) {
     }
 }
 
-fn check_refs(stories: &[Story], errors: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) {
-    let by_id: HashMap<&str, &Story> = stories.iter().rev().map(|s| (s.id.as_str(), s)).collect();
-    let ids = || stories.iter().map(|s| s.id.as_str());
+fn check_refs(stories: &[StoryRef], errors: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) {
+    let by_id: FxHashMap<&str, &StoryRef> = stories
+        .iter()
+        .rev()
+        .filter_map(|s| Some((s.id?, s)))
+        .collect();
+    let ids = || stories.iter().filter_map(|s| s.id);
     for s in stories {
-        for (j, dep) in s.blocked_by.iter().enumerate() {
-            let pointer = format!("/userStories/{}/blockedBy/{j}", s.index);
-            let story = Some(s.id.clone());
-            if *dep == s.id {
+        let id = s.id_str();
+        let story = || Some(id.to_string());
+        for (j, &dep) in s.blocked_by.iter().enumerate() {
+            let pointer = || format!("/userStories/{}/blockedBy/{j}", s.index);
+            if dep == id {
                 errors.push(Diagnostic::error(
                     "self-ref",
-                    &pointer,
-                    story,
-                    format!("story {} is blocked by itself", s.id),
+                    &pointer(),
+                    story(),
+                    format!("story {id} is blocked by itself"),
                     "remove its own id from blockedBy",
                 ));
                 continue;
             }
-            let Some(blocker) = by_id.get(dep.as_str()) else {
+            let Some(blocker) = by_id.get(dep) else {
                 let hint = match crate::suggest::nearest(dep.trim(), ids()) {
                     Some(near) => format!("did you mean \"{near}\"?"),
                     None => "name an existing story id, or remove the entry".into(),
                 };
                 errors.push(Diagnostic::error(
                     "unknown-ref",
-                    &pointer,
-                    story,
+                    &pointer(),
+                    story(),
                     format!("blockedBy names \"{dep}\", which is not a story id"),
                     hint,
                 ));
@@ -270,31 +268,28 @@ fn check_refs(stories: &[Story], errors: &mut Vec<Diagnostic>, warnings: &mut Ve
             if blocker.removed {
                 warnings.push(Diagnostic::error(
                     "removed-dep",
-                    &pointer,
-                    story.clone(),
-                    format!(
-                        "{} depends on {dep}, which is removed: it can never be satisfied",
-                        s.id
-                    ),
+                    &pointer(),
+                    story(),
+                    format!("{id} depends on {dep}, which is removed: it can never be satisfied"),
                     format!("drop {dep} from blockedBy, or restore it"),
                 ));
             } else if s.passes && !blocker.passes {
                 warnings.push(Diagnostic::error(
                     "passes-before-blocker",
                     &format!("/userStories/{}/passes", s.index),
-                    story.clone(),
-                    format!("{} passes but its blocker {dep} does not", s.id),
-                    format!("check {}: set passes to false, or finish {dep}", s.id),
+                    story(),
+                    format!("{id} passes but its blocker {dep} does not"),
+                    format!("check {id}: set passes to false, or finish {dep}"),
                 ));
             }
         }
-        if let Some(from) = &s.discovered_from
-            && !by_id.contains_key(from.as_str())
+        if let Some(from) = s.discovered_from
+            && !by_id.contains_key(from)
         {
             warnings.push(Diagnostic::error(
                 "unknown-discovered-from",
                 &format!("/userStories/{}/discoveredFrom", s.index),
-                Some(s.id.clone()),
+                story(),
                 format!("discoveredFrom names \"{from}\", which is not a story id"),
                 "name the story it was discovered during, or remove the field",
             ));
