@@ -43,7 +43,7 @@ pub struct PinHit {
 
 /// A story still to do, for the one-line list at the end.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoryRef {
+pub struct RemainingStory {
     pub id: String,
     pub title: String,
 }
@@ -62,7 +62,9 @@ pub struct Inputs {
     pub pins: Vec<PinHit>,
     /// Progress entries, oldest first; only the last [`Options::recent_entries`] are used.
     pub recent: Vec<String>,
-    pub remaining: Vec<StoryRef>,
+    /// The keywords the Pin was searched with (reported, not printed in the prompt).
+    pub keywords: Vec<String>,
+    pub remaining: Vec<RemainingStory>,
 }
 
 /// What happened to a section.
@@ -123,6 +125,8 @@ pub struct Assembled {
     /// The zone whose reductions were applied (green: none).
     pub reduced_for: Zone,
     pub sections: Vec<SectionReport>,
+    /// The keywords the Pin was searched with.
+    pub keywords: Vec<String>,
     pub pins: Vec<PinReport>,
     /// Secrets redacted from the material in the prompt, by kind.
     pub redactions: Redactions,
@@ -147,7 +151,7 @@ struct Prepared {
     pins_red: Redactions,
     recent: Vec<String>,
     recent_red: Redactions,
-    remaining: Vec<StoryRef>,
+    remaining: Vec<RemainingStory>,
     remaining_shown: usize,
 }
 
@@ -239,10 +243,10 @@ impl Prepared {
             .collect();
 
         let mut rest_red = Redactions::default();
-        let remaining: Vec<StoryRef> = inp
+        let remaining: Vec<RemainingStory> = inp
             .remaining
             .iter()
-            .map(|s| StoryRef {
+            .map(|s| RemainingStory {
                 id: redact_into(&s.id, &mut rest_red),
                 title: redact_into(&s.title, &mut rest_red),
             })
@@ -540,6 +544,7 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
         zone: Zone::of(tokens, opts.budget),
         reduced_for: Zone::ALL[level.min(4)],
         sections,
+        keywords: inputs.keywords.clone(),
         pins,
         redactions,
         prompt,

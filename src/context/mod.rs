@@ -11,6 +11,8 @@
 //! - [`redact`]: secret patterns and counts.
 //! - [`instructions`]: embedded per-agent instructions and the project override.
 //! - [`assemble`]: the pure function from [`Inputs`] to the [`Assembled`] prompt.
+//! - [`gather`]: reading the project's files into [`Inputs`]; [`build_prompt`] is what the loop
+//!   and `ralph context` call.
 //! - [`report`]: the `--explain` table.
 
 pub mod assemble;
@@ -26,8 +28,8 @@ mod tests;
 use std::path::PathBuf;
 
 pub use assemble::{
-    Assembled, DepOutput, Inputs, PinHit, PinReport, PinStatus, SectionReport, Status, StoryRef,
-    assemble,
+    Assembled, DepOutput, Inputs, PinHit, PinReport, PinStatus, RemainingStory, SectionReport,
+    Status, assemble,
 };
 pub use budget::Zone;
 pub use instructions::Flavour;
@@ -81,6 +83,12 @@ pub enum ContextError {
     },
     #[error("{path}: {problem}; fix it, or delete it to use the built-in instructions")]
     BadInstructions { path: PathBuf, problem: String },
+    #[error("{path}: no story with id \"{id}\"{hint}; `ralph status` lists the ids")]
+    UnknownStory {
+        path: PathBuf,
+        id: String,
+        hint: String,
+    },
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
 }

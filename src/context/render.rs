@@ -6,7 +6,7 @@
 
 use crate::prd::Story;
 
-use super::assemble::{DepOutput, PinHit, StoryRef};
+use super::assemble::{DepOutput, PinHit, RemainingStory};
 
 /// `content` in a code fence longer than any backtick run inside it (CommonMark rule), so the
 /// content can never close the fence early.
@@ -172,7 +172,7 @@ pub fn recent(entries: &[String]) -> String {
 }
 
 /// Section 6b: the remaining stories on one line (`shown` of them, then a count of the rest).
-pub fn remaining(rest: &[StoryRef], shown: usize) -> String {
+pub fn remaining(rest: &[RemainingStory], shown: usize) -> String {
     let names: Vec<String> = rest
         .iter()
         .take(shown)
@@ -199,8 +199,8 @@ mod tests {
 
     #[test]
     fn remaining_counts_what_it_does_not_show() {
-        let rest: Vec<StoryRef> = (1..=4)
-            .map(|i| StoryRef {
+        let rest: Vec<RemainingStory> = (1..=4)
+            .map(|i| RemainingStory {
                 id: format!("US-{i}"),
                 title: format!("T{i}"),
             })

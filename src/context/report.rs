@@ -46,6 +46,9 @@ impl Assembled {
             ));
         }
         out.push('\n');
+        if !self.keywords.is_empty() {
+            out.push_str(&format!("pin query: {}\n", self.keywords.join(" ")));
+        }
         if self.pins.is_empty() {
             out.push_str("pin: no entry matched this story\n");
         } else {

@@ -60,12 +60,13 @@ fn inputs() -> Inputs {
             })
             .collect(),
         recent: vec![entry("US-000", 40), entry("US-001", 6), entry("US-009", 50)],
+        keywords: vec!["ready".into(), "story".into()],
         remaining: vec![
-            StoryRef {
+            RemainingStory {
                 id: "US-003".into(),
                 title: "Pin format".into(),
             },
-            StoryRef {
+            RemainingStory {
                 id: "US-004".into(),
                 title: "Discovery protocol".into(),
             },
@@ -285,7 +286,7 @@ fn secrets_never_reach_the_prompt_and_are_counted() {
 fn a_long_remaining_list_is_one_line_with_a_count() {
     let mut inp = inputs();
     inp.remaining = (0..5000)
-        .map(|i| StoryRef {
+        .map(|i| RemainingStory {
             id: format!("US-{i:04}"),
             title: "A story with a reasonably long title".into(),
         })
@@ -383,10 +384,11 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
                 patterns,
                 pins,
                 recent,
+                keywords: vec![],
                 remaining: rest
                     .into_iter()
                     .enumerate()
-                    .map(|(i, t)| StoryRef {
+                    .map(|(i, t)| RemainingStory {
                         id: format!("US-{i}"),
                         title: t,
                     })
