@@ -298,3 +298,6 @@ pub fn auto(root: &Path, opts: &Options) -> Result<Option<Summary>, ProgressErro
         Err(_) => Ok(None),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -62,10 +62,10 @@ fn strip_bullet(t: &[u8]) -> Option<&[u8]> {
         return Some(&[]);
     }
     let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits > 0 {
-        if let Some(rest) = t[digits..].strip_prefix(b". ") {
-            return Some(rest.trim_ascii());
-        }
+    if digits > 0
+        && let Some(rest) = t[digits..].strip_prefix(b". ")
+    {
+        return Some(rest.trim_ascii());
     }
     None
 }
@@ -144,13 +144,13 @@ pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
                 list = Some((label_indent, Some(list_indent.unwrap_or(indent))));
                 continue;
             }
-            if let (None, Some(prev)) = (bullet, cur.as_mut()) {
-                if indent > min {
-                    let owned = prev.to_mut();
-                    owned.push(b' ');
-                    owned.extend_from_slice(t);
-                    continue;
-                }
+            if let (None, Some(prev)) = (bullet, cur.as_mut())
+                && indent > min
+            {
+                let owned = prev.to_mut();
+                owned.push(b' ');
+                owned.extend_from_slice(t);
+                continue;
             }
             found.extend(cur.take());
             list = None;
@@ -200,7 +200,7 @@ impl<'a> History<'a> {
         if !date.is_empty() && !s.dates.iter().any(|d| d == date) {
             s.dates.push(date.to_string());
         }
-        if !text.is_empty() && !s.texts.iter().any(|t| *t == text) {
+        if !text.is_empty() && !s.texts.contains(&text) {
             s.texts.push(text);
         }
     }
