@@ -191,9 +191,9 @@ pub fn compact(input: &[u8], opts: &Options) -> Result<Compacted, CompactError> 
     let mut method = SummaryMethod::Deterministic;
     let mut out = None;
     if let Some(s) = &opts.summarizer {
-        match agent_section(&hist, &blocks, &old, input, eol, s.as_ref()) {
-            Ok(section) => {
-                let bytes = assemble(input, &blocks, &old, &section, eol);
+        match agent_answer(&hist, &blocks, &old, input, s.as_ref()) {
+            Ok(answer) => {
+                let bytes = assemble(input, &blocks, &old, eol, &hist, Some(&answer));
                 if parse::count_lines(&bytes) < lines_before {
                     method = SummaryMethod::Agent;
                     out = Some(bytes);
@@ -206,7 +206,7 @@ pub fn compact(input: &[u8], opts: &Options) -> Result<Compacted, CompactError> 
     }
     let bytes = match out {
         Some(b) => b,
-        None => assemble(input, &blocks, &old, &hist.render(eol, None), eol),
+        None => assemble(input, &blocks, &old, eol, &hist, None),
     };
     let lines_after = parse::count_lines(&bytes);
     if lines_after >= lines_before {
@@ -230,41 +230,53 @@ pub fn compact(input: &[u8], opts: &Options) -> Result<Compacted, CompactError> 
 
 /// The new file: every kept block verbatim, the section where the first old block was.
 /// Whitespace-only blocks between old blocks go with them (they only separated entries).
-fn assemble(input: &[u8], blocks: &[Block], old: &[bool], section: &[u8], eol: &[u8]) -> Vec<u8> {
+fn assemble(
+    input: &[u8],
+    blocks: &[Block],
+    old: &[bool],
+    eol: &[u8],
+    hist: &History<'_>,
+    answer: Option<&str>,
+) -> Vec<u8> {
     let first = old.iter().position(|&o| o).unwrap_or(0);
     let last = old.iter().rposition(|&o| o).unwrap_or(0);
-    let mut out = Vec::with_capacity(input.len().min(1 << 20));
+    let kept = |i: usize, b: &Block| {
+        let between = i > first && i < last;
+        let blank_gap =
+            between && b.kind == BlockKind::Other && input[b.span.clone()].trim_ascii().is_empty();
+        !old[i] && !blank_gap
+    };
+    let kept_len: usize = blocks
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| kept(*i, b))
+        .map(|(_, b)| b.span.len())
+        .sum();
+    // Sized once: no reallocation, so peak memory stays close to input + output.
+    let mut out = Vec::with_capacity(kept_len + eol.len() + hist.size_hint(eol.len(), answer));
     let mut placed = false;
     for (i, b) in blocks.iter().enumerate() {
-        let bytes = &input[b.span.clone()];
-        if old[i] {
-            if !placed {
-                if !out.is_empty() && !out.ends_with(b"\n") {
-                    out.extend_from_slice(eol);
-                }
-                out.extend_from_slice(section);
-                placed = true;
+        if old[i] && !placed {
+            if !out.is_empty() && !out.ends_with(b"\n") {
+                out.extend_from_slice(eol);
             }
-            continue;
+            hist.render_into(&mut out, eol, answer);
+            placed = true;
+        } else if kept(i, b) {
+            out.extend_from_slice(&input[b.span.clone()]);
         }
-        let between = i > first && i < last;
-        if between && b.kind == BlockKind::Other && bytes.trim_ascii().is_empty() {
-            continue;
-        }
-        out.extend_from_slice(bytes);
     }
     out
 }
 
-/// Ask the summarizer; Err is the reason to fall back, for the report.
-fn agent_section(
+/// Ask the summarizer for an accepted answer; Err is the reason to fall back, for the report.
+fn agent_answer(
     hist: &History<'_>,
     blocks: &[Block],
     old: &[bool],
     input: &[u8],
-    eol: &[u8],
     s: &dyn Summarizer,
-) -> Result<Vec<u8>, String> {
+) -> Result<String, String> {
     let mut old_text = String::new();
     for (b, _) in blocks.iter().zip(old).filter(|(_, o)| **o) {
         old_text.push_str(&String::from_utf8_lossy(&input[b.span.clone()]));
@@ -281,8 +293,7 @@ fn agent_section(
     let answer = s
         .summarize(&summarizer::prompt(&old_text, &learnings))
         .map_err(|e| e.to_string())?;
-    let answer = summarizer::accept(&answer, &old_text, &norms).map_err(|r| r.to_string())?;
-    Ok(hist.render(eol, Some(&answer)))
+    summarizer::accept(&answer, &old_text, &norms).map_err(|r| r.to_string())
 }
 
 /// Compact `<root>/progress.txt` if it is over the threshold: archive the exact original, write

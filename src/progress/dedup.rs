@@ -22,6 +22,23 @@ pub const NEAR_CANDIDATES: usize = 8;
 
 /// Lower-case, punctuation to spaces, whitespace collapsed: `Use jq's  -r!` gives `use jq s r`.
 pub fn normalize(text: &[u8]) -> String {
+    if text.is_ascii() {
+        // Fast path for the common case; same result as the general one below.
+        let mut out = String::with_capacity(text.len());
+        let mut gap = false;
+        for &b in text {
+            if b.is_ascii_alphanumeric() {
+                if gap && !out.is_empty() {
+                    out.push(' ');
+                }
+                gap = false;
+                out.push(b.to_ascii_lowercase() as char);
+            } else {
+                gap = true;
+            }
+        }
+        return out;
+    }
     let text = String::from_utf8_lossy(text);
     let mut out = String::with_capacity(text.len());
     for word in text
@@ -45,7 +62,20 @@ pub fn near_duplicate(a: &str, b: &str) -> bool {
         return false;
     }
     let digits = |s: &str| s.bytes().filter(u8::is_ascii_digit).collect::<Vec<u8>>();
-    digits(a) == digits(b) && strsim::normalized_levenshtein(a, b) >= NEAR_RATIO
+    if digits(a) != digits(b) {
+        return false;
+    }
+    // Cheap lower bound first: the edit distance is at least the bag distance (bytes one side
+    // has and the other lacks), so unrelated lines never reach the quadratic comparison.
+    let mut bag = [0i32; 256];
+    a.bytes().for_each(|c| bag[c as usize] += 1);
+    b.bytes().for_each(|c| bag[c as usize] -= 1);
+    let (extra, missing) = bag.iter().fold((0usize, 0usize), |(p, n), &d| {
+        (p + d.max(0) as usize, n + (-d).max(0) as usize)
+    });
+    // A ratio of 0.9 allows max_len / 10 character edits; one character is up to 4 bytes.
+    let max_edits = la.max(lb) / 10 * if a.is_ascii() && b.is_ascii() { 1 } else { 4 };
+    extra.max(missing) <= max_edits && strsim::normalized_levenshtein(a, b) >= NEAR_RATIO
 }
 
 fn hash_of(s: &str) -> u64 {
@@ -66,6 +96,8 @@ fn bucket_of(norm: &str) -> u64 {
 struct Item<'a> {
     text: Cow<'a, [u8]>,
     norm: String,
+    /// The previous learning with the same first two words (a per-bucket linked list).
+    prev_in_bucket: Option<u32>,
 }
 
 /// An ordered set of learnings, duplicates merged.
@@ -73,7 +105,8 @@ struct Item<'a> {
 pub struct Learnings<'a> {
     items: Vec<Item<'a>>,
     exact: HashMap<u64, usize>,
-    buckets: HashMap<u64, Vec<usize>>,
+    /// Bucket key to the newest learning in it.
+    buckets: HashMap<u64, u32>,
     /// How many added learnings were merged into an earlier one.
     pub merged: usize,
 }
@@ -96,8 +129,14 @@ impl<'a> Learnings<'a> {
         }
         let idx = self.items.len();
         self.exact.entry(hash_of(&norm)).or_insert(idx);
-        self.buckets.entry(bucket_of(&norm)).or_default().push(idx);
-        self.items.push(Item { text, norm });
+        let prev_in_bucket = u32::try_from(idx)
+            .ok()
+            .and_then(|i| self.buckets.insert(bucket_of(&norm), i));
+        self.items.push(Item {
+            text,
+            norm,
+            prev_in_bucket,
+        });
         true
     }
 
@@ -108,14 +147,17 @@ impl<'a> Learnings<'a> {
             Some(_) if self.items.iter().any(|it| it.norm == norm) => return true,
             _ => {}
         }
-        let Some(bucket) = self.buckets.get(&bucket_of(norm)) else {
-            return false;
-        };
-        bucket
-            .iter()
-            .rev()
-            .take(NEAR_CANDIDATES)
-            .any(|&i| near_duplicate(&self.items[i].norm, norm))
+        let mut next = self.buckets.get(&bucket_of(norm)).copied();
+        for _ in 0..NEAR_CANDIDATES {
+            let Some(item) = next.and_then(|i| self.items.get(i as usize)) else {
+                return false;
+            };
+            if near_duplicate(&item.norm, norm) {
+                return true;
+            }
+            next = item.prev_in_bucket;
+        }
+        false
     }
 
     /// The kept learnings, in the order they were first seen.
@@ -146,6 +188,8 @@ mod tests {
         assert_eq!(normalize(b"  Use `jq -r`,  ALWAYS!  "), "use jq r always");
         assert_eq!(normalize("Ünïcode Straße".as_bytes()), "ünïcode straße");
         assert_eq!(normalize(b"caf\xe9 ok"), "caf ok");
+        assert_eq!(normalize(b"--a--b--"), "a b");
+        assert_eq!(normalize(b"!!!"), "");
     }
 
     #[test]

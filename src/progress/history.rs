@@ -32,17 +32,21 @@ pub const INTRO: &str =
 /// Markers that make any line of an entry a learning.
 pub const MARKERS: [&str; 3] = ["[PATTERN]", "[GOTCHA]", "[INTEGRATION]"];
 
-struct Story<'a> {
-    id: String,
-    dates: Vec<String>,
-    texts: Vec<Cow<'a, [u8]>>,
+/// One date and summary line of a story (a story has one per entry, or per earlier line).
+struct Part<'a> {
+    story: u32,
+    date: &'a str,
+    text: Cow<'a, [u8]>,
 }
 
 /// Everything the new section will hold, gathered from old entries and earlier sections.
+/// Borrows from the input wherever it can: a million-line log costs little beyond itself.
 #[derive(Default)]
 pub struct History<'a> {
-    stories: Vec<Story<'a>>,
-    index: HashMap<String, usize>,
+    /// Story ids in order of first appearance.
+    ids: Vec<&'a str>,
+    index: HashMap<&'a str, u32>,
+    parts: Vec<Part<'a>>,
     pub learnings: Learnings<'a>,
     /// Lines of earlier sections that are neither story lines nor learnings (hand-written notes,
     /// an earlier agent summary): kept verbatim.
@@ -87,9 +91,10 @@ fn is_learnings_label(body: &[u8]) -> bool {
 }
 
 fn has_marker(t: &[u8]) -> bool {
-    MARKERS
-        .iter()
-        .any(|m| t.windows(m.len()).any(|w| w == m.as_bytes()))
+    memchr::memchr(b'[', t).is_some()
+        && MARKERS
+            .iter()
+            .any(|m| t.windows(m.len()).any(|w| w == m.as_bytes()))
 }
 
 /// Shorten an ISO date-time to its date (`2026-01-17 22:06` gives `2026-01-17`); other date
@@ -169,10 +174,10 @@ pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
 }
 
 /// `- <id> (<dates>): <text>` as written by [`History::render`].
-fn parse_story_line(t: &[u8]) -> Option<(String, Vec<String>, &[u8])> {
+fn parse_story_line(t: &[u8]) -> Option<(&str, &str, &[u8])> {
     let rest = t.strip_prefix(b"- ")?;
-    let open = rest.windows(2).position(|w| w == b" (")?;
-    let close = rest.windows(3).position(|w| w == b"): ")?;
+    let open = memchr::memmem::find(rest, b" (")?;
+    let close = memchr::memmem::find(rest, b"): ")?;
     if close < open {
         return None;
     }
@@ -181,32 +186,29 @@ fn parse_story_line(t: &[u8]) -> Option<(String, Vec<String>, &[u8])> {
     if id.is_empty() || id.contains(' ') {
         return None;
     }
-    let dates = dates.split(", ").map(str::to_string).collect();
-    Some((id.to_string(), dates, &rest[close + 3..]))
+    Some((id, dates, &rest[close + 3..]))
 }
 
 impl<'a> History<'a> {
-    fn story(&mut self, id: &str, date: &str, text: Cow<'a, [u8]>) {
-        let idx = *self.index.entry(id.to_string()).or_insert_with(|| {
-            self.stories.push(Story {
-                id: id.to_string(),
-                dates: Vec::new(),
-                texts: Vec::new(),
-            });
-            self.stories.len() - 1
+    fn story(&mut self, id: &'a str, date: &'a str, text: Cow<'a, [u8]>) {
+        let story = match self.index.get(id) {
+            Some(&i) => i,
+            None => {
+                let i = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+                self.index.insert(id, i);
+                self.ids.push(id);
+                i
+            }
+        };
+        self.parts.push(Part {
+            story,
+            date: short_date(date),
+            text,
         });
-        let s = &mut self.stories[idx];
-        let date = short_date(date);
-        if !date.is_empty() && !s.dates.iter().any(|d| d == date) {
-            s.dates.push(date.to_string());
-        }
-        if !text.is_empty() && !s.texts.contains(&text) {
-            s.texts.push(text);
-        }
     }
 
     /// Take in one old entry (`bytes` is the whole entry, heading included).
-    pub fn add_entry(&mut self, bytes: &'a [u8], date: &str, story_id: &str) {
+    pub fn add_entry(&mut self, bytes: &'a [u8], date: &'a str, story_id: &'a str) {
         let body = match bytes.iter().position(|&b| b == b'\n') {
             Some(i) => &bytes[i + 1..],
             None => &[],
@@ -253,8 +255,8 @@ impl<'a> History<'a> {
             match mode {
                 Mode::Stories => match parse_story_line(t) {
                     Some((id, dates, text)) => {
-                        for d in &dates {
-                            self.story(&id, d, Cow::Borrowed(text));
+                        for d in dates.split(", ") {
+                            self.story(id, d, Cow::Borrowed(text));
                         }
                     }
                     None => self.extras.push(c),
@@ -272,13 +274,37 @@ impl<'a> History<'a> {
 
     /// Number of story lines.
     pub fn story_count(&self) -> usize {
-        self.stories.len()
+        self.ids.len()
     }
 
     /// The section. `answer` (an accepted agent summary) replaces the extras and the learnings
     /// list; the story lines are always written.
+    #[cfg(test)]
     pub fn render(&self, eol: &[u8], answer: Option<&str>) -> Vec<u8> {
         let mut out = Vec::new();
+        self.render_into(&mut out, eol, answer);
+        out
+    }
+
+    /// An upper bound of the rendered size, so the output is allocated once.
+    pub fn size_hint(&self, eol: usize, answer: Option<&str>) -> usize {
+        let fixed = HEADING.len() + INTRO.len() + 64 + 8 * eol;
+        let extras: usize = self.extras.iter().map(|e| e.len() + eol).sum();
+        let stories: usize = self
+            .parts
+            .iter()
+            .map(|p| p.date.len() + p.text.len() + 4)
+            .sum::<usize>()
+            + self.ids.iter().map(|id| id.len() + 8 + eol).sum::<usize>();
+        let tail = match answer {
+            Some(a) => a.len() + a.lines().count() * eol,
+            None => self.learnings.texts().map(|t| t.len() + 2 + eol).sum(),
+        };
+        fixed + extras + stories + tail
+    }
+
+    /// [`History::render`], appended to `out`.
+    pub fn render_into(&self, out: &mut Vec<u8>, eol: &[u8], answer: Option<&str>) {
         let mut line = |parts: &[&[u8]]| {
             for p in parts {
                 out.extend_from_slice(p);
@@ -292,16 +318,35 @@ impl<'a> History<'a> {
                 line(&[e]);
             }
         }
-        if !self.stories.is_empty() {
+        if !self.ids.is_empty() {
             line(&[]);
             line(&[b"### Stories"]);
-            for s in &self.stories {
-                let dates = s.dates.join(", ");
-                let texts: Vec<&[u8]> = s.texts.iter().map(|t| t.as_ref()).collect();
+            // Group the parts by story, keeping file order within each (stable sort).
+            let mut order: Vec<u32> =
+                (0..u32::try_from(self.parts.len()).unwrap_or(u32::MAX)).collect();
+            order.sort_by_key(|&i| self.parts[i as usize].story);
+            let mut dates: Vec<&str> = Vec::new();
+            let mut texts: Vec<&[u8]> = Vec::new();
+            for group in order
+                .chunk_by(|&a, &b| self.parts[a as usize].story == self.parts[b as usize].story)
+            {
+                dates.clear();
+                texts.clear();
+                for &i in group {
+                    let p = &self.parts[i as usize];
+                    if !p.date.is_empty() && !dates.contains(&p.date) {
+                        dates.push(p.date);
+                    }
+                    if !p.text.is_empty() && !texts.contains(&p.text.as_ref()) {
+                        texts.push(&p.text);
+                    }
+                }
+                let id = &self.ids[self.parts[group[0] as usize].story as usize];
+                let dates = dates.join(", ");
                 let texts = texts.join(&b"; "[..]);
                 line(&[
                     b"- ",
-                    s.id.as_bytes(),
+                    id.as_bytes(),
                     b" (",
                     dates.as_bytes(),
                     b"): ",
@@ -326,7 +371,6 @@ impl<'a> History<'a> {
             None => {}
         }
         line(&[b"---"]);
-        out
     }
 }
 

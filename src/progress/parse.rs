@@ -38,7 +38,16 @@ pub struct Block {
 
 /// The lines of `bytes`, each with its terminator (`\n` or `\r\n`) still attached.
 pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    bytes.split_inclusive(|&b| b == b'\n')
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+        let (line, tail) = rest.split_at(end);
+        rest = tail;
+        Some(line)
+    })
 }
 
 /// A line without its `\n` / `\r\n` terminator.
@@ -49,7 +58,8 @@ pub fn content(line: &[u8]) -> &[u8] {
 
 /// Number of lines, counting a last line without a terminator.
 pub fn count_lines(bytes: &[u8]) -> usize {
-    lines(bytes).count()
+    let unterminated = !bytes.is_empty() && !bytes.ends_with(b"\n");
+    memchr::memchr_iter(b'\n', bytes).count() + usize::from(unterminated)
 }
 
 /// The title of a `## ` heading line (`## Foo` gives `Foo`), or None for any other line.

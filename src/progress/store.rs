@@ -5,6 +5,7 @@
 //! before progress.txt is replaced, and progress.txt is replaced only if nobody changed it since
 //! it was read. Does not own what the compacted text is (`compact.rs`).
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -114,6 +115,62 @@ fn archive_path(dir: &Path, now: jiff::Timestamp) -> PathBuf {
     path
 }
 
+/// Whether the file at `path` holds exactly `want` (read in chunks: no second copy in memory).
+fn same_content(path: &Path, want: &[u8]) -> Result<bool, FsError> {
+    let err = |source| FsError {
+        path: path.to_path_buf(),
+        action: "read back",
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(err)?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut at = 0;
+    loop {
+        let n = file.read(&mut buf).map_err(err)?;
+        if n == 0 {
+            return Ok(at == want.len());
+        }
+        if want.get(at..at + n) != Some(&buf[..n]) {
+            return Ok(false);
+        }
+        at += n;
+    }
+}
+
+/// Save the exact original as `archive`, checked byte for byte against what was read.
+///
+/// A hard link when possible: the archive is the very file that was read (no copy of a large log,
+/// no second fsync), and the atomic write that follows gives progress.txt a new inode, so the
+/// archive never changes afterwards. Otherwise (a symlinked progress.txt, another file system, no
+/// hard links) an atomic copy.
+fn save_archive(original: &Original, archive: &Path) -> Result<(), ProgressError> {
+    let symlink = std::fs::symlink_metadata(&original.path)
+        .map(|m| m.file_type().is_symlink())
+        .unwrap_or(true);
+    if !symlink && std::fs::hard_link(&original.path, archive).is_ok() {
+        if same_content(archive, &original.bytes)? {
+            return Ok(());
+        }
+        // progress.txt changed since it was read: this link is not the original.
+        let _ = std::fs::remove_file(archive);
+        return Err(ProgressError::Changed {
+            path: original.path.clone(),
+        });
+    }
+    fsutil::atomic_write(archive, &original.bytes)?;
+    if let Ok(meta) = std::fs::metadata(&original.path) {
+        // Best effort: the copy is readable by whoever could read the original.
+        let _ = std::fs::set_permissions(archive, meta.permissions());
+    }
+    if !same_content(archive, &original.bytes)? {
+        return Err(ProgressError::ArchiveMismatch {
+            path: original.path.clone(),
+            archive: archive.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
 /// Archive the original, check the copy, replace progress.txt atomically, log the compaction.
 pub fn commit(root: &Path, original: &Original, c: &Compacted) -> Result<Summary, ProgressError> {
     let now = jiff::Timestamp::now();
@@ -121,13 +178,7 @@ pub fn commit(root: &Path, original: &Original, c: &Compacted) -> Result<Summary
     let dir = ralph.join("archive");
     fsutil::create_dir_all(&dir)?;
     let archive = archive_path(&dir, now);
-    fsutil::atomic_write(&archive, &original.bytes)?;
-    if fsutil::read(&archive)? != original.bytes {
-        return Err(ProgressError::ArchiveMismatch {
-            path: original.path.clone(),
-            archive,
-        });
-    }
+    save_archive(original, &archive)?;
     if stamp(&original.path) != original.stamp {
         return Err(ProgressError::Changed {
             path: original.path.clone(),
