@@ -289,7 +289,8 @@ fn agent_answer(
         .texts()
         .map(|t| String::from_utf8_lossy(t).into_owned())
         .collect();
-    let norms: Vec<&str> = hist.learnings.norms().collect();
+    let norms: Vec<String> = hist.learnings.norms().collect();
+    let norms: Vec<&str> = norms.iter().map(String::as_str).collect();
     let answer = s
         .summarize(&summarizer::prompt(&old_text, &learnings))
         .map_err(|e| e.to_string())?;

@@ -19,6 +19,10 @@ pub const NEAR_RATIO: f64 = 0.9;
 const NEAR_MIN_LEN: usize = 24;
 /// How many earlier learnings with the same first two words one learning is compared with.
 pub const NEAR_CANDIDATES: usize = 8;
+/// Near-duplicate comparisons allowed in one compaction; past it only exact duplicates merge.
+/// Real logs stay far below it; it bounds the time on a pathological one (every line a learning
+/// starting with the same two words).
+pub const NEAR_BUDGET: usize = 200_000;
 
 /// Lower-case, punctuation to spaces, whitespace collapsed: `Use jq's  -r!` gives `use jq s r`.
 pub fn normalize(text: &[u8]) -> String {
@@ -93,22 +97,47 @@ fn bucket_of(norm: &str) -> u64 {
     h.finish()
 }
 
+/// The comparison form of a learning: [`normalize`]d, or the trimmed text itself when only
+/// punctuation or symbols are left.
+fn norm_of(text: &[u8]) -> String {
+    let norm = normalize(text);
+    if norm.is_empty() {
+        String::from_utf8_lossy(text.trim_ascii()).into_owned()
+    } else {
+        norm
+    }
+}
+
+/// A kept learning. Its normalised form is not stored (recomputed for the few comparisons that
+/// need it), so a log with a million learnings costs little beyond the log itself.
 struct Item<'a> {
     text: Cow<'a, [u8]>,
-    norm: String,
     /// The previous learning with the same first two words (a per-bucket linked list).
     prev_in_bucket: Option<u32>,
 }
 
 /// An ordered set of learnings, duplicates merged.
-#[derive(Default)]
 pub struct Learnings<'a> {
     items: Vec<Item<'a>>,
+    /// Hash of the normalised text to the first learning with it.
     exact: HashMap<u64, usize>,
     /// Bucket key to the newest learning in it.
     buckets: HashMap<u64, u32>,
+    near_budget: usize,
     /// How many added learnings were merged into an earlier one.
     pub merged: usize,
+}
+
+impl Default for Learnings<'_> {
+    fn default() -> Self {
+        Learnings {
+            items: Vec::new(),
+            exact: HashMap::new(),
+            buckets: HashMap::new(),
+            near_budget: NEAR_BUDGET,
+            merged: 0,
+        }
+    }
 }
 
 impl<'a> Learnings<'a> {
@@ -118,11 +147,7 @@ impl<'a> Learnings<'a> {
         if text.trim_ascii().is_empty() {
             return false;
         }
-        let mut norm = normalize(&text);
-        if norm.is_empty() {
-            // Only punctuation or symbols: compare the text itself.
-            norm = String::from_utf8_lossy(text.trim_ascii()).into_owned();
-        }
+        let norm = norm_of(&text);
         if self.is_duplicate(&norm) {
             self.merged += 1;
             return false;
@@ -134,25 +159,31 @@ impl<'a> Learnings<'a> {
             .and_then(|i| self.buckets.insert(bucket_of(&norm), i));
         self.items.push(Item {
             text,
-            norm,
             prev_in_bucket,
         });
         true
     }
 
-    fn is_duplicate(&self, norm: &str) -> bool {
-        match self.exact.get(&hash_of(norm)) {
-            Some(&i) if self.items[i].norm == norm => return true,
+    fn is_duplicate(&mut self, norm: &str) -> bool {
+        if let Some(&i) = self.exact.get(&hash_of(norm)) {
+            if norm_of(&self.items[i].text) == norm {
+                return true;
+            }
             // A hash collision between different texts: fall back to a full comparison.
-            Some(_) if self.items.iter().any(|it| it.norm == norm) => return true,
-            _ => {}
+            if self.items.iter().any(|it| norm_of(&it.text) == norm) {
+                return true;
+            }
         }
         let mut next = self.buckets.get(&bucket_of(norm)).copied();
         for _ in 0..NEAR_CANDIDATES {
+            if self.near_budget == 0 {
+                return false;
+            }
             let Some(item) = next.and_then(|i| self.items.get(i as usize)) else {
                 return false;
             };
-            if near_duplicate(&item.norm, norm) {
+            self.near_budget -= 1;
+            if near_duplicate(&norm_of(&item.text), norm) {
                 return true;
             }
             next = item.prev_in_bucket;
@@ -166,8 +197,8 @@ impl<'a> Learnings<'a> {
     }
 
     /// The normalised form of every kept learning.
-    pub fn norms(&self) -> impl Iterator<Item = &str> {
-        self.items.iter().map(|i| i.norm.as_str())
+    pub fn norms(&self) -> impl Iterator<Item = String> + '_ {
+        self.items.iter().map(|i| norm_of(&i.text))
     }
 
     pub fn len(&self) -> usize {
@@ -249,6 +280,25 @@ mod tests {
             l.texts().next(),
             Some(&b"caf\xe9 is spelled with \xff bytes"[..])
         );
+    }
+
+    #[test]
+    fn near_duplicate_search_stops_at_its_budget() {
+        let mut l = Learnings {
+            near_budget: 1,
+            ..Learnings::default()
+        };
+        assert!(add(&mut l, "the quick brown fox jumps over the lazy dog"));
+        assert!(!add(&mut l, "the quick brown fox jumped over the lazy dog"));
+        assert!(
+            add(&mut l, "the quick brown fox leaps over the lazy dog"),
+            "budget spent"
+        );
+        assert!(
+            !add(&mut l, "The quick brown fox jumps over the lazy dog!"),
+            "exact still merges"
+        );
+        assert_eq!(l.len(), 2);
     }
 
     #[test]

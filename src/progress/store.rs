@@ -283,6 +283,26 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_log_is_archived_by_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real-progress.txt");
+        std::fs::write(&real, b"original\xff\r\n").unwrap();
+        let path = dir.path().join("progress.txt");
+        std::os::unix::fs::symlink(&real, &path).unwrap();
+        let s = commit(dir.path(), &read(&path).unwrap(), &compacted(b"x\n")).unwrap();
+        let archive = dir.path().join(&s.archive);
+        assert!(
+            !std::fs::symlink_metadata(&archive)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&archive).unwrap(), b"original\xff\r\n");
+        assert_eq!(std::fs::read(&path).unwrap(), b"x\n");
+    }
+
     #[test]
     fn missing_file_is_none_or_a_named_error() {
         let dir = tempfile::tempdir().unwrap();

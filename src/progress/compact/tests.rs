@@ -397,3 +397,43 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn auto_compacts_only_when_over_the_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(auto(dir.path(), &opts(100, 40)).unwrap(), None, "no file");
+    let path = dir.path().join("progress.txt");
+    std::fs::write(&path, FIXTURE).unwrap();
+    assert_eq!(auto(dir.path(), &Options::default()).unwrap(), None);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        FIXTURE,
+        "untouched under the threshold"
+    );
+    let summary = auto(dir.path(), &opts(100, 40)).unwrap().unwrap();
+    assert_eq!(
+        (
+            summary.lines_before,
+            summary.lines_after,
+            summary.entries_compacted
+        ),
+        (169, 91, 9)
+    );
+    assert_eq!(summary.method, SummaryMethod::Deterministic);
+    assert_eq!(
+        std::fs::read(dir.path().join(&summary.archive)).unwrap(),
+        FIXTURE
+    );
+    let expected = compact(FIXTURE, &opts(100, 40)).unwrap().bytes;
+    assert_eq!(std::fs::read(&path).unwrap(), expected);
+    assert!(
+        summary
+            .to_string()
+            .starts_with("compacted progress.txt: 169 -> 91 lines, 9 entries")
+    );
+    assert_eq!(
+        auto(dir.path(), &opts(10, 40)).unwrap(),
+        None,
+        "nothing old left"
+    );
+}
