@@ -6,12 +6,15 @@
 # copy each time, prints the median wall time and the median peak RSS (from /usr/bin/time -v)
 # with its ratio to the file size.
 #
-# Usage: scripts/bench-compact.sh            (LINES=1000000 RUNS=5 by default)
+# Usage: scripts/bench-compact.sh            (LINES=1000000 RUNS=5 SHAPE=real by default)
 #        LINES=200000 RUNS=3 scripts/bench-compact.sh
+#        SHAPE=worst scripts/bench-compact.sh  (every line a distinct learning starting with the
+#                                               same two words: the near-duplicate worst case)
 set -euo pipefail
 
 LINES=${LINES:-1000000}
 RUNS=${RUNS:-5}
+SHAPE=${SHAPE:-real}
 cd "$(dirname "$0")/.."
 
 cargo build --release --quiet
@@ -25,10 +28,22 @@ trap 'rm -rf "$TMP"' EXIT
 # fixture (summary bullet, detail bullets, files changed, a Learnings list, `---`). Half of the
 # learnings come from a shared pool (exact repeats and case/punctuation variants, as agents
 # write them), half are specific to the story.
-python3 - "$TMP/progress.txt" "$LINES" <<'PY'
+python3 - "$TMP/progress.txt" "$LINES" "$SHAPE" <<'PY'
 import random, sys
-path, target = sys.argv[1], int(sys.argv[2])
+path, target, shape = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rng = random.Random(5)
+if shape == "worst":
+    w = "alpha beta gamma delta epsilon zeta theta iota kappa lambda sigma omega".split()
+    out = ["# Ralph Progress Log", "---"]
+    i = 0
+    while len(out) < target:
+        i += 1
+        out += [f"## 2026-01-01 - US-{i}", "- did it", "- **Learnings:**"]
+        out += ["  - The agent must " + " ".join(rng.choice(w) for _ in range(7)) for _ in range(8)]
+        out.append("---")
+    with open(path, "w") as f:
+        f.write("\n".join(out[:target]) + "\n")
+    sys.exit(0)
 words = ("parser cache index loop agent story graph prompt config schema writer reader "
          "token budget archive fixture branch commit retry timeout signal").split()
 pool = [f"{rng.choice(words).capitalize()} {rng.choice(words)} must use the {rng.choice(words)} "
