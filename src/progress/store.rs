@@ -179,12 +179,19 @@ pub fn commit(root: &Path, original: &Original, c: &Compacted) -> Result<Summary
     fsutil::create_dir_all(&dir)?;
     let archive = archive_path(&dir, now);
     save_archive(original, &archive)?;
-    if stamp(&original.path) != original.stamp {
-        return Err(ProgressError::Changed {
+    let replaced = if stamp(&original.path) != original.stamp {
+        Err(ProgressError::Changed {
             path: original.path.clone(),
-        });
+        })
+    } else {
+        fsutil::atomic_write(&original.path, &c.bytes).map_err(ProgressError::from)
+    };
+    if let Err(e) = replaced {
+        // progress.txt was not replaced, so it still holds the original. The archive may be a hard
+        // link to it: left behind, the agent's next append would change the "archive" too.
+        let _ = std::fs::remove_file(&archive);
+        return Err(e);
     }
-    fsutil::atomic_write(&original.path, &c.bytes)?;
     let shown = archive
         .strip_prefix(root)
         .map(Path::to_path_buf)
@@ -280,6 +287,12 @@ mod tests {
         assert_eq!(
             std::fs::read(&path).unwrap(),
             b"one\ntwo, appended by the agent\n"
+        );
+        let archives = dir.path().join(".ralph/archive");
+        let left = std::fs::read_dir(&archives).map(|d| d.count()).unwrap_or(0);
+        assert_eq!(
+            left, 0,
+            "a refused compaction leaves no archive linked to the live file"
         );
     }
 
