@@ -1,19 +1,43 @@
-//! `ralph compact` (owned by the compaction work; placeholder until it lands).
+//! `ralph compact`: compact progress.txt without losing anything.
+//!
+//! The edge only: builds [`Options`] from the flags, runs the policy ([`progress::compact`]),
+//! writes through [`progress::store`], prints text, a diff or JSON. What is kept and how the
+//! summary is built is in `src/progress/`; see specs/progress.md.
 
-use clap::Args;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
 
 use super::Ctx;
 use crate::exit::Code;
+use crate::progress::compact::{self, DEFAULT_KEEP_RECENT, DEFAULT_THRESHOLD, Options};
+use crate::progress::{self, CommandSummarizer, Stats, SummaryMethod, store};
+
+/// Environment variable holding the agent command for `--summarizer agent`.
+pub const AGENT_CMD_ENV: &str = "RALPH_AGENT_CMD";
+
+/// Who writes the summary of old entries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum SummarizerKind {
+    /// Story lines plus every learning line, duplicates merged (no agent, always available).
+    #[default]
+    Deterministic,
+    /// Ask an agent (Summary / Key Decisions / Resolution); fall back to deterministic when its
+    /// answer is empty, not shorter, or drops a learning line.
+    Agent,
+}
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
-    /// Compact only when progress.txt has more lines than this.
-    #[arg(long)]
+    /// Compact only when progress.txt has more lines than this [default: 400].
+    #[arg(long, value_name = "LINES")]
     pub threshold: Option<usize>,
-    /// Lines of recent entries to keep verbatim (whole entries).
-    #[arg(long)]
+    /// Lines of recent entries to keep verbatim (whole entries) [default: 200].
+    #[arg(long, value_name = "LINES")]
     pub keep_recent: Option<usize>,
-    /// Print the diff; write nothing.
+    /// Print the unified diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
     /// Compact even under the threshold.
@@ -22,8 +46,151 @@ pub struct CompactArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Who summarises the old entries.
+    #[arg(long, value_enum, default_value_t)]
+    pub summarizer: SummarizerKind,
+    /// The agent command for `--summarizer agent` (split like a shell would, never run through
+    /// one; prompt on stdin, answer on stdout). Default: $RALPH_AGENT_CMD.
+    #[arg(long, value_name = "CMD")]
+    pub summarizer_cmd: Option<String>,
+    /// Seconds the agent may take before it is killed and the deterministic summary is used.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub summarizer_timeout: u64,
 }
 
-pub fn compact(_ctx: &Ctx, _args: CompactArgs) -> anyhow::Result<Code> {
-    anyhow::bail!("ralph compact is not built yet")
+/// The options, or a usage message.
+fn options(args: &CompactArgs) -> Result<Options, String> {
+    let mut opts = Options {
+        threshold: args.threshold.unwrap_or(DEFAULT_THRESHOLD),
+        keep_recent: args.keep_recent.unwrap_or(DEFAULT_KEEP_RECENT),
+        force: args.force,
+        summarizer: None,
+    };
+    match args.summarizer {
+        SummarizerKind::Deterministic if args.summarizer_cmd.is_some() => {
+            return Err("--summarizer-cmd is only used with --summarizer agent".into());
+        }
+        SummarizerKind::Deterministic => {}
+        SummarizerKind::Agent => {
+            let cmd = args
+                .summarizer_cmd
+                .clone()
+                .or_else(|| std::env::var(AGENT_CMD_ENV).ok())
+                .filter(|c| !c.trim().is_empty())
+                .ok_or_else(|| {
+                    format!(
+                        "--summarizer agent needs a command: pass --summarizer-cmd \"<program> <args>\" or set {AGENT_CMD_ENV}"
+                    )
+                })?;
+            let timeout = Duration::from_secs(args.summarizer_timeout);
+            let s =
+                CommandSummarizer::from_command_line(&cmd, timeout).map_err(|e| e.to_string())?;
+            opts.summarizer = Some(Arc::new(s));
+        }
+    }
+    Ok(opts)
+}
+
+fn stats_json(s: &Stats) -> serde_json::Value {
+    let (summary, reason) = match &s.method {
+        SummaryMethod::Deterministic => ("deterministic", None),
+        SummaryMethod::Agent => ("agent", None),
+        SummaryMethod::Fallback(why) => ("fallback", Some(why.as_str())),
+    };
+    json!({
+        "lines_before": s.lines_before,
+        "lines_after": s.lines_after,
+        "entries_compacted": s.entries_compacted,
+        "entries_kept": s.entries_kept,
+        "stories": s.stories,
+        "learnings": s.learnings,
+        "duplicates_merged": s.duplicates_merged,
+        "summary": summary,
+        "fallback_reason": reason,
+    })
+}
+
+fn describe(s: &Stats) -> String {
+    format!(
+        "{} -> {} lines; {} entries summarised ({} stories, {} learnings, {} duplicates merged), {} kept verbatim",
+        s.lines_before,
+        s.lines_after,
+        s.entries_compacted,
+        s.stories,
+        s.learnings,
+        s.duplicates_merged,
+        s.entries_kept
+    )
+}
+
+pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
+    let opts = match options(&args) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return Ok(Code::USAGE);
+        }
+    };
+    let path = progress::path_in(&ctx.root);
+    let original = store::read(&path)?;
+    let shown = path.display();
+    let c = match compact::compact(&original.bytes, &opts) {
+        Ok(c) => c,
+        Err(why) => {
+            if args.json {
+                println!(
+                    "{}",
+                    json!({"status": "nothing", "path": shown.to_string(), "reason": why.to_string()})
+                );
+            } else {
+                println!("{shown}: {why}");
+            }
+            return Ok(Code::OK);
+        }
+    };
+    if let SummaryMethod::Fallback(why) = &c.stats.method {
+        eprintln!("warning: agent summary not used ({why}); wrote the deterministic summary");
+    }
+    if args.dry_run {
+        let old = String::from_utf8_lossy(&original.bytes);
+        let new = String::from_utf8_lossy(&c.bytes);
+        let diff = similar::TextDiff::configure()
+            .timeout(Duration::from_secs(5))
+            .diff_lines(&old, &new);
+        let diff = diff
+            .unified_diff()
+            .context_radius(3)
+            .header("progress.txt", "progress.txt (compacted)")
+            .to_string();
+        if args.json {
+            let mut v = stats_json(&c.stats);
+            v["status"] = json!("dry-run");
+            v["path"] = json!(shown.to_string());
+            v["diff"] = json!(diff);
+            println!("{v}");
+        } else {
+            print!("{diff}");
+            eprintln!(
+                "dry run: would compact {shown}: {}; nothing written",
+                describe(&c.stats)
+            );
+        }
+        return Ok(Code::OK);
+    }
+    let summary =
+        store::commit(&ctx.root, &original, &c).with_context(|| format!("compacting {shown}"))?;
+    if args.json {
+        let mut v = stats_json(&c.stats);
+        v["status"] = json!("compacted");
+        v["path"] = json!(shown.to_string());
+        v["archive"] = json!(summary.archive.display().to_string());
+        println!("{v}");
+    } else {
+        println!("compacted {shown}: {}", describe(&c.stats));
+        println!(
+            "original saved to {}",
+            ctx.root.join(&summary.archive).display()
+        );
+    }
+    Ok(Code::OK)
 }

@@ -1,1 +1,202 @@
-//! placeholder: progress
+//! progress.txt: the log the agent appends to after every iteration, and its compaction.
+//!
+//! Owns the file's model ([`Log`]: header, `## Codebase Patterns`, entries `## <date> - <id>`,
+//! `## Compacted History`), creating a fresh log ([`new_log`]) and compaction ([`compact`]: the
+//! pure policy, plus [`compact::auto`], the I/O wrapper the loop calls before each iteration).
+//! Does not own where the loop reports compaction or how the agent is configured.
+//!
+//! The model is lossless: it keeps the original bytes, and every byte belongs to exactly one
+//! [`Block`]. A hand-edited or damaged log never fails to parse; what is not an entry or a known
+//! section is an [`BlockKind::Other`] block, kept as it is by compaction.
+
+pub mod compact;
+mod dedup;
+mod history;
+pub mod parse;
+pub mod store;
+pub mod summarizer;
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+pub use compact::{CompactError, Compacted, Options, Stats, SummaryMethod};
+pub use parse::{Block, BlockKind};
+pub use store::Summary;
+pub use summarizer::{CommandSummarizer, SummarizeError, Summarizer};
+
+/// The progress log's file name, under the project root.
+pub const FILE_NAME: &str = "progress.txt";
+
+/// One `## <date> - <story id>` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The date as written in the heading (`2026-01-17 22:06`).
+    pub date: String,
+    /// The story id from the heading (`US-003`).
+    pub story_id: String,
+    /// The whole entry, heading and closing `---` included (lossy UTF-8; the exact bytes are
+    /// `Log::as_bytes()[span]`).
+    pub text: String,
+    /// Byte range of the entry in the file.
+    pub span: Range<usize>,
+    /// 1-based line number of the heading.
+    pub line: usize,
+}
+
+/// A parsed progress.txt.
+#[derive(Debug, Clone)]
+pub struct Log {
+    bytes: Vec<u8>,
+    blocks: Vec<Block>,
+    entries: Vec<Entry>,
+}
+
+impl Log {
+    /// Parse a progress log. Never fails: anything that is not an entry or a known section is
+    /// kept as an [`BlockKind::Other`] block.
+    pub fn parse(bytes: &[u8]) -> Log {
+        let blocks = parse::scan(bytes);
+        let entries = blocks
+            .iter()
+            .filter_map(|b| match &b.kind {
+                BlockKind::Entry { date, story_id } => Some(Entry {
+                    date: date.clone(),
+                    story_id: story_id.clone(),
+                    text: String::from_utf8_lossy(&bytes[b.span.clone()]).into_owned(),
+                    span: b.span.clone(),
+                    line: b.line,
+                }),
+                _ => None,
+            })
+            .collect();
+        Log {
+            bytes: bytes.to_vec(),
+            blocks,
+            entries,
+        }
+    }
+
+    /// The exact bytes the log was parsed from.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Every block in file order; their spans cover the file exactly.
+    pub fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    /// The number of lines in the file.
+    pub fn line_count(&self) -> usize {
+        self.blocks.iter().map(|b| b.lines).sum()
+    }
+
+    /// The whole `## Codebase Patterns` section, heading included, wherever it is in the file.
+    /// When there are several, all of them, in file order. None when there is none.
+    pub fn codebase_patterns(&self) -> Option<String> {
+        self.joined(|k| *k == BlockKind::Patterns)
+    }
+
+    /// The `## Compacted History` section written by earlier compactions (all of them, in file
+    /// order, if a hand edit left several). None when the log was never compacted.
+    pub fn compacted_history(&self) -> Option<String> {
+        self.joined(|k| *k == BlockKind::CompactedHistory)
+    }
+
+    /// Every entry, in file order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The entries for one story (retries give several), in file order.
+    pub fn entries_for(&self, story_id: &str) -> Vec<&Entry> {
+        self.entries
+            .iter()
+            .filter(|e| e.story_id == story_id)
+            .collect()
+    }
+
+    fn joined(&self, want: impl Fn(&BlockKind) -> bool) -> Option<String> {
+        let mut out: Option<String> = None;
+        for b in self.blocks.iter().filter(|b| want(&b.kind)) {
+            let text = String::from_utf8_lossy(&self.bytes[b.span.clone()]);
+            let s = out.get_or_insert_with(String::new);
+            if !s.is_empty() && !s.ends_with('\n') {
+                s.push('\n');
+            }
+            s.push_str(&text);
+        }
+        out
+    }
+}
+
+/// A fresh progress.txt, as the bash Ralph writes it.
+pub fn new_log(date: &str) -> String {
+    format!("# Ralph Progress Log\nStarted: {date}\n---\n")
+}
+
+/// The progress log path under a project root.
+pub fn path_in(root: &std::path::Path) -> PathBuf {
+    root.join(FILE_NAME)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/compat/newralph/progress.txt");
+
+    #[test]
+    fn real_fixture_parses_into_eleven_entries() {
+        let log = Log::parse(FIXTURE);
+        let ids: Vec<&str> = log.entries().iter().map(|e| e.story_id.as_str()).collect();
+        let want: Vec<String> = (1..=11).map(|i| format!("US-{i:03}")).collect();
+        assert_eq!(ids, want);
+        assert_eq!(log.entries()[0].date, "2026-01-17 22:06");
+        assert!(
+            log.entries()[0]
+                .text
+                .starts_with("## 2026-01-17 22:06 - US-001\n")
+        );
+        assert!(log.entries()[0].text.ends_with("---\n"));
+        assert_eq!(log.entries()[0].line, 4);
+        assert_eq!(log.codebase_patterns(), None);
+        assert_eq!(log.compacted_history(), None);
+        assert_eq!(log.line_count(), 169);
+        assert_eq!(log.as_bytes(), FIXTURE);
+    }
+
+    #[test]
+    fn entries_for_returns_retries_in_order() {
+        let log = Log::parse(
+            b"## 2026-01-01 - US-1\n- first try\n---\n## 2026-01-02 - US-2\n- x\n---\n## 2026-01-03 - US-1\n- second try\n---\n",
+        );
+        let got: Vec<&str> = log
+            .entries_for("US-1")
+            .iter()
+            .map(|e| e.date.as_str())
+            .collect();
+        assert_eq!(got, ["2026-01-01", "2026-01-03"]);
+        assert!(log.entries_for("US-9").is_empty());
+    }
+
+    #[test]
+    fn two_patterns_sections_are_both_returned() {
+        let log = Log::parse(
+            b"## Codebase Patterns\n- top\n## 2026-01-01 - US-1\n- x\n---\n## Codebase Patterns\n- bottom",
+        );
+        assert_eq!(
+            log.codebase_patterns().as_deref(),
+            Some("## Codebase Patterns\n- top\n## Codebase Patterns\n- bottom")
+        );
+    }
+
+    #[test]
+    fn new_log_has_the_bash_header() {
+        let text = new_log("2026-01-17");
+        assert_eq!(text, "# Ralph Progress Log\nStarted: 2026-01-17\n---\n");
+        let log = Log::parse(text.as_bytes());
+        assert!(log.entries().is_empty());
+        assert_eq!(log.blocks()[0].kind, BlockKind::Header);
+    }
+}

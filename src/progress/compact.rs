@@ -1,0 +1,315 @@
+//! Compaction policy: progress.txt bytes in, shorter progress.txt bytes out, plus what was done.
+//!
+//! Owns which blocks stay verbatim (header, every Codebase Patterns section, anything that is not
+//! an entry, the most recent entries up to `keep_recent` lines, whole entries only) and which are
+//! folded into the single `## Compacted History` section (older entries and earlier compacted
+//! sections). [`compact`] is pure apart from the optional [`Summarizer`]; [`auto`] is the I/O
+//! wrapper the loop calls before each iteration. Archive, atomic write and compaction.log are in
+//! `store.rs`; the section format is in `history.rs`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::history::History;
+use super::parse::{self, Block, BlockKind};
+use super::store::{self, ProgressError, Summary};
+use super::summarizer::{self, Summarizer};
+
+/// Default: compact when progress.txt has more lines than this.
+pub const DEFAULT_THRESHOLD: usize = 400;
+/// Default: lines of the most recent entries kept verbatim.
+pub const DEFAULT_KEEP_RECENT: usize = 200;
+
+/// How to compact.
+#[derive(Clone)]
+pub struct Options {
+    /// Compact only when the file has more lines than this (unless `force`).
+    pub threshold: usize,
+    /// Lines of the most recent entries kept verbatim. Whole entries only; the newest entry is
+    /// always kept when this is above 0, even if it is longer.
+    pub keep_recent: usize,
+    /// Compact even under the threshold.
+    pub force: bool,
+    /// Ask this summarizer for the summary; fall back to the deterministic one when it fails or
+    /// its answer is rejected (see [`summarizer::accept`]).
+    pub summarizer: Option<Arc<dyn Summarizer + Send + Sync>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threshold: DEFAULT_THRESHOLD,
+            keep_recent: DEFAULT_KEEP_RECENT,
+            force: false,
+            summarizer: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("threshold", &self.threshold)
+            .field("keep_recent", &self.keep_recent)
+            .field("force", &self.force)
+            .field("summarizer", &self.summarizer.is_some())
+            .finish()
+    }
+}
+
+/// Who wrote the summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SummaryMethod {
+    Deterministic,
+    Agent,
+    /// The summarizer failed or its answer was rejected; the reason is kept for the report.
+    Fallback(String),
+}
+
+impl std::fmt::Display for SummaryMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SummaryMethod::Deterministic => f.write_str("deterministic"),
+            SummaryMethod::Agent => f.write_str("agent"),
+            SummaryMethod::Fallback(why) => {
+                write!(f, "deterministic (agent summary not used: {why})")
+            }
+        }
+    }
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    pub lines_before: usize,
+    pub lines_after: usize,
+    /// Entries folded into the Compacted History section.
+    pub entries_compacted: usize,
+    /// Entries kept verbatim.
+    pub entries_kept: usize,
+    /// Story lines in the new section.
+    pub stories: usize,
+    /// Learning lines kept in the new section (deterministic summary).
+    pub learnings: usize,
+    /// Learning lines merged into an earlier one (exact or near duplicates).
+    pub duplicates_merged: usize,
+    pub method: SummaryMethod,
+}
+
+/// The compacted file and what was done.
+#[derive(Debug, Clone)]
+pub struct Compacted {
+    pub bytes: Vec<u8>,
+    pub stats: Stats,
+}
+
+/// Why nothing was compacted. None of these is a failure: the file stays as it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompactError {
+    #[error(
+        "nothing to compact: {lines} lines, not more than the threshold of {threshold} (--force compacts anyway)"
+    )]
+    UnderThreshold { lines: usize, threshold: usize },
+    #[error(
+        "nothing to compact: no entry is older than the most recent {keep_recent} lines ({entries} entries in all; lower --keep-recent to fold more)"
+    )]
+    NothingOld { entries: usize, keep_recent: usize },
+    #[error(
+        "nothing to compact: the result would not be shorter ({before} lines before, {after} after)"
+    )]
+    NotShorter { before: usize, after: usize },
+}
+
+/// Which entry blocks are the most recent ones kept verbatim.
+fn keep_window(blocks: &[Block], keep_recent: usize) -> Vec<bool> {
+    let mut keep = vec![false; blocks.len()];
+    if keep_recent == 0 {
+        return keep;
+    }
+    let mut used = 0;
+    for (i, b) in blocks.iter().enumerate().rev() {
+        if !matches!(b.kind, BlockKind::Entry { .. }) {
+            continue;
+        }
+        if used > 0 && used + b.lines > keep_recent {
+            break;
+        }
+        keep[i] = true;
+        used += b.lines;
+    }
+    keep
+}
+
+/// `\r\n` when the file's first line ends so, else `\n`: new lines match the file.
+fn line_ending(input: &[u8]) -> &'static [u8] {
+    match input.iter().position(|&b| b == b'\n') {
+        Some(i) if i > 0 && input[i - 1] == b'\r' => b"\r\n",
+        _ => b"\n",
+    }
+}
+
+/// Compact a progress log. See the module doc for what is kept; the result is always shorter
+/// than the input, or an error says why nothing was done.
+pub fn compact(input: &[u8], opts: &Options) -> Result<Compacted, CompactError> {
+    let blocks = parse::scan(input);
+    let lines_before: usize = blocks.iter().map(|b| b.lines).sum();
+    if !opts.force && lines_before <= opts.threshold {
+        return Err(CompactError::UnderThreshold {
+            lines: lines_before,
+            threshold: opts.threshold,
+        });
+    }
+    let keep = keep_window(&blocks, opts.keep_recent);
+    let old: Vec<bool> = blocks
+        .iter()
+        .zip(&keep)
+        .map(|(b, &k)| match b.kind {
+            BlockKind::Entry { .. } => !k,
+            BlockKind::CompactedHistory => true,
+            _ => false,
+        })
+        .collect();
+    let entries = blocks
+        .iter()
+        .filter(|b| matches!(b.kind, BlockKind::Entry { .. }))
+        .count();
+    let mut hist = History::default();
+    for (b, _) in blocks.iter().zip(&old).filter(|(_, o)| **o) {
+        let bytes = &input[b.span.clone()];
+        match &b.kind {
+            BlockKind::Entry { date, story_id } => hist.add_entry(bytes, date, story_id),
+            _ => hist.fold_section(bytes),
+        }
+    }
+    if hist.entries == 0 {
+        return Err(CompactError::NothingOld {
+            entries,
+            keep_recent: opts.keep_recent,
+        });
+    }
+    let eol = line_ending(input);
+    let mut method = SummaryMethod::Deterministic;
+    let mut out = None;
+    if let Some(s) = &opts.summarizer {
+        match agent_answer(&hist, &blocks, &old, input, s.as_ref()) {
+            Ok(answer) => {
+                let bytes = assemble(input, &blocks, &old, eol, &hist, Some(&answer));
+                if parse::count_lines(&bytes) < lines_before {
+                    method = SummaryMethod::Agent;
+                    out = Some(bytes);
+                } else {
+                    method = SummaryMethod::Fallback("the file would not be shorter".into());
+                }
+            }
+            Err(why) => method = SummaryMethod::Fallback(why),
+        }
+    }
+    let bytes = match out {
+        Some(b) => b,
+        None => assemble(input, &blocks, &old, eol, &hist, None),
+    };
+    let lines_after = parse::count_lines(&bytes);
+    if lines_after >= lines_before {
+        return Err(CompactError::NotShorter {
+            before: lines_before,
+            after: lines_after,
+        });
+    }
+    let stats = Stats {
+        lines_before,
+        lines_after,
+        entries_compacted: hist.entries,
+        entries_kept: entries - hist.entries,
+        stories: hist.story_count(),
+        learnings: hist.learnings.len(),
+        duplicates_merged: hist.learnings.merged,
+        method,
+    };
+    Ok(Compacted { bytes, stats })
+}
+
+/// The new file: every kept block verbatim, the section where the first old block was.
+/// Whitespace-only blocks between old blocks go with them (they only separated entries).
+fn assemble(
+    input: &[u8],
+    blocks: &[Block],
+    old: &[bool],
+    eol: &[u8],
+    hist: &History<'_>,
+    answer: Option<&str>,
+) -> Vec<u8> {
+    let first = old.iter().position(|&o| o).unwrap_or(0);
+    let last = old.iter().rposition(|&o| o).unwrap_or(0);
+    let kept = |i: usize, b: &Block| {
+        let between = i > first && i < last;
+        let blank_gap =
+            between && b.kind == BlockKind::Other && input[b.span.clone()].trim_ascii().is_empty();
+        !old[i] && !blank_gap
+    };
+    let kept_len: usize = blocks
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| kept(*i, b))
+        .map(|(_, b)| b.span.len())
+        .sum();
+    // Sized once: no reallocation, so peak memory stays close to input + output.
+    let mut out = Vec::with_capacity(kept_len + eol.len() + hist.size_hint(eol.len(), answer));
+    let mut placed = false;
+    for (i, b) in blocks.iter().enumerate() {
+        if old[i] && !placed {
+            if !out.is_empty() && !out.ends_with(b"\n") {
+                out.extend_from_slice(eol);
+            }
+            hist.render_into(&mut out, eol, answer);
+            placed = true;
+        } else if kept(i, b) {
+            out.extend_from_slice(&input[b.span.clone()]);
+        }
+    }
+    out
+}
+
+/// Ask the summarizer for an accepted answer; Err is the reason to fall back, for the report.
+fn agent_answer(
+    hist: &History<'_>,
+    blocks: &[Block],
+    old: &[bool],
+    input: &[u8],
+    s: &dyn Summarizer,
+) -> Result<String, String> {
+    let mut old_text = String::new();
+    for (b, _) in blocks.iter().zip(old).filter(|(_, o)| **o) {
+        old_text.push_str(&String::from_utf8_lossy(&input[b.span.clone()]));
+        if !old_text.ends_with('\n') {
+            old_text.push('\n');
+        }
+    }
+    let learnings: Vec<String> = hist
+        .learnings
+        .texts()
+        .map(|t| String::from_utf8_lossy(t).into_owned())
+        .collect();
+    let norms: Vec<String> = hist.learnings.norms().collect();
+    let norms: Vec<&str> = norms.iter().map(String::as_str).collect();
+    let answer = s
+        .summarize(&summarizer::prompt(&old_text, &learnings))
+        .map_err(|e| e.to_string())?;
+    summarizer::accept(&answer, &old_text, &norms).map_err(|r| r.to_string())
+}
+
+/// Compact `<root>/progress.txt` if it is over the threshold: archive the exact original, write
+/// the result atomically, log it in `.ralph/compaction.log`. Ok(None) when there is no file or
+/// nothing to compact (under the threshold, no old entry, result not shorter).
+pub fn auto(root: &Path, opts: &Options) -> Result<Option<Summary>, ProgressError> {
+    let path = super::path_in(root);
+    let Some(original) = store::read_if_exists(&path)? else {
+        return Ok(None);
+    };
+    match compact(&original.bytes, opts) {
+        Ok(c) => store::commit(root, &original, &c).map(Some),
+        Err(_) => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests;
