@@ -403,13 +403,23 @@ proptest! {
     fn prompt_never_exceeds_the_budget_and_is_deterministic(
         inp in arb_inputs(),
         budget in 0usize..12_000,
+        knobs in (0usize..8, 0usize..120, 0usize..30, 0usize..4, 0usize..5),
     ) {
-        let opts = Options { budget, ..Options::default() };
+        let (top_k, spec_lines, short_spec_lines, full_pin_entries, recent_entries) = knobs;
+        let opts = Options {
+            budget,
+            top_k,
+            spec_lines,
+            short_spec_lines,
+            full_pin_entries,
+            recent_entries,
+        };
         match assemble(&inp, &opts) {
             Ok(a) => {
                 prop_assert!(budget::estimate(&a.prompt) <= budget);
                 prop_assert_eq!(a.tokens, budget::estimate(&a.prompt));
                 prop_assert!(a.prompt.contains("# Your story: US-002"));
+                prop_assert!(a.pins.len() <= top_k);
                 let again = assemble(&inp, &opts);
                 prop_assert_eq!(again.ok(), Some(a));
             }
