@@ -216,7 +216,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         interrupted |= gate.interrupted;
         let ok = gate.passed();
         let passed_n = gate.results.iter().filter(|r| r.passed).count();
-        extra = format!("verify {passed_n}/{}", s.verify.len());
+        extra = format!("verify {passed_n}/{} passed", s.verify.len());
         if let (Some(f), Some(r)) = (&gate.failed, gate.results.last()) {
             let how = if f.timed_out {
                 "timed out".to_string()
@@ -226,6 +226,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
                     None => "was killed".to_string(),
                 }
             };
+            extra = format!("{extra}: `{}` {how}", r.command);
             retry = Some(RetryNote {
                 attempt: inp.attempt,
                 reason: format!(

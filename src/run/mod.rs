@@ -308,7 +308,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             let total = prd.stories.iter().filter(|s| !s.removed).count();
             eprintln!(
                 "ralph: all {total} stories pass ({n} iteration(s) in {})",
-                ratelimit::format_remaining(started.elapsed())
+                ratelimit::format_elapsed(started.elapsed())
             );
             return Ok(Exit::AllDone);
         }

@@ -114,6 +114,15 @@ pub fn plan(line: &str, now: &Zoned, n: usize) -> Wait {
     }
 }
 
+/// Elapsed time for status lines: "0.42s" under 10 s, else like [`format_remaining`].
+pub fn format_elapsed(d: Duration) -> String {
+    if d < Duration::from_secs(10) {
+        format!("{:.2}s", d.as_secs_f64())
+    } else {
+        format_remaining(d)
+    }
+}
+
 /// "1h02m05s" / "4m10s" / "9s".
 pub fn format_remaining(d: Duration) -> String {
     let s = d.as_secs();
@@ -182,5 +191,7 @@ mod tests {
         assert_eq!(format_remaining(Duration::from_secs(3725)), "1h02m05s");
         assert_eq!(format_remaining(Duration::from_secs(250)), "4m10s");
         assert_eq!(format_remaining(Duration::from_secs(9)), "9s");
+        assert_eq!(format_elapsed(Duration::from_millis(420)), "0.42s");
+        assert_eq!(format_elapsed(Duration::from_secs(75)), "1m15s");
     }
 }

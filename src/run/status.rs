@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::outcome::Outcome;
-use super::ratelimit::format_remaining;
+use super::ratelimit::format_elapsed;
 use crate::graph::State;
 use crate::prd::Story;
 
@@ -22,7 +22,7 @@ pub fn status_line(
         "ralph [{i}/{n}] {} {} · {} · {}",
         story.id,
         story.title,
-        format_remaining(elapsed),
+        format_elapsed(elapsed),
         outcome.name()
     );
     if !extra.is_empty() {
