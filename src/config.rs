@@ -192,7 +192,10 @@ fn parse_bool(place: &str, s: &str) -> Result<bool, ConfigError> {
 fn parse_count(place: &str, s: &str) -> Result<u32, ConfigError> {
     match s.trim().parse::<u32>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(bad(place, format!("\"{s}\" is not a whole number of at least 1"))),
+        _ => Err(bad(
+            place,
+            format!("\"{s}\" is not a whole number of at least 1"),
+        )),
     }
 }
 
@@ -212,8 +215,12 @@ fn parse_agent(place: &str, s: &str) -> Result<AgentKind, ConfigError> {
 }
 
 fn parse_mode(place: &str, s: &str) -> Result<PromptMode, ConfigError> {
-    PromptMode::parse(s)
-        .ok_or_else(|| bad(place, format!("\"{s}\" is not a prompt mode; use stdin, arg or file")))
+    PromptMode::parse(s).ok_or_else(|| {
+        bad(
+            place,
+            format!("\"{s}\" is not a prompt mode; use stdin, arg or file"),
+        )
+    })
 }
 
 /// Read the `RALPH_*` variables through `get` (so tests need not touch the process env).
@@ -327,7 +334,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
             ));
         };
         for (key, v) in t {
-            let place = format!("{file}:{}: [{section}] {key}", line_of(text, Some(section), key));
+            let place = format!(
+                "{file}:{}: [{section}] {key}",
+                line_of(text, Some(section), key)
+            );
             if !valid.contains(&key.as_str()) {
                 return Err(ConfigError::UnknownKey {
                     place: format!("{file}:{} [{section}]", line_of(text, Some(section), key)),
@@ -344,14 +354,22 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                         Ok(Duration::from_secs_f64(*f))
                     }
                     toml::Value::String(s) => parse_duration(s).map_err(|m| bad(&place, m)),
-                    other => Err(bad(&place, format!("expected a duration like \"2s\", got {other}"))),
+                    other => Err(bad(
+                        &place,
+                        format!("expected a duration like \"2s\", got {other}"),
+                    )),
                 }
             };
             let count = |v: &toml::Value| -> Result<u32, ConfigError> {
                 v.as_integer()
                     .and_then(|n| u32::try_from(n).ok())
                     .filter(|n| *n >= 1)
-                    .ok_or_else(|| bad(&place, format!("expected a whole number of at least 1, got {v}")))
+                    .ok_or_else(|| {
+                        bad(
+                            &place,
+                            format!("expected a whole number of at least 1, got {v}"),
+                        )
+                    })
             };
             let boolean = |v: &toml::Value| {
                 v.as_bool()
@@ -378,7 +396,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                             .map(|x| str_of(&place, x).map(String::from))
                             .collect::<Result<_, _>>()?,
                         other => {
-                            return Err(bad(&place, format!("expected a list of commands, got {other}")));
+                            return Err(bad(
+                                &place,
+                                format!("expected a list of commands, got {other}"),
+                            ));
                         }
                     };
                     layer.verify = Some(cmds);
@@ -437,13 +458,19 @@ mod tests {
             .to_string();
         assert!(err.contains("ralph.toml:3 [run]"), "{err}");
         assert!(err.contains("did you mean \"max_failures\"?"), "{err}");
-        let err = parse_file(p, "[verfy]\ncommands = []\n").unwrap_err().to_string();
+        let err = parse_file(p, "[verfy]\ncommands = []\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean \"verify\"?"), "{err}");
-        let err = parse_file(p, "[run]\ntimeout = \"soon\"\n").unwrap_err().to_string();
+        let err = parse_file(p, "[run]\ntimeout = \"soon\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("ralph.toml:2: [run] timeout"), "{err}");
         let err = parse_file(p, "[run\n").unwrap_err().to_string();
         assert!(err.starts_with("ralph.toml:1:"), "{err}");
-        let err = parse_file(p, "[agent]\nname = \"cladue\"\n").unwrap_err().to_string();
+        let err = parse_file(p, "[agent]\nname = \"cladue\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean \"claude\"?"), "{err}");
     }
 

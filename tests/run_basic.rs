@@ -12,7 +12,10 @@ fn two_stories() -> String {
 #[test]
 fn claude_preset_runs_every_story_in_dependency_order_and_records_history() {
     let p = Project::new(&two_stories());
-    p.agent("claude", &format!("{WORK}\n{FLIP}\necho did $RALPH_STORY_ID"));
+    p.agent(
+        "claude",
+        &format!("{WORK}\n{FLIP}\necho did $RALPH_STORY_ID"),
+    );
     p.run()
         .assert()
         .code(0)
@@ -37,15 +40,18 @@ fn claude_preset_runs_every_story_in_dependency_order_and_records_history() {
     assert_ne!(h[0]["head_before"], h[0]["head_after"]);
     assert_eq!(h[0]["files_changed"], serde_json::json!(["A.txt"]));
     let run_id = h[0]["run_id"].as_str().unwrap();
-    let log = std::fs::read_to_string(p.root().join(format!(".ralph/runs/{run_id}/iter-1.log")))
-        .unwrap();
+    let log =
+        std::fs::read_to_string(p.root().join(format!(".ralph/runs/{run_id}/iter-1.log"))).unwrap();
     assert!(log.contains("did A"), "{log}");
 }
 
 #[test]
 fn completion_signal_without_an_edit_makes_the_loop_write_passes() {
     let p = Project::new(&two_stories());
-    p.agent("claude", &format!("{WORK}\necho\necho \"STORY COMPLETE: $RALPH_STORY_ID\""));
+    p.agent(
+        "claude",
+        &format!("{WORK}\necho\necho \"STORY COMPLETE: $RALPH_STORY_ID\""),
+    );
     p.run().assert().code(0);
     assert!(p.passes("A") && p.passes("B"));
     let h = p.history();
@@ -73,7 +79,10 @@ fn early_completion_tag_never_ends_the_run_by_itself() {
     assert_eq!(h[0]["verify"][0]["passed"], false);
     // Without a gate, the tag counts for the current story only: the run goes on to B.
     let q = Project::new(&two_stories());
-    q.agent("claude", &format!("{WORK}\necho '<promise>COMPLETE</promise>'"));
+    q.agent(
+        "claude",
+        &format!("{WORK}\necho '<promise>COMPLETE</promise>'"),
+    );
     q.run().assert().code(0);
     assert_eq!(q.calls(), 2);
 }
@@ -87,10 +96,7 @@ fn failed_verification_resets_passes_and_feeds_the_output_to_the_retry() {
     )
     .unwrap();
     p.agent("claude", &format!("{WORK}\n{FLIP}"));
-    p.run()
-        .args(["--verify", "sh check.sh"])
-        .assert()
-        .code(0);
+    p.run().args(["--verify", "sh check.sh"]).assert().code(0);
     assert_eq!(p.calls(), 3);
     let retry = p.stdin(2);
     assert!(retry.contains("## Your story: A"), "{retry}");
@@ -112,16 +118,25 @@ fn failed_verification_sets_passes_back_to_false() {
 
 #[test]
 fn all_done_exits_0_without_running_an_agent_and_no_ready_story_exits_4() {
-    let done = prd("b", &[story("A", 1, &[]).replace("\"passes\": false", "\"passes\": true")]);
+    let done = prd(
+        "b",
+        &[story("A", 1, &[]).replace("\"passes\": false", "\"passes\": true")],
+    );
     let p = Project::new(&done);
     p.agent("claude", "exit 0");
-    p.run().assert().code(0).stderr(predicate::str::contains("all 1 stories pass"));
+    p.run()
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("all 1 stories pass"));
     assert_eq!(p.calls(), 0);
 
     let stuck = prd(
         "b",
         &[
-            story("A", 1, &[]).replace("\"passes\": false", "\"passes\": false, \"status\": \"removed\""),
+            story("A", 1, &[]).replace(
+                "\"passes\": false",
+                "\"passes\": false, \"status\": \"removed\"",
+            ),
             story("B", 2, &["A"]),
         ],
     );
@@ -158,7 +173,9 @@ fn story_flag_forces_a_ready_story_and_rejects_a_blocked_one() {
         .args(["--story", "B"])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("--story B: is not ready: blocked by A"));
+        .stderr(predicate::str::contains(
+            "--story B: is not ready: blocked by A",
+        ));
     q.run()
         .args(["--story", "a"])
         .assert()
@@ -181,7 +198,9 @@ fn dry_run_prints_story_prompt_and_argv_and_changes_nothing() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains("story: A Title A"))
-        .stdout(predicate::str::contains("argv: gemini --yolo -p '# Ralph iteration"))
+        .stdout(predicate::str::contains(
+            "argv: gemini --yolo -p '# Ralph iteration",
+        ))
         .stdout(predicate::str::contains("- PATTERN-XYZ"));
     assert_eq!(p.calls(), 0);
     assert!(!p.root().join(".ralph").exists());
@@ -204,7 +223,8 @@ fn iteration_limit_exits_3_listing_what_remains() {
 fn status_line_shows_iteration_story_elapsed_and_outcome() {
     let p = Project::new(&two_stories());
     p.agent("claude", &format!("{WORK}\n{FLIP}"));
-    p.run().assert().code(0).stderr(
-        predicate::str::is_match(r"ralph \[1/10\] A Title A · \d+\.\d\ds · done").unwrap(),
-    );
+    p.run()
+        .assert()
+        .code(0)
+        .stderr(predicate::str::is_match(r"ralph \[1/10\] A Title A · \d+\.\d\ds · done").unwrap());
 }

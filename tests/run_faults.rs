@@ -144,7 +144,10 @@ fn deleted_prd_is_restored() {
 
 #[test]
 fn illegal_edits_are_reverted_and_the_passes_flip_reapplied() {
-    let p = Project::new(&prd("ralph/f", &[story("A", 1, &[]), story("B", 2, &["A"])]));
+    let p = Project::new(&prd(
+        "ralph/f",
+        &[story("A", 1, &[]), story("B", 2, &["A"])],
+    ));
     // Flip A (allowed) and also drop B's dependency and rename A (not allowed).
     p.agent(
         "claude",
@@ -180,14 +183,20 @@ fn failing_agent_gets_a_retry_note_and_is_skipped_after_max_failures() {
     let p = Project::new(&prd("ralph/f", &[story("A", 1, &[]), story("B", 2, &[])]));
     p.agent(
         "claude",
-        &format!("if [ \"$RALPH_STORY_ID\" = A ]; then echo 'crash XYZ' >&2; exit 2; fi\n{WORK}\n{FLIP}"),
+        &format!(
+            "if [ \"$RALPH_STORY_ID\" = A ]; then echo 'crash XYZ' >&2; exit 2; fi\n{WORK}\n{FLIP}"
+        ),
     );
     p.run()
         .args(["--max-failures", "2"])
         .assert()
         .code(4)
-        .stderr(predicate::str::contains("skipping A for the rest of this run"))
-        .stderr(predicate::str::contains("A: skipped: no progress in 2 attempts"));
+        .stderr(predicate::str::contains(
+            "skipping A for the rest of this run",
+        ))
+        .stderr(predicate::str::contains(
+            "A: skipped: no progress in 2 attempts",
+        ));
     assert_eq!(p.calls(), 3);
     let second = p.stdin(2);
     assert!(second.contains("exited with code 2"), "{second}");
@@ -248,12 +257,9 @@ fn rate_limit_without_a_reset_backs_off_and_no_wait_exits_1() {
 #[test]
 fn missing_agent_binary_is_a_clear_error_before_the_first_iteration() {
     let p = Project::new(&one_story());
-    p.run()
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "claude not found on PATH; install it or choose --agent",
-        ));
+    p.run().assert().code(1).stderr(predicate::str::contains(
+        "claude not found on PATH; install it or choose --agent",
+    ));
     assert!(!p.root().join(".ralph").exists());
 }
 

@@ -95,7 +95,9 @@ pub struct AgentSpec {
 pub enum AgentError {
     #[error("--agent custom needs --agent-cmd \"program args…\" (or [agent] cmd in ralph.toml)")]
     CustomWithoutCmd,
-    #[error("--agent-cmd {cmd:?}: {reason}; quote it the way a POSIX shell would (it is split, never run by a shell)")]
+    #[error(
+        "--agent-cmd {cmd:?}: {reason}; quote it the way a POSIX shell would (it is split, never run by a shell)"
+    )]
     BadCmd { cmd: String, reason: String },
     #[error(
         "{program} not found on PATH; install it or choose --agent ({})",
@@ -142,13 +144,22 @@ impl AgentSpec {
                 strings(&["claude", "--print", "--dangerously-skip-permissions"]),
                 PromptMode::Stdin,
             ),
-            AgentKind::Codex => (strings(&["codex", "exec", "--full-auto", "-"]), PromptMode::Stdin),
-            AgentKind::Amp => (strings(&["amp", "--dangerously-allow-all"]), PromptMode::Stdin),
+            AgentKind::Codex => (
+                strings(&["codex", "exec", "--full-auto", "-"]),
+                PromptMode::Stdin,
+            ),
+            AgentKind::Amp => (
+                strings(&["amp", "--dangerously-allow-all"]),
+                PromptMode::Stdin,
+            ),
             AgentKind::Copilot => (
                 strings(&["copilot", "-p", "{prompt}", "--allow-all-tools"]),
                 PromptMode::Arg,
             ),
-            AgentKind::Gemini => (strings(&["gemini", "--yolo", "-p", "{prompt}"]), PromptMode::Arg),
+            AgentKind::Gemini => (
+                strings(&["gemini", "--yolo", "-p", "{prompt}"]),
+                PromptMode::Arg,
+            ),
             AgentKind::Opencode => (strings(&["opencode", "run", "{prompt}"]), PromptMode::Arg),
             AgentKind::Custom => return None,
         };
@@ -340,7 +351,10 @@ mod tests {
     fn presets_put_the_prompt_where_each_cli_expects_it() {
         let f = Path::new("/p/prompt.md");
         let claude = plan(&AgentSpec::preset(AgentKind::Claude).unwrap(), "hi", f);
-        assert_eq!(claude.argv, ["claude", "--print", "--dangerously-skip-permissions"]);
+        assert_eq!(
+            claude.argv,
+            ["claude", "--print", "--dangerously-skip-permissions"]
+        );
         assert_eq!(claude.stdin.as_deref(), Some("hi"));
         let codex = plan(&AgentSpec::preset(AgentKind::Codex).unwrap(), "hi", f);
         assert_eq!(codex.argv, ["codex", "exec", "--full-auto", "-"]);
@@ -379,7 +393,10 @@ mod tests {
         assert!(AgentSpec::custom("  ", None).is_err());
         let f = Path::new("/t/p.md");
         let arg = AgentSpec::custom("a --x", Some(PromptMode::Arg)).unwrap();
-        assert_eq!(plan(&arg, "P; rm -rf /", f).argv, ["a", "--x", "P; rm -rf /"]);
+        assert_eq!(
+            plan(&arg, "P; rm -rf /", f).argv,
+            ["a", "--x", "P; rm -rf /"]
+        );
         let file = AgentSpec::custom("a --in {prompt_file} -v", Some(PromptMode::File)).unwrap();
         assert_eq!(plan(&file, "P", f).argv, ["a", "--in", "/t/p.md", "-v"]);
         let file2 = AgentSpec::custom("a", Some(PromptMode::File)).unwrap();

@@ -129,7 +129,7 @@ fn pump(
 ) {
     let mut chunk = [0u8; 8192];
     let mut partial: Vec<u8> = Vec::new();
-    let mut emit = |line: &[u8]| {
+    let emit = |line: &[u8]| {
         let text = String::from_utf8_lossy(line);
         if let Some(w) = &watch {
             w(text.trim_end_matches(['\n', '\r']));
@@ -218,7 +218,12 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut readers = 0;
     if let Some(out) = child.stdout.take() {
-        let (t, l, w, tx) = (tail.clone(), s.log.clone(), s.watch.clone(), done_tx.clone());
+        let (t, l, w, tx) = (
+            tail.clone(),
+            s.log.clone(),
+            s.watch.clone(),
+            done_tx.clone(),
+        );
         let echo = s.echo;
         std::thread::spawn(move || {
             pump(out, Stream::Out, t, l, echo, w);
@@ -227,7 +232,12 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
         readers += 1;
     }
     if let Some(err) = child.stderr.take() {
-        let (t, l, w, tx) = (tail.clone(), s.log.clone(), s.watch.clone(), done_tx.clone());
+        let (t, l, w, tx) = (
+            tail.clone(),
+            s.log.clone(),
+            s.watch.clone(),
+            done_tx.clone(),
+        );
         let echo = s.echo;
         std::thread::spawn(move || {
             pump(err, Stream::Err, t, l, echo, w);

@@ -112,8 +112,8 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
 }
 
 fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
-    let plan = run::dry_run(opts)
-        .with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
+    let plan =
+        run::dry_run(opts).with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
     let Some((id, title)) = &plan.story else {
         if plan.all_done {
             println!("nothing to run: every story passes");
@@ -133,7 +133,11 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
     println!("argv: {}", shell_words::join(&plan.invocation.argv));
     match (&plan.invocation.stdin, &plan.invocation.prompt_file) {
         (Some(_), _) => println!("prompt: on stdin, {} bytes", plan.prompt.len()),
-        (None, Some(f)) => println!("prompt: in the file {} ({} bytes)", f.display(), plan.prompt.len()),
+        (None, Some(f)) => println!(
+            "prompt: in the file {} ({} bytes)",
+            f.display(),
+            plan.prompt.len()
+        ),
         (None, None) => println!("prompt: as an argument, {} bytes", plan.prompt.len()),
     }
     let s = &opts.settings;

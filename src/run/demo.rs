@@ -21,24 +21,60 @@ pub const PROJECT: &[(&str, &str)] = &[
     ("prd.json", include_str!("../../examples/demo/prd.json")),
     ("check.sh", include_str!("../../examples/demo/check.sh")),
     ("README.md", include_str!("../../examples/demo/README.md")),
-    ("progress.txt", include_str!("../../examples/demo/progress.txt")),
+    (
+        "progress.txt",
+        include_str!("../../examples/demo/progress.txt"),
+    ),
     (".gitignore", include_str!("../../examples/demo/gitignore")),
 ];
 
 /// What the scripted agent writes for each story: (story, path, content).
 pub const STAGES: &[(&str, &str, &str)] = &[
-    ("DEMO-1", "greet.sh", include_str!("../../examples/demo/stages/DEMO-1/greet.sh")),
-    ("DEMO-1", "tests/hello.sh", include_str!("../../examples/demo/stages/DEMO-1/hello.sh")),
-    ("DEMO-2", "greet.sh", include_str!("../../examples/demo/stages/DEMO-2/greet.sh")),
-    ("DEMO-2", "tests/name.sh", include_str!("../../examples/demo/stages/DEMO-2/name.sh")),
-    ("DEMO-3", "greet.sh", include_str!("../../examples/demo/stages/DEMO-3/greet.sh")),
-    ("DEMO-3", "tests/shout.sh", include_str!("../../examples/demo/stages/DEMO-3/shout.sh")),
-    ("DEMO-4", "USAGE.md", include_str!("../../examples/demo/stages/DEMO-4/USAGE.md")),
-    ("DEMO-5", "CHANGELOG.md", include_str!("../../examples/demo/stages/DEMO-5/CHANGELOG.md")),
+    (
+        "DEMO-1",
+        "greet.sh",
+        include_str!("../../examples/demo/stages/DEMO-1/greet.sh"),
+    ),
+    (
+        "DEMO-1",
+        "tests/hello.sh",
+        include_str!("../../examples/demo/stages/DEMO-1/hello.sh"),
+    ),
+    (
+        "DEMO-2",
+        "greet.sh",
+        include_str!("../../examples/demo/stages/DEMO-2/greet.sh"),
+    ),
+    (
+        "DEMO-2",
+        "tests/name.sh",
+        include_str!("../../examples/demo/stages/DEMO-2/name.sh"),
+    ),
+    (
+        "DEMO-3",
+        "greet.sh",
+        include_str!("../../examples/demo/stages/DEMO-3/greet.sh"),
+    ),
+    (
+        "DEMO-3",
+        "tests/shout.sh",
+        include_str!("../../examples/demo/stages/DEMO-3/shout.sh"),
+    ),
+    (
+        "DEMO-4",
+        "USAGE.md",
+        include_str!("../../examples/demo/stages/DEMO-4/USAGE.md"),
+    ),
+    (
+        "DEMO-5",
+        "CHANGELOG.md",
+        include_str!("../../examples/demo/stages/DEMO-5/CHANGELOG.md"),
+    ),
 ];
 
 /// DEMO-3's first try: forgets to upper-case, so tests/shout.sh fails.
-pub const DEMO3_FIRST_TRY: &str = include_str!("../../examples/demo/stages/DEMO-3/greet.first-try.sh");
+pub const DEMO3_FIRST_TRY: &str =
+    include_str!("../../examples/demo/stages/DEMO-3/greet.first-try.sh");
 
 /// The story that signals completion instead of editing prd.json.
 pub const SIGNALLING_STORY: &str = "DEMO-4";
@@ -106,7 +142,15 @@ pub fn create(dir: &Path) -> Result<(), DemoError> {
     git(dir, &["config", "user.email", "demo@ralph.invalid"])?;
     git(dir, &["config", "commit.gpgsign", "false"])?;
     git(dir, &["add", "-A"])?;
-    git(dir, &["commit", "-q", "-m", "greet: empty project and its prd.json"])?;
+    git(
+        dir,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "greet: empty project and its prd.json",
+        ],
+    )?;
     Ok(())
 }
 
@@ -141,14 +185,22 @@ pub fn options(dir: &Path, ralph_exe: &Path) -> Options {
 }
 
 /// The scripted agent: implement `story` in the project at `dir` (its working directory).
-pub fn scripted_agent(dir: &Path, story: &str, attempt: u32, prompt: &str) -> Result<(), DemoError> {
+pub fn scripted_agent(
+    dir: &Path,
+    story: &str,
+    attempt: u32,
+    prompt: &str,
+) -> Result<(), DemoError> {
     let prd_path = dir.join("prd.json");
     let mut prd = Prd::load(&prd_path)?;
     let title = prd
         .story(story)
         .map(|s| s.title.clone())
         .ok_or_else(|| DemoError::UnknownStory(story.into()))?;
-    println!("demo agent: {story} \"{title}\" (attempt {attempt}), prompt of {} bytes", prompt.len());
+    println!(
+        "demo agent: {story} \"{title}\" (attempt {attempt}), prompt of {} bytes",
+        prompt.len()
+    );
     if prompt.contains("Verification failed") {
         println!("demo agent: the last attempt failed verification; fixing that first");
     }
@@ -180,7 +232,10 @@ pub fn scripted_agent(dir: &Path, story: &str, attempt: u32, prompt: &str) -> Re
         println!("demo agent: set passes: true for {story} in prd.json");
     }
     git(dir, &["add", "-A"])?;
-    git(dir, &["commit", "-q", "-m", &format!("feat: {story} - {title}")])?;
+    git(
+        dir,
+        &["commit", "-q", "-m", &format!("feat: {story} - {title}")],
+    )?;
     println!("demo agent: committed \"feat: {story} - {title}\"");
     if story == SIGNALLING_STORY {
         println!("STORY COMPLETE: {story}");
@@ -196,7 +251,13 @@ mod tests {
     fn embedded_prd_is_valid_with_dependencies_and_every_story_has_files() {
         let prd = Prd::from_bytes(Path::new("prd.json"), PROJECT[0].1.as_bytes()).unwrap();
         assert_eq!(prd.stories.len(), 5);
-        assert!(prd.stories.iter().filter(|s| !s.blocked_by.is_empty()).count() >= 3);
+        assert!(
+            prd.stories
+                .iter()
+                .filter(|s| !s.blocked_by.is_empty())
+                .count()
+                >= 3
+        );
         for s in &prd.stories {
             assert!(STAGES.iter().any(|(id, _, _)| *id == s.id), "{}", s.id);
         }

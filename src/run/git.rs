@@ -140,11 +140,14 @@ mod tests {
 
     #[test]
     fn porcelain_v2_gives_head_and_new_paths_for_renames() {
-        let out = b"# branch.oid abc123\0# branch.head main\01 .M N... 100644 100644 100644 1 2 src/a b.rs\02 R. N... 100644 100644 100644 1 2 R100 new.rs\0old.rs\0? notes.md\0";
+        let out = b"# branch.oid abc123\0# branch.head main\x001 .M N... 100644 100644 100644 1 2 src/a b.rs\x002 R. N... 100644 100644 100644 1 2 R100 new.rs\0old.rs\0? notes.md\0";
         let (head, paths) = parse_porcelain_v2(out);
         assert_eq!(head.as_deref(), Some("abc123"));
         assert_eq!(paths, ["src/a b.rs", "new.rs", "notes.md"]);
-        assert_eq!(parse_porcelain_v2(b"# branch.oid (initial)\0"), (None, vec![]));
+        assert_eq!(
+            parse_porcelain_v2(b"# branch.oid (initial)\0"),
+            (None, vec![])
+        );
     }
 
     #[test]

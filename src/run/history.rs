@@ -60,7 +60,9 @@ pub struct Record {
 pub enum HistoryError {
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
-    #[error("{path}:{line}: not a history record: {source}; move the file aside to start a new history")]
+    #[error(
+        "{path}:{line}: not a history record: {source}; move the file aside to start a new history"
+    )]
     Corrupt {
         path: PathBuf,
         line: usize,

@@ -18,7 +18,10 @@ pub enum Violation {
     Invalid(String),
     TopLevelChanged(String),
     StoryRemoved(String),
-    StoryChanged { id: String, field: String },
+    StoryChanged {
+        id: String,
+        field: String,
+    },
     StoriesReordered,
     /// A new story without `discoveredFrom`.
     UndeclaredNewStory(String),
@@ -74,8 +77,7 @@ pub fn check(before: &Value, after: &Value) -> Vec<Violation> {
             out.push(Violation::TopLevelChanged(k.clone()));
         }
     }
-    let after_by_id: HashMap<&str, &Value> =
-        stories(after).iter().map(|s| (id_of(s), s)).collect();
+    let after_by_id: HashMap<&str, &Value> = stories(after).iter().map(|s| (id_of(s), s)).collect();
     let before_ids: HashSet<&str> = stories(before).iter().map(id_of).collect();
     for s in stories(before) {
         let id = id_of(s);
@@ -123,8 +125,7 @@ pub fn check(before: &Value, after: &Value) -> Vec<Violation> {
 
 /// The `passes` values the agent changed on stories that existed before: (id, new value).
 pub fn passes_flips(before: &Value, after: &Value) -> Vec<(String, bool)> {
-    let after_by_id: HashMap<&str, &Value> =
-        stories(after).iter().map(|s| (id_of(s), s)).collect();
+    let after_by_id: HashMap<&str, &Value> = stories(after).iter().map(|s| (id_of(s), s)).collect();
     stories(before)
         .iter()
         .filter_map(|s| {
@@ -210,7 +211,10 @@ mod tests {
         let before = prd();
         let mut after = prd();
         after["userStories"].as_array_mut().unwrap().remove(0);
-        assert_eq!(check(&before, &after), [Violation::StoryRemoved("A".into())]);
+        assert_eq!(
+            check(&before, &after),
+            [Violation::StoryRemoved("A".into())]
+        );
         let mut swapped = prd();
         swapped["userStories"].as_array_mut().unwrap().swap(0, 1);
         assert_eq!(check(&before, &swapped), [Violation::StoriesReordered]);

@@ -93,11 +93,12 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let prompt_file = inp.run_dir.join(format!("prompt-{}.md", inp.n));
     let inv = agent::plan(&opts.agent, &prompt, &prompt_file);
     if let Some(p) = &inv.prompt_file {
-        crate::fsutil::atomic_write(p, prompt.as_bytes())
-            .map_err(|source| agent::AgentError::PromptFile {
+        crate::fsutil::atomic_write(p, prompt.as_bytes()).map_err(|source| {
+            agent::AgentError::PromptFile {
                 path: p.clone(),
                 source,
-            })?;
+            }
+        })?;
         if inv.switched_to_file {
             eprintln!(
                 "ralph: the prompt ({} bytes) is too long for one argument; passing the file {} instead",
@@ -333,7 +334,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         head_after: after.and_then(|a| a.head),
         files_changed: files,
         restored,
-        rate_limit: rate_line.clone().filter(|_| outcome == Outcome::RateLimited),
+        rate_limit: rate_line
+            .clone()
+            .filter(|_| outcome == Outcome::RateLimited),
         skipped: false,
     };
     Ok(Done {

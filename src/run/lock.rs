@@ -114,7 +114,10 @@ mod tests {
             "{err}"
         );
         drop(first);
-        assert_eq!(std::fs::read_to_string(dir.path().join("lock")).unwrap(), "");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("lock")).unwrap(),
+            ""
+        );
         // A pid that cannot be alive (beyond pid_max) left behind by a crash.
         std::fs::write(dir.path().join("lock"), "99999999\n").unwrap();
         let again = Lock::acquire(dir.path()).unwrap();

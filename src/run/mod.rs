@@ -160,13 +160,13 @@ fn choose(
     if let Some(id) = forced {
         let Some(s) = prd.story(id) else {
             let why = match crate::suggest::nearest(id, prd.stories.iter().map(|s| s.id.as_str())) {
-                Some(n) => format!("no such story in {} (did you mean {n}?)", prd.path.display()),
+                Some(n) => format!(
+                    "no such story in {} (did you mean {n}?)",
+                    prd.path.display()
+                ),
                 None => format!("no such story in {}", prd.path.display()),
             };
-            return Err(RunError::Story {
-                id: id.into(),
-                why,
-            });
+            return Err(RunError::Story { id: id.into(), why });
         };
         match &states[s.index] {
             State::Ready if skipped.contains(id) => return Ok(None),
@@ -250,7 +250,9 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         );
     }
     let run_id = new_run_id();
+    // Absolute, so the agent can be told where its prompt file is whatever its cwd.
     let run_dir = state.join("runs").join(&run_id);
+    let run_dir = std::path::absolute(&run_dir).unwrap_or(run_dir);
     crate::fsutil::create_dir_all(&run_dir)?;
     let s = &opts.settings;
     let started = Instant::now();

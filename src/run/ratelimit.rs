@@ -150,7 +150,10 @@ mod tests {
         let now = at("2026-11-22T09:30:00+00:00[UTC]");
         let z = parse_reset("usage limit reached … resets 7pm (Asia/Tokyo)", &now).unwrap();
         assert_eq!(z.timestamp().to_string(), "2026-11-22T10:00:00Z");
-        assert_eq!(Wait::Until(z).duration_from(&now), Duration::from_secs(1800));
+        assert_eq!(
+            Wait::Until(z).duration_from(&now),
+            Duration::from_secs(1800)
+        );
         // 11:00 UTC is 20:00 in Tokyo: 7pm is tomorrow.
         let later = at("2026-11-22T11:00:00+00:00[UTC]");
         let z = parse_reset("resets 7pm (Asia/Tokyo)", &later).unwrap();

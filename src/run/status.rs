@@ -80,7 +80,14 @@ mod tests {
     fn lines_read_well() {
         let s = story("A", &[], false);
         assert_eq!(
-            status_line(2, 10, &s, Duration::from_secs(63), Outcome::Done, "verify 1/1"),
+            status_line(
+                2,
+                10,
+                &s,
+                Duration::from_secs(63),
+                Outcome::Done,
+                "verify 1/1"
+            ),
             "ralph [2/10] A TA · 1m03s · done · verify 1/1"
         );
         let v = vec![

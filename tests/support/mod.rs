@@ -1,7 +1,7 @@
 //! Shared helpers for the loop's integration tests: temp git projects and fake agents.
 //!
 //! A fake agent is a small sh script written into a temp `bin/` put first on PATH, named like a
-//! real CLI (`claude`, `codex`, …). Every invocation records its argv (`argv-N`, one per line)
+//! real CLI (`claude`, `codex`, …). Every invocation records its argv (`argv-N`, NUL-separated)
 //! and stdin (`stdin-N`) in the fake dir, then runs the behaviour the test gives it. In the
 //! script, `$D` is the fake dir, `$n` the invocation number and `$RALPH_STORY_ID` the story.
 #![allow(dead_code)]
@@ -44,7 +44,8 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 /// Shell snippet: mark the current story as passing in prd.json (one-line or pretty JSON).
-pub const FLIP: &str = r#"sed -i -E -z "s/(\"id\": \"$RALPH_STORY_ID\"[^}]*\"passes\": )false/\1true/" prd.json"#;
+pub const FLIP: &str =
+    r#"sed -i -E -z "s/(\"id\": \"$RALPH_STORY_ID\"[^}]*\"passes\": )false/\1true/" prd.json"#;
 /// Shell snippet: write a file named after the story and commit it.
 pub const WORK: &str = r#"echo "work $n" > "$RALPH_STORY_ID.txt"; git add -A >/dev/null; git commit -qm "$RALPH_STORY_ID" >/dev/null"#;
 
@@ -75,7 +76,7 @@ impl Project {
     /// Install a fake agent `name` running `body` after the recording prelude.
     pub fn agent(&self, name: &str, body: &str) {
         let script = format!(
-            "#!/bin/sh\nD='{}'\nn=$(cat \"$D/count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$D/count\"\nprintf '%s\\n' \"$@\" > \"$D/argv-$n\"\ncat > \"$D/stdin-$n\"\n{body}\n",
+            "#!/bin/sh\nD='{}'\nn=$(cat \"$D/count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$D/count\"\nprintf '%s\\0' \"$@\" > \"$D/argv-$n\"\ncat > \"$D/stdin-$n\"\n{body}\n",
             self.fake.display()
         );
         let p = self.bin.join(name);
@@ -116,7 +117,8 @@ impl Project {
     pub fn argv(&self, n: usize) -> Vec<String> {
         std::fs::read_to_string(self.fake.join(format!("argv-{n}")))
             .unwrap()
-            .lines()
+            .split('\0')
+            .filter(|a| !a.is_empty())
             .map(String::from)
             .collect()
     }
