@@ -38,7 +38,12 @@ fn first_error(e: &PrdError) -> String {
 }
 
 /// Check prd.json against the copy taken before the iteration and repair it if needed.
-pub fn after_agent(path: &Path, before: &Prd, before_bytes: &[u8]) -> Result<Guarded, RunError> {
+/// `None` when the file is byte-for-byte unchanged (the common case, and the cheap one).
+pub fn after_agent(
+    path: &Path,
+    before: &Prd,
+    before_bytes: &[u8],
+) -> Result<Option<Guarded>, RunError> {
     let read = match std::fs::read(path) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -52,26 +57,19 @@ pub fn after_agent(path: &Path, before: &Prd, before_bytes: &[u8]) -> Result<Gua
     };
     let (violations, flips) = match &read {
         None => (vec![Violation::Deleted], vec![]),
-        Some(b) if b.as_slice() == before_bytes => {
-            return Ok(Guarded {
-                prd: before.clone(),
-                bytes: before_bytes.to_vec(),
-                restored: vec![],
-                flips: vec![],
-            });
-        }
+        Some(b) if b.as_slice() == before_bytes => return Ok(None),
         Some(b) => match Prd::from_bytes(path, b) {
             Err(e) => (vec![Violation::Invalid(first_error(&e))], vec![]),
             Ok(after) => {
                 let v = integrity::check(&before.value, &after.value);
                 let flips = integrity::passes_flips(&before.value, &after.value);
                 if v.is_empty() {
-                    return Ok(Guarded {
+                    return Ok(Some(Guarded {
                         prd: after,
                         bytes: b.clone(),
                         restored: vec![],
                         flips,
-                    });
+                    }));
                 }
                 (v, flips)
             }
@@ -88,12 +86,12 @@ pub fn after_agent(path: &Path, before: &Prd, before_bytes: &[u8]) -> Result<Gua
         restored.save()?;
         restored.to_pretty().into_bytes()
     };
-    Ok(Guarded {
+    Ok(Some(Guarded {
         prd: restored,
         bytes,
         restored: violations,
         flips,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -122,11 +120,11 @@ mod tests {
     fn deleted_or_corrupt_prd_is_restored_byte_for_byte() {
         let (_d, path, prd) = setup();
         std::fs::remove_file(&path).unwrap();
-        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap();
+        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap().unwrap();
         assert_eq!(g.restored, [Violation::Deleted]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), SRC);
         std::fs::write(&path, "{ not json").unwrap();
-        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap();
+        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap().unwrap();
         assert!(matches!(&g.restored[0], Violation::Invalid(m) if m.contains("line 1")));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), SRC);
     }
@@ -138,7 +136,7 @@ mod tests {
             .replace("\"title\": \"b\"", "\"title\": \"easier b\"")
             .replacen("\"passes\": false", "\"passes\": true", 1);
         std::fs::write(&path, edited).unwrap();
-        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap();
+        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap().unwrap();
         assert_eq!(g.restored.len(), 1);
         assert_eq!(g.flips, [("A".to_string(), true)]);
         let now = Prd::load(&path).unwrap();
@@ -151,8 +149,10 @@ mod tests {
         let (_d, path, prd) = setup();
         let edited = SRC.replacen("\"passes\": false", "\"passes\": true", 1);
         std::fs::write(&path, &edited).unwrap();
-        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap();
+        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap().unwrap();
         assert!(g.restored.is_empty());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+        std::fs::write(&path, SRC).unwrap();
+        assert!(after_agent(&path, &prd, SRC.as_bytes()).unwrap().is_none());
     }
 }

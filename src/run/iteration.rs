@@ -37,9 +37,10 @@ pub struct Done {
     pub record: Record,
     /// What the next prompt for this story should say, when it failed.
     pub retry: Option<RetryNote>,
-    /// prd.json after the iteration (guarded, passes settled).
-    pub prd: Prd,
-    pub prd_bytes: Vec<u8>,
+    /// prd.json after the iteration (guarded, passes settled), when it changed.
+    pub changed: Option<(Prd, Vec<u8>)>,
+    /// Every story passes now.
+    pub all_done: bool,
     pub rate_line: Option<String>,
     pub extra: String,
 }
@@ -161,10 +162,15 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
 
     // Step 7: the integrity guard.
     let g = guard::after_agent(&opts.prd_path, inp.prd, inp.prd_bytes)?;
-    let restored: Vec<String> = g.restored.iter().map(ToString::to_string).collect();
+    let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
+        Some(g) => (
+            g.restored.iter().map(ToString::to_string).collect(),
+            g.flips.clone(),
+        ),
+        None => (vec![], vec![]),
+    };
     if !restored.is_empty() {
-        let kept = g
-            .flips
+        let kept = flips
             .iter()
             .map(|(id, p)| format!("{id} passes={p}"))
             .collect::<Vec<_>>();
@@ -179,8 +185,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             }
         );
     }
-    let mut prd = g.prd;
-    let mut prd_bytes = g.bytes;
+    let mut changed: Option<(Prd, Vec<u8>)> = g.map(|g| (g.prd, g.bytes));
 
     // Step 8: outcome and the verify gate.
     let exit_ok = run.exit_code == Some(0);
@@ -194,7 +199,11 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         exit_code: run.exit_code,
         timed_out: run.timed_out,
         interrupted: run.interrupted,
-        passes_after: prd.story(&story.id).is_some_and(|x| x.passes),
+        passes_after: changed
+            .as_ref()
+            .map_or(inp.prd, |(p, _)| p)
+            .story(&story.id)
+            .is_some_and(|x| x.passes),
         signalled: signalled.load(Ordering::SeqCst),
         rate_limited: rate_line.is_some(),
     };
@@ -247,19 +256,24 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ..facts
     };
     let outcome = outcome::decide(&facts, verified);
-    match outcome {
-        Outcome::Done if !facts.passes_after => {
-            prd.set_passes(&story.id, true)?;
-            prd.save()?;
-            prd_bytes = prd.to_pretty().into_bytes();
-        }
-        Outcome::VerifyFailed if facts.passes_after => {
-            prd.set_passes(&story.id, false)?;
-            prd.save()?;
-            prd_bytes = prd.to_pretty().into_bytes();
-        }
-        _ => {}
+    // The loop settles `passes` itself: true when the agent only signalled, false again when
+    // the gate failed.
+    let settle = match outcome {
+        Outcome::Done if !facts.passes_after => Some(true),
+        Outcome::VerifyFailed if facts.passes_after => Some(false),
+        _ => None,
+    };
+    if let Some(passes) = settle {
+        let mut prd = match changed.take() {
+            Some((p, _)) => p,
+            None => inp.prd.clone(),
+        };
+        prd.set_passes(&story.id, passes)?;
+        prd.save()?;
+        let bytes = prd.to_pretty().into_bytes();
+        changed = Some((prd, bytes));
     }
+    let all_done = changed.as_ref().map_or(inp.prd, |(p, _)| p).all_done();
     if retry.is_none() {
         let reason = match outcome {
             Outcome::TimedOut => Some(format!(
@@ -315,7 +329,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let progress = Progress {
         committed,
         tree_changed,
-        passes_flipped: g.flips.iter().any(|(id, p)| id == &story.id && *p),
+        passes_flipped: flips.iter().any(|(id, p)| id == &story.id && *p),
     };
     let record = Record {
         run_id: inp.run_id.to_string(),
@@ -344,8 +358,8 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         progress,
         record,
         retry,
-        prd,
-        prd_bytes,
+        changed,
+        all_done,
         rate_line,
         extra,
     })

@@ -25,6 +25,7 @@ pub mod verify;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -124,29 +125,34 @@ pub fn state_dir(root: &Path) -> PathBuf {
     root.join(".ralph")
 }
 
+/// A loaded prd.json: the value, its bytes, and whether they changed since the last load.
+type Loaded = (Rc<Prd>, Rc<Vec<u8>>, bool);
+
 /// Load prd.json, reusing the last validated value when the bytes did not change (a
-/// 2,000-story file is validated once, not every iteration).
+/// 2,000-story file is validated once, not every iteration, and never copied).
 struct PrdCache {
-    bytes: Vec<u8>,
-    prd: Option<Prd>,
+    bytes: Rc<Vec<u8>>,
+    prd: Option<Rc<Prd>>,
 }
 
 impl PrdCache {
-    fn load(&mut self, path: &Path) -> Result<(Prd, Vec<u8>), RunError> {
+    /// The current prd.json, and whether it differs from the last one seen.
+    fn load(&mut self, path: &Path) -> Result<Loaded, RunError> {
         let bytes = crate::fsutil::read(path)?;
         if let Some(p) = &self.prd
-            && bytes == self.bytes
+            && bytes == *self.bytes
         {
-            return Ok((p.clone(), bytes));
+            return Ok((p.clone(), self.bytes.clone(), false));
         }
-        let prd = Prd::from_bytes(path, &bytes)?;
-        self.remember(&prd, &bytes);
-        Ok((prd, bytes))
+        let prd = Rc::new(Prd::from_bytes(path, &bytes)?);
+        self.prd = Some(prd.clone());
+        self.bytes = Rc::new(bytes);
+        Ok((prd, self.bytes.clone(), true))
     }
 
-    fn remember(&mut self, prd: &Prd, bytes: &[u8]) {
-        self.bytes = bytes.to_vec();
-        self.prd = Some(prd.clone());
+    fn set(&mut self, prd: Prd, bytes: Vec<u8>) {
+        self.bytes = Rc::new(bytes);
+        self.prd = Some(Rc::new(prd));
     }
 }
 
@@ -257,7 +263,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let s = &opts.settings;
     let started = Instant::now();
     let mut cache = PrdCache {
-        bytes: vec![],
+        bytes: Rc::new(vec![]),
         prd: None,
     };
     let mut n: u32 = 0;
@@ -283,8 +289,8 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             return Ok(Exit::Interrupted);
         }
         // Step 2: load and validate (errors carry the full diagnostics).
-        let (prd, bytes) = cache.load(&opts.prd_path)?;
-        // Step 3: archive on a branch change.
+        let (prd, bytes, fresh) = cache.load(&opts.prd_path)?;
+        // Step 3: archive on a branch change (the branch only changes with the file).
         let branch = prd
             .value
             .get("branchName")
@@ -295,7 +301,8 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             state_dir: &state,
             progress: &progress_path,
         };
-        if let Some(dir) = archive::on_branch(&paths, branch, &bytes, &jiff::Zoned::now())? {
+        if fresh && let Some(dir) = archive::on_branch(&paths, branch, &bytes, &jiff::Zoned::now())?
+        {
             eprintln!(
                 "ralph: branch changed to {branch}: archived the previous run to {} and started a fresh progress.txt",
                 dir.display()
@@ -359,8 +366,10 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             attempt,
             retry: retries.get(&story.id),
         })?;
-        cache.remember(&done.prd, &done.prd_bytes);
-        archive::remember_prd(&state, &done.prd_bytes)?;
+        if let Some((p, b)) = done.changed {
+            archive::remember_prd(&state, &b)?;
+            cache.set(p, b);
+        }
         let mut record = done.record;
         if done.outcome == Outcome::RateLimited {
             iteration::record(&opts.root, &record)?;
@@ -429,7 +438,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             return Ok(Exit::Interrupted);
         }
         // Step 10: sleep unless the next check will stop anyway.
-        if n < s.iterations && !done.prd.all_done() && signals::sleep(s.sleep, interrupt) {
+        if n < s.iterations && !done.all_done && signals::sleep(s.sleep, interrupt) {
             eprintln!("ralph: interrupted");
             return Ok(Exit::Interrupted);
         }
