@@ -274,3 +274,26 @@ fn no_progress_on_a_story_skips_it_and_exits_4() {
     assert_eq!(p.calls(), 3);
     assert_eq!(p.history()[2]["outcome"], "incomplete");
 }
+
+#[test]
+fn interrupt_during_verification_leaves_the_story_not_passing() {
+    let p = Project::new(&one_story());
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    let marker = p.fake.join("verifying");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
+        .args(["run", "--sleep", "0", "--grace", "0.3", "--verify"])
+        .arg(format!("touch '{}'; sleep 30", marker.display()))
+        .current_dir(p.root())
+        .env("PATH", p.path_env())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(10, || marker.exists());
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(!p.passes("A"), "an unverified flip must not survive");
+    assert_eq!(p.history()[0]["outcome"], "interrupted");
+}

@@ -261,6 +261,12 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let settle = match outcome {
         Outcome::Done if !facts.passes_after => Some(true),
         Outcome::VerifyFailed if facts.passes_after => Some(false),
+        // Interrupted before the gate could judge the agent's own flip: not done yet.
+        Outcome::Interrupted
+            if !s.verify.is_empty() && flips.iter().any(|(id, p)| id == &story.id && *p) =>
+        {
+            Some(false)
+        }
         _ => None,
     };
     if let Some(passes) = settle {
