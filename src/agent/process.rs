@@ -107,7 +107,28 @@ fn signal_group(pgid: i32, sig: i32) -> bool {
     unsafe { libc::kill(-pgid, sig) == 0 }
 }
 
+/// Make this process the reaper of its orphaned descendants (Linux), so a grandchild whose
+/// parent exited is reaped here instead of lingering as a zombie under an init that never reaps
+/// (common in containers). Best effort.
+pub fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag on this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// Reap any exited members of the group that became our children (see [`become_subreaper`]).
+fn reap_group(pgid: i32) {
+    // SAFETY: waitpid on a process group with WNOHANG; the status is discarded.
+    unsafe {
+        let mut status = 0;
+        while libc::waitpid(-pgid, &mut status, libc::WNOHANG) > 0 {}
+    }
+}
+
 fn group_alive(pgid: i32) -> bool {
+    reap_group(pgid);
     if signal_group(pgid, 0) {
         return true;
     }

@@ -61,6 +61,18 @@ pub fn tail_of(s: &str, max: usize) -> &str {
     }
 }
 
+/// The last `n` non-empty lines of `s`.
+pub fn last_lines(s: &str, n: usize) -> String {
+    let mut lines: Vec<&str> = s
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .collect();
+    lines.reverse();
+    lines.join("\n")
+}
+
 const NOTE_TAIL: usize = 4096;
 
 fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
@@ -188,13 +200,13 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let mut changed: Option<(Prd, Vec<u8>)> = g.map(|g| (g.prd, g.bytes));
 
     // Step 8: outcome and the verify gate.
-    let exit_ok = run.exit_code == Some(0);
-    let limit_where = if exit_ok {
-        tail_of(&run.tail, 2048)
+    // A limit message counts anywhere when the agent failed; after a clean exit only in its
+    // last lines (an agent may well write about rate limiting in its normal work).
+    let rate_line = if run.exit_code == Some(0) {
+        detect::rate_limit_line(&last_lines(&run.tail, 3)).map(String::from)
     } else {
-        run.tail.as_str()
+        detect::rate_limit_line(&run.tail).map(String::from)
     };
-    let rate_line = detect::rate_limit_line(limit_where).map(String::from);
     let facts = AgentFacts {
         exit_code: run.exit_code,
         timed_out: run.timed_out,
@@ -387,5 +399,6 @@ mod tests {
         assert_eq!(tail_of("line one\nline two\nthree", 12), "three");
         let s = "é".repeat(10);
         assert!(tail_of(&s, 5).chars().all(|c| c == 'é'));
+        assert_eq!(last_lines("a\nb\n\nc\n\n", 2), "b\nc");
     }
 }

@@ -247,6 +247,7 @@ fn new_run_id() -> String {
 pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     // The agent must exist before anything else happens.
     opts.agent.locate()?;
+    crate::agent::process::become_subreaper();
     let state = state_dir(&opts.root);
     let lock = lock::Lock::acquire(&state)?;
     if let Some(pid) = &lock.took_over_from {
