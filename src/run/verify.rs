@@ -37,6 +37,13 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
     let mut results = Vec::new();
     for cmd in commands {
         eprintln!("ralph: verify: {cmd}");
+        if let Some(log) = &env.log
+            && let Ok(mut sink) = log.lock()
+        {
+            use std::io::Write;
+            let line = (sink.redact)(&format!("=== verify: {cmd}\n"));
+            let _ = sink.file.write_all(line.as_bytes());
+        }
         let argv = vec!["/bin/sh".to_string(), "-c".into(), cmd.clone()];
         let f = supervise(Supervise {
             argv: &argv,
