@@ -28,6 +28,8 @@ pub struct Input<'a> {
     /// This story's attempt number in this run (1-based).
     pub attempt: u32,
     pub retry: Option<&'a RetryNote>,
+    /// The work tree as the previous iteration left it, if known (saves a `git status`).
+    pub before: Option<git::Snapshot>,
 }
 
 /// What happened.
@@ -43,6 +45,8 @@ pub struct Done {
     pub all_done: bool,
     pub rate_line: Option<String>,
     pub extra: String,
+    /// The work tree after the iteration (the next iteration's "before").
+    pub after: Option<git::Snapshot>,
 }
 
 /// The last `max` bytes of `s`, starting on a char boundary and a line start when possible.
@@ -125,7 +129,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         .strip_prefix(&opts.root)
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "prd.json".into());
-    let before = git::snapshot(&opts.root, &prd_rel);
+    let before = inp.before.or_else(|| git::snapshot(&opts.root, &prd_rel));
     let log = log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)));
     log_line(
         &log,
@@ -363,7 +367,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         verify: verify_results,
         outcome,
         head_before: before.and_then(|b| b.head),
-        head_after: after.and_then(|a| a.head),
+        head_after: after.as_ref().and_then(|a| a.head.clone()),
         files_changed: files,
         restored,
         rate_limit: rate_line
@@ -380,6 +384,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         all_done,
         rate_line,
         extra,
+        after,
     })
 }
 

@@ -273,6 +273,10 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let mut strikes = Strikes::new(s.max_failures);
     let mut skipped: BTreeMap<String, String> = BTreeMap::new();
     let mut limit_streak = 0usize;
+    // The work tree as the last iteration left it, reused as the next "before" (one `git status`
+    // per iteration, not two); forgotten when ralph changes the tree (archive) or waits long
+    // (rate limit). Edits made by hand during `--sleep` would be credited to the next agent.
+    let mut tree: Option<git::Snapshot> = None;
     let progress_path = opts.root.join("progress.txt");
     eprintln!(
         "ralph: run {run_id}: agent {}, up to {} iterations{}",
@@ -304,6 +308,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         };
         if fresh && let Some(dir) = archive::on_branch(&paths, branch, &bytes, &jiff::Zoned::now())?
         {
+            tree = None;
             eprintln!(
                 "ralph: branch changed to {branch}: archived the previous run to {} and started a fresh progress.txt",
                 dir.display()
@@ -366,7 +371,9 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             n: n + 1,
             attempt,
             retry: retries.get(&story.id),
+            before: tree.take(),
         })?;
+        tree = done.after.clone();
         if let Some((p, b)) = done.changed {
             archive::remember_prd(&state, &b)?;
             cache.set(p, b);
@@ -398,6 +405,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
                 }
             };
             eprintln!("{label}; this iteration does not count");
+            tree = None;
             if signals::countdown(d, interrupt, "ralph: waiting") {
                 eprintln!("ralph: interrupted");
                 return Ok(Exit::Interrupted);

@@ -52,6 +52,46 @@ pub fn codebase_patterns(progress: &str) -> Option<&str> {
     (!section.is_empty()).then_some(section)
 }
 
+/// Read progress.txt only as far as the end of its Codebase Patterns section (it sits at the
+/// top in Ralph's format, so a 100,000-line log costs a few lines). `None` when absent.
+fn read_patterns(path: &Path) -> Result<Option<String>, PromptError> {
+    use std::io::BufRead;
+    let io = |source| crate::fsutil::FsError {
+        path: path.to_path_buf(),
+        action: "read",
+        source,
+    };
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e).into()),
+    };
+    let mut reader = std::io::BufReader::new(file);
+    let mut out = String::new();
+    let mut inside = false;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).map_err(io)? == 0 {
+            break;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let t = line.trim_end();
+        if !inside {
+            if t.starts_with("## Codebase Patterns") {
+                inside = true;
+                out.push_str(&line);
+            }
+            continue;
+        }
+        if t.starts_with("## ") || t == "---" {
+            break;
+        }
+        out.push_str(&line);
+    }
+    Ok(inside.then_some(out))
+}
+
 fn story_block(out: &mut String, s: &Story) {
     let _ = writeln!(out, "## Your story: {} — {}\n", s.id, s.title);
     if !s.description.is_empty() {
@@ -85,18 +125,7 @@ pub fn build(
     _agent: &AgentSpec,
 ) -> Result<String, PromptError> {
     let progress_path = root.join("progress.txt");
-    let progress = match std::fs::read(&progress_path) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(crate::fsutil::FsError {
-                path: progress_path,
-                action: "read",
-                source,
-            }
-            .into());
-        }
-    };
+    let patterns = read_patterns(&progress_path)?;
     let project = prd
         .value
         .get("project")
@@ -137,7 +166,7 @@ pub fn build(
 7. When the story is complete, print the line STORY COMPLETE: {id} on a line by itself.\n",
         title = story.title
     );
-    if let Some(p) = codebase_patterns(&progress) {
+    if let Some(p) = patterns.as_deref().and_then(codebase_patterns) {
         let _ = writeln!(out, "## Codebase Patterns (from progress.txt)\n\n{p}\n");
     }
     Ok(out)
