@@ -122,10 +122,8 @@ impl Default for Settings {
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     if let Ok(secs) = t.parse::<f64>() {
-        if secs.is_finite() && secs >= 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
-        }
-        return Err(format!("\"{s}\" is not a non-negative duration"));
+        return Duration::try_from_secs_f64(secs)
+            .map_err(|_| format!("\"{s}\" is not a non-negative duration of sensible size"));
     }
     let d: jiff::SignedDuration = t
         .parse()
@@ -297,7 +295,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
         let (line, column) = e
             .span()
             .map(|s| {
-                let before = &text[..s.start.min(text.len())];
+                let before = text.get(..s.start).unwrap_or(text);
                 let line = before.matches('\n').count() + 1;
                 let col = before.len() - before.rfind('\n').map(|n| n + 1).unwrap_or(0) + 1;
                 (line, col)
@@ -350,9 +348,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
             let dur = |v: &toml::Value| -> Result<Duration, ConfigError> {
                 match v {
                     toml::Value::Integer(n) if *n >= 0 => Ok(Duration::from_secs(*n as u64)),
-                    toml::Value::Float(f) if f.is_finite() && *f >= 0.0 => {
-                        Ok(Duration::from_secs_f64(*f))
-                    }
+                    toml::Value::Float(f) => Duration::try_from_secs_f64(*f)
+                        .map_err(|_| bad(&place, format!("{f} is not a non-negative duration"))),
                     toml::Value::String(s) => parse_duration(s).map_err(|m| bad(&place, m)),
                     other => Err(bad(
                         &place,
@@ -438,6 +435,8 @@ mod tests {
         assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-3").is_err());
+        assert!(parse_duration("1e30").is_err());
+        assert!(parse_duration("NaN").is_err());
     }
 
     #[test]

@@ -16,9 +16,12 @@ pub fn install() -> std::io::Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
+/// Longest single wait (keeps `Instant` arithmetic far from overflow on absurd inputs).
+const MAX_WAIT: Duration = Duration::from_secs(366 * 24 * 3600);
+
 /// Sleep up to `d`; returns true when interrupted.
 pub fn sleep(d: Duration, flag: &AtomicBool) -> bool {
-    let end = Instant::now() + d;
+    let end = Instant::now() + d.min(MAX_WAIT);
     while Instant::now() < end {
         if flag.load(Ordering::SeqCst) {
             return true;
@@ -31,7 +34,7 @@ pub fn sleep(d: Duration, flag: &AtomicBool) -> bool {
 
 /// Wait `d` with a countdown line on stderr, refreshed every second; true when interrupted.
 pub fn countdown(d: Duration, flag: &AtomicBool, label: &str) -> bool {
-    let end = Instant::now() + d;
+    let end = Instant::now() + d.min(MAX_WAIT);
     loop {
         let left = end.saturating_duration_since(Instant::now());
         let mut err = std::io::stderr().lock();
@@ -50,5 +53,20 @@ pub fn countdown(d: Duration, flag: &AtomicBool, label: &str) -> bool {
             eprintln!();
             return true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleeps_end_early_on_interrupt_and_never_overflow() {
+        let flag = AtomicBool::new(true);
+        assert!(sleep(Duration::MAX, &flag));
+        assert!(countdown(Duration::MAX, &flag, "t"));
+        let calm = AtomicBool::new(false);
+        assert!(!sleep(Duration::from_millis(5), &calm));
+        assert!(!countdown(Duration::ZERO, &calm, "t"));
     }
 }
