@@ -157,7 +157,7 @@ pub fn build(
     let _ = writeln!(
         out,
         "## Instructions\n\n\
-1. Read the Codebase Patterns below and the recent entries of progress.txt.\n\
+1. Read progress.txt: its Codebase Patterns (quoted below when there are any) and the recent entries.\n\
 2. Implement the story; keep changes focused and follow existing patterns.\n\
 3. Run the project's quality checks (typecheck, lint, tests). The loop runs its verify commands after you; the story only counts if they pass.\n\
 4. Commit all changes with the message \"feat: {id} - {title}\".\n\
