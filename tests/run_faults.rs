@@ -297,3 +297,27 @@ fn interrupt_during_verification_leaves_the_story_not_passing() {
     assert!(!p.passes("A"), "an unverified flip must not survive");
     assert_eq!(p.history()[0]["outcome"], "interrupted");
 }
+
+#[test]
+fn sigkill_at_any_moment_leaves_a_whole_prd_json() {
+    // The agent only signals, so every prd.json write in these runs is ralph's own.
+    let stories: Vec<String> = (0..30).map(|i| story(&format!("S{i}"), i, &[])).collect();
+    let p = Project::new(&prd("ralph/f", &stories));
+    p.agent("claude", "echo \"STORY COMPLETE: $RALPH_STORY_ID\"");
+    for delay_ms in [5u64, 20, 40, 60, 80, 100, 130, 160] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
+            .args(["run", "30", "--sleep", "0", "--grace", "0.3"])
+            .current_dir(p.root())
+            .env("PATH", p.path_env())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        p.ralph().arg("validate").assert().code(0);
+    }
+    let done = (0..30).filter(|i| p.passes(&format!("S{i}"))).count();
+    assert!(done > 0, "the runs were killed before ralph wrote anything");
+}
