@@ -321,3 +321,22 @@ fn sigkill_at_any_moment_leaves_a_whole_prd_json() {
     let done = (0..30).filter(|i| p.passes(&format!("S{i}"))).count();
     assert!(done > 0, "the runs were killed before ralph wrote anything");
 }
+
+#[test]
+fn agent_does_not_outlive_a_sigkilled_ralph() {
+    let p = Project::new(&one_story());
+    p.agent("claude", "echo $$ > \"$D/pid\"\nsleep 30");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
+        .args(["run", "--sleep", "0"])
+        .current_dir(p.root())
+        .env("PATH", p.path_env())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(10, || p.fake.join("pid").exists());
+    let pid = p.read_pid("pid");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    wait_for(5, || !alive(pid));
+}

@@ -221,6 +221,16 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
     for (k, v) in s.env {
         cmd.env(k, v);
     }
+    #[cfg(target_os = "linux")]
+    // SAFETY: the closure runs between fork and exec and only makes one prctl(2) call, which is
+    // async-signal-safe. If ralph itself is killed (even by SIGKILL), the agent gets SIGTERM
+    // instead of running on unsupervised.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0);
+            Ok(())
+        });
+    }
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|source| AgentError::Spawn {
         program: program.clone(),
