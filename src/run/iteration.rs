@@ -80,11 +80,20 @@ pub fn last_lines(s: &str, n: usize) -> String {
 const NOTE_TAIL: usize = 4096;
 
 fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
-    let file = std::fs::OpenOptions::new()
+    let file = match std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .ok()?;
+    {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!(
+                "ralph: warning: {}: cannot open the iteration log ({e}); output goes to the terminal only",
+                path.display()
+            );
+            return None;
+        }
+    };
     Some(Arc::new(Mutex::new(LogSink {
         file,
         redact: super::redact_for_log,
