@@ -1,6 +1,6 @@
 //! `ralph.toml` and the settings of `ralph run`, merged: CLI > `RALPH_*` env > file > defaults.
 //!
-//! Owns the file format (sections `[agent]`, `[run]`, `[verify]`), its errors (an unknown key
+//! Owns the file format (sections `[agent]`, `[run]`, `[verify]`, `[compact]`), its errors (an unknown key
 //! names the nearest valid one and its line), the environment variables and the merge. Does
 //! not own what the settings do (see `crate::run`).
 //!
@@ -18,6 +18,9 @@
 //! compact = true
 //! [verify]
 //! commands = ["cargo test"]
+//! [compact]
+//! threshold = 400          # compact progress.txt when it has more lines than this
+//! keep_recent = 200        # lines of recent entries kept verbatim
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -28,7 +31,7 @@ use crate::agent::{AgentKind, PromptMode};
 /// The file name, at the project root.
 pub const FILE: &str = "ralph.toml";
 
-const SECTIONS: &[&str] = &["agent", "run", "verify"];
+const SECTIONS: &[&str] = &["agent", "run", "verify", "compact"];
 const AGENT_KEYS: &[&str] = &["name", "cmd", "prompt_mode"];
 const RUN_KEYS: &[&str] = &[
     "iterations",
@@ -39,6 +42,7 @@ const RUN_KEYS: &[&str] = &[
     "compact",
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
+const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
 
 /// A bad setting, with where it came from.
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +80,9 @@ pub struct Layer {
     pub no_wait: Option<bool>,
     pub compact: Option<bool>,
     pub verify: Option<Vec<String>>,
+    /// progress.txt compaction: line threshold and recent lines kept verbatim.
+    pub compact_threshold: Option<usize>,
+    pub compact_keep_recent: Option<usize>,
     /// Hidden: SIGTERM→SIGKILL grace (default 10 s).
     pub grace: Option<Duration>,
     /// Hidden: cap on one rate-limit wait.
@@ -95,6 +102,8 @@ pub struct Settings {
     pub no_wait: bool,
     pub compact: bool,
     pub verify: Vec<String>,
+    pub compact_threshold: usize,
+    pub compact_keep_recent: usize,
     pub grace: Duration,
     pub max_wait: Option<Duration>,
 }
@@ -112,6 +121,8 @@ impl Default for Settings {
             no_wait: false,
             compact: true,
             verify: vec![],
+            compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
+            compact_keep_recent: crate::progress::compact::DEFAULT_KEEP_RECENT,
             grace: Duration::from_secs(10),
             max_wait: None,
         }
@@ -167,6 +178,8 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         no_wait: pick!(no_wait, d.no_wait),
         compact: pick!(compact, d.compact),
         verify: pick!(verify, d.verify),
+        compact_threshold: pick!(compact_threshold, d.compact_threshold),
+        compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
         grace: pick!(grace, d.grace),
         max_wait: layers.iter().find_map(|l| l.max_wait),
     }
@@ -257,6 +270,12 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
                 .map(String::from)
                 .collect()
         }),
+        compact_threshold: v("RALPH_COMPACT_THRESHOLD")
+            .map(|s| parse_count("RALPH_COMPACT_THRESHOLD", &s).map(|n| n as usize))
+            .transpose()?,
+        compact_keep_recent: v("RALPH_COMPACT_KEEP_RECENT")
+            .map(|s| parse_count("RALPH_COMPACT_KEEP_RECENT", &s).map(|n| n as usize))
+            .transpose()?,
         grace: dur("RALPH_GRACE")?,
         max_wait: dur("RALPH_MAX_WAIT")?,
     })
@@ -315,6 +334,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
             "agent" => AGENT_KEYS,
             "run" => RUN_KEYS,
             "verify" => VERIFY_KEYS,
+            "compact" => COMPACT_KEYS,
             _ => {
                 return Err(ConfigError::UnknownKey {
                     place: format!("{file}:{}", line_of(text, None, section)),
@@ -384,6 +404,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "sleep") => layer.sleep = Some(dur(v)?),
                 ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
+                ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
+                ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),
                 _ => {
                     // [verify] commands: a string or a list of strings.
                     let cmds = match v {

@@ -87,6 +87,7 @@ impl RunArgs {
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
+            ..Layer::default()
         }
     }
 }

@@ -110,14 +110,23 @@ pub fn redact_for_log(s: &str) -> String {
     s.to_string()
 }
 
-/// Pre-iteration housekeeping (progress.txt compaction). Returns a line for the status output,
-/// e.g. "compacted progress.txt: 512 -> 190 lines". Honours `--no-compact`.
-fn before_iteration(_root: &Path, settings: &Settings) -> Option<String> {
+/// Pre-iteration housekeeping: compact progress.txt when it is over the threshold. Returns a
+/// line for the status output ("compacted progress.txt: 512 -> 190 lines, ..."). Honours
+/// `--no-compact`. A failed compaction never stops the loop: it is reported and skipped (the
+/// original is untouched, see `progress::store`).
+fn before_iteration(root: &Path, settings: &Settings) -> Option<String> {
     if !settings.compact {
         return None;
     }
-    // The compaction module (`crate::progress::compact::auto`) is called here once merged.
-    None
+    let opts = crate::progress::compact::Options {
+        threshold: settings.compact_threshold,
+        keep_recent: settings.compact_keep_recent,
+        ..crate::progress::compact::Options::default()
+    };
+    match crate::progress::compact::auto(root, &opts) {
+        Ok(summary) => summary.map(|s| s.to_string()),
+        Err(e) => Some(format!("progress.txt not compacted: {e}")),
+    }
 }
 
 /// The state dir `.ralph/` under the root.
