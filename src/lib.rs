@@ -16,6 +16,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod config;
 pub mod context;
 pub mod exit;
 pub mod fsutil;

@@ -1,1 +1,435 @@
-//! placeholder: agent
+//! Agent presets and how one agent run is invoked.
+//!
+//! Owns: the preset table (each real CLI's headless flags), custom `--agent-cmd` commands (split
+//! with shell-words rules, never through a shell), how the prompt reaches the agent (stdin, an
+//! argument, a file) including the 128 KiB single-argument cap, and finding the program on PATH.
+//! Spawning and supervising the process is in [`process`]; reading its output for completion and
+//! rate-limit messages is in [`detect`]. Does not own the loop or the prompt's content.
+
+pub mod detect;
+pub mod process;
+
+use std::path::{Path, PathBuf};
+
+/// Linux caps a single argv string at 32 pages (MAX_ARG_STRLEN = 128 KiB, including the NUL).
+pub const MAX_ARG_BYTES: usize = 128 * 1024 - 1;
+
+/// The agent CLIs ralph knows, plus `custom`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentKind {
+    Claude,
+    Codex,
+    Amp,
+    Copilot,
+    Gemini,
+    Opencode,
+    Custom,
+}
+
+impl AgentKind {
+    pub const NAMES: &'static [&'static str] = &[
+        "claude", "codex", "amp", "copilot", "gemini", "opencode", "custom",
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::Claude => "claude",
+            AgentKind::Codex => "codex",
+            AgentKind::Amp => "amp",
+            AgentKind::Copilot => "copilot",
+            AgentKind::Gemini => "gemini",
+            AgentKind::Opencode => "opencode",
+            AgentKind::Custom => "custom",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<AgentKind> {
+        let all = [
+            AgentKind::Claude,
+            AgentKind::Codex,
+            AgentKind::Amp,
+            AgentKind::Copilot,
+            AgentKind::Gemini,
+            AgentKind::Opencode,
+            AgentKind::Custom,
+        ];
+        all.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// How the prompt reaches the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptMode {
+    /// Written to the agent's standard input.
+    Stdin,
+    /// Passed as one argument (at `{prompt}` in a custom command, else last).
+    Arg,
+    /// Written to a file whose path is passed as an argument (at `{prompt_file}`, else last).
+    File,
+}
+
+impl PromptMode {
+    pub fn parse(s: &str) -> Option<PromptMode> {
+        match s {
+            "stdin" => Some(PromptMode::Stdin),
+            "arg" => Some(PromptMode::Arg),
+            "file" => Some(PromptMode::File),
+            _ => None,
+        }
+    }
+}
+
+/// Where the prompt goes within a preset's argv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSpec {
+    pub kind: AgentKind,
+    /// argv: program first. May contain `{prompt}` / `{prompt_file}` placeholders.
+    pub argv: Vec<String>,
+    pub prompt_mode: PromptMode,
+}
+
+/// Why an agent cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("--agent custom needs --agent-cmd \"program args…\" (or [agent] cmd in ralph.toml)")]
+    CustomWithoutCmd,
+    #[error(
+        "--agent-cmd {cmd:?}: {reason}; quote it the way a POSIX shell would (it is split, never run by a shell)"
+    )]
+    BadCmd { cmd: String, reason: String },
+    #[error(
+        "{program} not found on PATH; install it or choose --agent ({})",
+        AgentKind::NAMES.join(", ")
+    )]
+    NotFound { program: String },
+    #[error(
+        "the prompt is {len} bytes, over the {max}-byte limit for one argument, and {kind} cannot read it from a file; use --prompt-mode stdin or file"
+    )]
+    PromptTooLong {
+        kind: &'static str,
+        len: usize,
+        max: usize,
+    },
+    #[error("{path}: cannot write the prompt file: {source}")]
+    PromptFile {
+        path: PathBuf,
+        #[source]
+        source: crate::fsutil::FsError,
+    },
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("waiting for {program}: {source}")]
+    Wait {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+impl AgentSpec {
+    /// The preset for a known CLI (flags checked against each CLI's headless documentation).
+    pub fn preset(kind: AgentKind) -> Option<AgentSpec> {
+        let (argv, mode) = match kind {
+            AgentKind::Claude => (
+                strings(&["claude", "--print", "--dangerously-skip-permissions"]),
+                PromptMode::Stdin,
+            ),
+            AgentKind::Codex => (
+                strings(&["codex", "exec", "--full-auto", "-"]),
+                PromptMode::Stdin,
+            ),
+            AgentKind::Amp => (
+                strings(&["amp", "--dangerously-allow-all"]),
+                PromptMode::Stdin,
+            ),
+            AgentKind::Copilot => (
+                strings(&["copilot", "-p", "{prompt}", "--allow-all-tools"]),
+                PromptMode::Arg,
+            ),
+            AgentKind::Gemini => (
+                strings(&["gemini", "--yolo", "-p", "{prompt}"]),
+                PromptMode::Arg,
+            ),
+            AgentKind::Opencode => (strings(&["opencode", "run", "{prompt}"]), PromptMode::Arg),
+            AgentKind::Custom => return None,
+        };
+        Some(AgentSpec {
+            kind,
+            argv,
+            prompt_mode: mode,
+        })
+    }
+
+    /// A custom command, split with POSIX shell-word rules (never run by a shell).
+    pub fn custom(cmd: &str, mode: Option<PromptMode>) -> Result<AgentSpec, AgentError> {
+        let argv = shell_words::split(cmd).map_err(|e| AgentError::BadCmd {
+            cmd: cmd.to_string(),
+            reason: e.to_string(),
+        })?;
+        if argv.is_empty() {
+            return Err(AgentError::BadCmd {
+                cmd: cmd.to_string(),
+                reason: "it is empty".into(),
+            });
+        }
+        Ok(AgentSpec {
+            kind: AgentKind::Custom,
+            argv,
+            prompt_mode: mode.unwrap_or(PromptMode::Stdin),
+        })
+    }
+
+    /// Resolve the agent from the settings: a preset, or custom when a command is given.
+    pub fn resolve(
+        kind: AgentKind,
+        cmd: Option<&str>,
+        mode: Option<PromptMode>,
+    ) -> Result<AgentSpec, AgentError> {
+        match (kind, cmd) {
+            (_, Some(cmd)) => AgentSpec::custom(cmd, mode),
+            (AgentKind::Custom, None) => Err(AgentError::CustomWithoutCmd),
+            (k, None) => {
+                let mut spec = AgentSpec::preset(k).ok_or(AgentError::CustomWithoutCmd)?;
+                if let Some(m) = mode {
+                    spec.prompt_mode = m;
+                }
+                Ok(spec)
+            }
+        }
+    }
+
+    pub fn program(&self) -> &str {
+        self.argv.first().map(String::as_str).unwrap_or("")
+    }
+
+    /// The program's full path, or a clear error when it is not installed.
+    pub fn locate(&self) -> Result<PathBuf, AgentError> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        which(self.program(), &path).ok_or_else(|| AgentError::NotFound {
+            program: self.program().to_string(),
+        })
+    }
+}
+
+/// How one run of the agent is started: the final argv, what goes on stdin, and the prompt file
+/// to write first (when the prompt travels as a file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    pub argv: Vec<String>,
+    pub stdin: Option<String>,
+    pub prompt_file: Option<PathBuf>,
+    /// Set when an argument-mode prompt was too long and switched to a file.
+    pub switched_to_file: bool,
+}
+
+/// What the agent is told when the prompt is in a file.
+pub fn file_pointer(path: &Path) -> String {
+    format!(
+        "Your full instructions are in the file {}. Read that file now and follow it exactly.",
+        path.display()
+    )
+}
+
+fn place(argv: &[String], placeholder: &str, value: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(argv.len() + 1);
+    let mut placed = false;
+    for a in argv {
+        if a.contains(placeholder) {
+            out.push(a.replace(placeholder, value));
+            placed = true;
+        } else {
+            out.push(a.clone());
+        }
+    }
+    if !placed {
+        out.push(value.to_string());
+    }
+    out
+}
+
+/// Plan an invocation (pure): where the prompt goes, switching an over-long argument to a file.
+/// `prompt_file` is where the prompt would be written if a file is needed.
+pub fn plan(spec: &AgentSpec, prompt: &str, prompt_file: &Path) -> Invocation {
+    let strip = |argv: &[String]| -> Vec<String> {
+        argv.iter()
+            .filter(|a| a.as_str() != "{prompt}" && a.as_str() != "{prompt_file}")
+            .cloned()
+            .collect()
+    };
+    match spec.prompt_mode {
+        PromptMode::Stdin => Invocation {
+            argv: strip(&spec.argv),
+            stdin: Some(prompt.to_string()),
+            prompt_file: None,
+            switched_to_file: false,
+        },
+        PromptMode::Arg if prompt.len() <= MAX_ARG_BYTES && !prompt.contains('\0') => Invocation {
+            argv: place(&spec.argv, "{prompt}", prompt),
+            stdin: None,
+            prompt_file: None,
+            switched_to_file: false,
+        },
+        PromptMode::Arg => {
+            // Too long for one argument: the agent gets a pointer to the file instead.
+            let pointer = file_pointer(prompt_file);
+            Invocation {
+                argv: place(&spec.argv, "{prompt}", &pointer),
+                stdin: None,
+                prompt_file: Some(prompt_file.to_path_buf()),
+                switched_to_file: true,
+            }
+        }
+        PromptMode::File => {
+            let has_file_slot = spec.argv.iter().any(|a| a.contains("{prompt_file}"));
+            let base: Vec<String> = if has_file_slot {
+                spec.argv
+                    .iter()
+                    .filter(|a| a.as_str() != "{prompt}")
+                    .cloned()
+                    .collect()
+            } else {
+                strip(&spec.argv)
+            };
+            let value = if has_file_slot || spec.kind == AgentKind::Custom {
+                prompt_file.display().to_string()
+            } else {
+                // A preset that expects prompt text gets a sentence pointing to the file.
+                file_pointer(prompt_file)
+            };
+            Invocation {
+                argv: place(&base, "{prompt_file}", &value),
+                stdin: None,
+                prompt_file: Some(prompt_file.to_path_buf()),
+                switched_to_file: false,
+            }
+        }
+    }
+}
+
+/// Find `program` like a shell would: a name with a `/` is used as is, otherwise each PATH entry
+/// is tried in order; only executable regular files count.
+pub fn which(program: &str, path_var: &std::ffi::OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let is_exec = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    };
+    if program.is_empty() {
+        return None;
+    }
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return is_exec(&p).then_some(p);
+    }
+    std::env::split_paths(path_var)
+        .map(|dir| {
+            if dir.as_os_str().is_empty() {
+                PathBuf::from(".").join(program)
+            } else {
+                dir.join(program)
+            }
+        })
+        .find(|p| is_exec(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_put_the_prompt_where_each_cli_expects_it() {
+        let f = Path::new("/p/prompt.md");
+        let claude = plan(&AgentSpec::preset(AgentKind::Claude).unwrap(), "hi", f);
+        assert_eq!(
+            claude.argv,
+            ["claude", "--print", "--dangerously-skip-permissions"]
+        );
+        assert_eq!(claude.stdin.as_deref(), Some("hi"));
+        let codex = plan(&AgentSpec::preset(AgentKind::Codex).unwrap(), "hi", f);
+        assert_eq!(codex.argv, ["codex", "exec", "--full-auto", "-"]);
+        let copilot = plan(&AgentSpec::preset(AgentKind::Copilot).unwrap(), "hi", f);
+        assert_eq!(copilot.argv, ["copilot", "-p", "hi", "--allow-all-tools"]);
+        assert_eq!(copilot.stdin, None);
+        let gemini = plan(&AgentSpec::preset(AgentKind::Gemini).unwrap(), "a b", f);
+        assert_eq!(gemini.argv, ["gemini", "--yolo", "-p", "a b"]);
+        let oc = plan(&AgentSpec::preset(AgentKind::Opencode).unwrap(), "x", f);
+        assert_eq!(oc.argv, ["opencode", "run", "x"]);
+        assert!(AgentSpec::preset(AgentKind::Custom).is_none());
+    }
+
+    #[test]
+    fn over_long_argument_switches_to_a_file_pointer() {
+        let big = "x".repeat(MAX_ARG_BYTES + 1);
+        let f = Path::new("/p/prompt.md");
+        let inv = plan(&AgentSpec::preset(AgentKind::Gemini).unwrap(), &big, f);
+        assert!(inv.switched_to_file);
+        assert_eq!(inv.prompt_file.as_deref(), Some(f));
+        assert!(inv.argv[3].contains("/p/prompt.md"));
+        assert!(inv.argv.iter().all(|a| a.len() < 1000));
+        let fits = "x".repeat(MAX_ARG_BYTES);
+        assert!(!plan(&AgentSpec::preset(AgentKind::Gemini).unwrap(), &fits, f).switched_to_file);
+    }
+
+    #[test]
+    fn custom_commands_split_like_a_shell_without_running_one() {
+        let spec = AgentSpec::custom("my-agent --model 'big one' \"$HOME\"", None).unwrap();
+        assert_eq!(spec.argv, ["my-agent", "--model", "big one", "$HOME"]);
+        assert_eq!(spec.prompt_mode, PromptMode::Stdin);
+        assert!(matches!(
+            AgentSpec::custom("bad 'quote", None),
+            Err(AgentError::BadCmd { .. })
+        ));
+        assert!(AgentSpec::custom("  ", None).is_err());
+        let f = Path::new("/t/p.md");
+        let arg = AgentSpec::custom("a --x", Some(PromptMode::Arg)).unwrap();
+        assert_eq!(
+            plan(&arg, "P; rm -rf /", f).argv,
+            ["a", "--x", "P; rm -rf /"]
+        );
+        let file = AgentSpec::custom("a --in {prompt_file} -v", Some(PromptMode::File)).unwrap();
+        assert_eq!(plan(&file, "P", f).argv, ["a", "--in", "/t/p.md", "-v"]);
+        let file2 = AgentSpec::custom("a", Some(PromptMode::File)).unwrap();
+        assert_eq!(plan(&file2, "P", f).argv, ["a", "/t/p.md"]);
+    }
+
+    #[test]
+    fn resolve_needs_a_command_for_custom() {
+        assert!(matches!(
+            AgentSpec::resolve(AgentKind::Custom, None, None),
+            Err(AgentError::CustomWithoutCmd)
+        ));
+        let s = AgentSpec::resolve(AgentKind::Claude, Some("x y"), None).unwrap();
+        assert_eq!(s.kind, AgentKind::Custom);
+    }
+
+    #[test]
+    fn which_finds_executables_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("tool");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(dir.path().join("plain"), "").unwrap();
+        let path = std::env::join_paths([Path::new("/nonexistent"), dir.path()]).unwrap();
+        assert_eq!(which("tool", &path), Some(exe));
+        assert_eq!(which("plain", &path), None);
+        assert_eq!(which("missing", &path), None);
+        let err = AgentSpec::preset(AgentKind::Claude).unwrap();
+        let msg = AgentError::NotFound {
+            program: err.program().into(),
+        }
+        .to_string();
+        assert!(msg.starts_with("claude not found on PATH; install it or choose --agent"));
+    }
+}

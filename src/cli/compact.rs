@@ -11,8 +11,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Ctx;
+use crate::agent::{AgentSpec, PromptMode};
+use crate::config::{self, Layer, Settings};
 use crate::exit::Code;
-use crate::progress::compact::{self, DEFAULT_KEEP_RECENT, DEFAULT_THRESHOLD, Options};
+use crate::progress::compact::{self, Options};
 use crate::progress::{self, CommandSummarizer, Stats, SummaryMethod, store};
 
 /// Environment variable holding the agent command for `--summarizer agent`.
@@ -58,11 +60,14 @@ pub struct CompactArgs {
     pub summarizer_timeout: u64,
 }
 
-/// The options, or a usage message.
-fn options(args: &CompactArgs) -> Result<Options, String> {
+/// The options, or a usage message. Threshold and keep-recent come from the flags, then
+/// `RALPH_COMPACT_*`, then `[compact]` in ralph.toml. The summarizer agent is `--summarizer-cmd`,
+/// else `RALPH_AGENT_CMD`, else the agent configured for `ralph run` when it reads its prompt
+/// on stdin.
+fn options(args: &CompactArgs, settings: &Settings) -> Result<Options, String> {
     let mut opts = Options {
-        threshold: args.threshold.unwrap_or(DEFAULT_THRESHOLD),
-        keep_recent: args.keep_recent.unwrap_or(DEFAULT_KEEP_RECENT),
+        threshold: settings.compact_threshold,
+        keep_recent: settings.compact_keep_recent,
         force: args.force,
         summarizer: None,
     };
@@ -72,19 +77,31 @@ fn options(args: &CompactArgs) -> Result<Options, String> {
         }
         SummarizerKind::Deterministic => {}
         SummarizerKind::Agent => {
-            let cmd = args
+            let timeout = Duration::from_secs(args.summarizer_timeout);
+            let explicit = args
                 .summarizer_cmd
                 .clone()
                 .or_else(|| std::env::var(AGENT_CMD_ENV).ok())
-                .filter(|c| !c.trim().is_empty())
-                .ok_or_else(|| {
-                    format!(
-                        "--summarizer agent needs a command: pass --summarizer-cmd \"<program> <args>\" or set {AGENT_CMD_ENV}"
+                .filter(|c| !c.trim().is_empty());
+            let s = match explicit {
+                Some(cmd) => CommandSummarizer::from_command_line(&cmd, timeout),
+                None => {
+                    let spec = AgentSpec::resolve(
+                        settings.agent,
+                        settings.agent_cmd.as_deref(),
+                        settings.prompt_mode,
                     )
-                })?;
-            let timeout = Duration::from_secs(args.summarizer_timeout);
-            let s =
-                CommandSummarizer::from_command_line(&cmd, timeout).map_err(|e| e.to_string())?;
+                    .map_err(|e| e.to_string())?;
+                    if spec.prompt_mode != PromptMode::Stdin {
+                        return Err(format!(
+                            "--summarizer agent: the configured agent ({}) takes its prompt as an argument or file; pass --summarizer-cmd \"<program> <args>\" (prompt on stdin) or set {AGENT_CMD_ENV}",
+                            spec.kind.name()
+                        ));
+                    }
+                    CommandSummarizer::new(spec.argv, timeout)
+                }
+            }
+            .map_err(|e| e.to_string())?;
             opts.summarizer = Some(Arc::new(s));
         }
     }
@@ -124,7 +141,15 @@ fn describe(s: &Stats) -> String {
 }
 
 pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
-    let opts = match options(&args) {
+    let file = config::load_file(&ctx.root)?;
+    let env = config::from_env(|k| std::env::var(k).ok())?;
+    let flags = Layer {
+        compact_threshold: args.threshold,
+        compact_keep_recent: args.keep_recent,
+        ..Layer::default()
+    };
+    let settings = config::resolve(&[&flags, &env, &file]);
+    let opts = match options(&args, &settings) {
         Ok(o) => o,
         Err(msg) => {
             eprintln!("error: {msg}");

@@ -1,27 +1,209 @@
-//! `ralph run` and `ralph demo` (owned by the loop work; placeholder until it lands).
+//! `ralph run` and `ralph demo`: flags, settings precedence (CLI > RALPH_* env > ralph.toml >
+//! defaults), `--dry-run` output, and exit codes. The loop itself is `crate::run`.
 
+use anyhow::Context;
 use clap::Args;
+use std::io::Read;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::Ctx;
+use crate::agent::{AgentKind, AgentSpec, PromptMode};
+use crate::config::{self, Layer};
 use crate::exit::Code;
+use crate::run::{self, Options, demo, signals};
+
+fn duration(s: &str) -> Result<Duration, String> {
+    config::parse_duration(s)
+}
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Maximum number of iterations.
+    /// Maximum number of iterations (default 10; rate-limited attempts do not count).
+    #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub iterations: Option<u32>,
+    /// The agent CLI to run (default claude).
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentKind>,
+    /// A custom agent command, split like a shell would but never run by one (implies --agent custom).
+    #[arg(long, value_name = "CMD")]
+    pub agent_cmd: Option<String>,
+    /// How the prompt reaches the agent (default: the preset's; stdin for custom).
+    #[arg(long, value_enum)]
+    pub prompt_mode: Option<PromptMode>,
+    /// Run this story (it must be ready) before any other.
+    #[arg(long, value_name = "ID")]
+    pub story: Option<String>,
+    /// A command that must exit 0 before a story counts as done (repeatable; run with sh -c).
+    #[arg(long, value_name = "CMD")]
+    pub verify: Vec<String>,
+    /// Per-iteration time limit, e.g. 45m, 1h30m, 600 (default 60m).
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub timeout: Option<Duration>,
+    /// Pause between iterations (default 2s).
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub sleep: Option<Duration>,
+    /// Skip a story after this many iterations in a row without progress (default 3).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_failures: Option<u32>,
+    /// On a usage/rate limit, exit 1 instead of waiting for the reset.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Print the chosen story, the exact prompt and argv; change nothing, run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not compact progress.txt before iterations.
+    #[arg(long)]
+    pub no_compact: bool,
+    /// Time between SIGTERM and SIGKILL when stopping the agent (default 10s).
+    #[arg(long, value_name = "DURATION", value_parser = duration, hide = true)]
+    pub grace: Option<Duration>,
+    /// Cap on one rate-limit wait (tests).
+    #[arg(long, value_name = "DURATION", value_parser = duration, hide = true)]
+    pub max_wait: Option<Duration>,
 }
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Where to create the demo project (default: a new temp dir).
     pub dir: Option<PathBuf>,
+    /// Act as the demo's scripted agent (started by the demo itself).
+    #[arg(long, hide = true)]
+    pub scripted_agent: bool,
 }
 
-pub fn run(_ctx: &Ctx, _args: RunArgs) -> anyhow::Result<Code> {
-    anyhow::bail!("ralph run is not built yet")
+impl RunArgs {
+    fn layer(&self) -> Layer {
+        Layer {
+            agent: self.agent,
+            agent_cmd: self.agent_cmd.clone(),
+            prompt_mode: self.prompt_mode,
+            iterations: self.iterations,
+            timeout: self.timeout,
+            sleep: self.sleep,
+            max_failures: self.max_failures,
+            no_wait: self.no_wait.then_some(true),
+            compact: self.no_compact.then_some(false),
+            verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
+            grace: self.grace,
+            max_wait: self.max_wait,
+            ..Layer::default()
+        }
+    }
 }
 
-pub fn demo(_ctx: &Ctx, _args: DemoArgs) -> anyhow::Result<Code> {
-    anyhow::bail!("ralph demo is not built yet")
+fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
+    let file = config::load_file(&ctx.root)?;
+    let env = config::from_env(|k| std::env::var(k).ok())?;
+    let settings = config::resolve(&[&args.layer(), &env, &file]);
+    let agent = AgentSpec::resolve(
+        settings.agent,
+        settings.agent_cmd.as_deref(),
+        settings.prompt_mode,
+    )?;
+    Ok(Options {
+        root: ctx.root.clone(),
+        prd_path: ctx.prd_path.clone(),
+        settings,
+        agent,
+        story: args.story.clone(),
+        echo: true,
+        env: vec![],
+    })
+}
+
+fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
+    let plan =
+        run::dry_run(opts).with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
+    let Some((id, title)) = &plan.story else {
+        if plan.all_done {
+            println!("nothing to run: every story passes");
+            return Ok(Code::OK);
+        }
+        println!("nothing to run: no ready story");
+        for l in &plan.not_runnable {
+            println!("  {l}");
+        }
+        return Ok(Code::NO_READY);
+    };
+    println!("story: {id} {title}");
+    match &plan.located {
+        Ok(p) => println!("agent: {} ({})", opts.agent.kind.name(), p.display()),
+        Err(e) => println!("agent: {} (warning: {e})", opts.agent.kind.name()),
+    }
+    println!("argv: {}", shell_words::join(&plan.invocation.argv));
+    match (&plan.invocation.stdin, &plan.invocation.prompt_file) {
+        (Some(_), _) => println!("prompt: on stdin, {} bytes", plan.prompt.len()),
+        (None, Some(f)) => println!(
+            "prompt: in the file {} ({} bytes)",
+            f.display(),
+            plan.prompt.len()
+        ),
+        (None, None) => println!("prompt: as an argument, {} bytes", plan.prompt.len()),
+    }
+    let s = &opts.settings;
+    println!(
+        "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress",
+        s.iterations,
+        run::ratelimit::format_remaining(s.timeout),
+        run::ratelimit::format_remaining(s.sleep),
+        s.max_failures
+    );
+    if !s.verify.is_empty() {
+        println!("verify: {}", s.verify.join(" && "));
+    }
+    println!("--- prompt ---");
+    print!("{}", plan.prompt);
+    Ok(Code::OK)
+}
+
+pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
+    let opts = options(ctx, &args)?;
+    if args.dry_run {
+        return print_dry_run(&opts);
+    }
+    let flag = signals::install().context("cannot install the Ctrl-C handler")?;
+    let exit = run::run(&opts, &flag).context("ralph run stopped")?;
+    Ok(exit.code())
+}
+
+pub fn demo(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<Code> {
+    if args.scripted_agent {
+        let mut prompt = String::new();
+        // The prompt arrives on stdin; the scripted agent only reports its size.
+        let _ = std::io::stdin().read_to_string(&mut prompt);
+        let story = std::env::var("RALPH_STORY_ID").map_err(|_| demo::DemoError::NoStory)?;
+        let attempt = std::env::var("RALPH_ATTEMPT")
+            .ok()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(1);
+        let dir = std::env::current_dir().context("cannot read the current directory")?;
+        demo::scripted_agent(&dir, &story, attempt, &prompt)?;
+        return Ok(Code::OK);
+    }
+    let dir = match args.dir {
+        Some(d) => d,
+        None => tempfile::Builder::new()
+            .prefix("ralph-demo-")
+            .tempdir()
+            .context("cannot create a temp dir for the demo")?
+            .keep(),
+    };
+    demo::create(&dir)?;
+    eprintln!(
+        "ralph demo: created {} (git repo, prd.json with 5 stories and dependencies)\n\
+         ralph demo: running the loop with a scripted agent; verify gate: sh check.sh\n",
+        dir.display()
+    );
+    let exe = std::env::current_exe().context("cannot find the ralph executable")?;
+    let opts = demo::options(&dir, &exe);
+    let flag = signals::install().context("cannot install the Ctrl-C handler")?;
+    let exit = run::run(&opts, &flag).context("ralph demo stopped")?;
+    if exit == run::Exit::AllDone {
+        eprintln!(
+            "\nralph demo: done. Look around: cd {} && ralph status && git log --oneline",
+            dir.display()
+        );
+    }
+    Ok(exit.code())
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runner overhead per iteration of `ralph run` (everything but the agent).
+#
+# Builds --release, generates a git project with a 2,000-story prd.json and a 100,000-line
+# progress.txt, and runs `ralph run N` with a no-op agent (reads its prompt, does nothing).
+# Overhead per iteration = (wall time of the run - time spent inside the agent, as recorded
+# in .ralph/history.jsonl) / N. Prints the median over RUNS runs. Target: < 20 ms.
+#
+# Usage: scripts/bench-run.sh [RUNS=5] [N=20]
+set -euo pipefail
+RUNS=${1:-5}
+N=${2:-20}
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+cargo build --release --quiet
+bin="${CARGO_TARGET_DIR:-$here/target}/release/ralph"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/bin"
+printf '#!/bin/sh\ncat >/dev/null\n' > "$work/bin/noop-agent"
+chmod +x "$work/bin/noop-agent"
+
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+stories = []
+for i in range(2000):
+    s = {"id": f"S-{i:04d}", "title": f"Story number {i}", "description": "As a user I want thing %d so that it works." % i,
+         "acceptanceCriteria": ["criterion one", "criterion two", "typecheck passes"],
+         "priority": i + 1, "passes": False, "notes": ""}
+    if i > 0 and i % 3 == 0:
+        s["blockedBy"] = [f"S-{i-1:04d}"]
+    stories.append(s)
+prd = {"project": "bench", "branchName": "ralph/bench", "description": "benchmark", "userStories": stories}
+with open(f"{work}/prd.json", "w") as f:
+    f.write(json.dumps(prd, indent=2) + "\n")
+with open(f"{work}/progress.txt", "w") as f:
+    f.write("# Ralph Progress Log\nStarted: bench\n---\n## Codebase Patterns\n- pattern a\n- pattern b\n---\n")
+    n = 8
+    i = 0
+    while n < 100000:
+        f.write(f"## 2026-01-01 00:00 - S-{i % 2000:04d}\n- did a thing\n- Files changed: src/x.rs\n- **Learnings for future iterations:**\n  - learned {i}\n---\n")
+        n += 6
+        i += 1
+PY
+echo "prd.json: $(wc -c < "$work/prd.json") bytes, 2000 stories; progress.txt: $(wc -l < "$work/progress.txt") lines"
+
+results=()
+for r in $(seq 1 "$RUNS"); do
+  proj="$work/proj-$r"
+  mkdir -p "$proj"
+  cp "$work/prd.json" "$work/progress.txt" "$proj/"
+  printf '.ralph/\n' > "$proj/.gitignore"
+  git -C "$proj" init -q
+  git -C "$proj" -c user.name=b -c user.email=b@example.com add -A
+  git -C "$proj" -c user.name=b -c user.email=b@example.com commit -qm init
+  start=$(date +%s%N)
+  set +e
+  (cd "$proj" && PATH="$work/bin:$PATH" "$bin" run "$N" --agent-cmd noop-agent --sleep 0 --max-failures 1000 --no-compact >/dev/null 2>&1)
+  code=$?
+  set -e
+  end=$(date +%s%N)
+  [ "$code" = 3 ] || { echo "unexpected exit code $code"; exit 1; }
+  agent_ms=$(python3 -c "import json,sys; print(sum(json.loads(l)['duration_ms'] for l in open(sys.argv[1])))" "$proj/.ralph/history.jsonl")
+  wall_ms=$(( (end - start) / 1000000 ))
+  per=$(python3 -c "print(f'{($wall_ms - $agent_ms) / $N:.2f}')")
+  per_all=$(python3 -c "print(f'{$wall_ms / $N:.2f}')")
+  echo "run $r: wall ${wall_ms} ms for $N iterations, agent ${agent_ms} ms; overhead ${per} ms/iteration (${per_all} ms including the agent)"
+  results+=("$per")
+done
+median=$(printf '%s\n' "${results[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+echo "median runner overhead: ${median} ms/iteration (target < 20 ms)"

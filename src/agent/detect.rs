@@ -1,0 +1,94 @@
+//! Reading an agent's output: completion signals and usage/rate-limit messages (pure functions).
+//!
+//! Owns what counts as "the agent said it is done" and "the agent hit a limit". Does not decide
+//! what happens next (see `crate::run::outcome`) or parse reset times (`crate::run::ratelimit`).
+
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// The completion signal on one output line, if it is one for `story_id`.
+/// Only a line of its own counts (surrounding whitespace allowed): `<promise>COMPLETE</promise>`
+/// or `STORY COMPLETE: <id>` naming this story. A tag inside a sentence (the agent quoting its
+/// instructions) does not count, nor a `STORY COMPLETE` for another story.
+pub fn is_completion_line(line: &str, story_id: &str) -> bool {
+    let t = line.trim();
+    if t == "<promise>COMPLETE</promise>" {
+        return true;
+    }
+    t.strip_prefix("STORY COMPLETE:")
+        .map(|rest| rest.trim() == story_id)
+        .unwrap_or(false)
+}
+
+/// Whether any line of `text` is a completion signal for `story_id`.
+pub fn has_completion(text: &str, story_id: &str) -> bool {
+    text.lines().any(|l| is_completion_line(l, story_id))
+}
+
+fn limit_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?ix)
+            usage\x20limit
+            | rate[\x20_-]?limit(ed|[\x20_]exceeded|[\x20_]reached|_error)?
+            | too\x20many\x20requests
+            | quota\x20exceeded | exceeded\x20your\x20current\x20quota | resource_exhausted
+            | (^|[^0-9])429([^0-9]|$)
+            | (hit|reached)\x20your\x20limit
+            | limit\x20reached\|\d{9,}
+            | \d+-hour\x20limit
+            | limit\x20reached.*resets",
+        )
+        .expect("a literal regex")
+    })
+}
+
+/// The first line that reads like a usage or rate-limit message ("usage limit reached … resets
+/// 7pm (Asia/Tokyo)", "rate limit", "429", "quota exceeded"), if any.
+pub fn rate_limit_line(text: &str) -> Option<&str> {
+    text.lines().find(|l| limit_re().is_match(l)).map(str::trim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_needs_a_line_of_its_own_and_the_right_story() {
+        assert!(has_completion("work\n<promise>COMPLETE</promise>\n", "A"));
+        assert!(has_completion("  STORY COMPLETE: US-001  ", "US-001"));
+        assert!(!has_completion("STORY COMPLETE: US-002", "US-001"));
+        assert!(!has_completion(
+            "print <promise>COMPLETE</promise> when done",
+            "A"
+        ));
+        assert!(!has_completion("When done print: STORY COMPLETE: A", "A"));
+        assert!(!has_completion("", "A"));
+    }
+
+    #[test]
+    fn recognises_common_limit_messages() {
+        for msg in [
+            "Claude usage limit reached. Your limit will reset at 7pm (Asia/Tokyo).",
+            "5-hour limit reached ∙ resets 7pm",
+            "Error: rate limit exceeded",
+            "API Error: 429 {\"type\":\"error\"}",
+            "HTTP 429 Too Many Requests",
+            "You exceeded your current quota, please check your plan",
+            "Quota exceeded for quota metric",
+            "RESOURCE_EXHAUSTED",
+            "Claude AI usage limit reached|1750000000",
+            "You've hit your limit · resets 3am",
+        ] {
+            assert!(rate_limit_line(msg).is_some(), "{msg}");
+        }
+        for msg in [
+            "all 4290 tests passed",
+            "wrote src/limits.rs",
+            "STORY COMPLETE: A",
+        ] {
+            assert!(rate_limit_line(msg).is_none(), "{msg}");
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! Running one child process (an agent or a verify command) under supervision.
+//!
+//! Owns: starting it in its own process group, feeding its stdin, streaming stdout and stderr
+//! live to the terminal and line by line to a log (through a redaction function), keeping a
+//! bounded tail in memory, the timeout (SIGTERM to the whole group, a grace period, SIGKILL),
+//! forwarding an interrupt the same way, and making sure no descendant in the group outlives the
+//! run. Does not interpret the output (see [`super::detect`]).
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::AgentError;
+
+/// How much output is kept in memory (the log file has all of it).
+pub const TAIL_BYTES: usize = 64 * 1024;
+
+/// A called-back function that sees every complete output line (stdout and stderr).
+pub type LineWatch = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Where output lines are logged: an open file and the redaction applied to each line.
+pub struct LogSink {
+    pub file: std::fs::File,
+    pub redact: fn(&str) -> String,
+}
+
+/// What to run and how to supervise it.
+pub struct Supervise<'a> {
+    pub argv: &'a [String],
+    pub cwd: &'a Path,
+    pub env: &'a [(String, String)],
+    pub stdin: Option<String>,
+    pub timeout: Duration,
+    /// Time between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    pub log: Option<Arc<Mutex<LogSink>>>,
+    /// Copy output to this process's stdout/stderr as it arrives.
+    pub echo: bool,
+    pub interrupt: &'a AtomicBool,
+    pub watch: Option<LineWatch>,
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    pub exit_code: Option<i32>,
+    /// The signal that ended the process, if one did.
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub interrupted: bool,
+    /// Descendants were still alive after the process exited and had to be stopped.
+    pub stopped_leftovers: bool,
+    /// The last [`TAIL_BYTES`] of stdout and stderr, interleaved as they arrived.
+    pub tail: String,
+    pub duration: Duration,
+}
+
+impl Finished {
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.interrupted
+    }
+}
+
+/// A byte ring: keeps the last `cap` bytes.
+#[derive(Debug)]
+pub struct Tail {
+    buf: VecDeque<u8>,
+    cap: usize,
+}
+
+impl Tail {
+    pub fn new(cap: usize) -> Tail {
+        Tail {
+            buf: VecDeque::with_capacity(cap.min(8192)),
+            cap,
+        }
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        let bytes = if bytes.len() > self.cap {
+            &bytes[bytes.len() - self.cap..]
+        } else {
+            bytes
+        };
+        let overflow = (self.buf.len() + bytes.len()).saturating_sub(self.cap);
+        self.buf.drain(..overflow);
+        self.buf.extend(bytes);
+    }
+
+    pub fn text(&self) -> String {
+        let (a, b) = self.buf.as_slices();
+        let mut v = Vec::with_capacity(a.len() + b.len());
+        v.extend_from_slice(a);
+        v.extend_from_slice(b);
+        String::from_utf8_lossy(&v).into_owned()
+    }
+}
+
+fn signal_group(pgid: i32, sig: i32) -> bool {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
+    unsafe { libc::kill(-pgid, sig) == 0 }
+}
+
+/// Make this process the reaper of its orphaned descendants (Linux), so a grandchild whose
+/// parent exited is reaped here instead of lingering as a zombie under an init that never reaps
+/// (common in containers). Best effort.
+pub fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag on this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// Reap any exited members of the group that became our children (see [`become_subreaper`]).
+fn reap_group(pgid: i32) {
+    // SAFETY: waitpid on a process group with WNOHANG; the status is discarded.
+    unsafe {
+        let mut status = 0;
+        while libc::waitpid(-pgid, &mut status, libc::WNOHANG) > 0 {}
+    }
+}
+
+fn group_alive(pgid: i32) -> bool {
+    reap_group(pgid);
+    if signal_group(pgid, 0) {
+        return true;
+    }
+    std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+enum Stream {
+    Out,
+    Err,
+}
+
+fn pump(
+    mut src: impl Read,
+    stream: Stream,
+    tail: Arc<Mutex<Tail>>,
+    log: Option<Arc<Mutex<LogSink>>>,
+    echo: bool,
+    watch: Option<LineWatch>,
+) {
+    let mut chunk = [0u8; 8192];
+    let mut partial: Vec<u8> = Vec::new();
+    let emit = |line: &[u8]| {
+        let text = String::from_utf8_lossy(line);
+        if let Some(w) = &watch {
+            w(text.trim_end_matches(['\n', '\r']));
+        }
+        if let Some(log) = &log
+            && let Ok(mut sink) = log.lock()
+        {
+            let red = (sink.redact)(&text);
+            // The log is best effort: a full disk must not stop the agent.
+            let _ = sink.file.write_all(red.as_bytes());
+        }
+    };
+    loop {
+        let n = match src.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let bytes = &chunk[..n];
+        if echo {
+            let _ = match stream {
+                Stream::Out => {
+                    let mut o = std::io::stdout().lock();
+                    o.write_all(bytes).and_then(|_| o.flush())
+                }
+                Stream::Err => {
+                    let mut e = std::io::stderr().lock();
+                    e.write_all(bytes).and_then(|_| e.flush())
+                }
+            };
+        }
+        if let Ok(mut t) = tail.lock() {
+            t.push(bytes);
+        }
+        partial.extend_from_slice(bytes);
+        while let Some(pos) = partial.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = partial.drain(..=pos).collect();
+            emit(&line);
+        }
+        if partial.len() > TAIL_BYTES {
+            // A huge line without a newline: log it in pieces rather than grow forever.
+            let line = std::mem::take(&mut partial);
+            emit(&line);
+        }
+    }
+    if !partial.is_empty() {
+        partial.push(b'\n');
+        emit(&partial);
+    }
+}
+
+/// Run a process to the end under supervision. Returns when the process and every descendant
+/// left in its process group are gone (or, for ones that ignore SIGKILL, after one more grace).
+pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
+    let program = s.argv.first().cloned().unwrap_or_default();
+    let mut cmd = Command::new(&program);
+    cmd.args(s.argv.iter().skip(1))
+        .current_dir(s.cwd)
+        .process_group(0)
+        .stdin(if s.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in s.env {
+        cmd.env(k, v);
+    }
+    #[cfg(target_os = "linux")]
+    // SAFETY: the closure runs between fork and exec and only makes one prctl(2) call, which is
+    // async-signal-safe. If ralph itself is killed (even by SIGKILL), the agent gets SIGTERM
+    // instead of running on unsupervised.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0);
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|source| AgentError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    // The child is its own group leader, so its pid is the group id.
+    let pgid = child.id() as i32;
+
+    if let (Some(mut stdin), Some(text)) = (child.stdin.take(), s.stdin) {
+        std::thread::spawn(move || {
+            // EPIPE when the agent does not read its input is fine.
+            let _ = stdin.write_all(text.as_bytes());
+        });
+    }
+    let tail = Arc::new(Mutex::new(Tail::new(TAIL_BYTES)));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let mut readers = 0;
+    if let Some(out) = child.stdout.take() {
+        let (t, l, w, tx) = (
+            tail.clone(),
+            s.log.clone(),
+            s.watch.clone(),
+            done_tx.clone(),
+        );
+        let echo = s.echo;
+        std::thread::spawn(move || {
+            pump(out, Stream::Out, t, l, echo, w);
+            let _ = tx.send(());
+        });
+        readers += 1;
+    }
+    if let Some(err) = child.stderr.take() {
+        let (t, l, w, tx) = (
+            tail.clone(),
+            s.log.clone(),
+            s.watch.clone(),
+            done_tx.clone(),
+        );
+        let echo = s.echo;
+        std::thread::spawn(move || {
+            pump(err, Stream::Err, t, l, echo, w);
+            let _ = tx.send(());
+        });
+        readers += 1;
+    }
+    drop(done_tx);
+
+    let (exit_tx, exit_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = exit_tx.send(child.wait());
+    });
+
+    let mut timed_out = false;
+    let mut interrupted = false;
+    let mut term_at: Option<Instant> = None;
+    let mut killed = false;
+    let status = loop {
+        match exit_rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(Ok(st)) => break Some(st),
+            Ok(Err(source)) => {
+                signal_group(pgid, libc::SIGKILL);
+                return Err(AgentError::Wait { program, source });
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        match term_at {
+            None if s.interrupt.load(Ordering::SeqCst) => {
+                interrupted = true;
+                signal_group(pgid, libc::SIGTERM);
+                term_at = Some(Instant::now());
+            }
+            None if start.elapsed() >= s.timeout => {
+                timed_out = true;
+                signal_group(pgid, libc::SIGTERM);
+                term_at = Some(Instant::now());
+            }
+            Some(t) if !killed && t.elapsed() >= s.grace => {
+                signal_group(pgid, libc::SIGKILL);
+                killed = true;
+            }
+            _ => {}
+        }
+    };
+
+    // The leader is gone; anything left in its group (a background server, a grandchild that
+    // ignores SIGTERM) is stopped the same way, so nothing outlives the iteration.
+    let mut stopped_leftovers = false;
+    if group_alive(pgid) {
+        stopped_leftovers = true;
+        let t = *term_at.get_or_insert_with(|| {
+            signal_group(pgid, libc::SIGTERM);
+            Instant::now()
+        });
+        while group_alive(pgid) && t.elapsed() < s.grace {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if group_alive(pgid) {
+            signal_group(pgid, libc::SIGKILL);
+            let k = Instant::now();
+            while group_alive(pgid) && k.elapsed() < Duration::from_secs(1) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+    // Readers end when every writer of the pipes is gone; a process that left the group and
+    // kept the pipe open must not hang the loop.
+    let read_deadline = Instant::now() + Duration::from_secs(2);
+    for _ in 0..readers {
+        let left = read_deadline.saturating_duration_since(Instant::now());
+        if done_rx.recv_timeout(left).is_err() {
+            break;
+        }
+    }
+    let tail_text = tail.lock().map(|t| t.text()).unwrap_or_default();
+    Ok(Finished {
+        exit_code: status.and_then(|st| st.code()),
+        signal: status.and_then(|st| st.signal()),
+        timed_out,
+        interrupted,
+        stopped_leftovers,
+        tail: tail_text,
+        duration: start.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_only_the_last_bytes() {
+        let mut t = Tail::new(5);
+        t.push(b"abc");
+        t.push(b"defg");
+        assert_eq!(t.text(), "cdefg");
+        t.push(b"0123456789");
+        assert_eq!(t.text(), "56789");
+    }
+
+    fn sh(script: &str, timeout_ms: u64) -> Finished {
+        let never = AtomicBool::new(false);
+        let argv = vec!["/bin/sh".to_string(), "-c".into(), script.into()];
+        supervise(Supervise {
+            argv: &argv,
+            cwd: Path::new("."),
+            env: &[],
+            stdin: Some("input".into()),
+            timeout: Duration::from_millis(timeout_ms),
+            grace: Duration::from_millis(100),
+            log: None,
+            echo: false,
+            interrupt: &never,
+            watch: None,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn captures_exit_code_and_output() {
+        let f = sh("cat; echo out; echo err >&2; exit 3", 5000);
+        assert_eq!(f.exit_code, Some(3));
+        // stdout and stderr are separate pipes: only the order within each is defined.
+        let out_at = f.tail.find("out").unwrap();
+        assert!(f.tail.find("input").unwrap() < out_at);
+        assert!(f.tail.contains("err\n"));
+        assert!(!f.timed_out && !f.success());
+    }
+
+    #[test]
+    fn timeout_kills_a_process_that_ignores_sigterm() {
+        let f = sh("trap '' TERM; while :; do sleep 0.05; done", 200);
+        assert!(f.timed_out);
+        assert_eq!(f.signal, Some(libc::SIGKILL));
+    }
+
+    #[test]
+    fn missing_program_is_a_spawn_error() {
+        let never = AtomicBool::new(false);
+        let argv = vec!["/nonexistent/agent".to_string()];
+        let err = supervise(Supervise {
+            argv: &argv,
+            cwd: Path::new("."),
+            env: &[],
+            stdin: None,
+            timeout: Duration::from_secs(1),
+            grace: Duration::from_millis(10),
+            log: None,
+            echo: false,
+            interrupt: &never,
+            watch: None,
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/agent"));
+    }
+}

@@ -1,0 +1,174 @@
+//! Archiving the previous run when `branchName` changes.
+//!
+//! ralph remembers the last branch (`.ralph/last-branch`) and the last prd.json it saw
+//! (`.ralph/last-prd.json`). When a new prd.json names another branch, the PREVIOUS prd.json
+//! and progress.txt go to `archive/YYYY-MM-DD-<feature>/` and progress.txt starts fresh. (The
+//! original bash Ralph copied the new prd by mistake.) Folder naming is pure; the rest is I/O.
+
+use jiff::{Zoned, civil::Date};
+use std::path::{Path, PathBuf};
+
+use super::RunError;
+use crate::fsutil;
+
+/// `ralph/login-flow` → `login-flow`; `feature/a/b` → `feature-a-b`; unsafe characters → `-`.
+pub fn feature_name(branch: &str) -> String {
+    let b = branch.trim();
+    let b = b.strip_prefix("ralph/").unwrap_or(b);
+    let name: String = b
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = name.trim_matches(['-', '.']).to_string();
+    if name.is_empty() {
+        "unnamed".into()
+    } else {
+        name
+    }
+}
+
+/// `2026-11-22-login-flow`, or with `-2`, `-3`, … when `taken` says the name exists.
+pub fn folder_name(date: Date, branch: &str, taken: impl Fn(&str) -> bool) -> String {
+    let base = format!("{}-{}", date, feature_name(branch));
+    if !taken(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|c| !taken(c))
+        .unwrap_or(base)
+}
+
+/// The header of a fresh progress.txt, as the original Ralph writes it.
+pub fn fresh_progress(now: &Zoned) -> String {
+    format!(
+        "# Ralph Progress Log\nStarted: {}\n---\n",
+        now.strftime("%a %b %e %H:%M:%S %Z %Y")
+    )
+}
+
+fn io(path: &Path, e: std::io::Error, action: &'static str) -> RunError {
+    RunError::Fs(fsutil::FsError {
+        path: path.to_path_buf(),
+        action,
+        source: e,
+    })
+}
+
+fn copy_if_exists(from: &Path, to: &Path) -> Result<bool, RunError> {
+    match std::fs::read(from) {
+        Ok(bytes) => {
+            fsutil::atomic_write(to, &bytes)?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io(from, e, "read")),
+    }
+}
+
+/// Where things live for archiving.
+pub struct Paths<'a> {
+    pub root: &'a Path,
+    pub state_dir: &'a Path,
+    pub progress: &'a Path,
+}
+
+/// Archive the previous run if `branch` differs from the recorded one; then record `branch`
+/// and `prd_bytes` as the last seen. Returns the archive folder when one was made.
+pub fn on_branch(
+    p: &Paths<'_>,
+    branch: &str,
+    prd_bytes: &[u8],
+    now: &Zoned,
+) -> Result<Option<PathBuf>, RunError> {
+    let last_file = p.state_dir.join("last-branch");
+    let last = match std::fs::read_to_string(&last_file) {
+        Ok(s) => s.trim().to_string(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(io(&last_file, e, "read")),
+    };
+    let mut archived = None;
+    if !last.is_empty() && !branch.is_empty() && last != branch {
+        let base = p.root.join("archive");
+        let name = folder_name(now.date(), &last, |n| base.join(n).exists());
+        let dir = base.join(name);
+        fsutil::create_dir_all(&dir)?;
+        copy_if_exists(&p.state_dir.join("last-prd.json"), &dir.join("prd.json"))?;
+        copy_if_exists(p.progress, &dir.join("progress.txt"))?;
+        fsutil::atomic_write(p.progress, fresh_progress(now).as_bytes())?;
+        archived = Some(dir);
+    }
+    if last != branch {
+        fsutil::atomic_write(&last_file, format!("{branch}\n").as_bytes())?;
+    }
+    remember_prd(p.state_dir, prd_bytes)?;
+    Ok(archived)
+}
+
+/// Keep a copy of the prd.json last seen (what gets archived on the next branch change).
+pub fn remember_prd(state_dir: &Path, prd_bytes: &[u8]) -> Result<(), RunError> {
+    let path = state_dir.join("last-prd.json");
+    if std::fs::read(&path).ok().as_deref() != Some(prd_bytes) {
+        fsutil::atomic_write(&path, prd_bytes)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_names_strip_the_prefix_and_flatten_slashes() {
+        assert_eq!(feature_name("ralph/login-flow"), "login-flow");
+        assert_eq!(feature_name("feature/a/b"), "feature-a-b");
+        assert_eq!(feature_name("ralph/"), "unnamed");
+        assert_eq!(feature_name("x y:z"), "x-y-z");
+        assert_eq!(feature_name("../../etc"), "etc");
+    }
+
+    #[test]
+    fn folder_names_get_a_numeric_suffix_instead_of_overwriting() {
+        let d = Date::new(2026, 11, 22).unwrap();
+        assert_eq!(folder_name(d, "ralph/a", |_| false), "2026-11-22-a");
+        let taken = ["2026-11-22-a", "2026-11-22-a-2"];
+        assert_eq!(
+            folder_name(d, "ralph/a", |n| taken.contains(&n)),
+            "2026-11-22-a-3"
+        );
+    }
+
+    #[test]
+    fn archives_the_previous_prd_not_the_new_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join(".ralph");
+        std::fs::create_dir_all(&state).unwrap();
+        let progress = dir.path().join("progress.txt");
+        let p = Paths {
+            root: dir.path(),
+            state_dir: &state,
+            progress: &progress,
+        };
+        let now: Zoned = "2026-11-22T10:00:00+00:00[UTC]".parse().unwrap();
+        assert_eq!(on_branch(&p, "ralph/old", b"OLD", &now).unwrap(), None);
+        std::fs::write(&progress, "old progress").unwrap();
+        let made = on_branch(&p, "ralph/new", b"NEW", &now).unwrap().unwrap();
+        assert!(made.ends_with("archive/2026-11-22-old"));
+        assert_eq!(std::fs::read(made.join("prd.json")).unwrap(), b"OLD");
+        assert_eq!(
+            std::fs::read_to_string(made.join("progress.txt")).unwrap(),
+            "old progress"
+        );
+        let fresh = std::fs::read_to_string(&progress).unwrap();
+        assert!(fresh.starts_with("# Ralph Progress Log\nStarted: Sun Nov 22"));
+        assert!(fresh.ends_with("\n---\n"));
+        assert_eq!(std::fs::read(state.join("last-prd.json")).unwrap(), b"NEW");
+        assert_eq!(on_branch(&p, "ralph/new", b"NEW", &now).unwrap(), None);
+    }
+}

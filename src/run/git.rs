@@ -1,0 +1,193 @@
+//! What the agent changed in the git work tree: HEAD, dirty files, files changed.
+//!
+//! Used for progress detection and the history record. Everything here is best effort: outside
+//! a git repository (or without git) the loop still runs, with no commit information.
+//! ralph's own `.ralph/` directory and prd.json are left out (prd.json changes are judged by the
+//! integrity guard and the `passes` flip).
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::process::Command;
+
+/// The state of the work tree at one moment.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Snapshot {
+    pub head: Option<String>,
+    /// Dirty or untracked paths with a hash of their content (0 when unreadable or deleted).
+    pub dirty: BTreeMap<String, u64>,
+}
+
+fn git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+fn content_hash(path: &Path) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match std::fs::read(path) {
+        Ok(b) => b.hash(&mut h),
+        Err(_) => return 0,
+    }
+    h.finish()
+}
+
+/// Parse `git status --porcelain=v2 --branch -z` output: (HEAD, paths). Renames give the new path.
+pub fn parse_porcelain_v2(out: &[u8]) -> (Option<String>, Vec<String>) {
+    let mut head = None;
+    let mut paths = Vec::new();
+    let mut parts = out.split(|&b| b == 0).filter(|p| !p.is_empty());
+    while let Some(entry) = parts.next() {
+        let text = String::from_utf8_lossy(entry);
+        let fields = |n: usize| text.splitn(n, ' ').nth(n - 1).map(String::from);
+        match entry.first() {
+            Some(b'#') => {
+                if let Some(oid) = text.strip_prefix("# branch.oid ")
+                    && oid != "(initial)"
+                {
+                    head = Some(oid.trim().to_string());
+                }
+            }
+            Some(b'1') => paths.extend(fields(9)),
+            Some(b'2') => {
+                paths.extend(fields(10));
+                parts.next(); // the original path
+            }
+            Some(b'u') => paths.extend(fields(11)),
+            Some(b'?') => paths.extend(text.strip_prefix("? ").map(String::from)),
+            _ => {}
+        }
+    }
+    (head, paths)
+}
+
+/// Take a snapshot (one `git status` call); `None` outside a git repository.
+pub fn snapshot(root: &Path, prd_rel: &str) -> Option<Snapshot> {
+    let status = git(
+        root,
+        &[
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            ".",
+            ":(exclude).ralph",
+        ],
+    )?;
+    let (head, paths) = parse_porcelain_v2(&status);
+    let dirty = paths
+        .into_iter()
+        .filter(|p| p != prd_rel)
+        .map(|p| {
+            let h = content_hash(&root.join(&p));
+            (p, h)
+        })
+        .collect();
+    Some(Snapshot { head, dirty })
+}
+
+/// What changed between two snapshots: (a commit was made, the work tree changed, files).
+pub fn compare(root: &Path, before: &Snapshot, after: &Snapshot) -> (bool, bool, Vec<String>) {
+    let committed = before.head != after.head && after.head.is_some();
+    let mut files: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    if committed {
+        let range = match &before.head {
+            Some(b) => format!("{b}..{}", after.head.as_deref().unwrap_or("HEAD")),
+            None => after.head.clone().unwrap_or_default(),
+        };
+        let args: Vec<&str> = if before.head.is_some() {
+            vec!["diff", "--name-only", "-z", &range]
+        } else {
+            vec!["show", "--name-only", "-z", "--format=", &range]
+        };
+        if let Some(out) = git(root, &args) {
+            files.extend(
+                out.split(|&b| b == 0)
+                    .filter(|p| !p.is_empty())
+                    .map(|p| String::from_utf8_lossy(p).into_owned()),
+            );
+        }
+    }
+    let mut tree_changed = false;
+    for (p, h) in &after.dirty {
+        if before.dirty.get(p) != Some(h) {
+            tree_changed = true;
+            files.insert(p.clone());
+        }
+    }
+    for p in before.dirty.keys() {
+        if !after.dirty.contains_key(p) && !committed {
+            // Reverted or deleted without a commit: still a change to the tree.
+            tree_changed = true;
+            files.insert(p.clone());
+        }
+    }
+    (committed, tree_changed, files.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porcelain_v2_gives_head_and_new_paths_for_renames() {
+        let out = b"# branch.oid abc123\0# branch.head main\x001 .M N... 100644 100644 100644 1 2 src/a b.rs\x002 R. N... 100644 100644 100644 1 2 R100 new.rs\0old.rs\0? notes.md\0";
+        let (head, paths) = parse_porcelain_v2(out);
+        assert_eq!(head.as_deref(), Some("abc123"));
+        assert_eq!(paths, ["src/a b.rs", "new.rs", "notes.md"]);
+        assert_eq!(
+            parse_porcelain_v2(b"# branch.oid (initial)\0"),
+            (None, vec![])
+        );
+    }
+
+    #[test]
+    fn detects_commits_and_edits_in_a_real_repo() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let run = |args: &[&str]| {
+            assert!(
+                Command::new("git")
+                    .arg("-C")
+                    .arg(root)
+                    .args(args)
+                    .output()
+                    .unwrap()
+                    .status
+                    .success()
+            )
+        };
+        run(&["init", "-q"]);
+        run(&["config", "user.email", "t@example.com"]);
+        run(&["config", "user.name", "t"]);
+        std::fs::write(root.join("a.txt"), "1").unwrap();
+        let s0 = snapshot(root, "prd.json").unwrap();
+        assert_eq!(s0.head, None);
+        std::fs::write(root.join("a.txt"), "2").unwrap();
+        std::fs::create_dir_all(root.join(".ralph")).unwrap();
+        std::fs::write(root.join(".ralph/log"), "x").unwrap();
+        std::fs::write(root.join("prd.json"), "{}").unwrap();
+        let s1 = snapshot(root, "prd.json").unwrap();
+        let (c, t, files) = compare(root, &s0, &s1);
+        assert!(!c && t);
+        assert_eq!(files, ["a.txt"]);
+        run(&["add", "a.txt"]);
+        run(&["commit", "-qm", "x"]);
+        let s2 = snapshot(root, "prd.json").unwrap();
+        let (c, _, files) = compare(root, &s1, &s2);
+        assert!(c);
+        assert_eq!(files, ["a.txt"]);
+        let (c, t, files) = compare(root, &s2, &s2.clone());
+        assert!(!c && !t && files.is_empty());
+        assert!(snapshot(&root.join("nonexistent"), "prd.json").is_none());
+    }
+}

@@ -1,0 +1,223 @@
+//! The integrity guard as pure policy: what an agent may change in prd.json during an iteration.
+//!
+//! Allowed: `passes` and `notes` of existing stories, and new stories that carry
+//! `discoveredFrom`. Everything else (removing or reordering stories, editing titles, criteria,
+//! priorities, dependencies, top-level fields) is a violation, and the loop restores the copy it
+//! took before the iteration, re-applying the legitimate `passes` flips. Reading and writing the
+//! file is the loop's job (`super::guard`).
+
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// One thing the agent changed that it must not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Violation {
+    /// The file is gone.
+    Deleted,
+    /// The file no longer parses or validates (the first diagnostic).
+    Invalid(String),
+    TopLevelChanged(String),
+    StoryRemoved(String),
+    StoryChanged {
+        id: String,
+        field: String,
+    },
+    StoriesReordered,
+    /// A new story without `discoveredFrom`.
+    UndeclaredNewStory(String),
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Violation::Deleted => write!(f, "prd.json was deleted"),
+            Violation::Invalid(why) => write!(f, "prd.json became invalid: {why}"),
+            Violation::TopLevelChanged(k) => write!(f, "top-level field \"{k}\" was changed"),
+            Violation::StoryRemoved(id) => write!(f, "story {id} was removed"),
+            Violation::StoryChanged { id, field } => {
+                write!(f, "field \"{field}\" of story {id} was changed")
+            }
+            Violation::StoriesReordered => write!(f, "existing stories were reordered"),
+            Violation::UndeclaredNewStory(id) => {
+                write!(f, "new story {id} has no \"discoveredFrom\"")
+            }
+        }
+    }
+}
+
+/// Fields an agent may edit on an existing story.
+pub const AGENT_FIELDS: &[&str] = &["passes", "notes"];
+
+fn stories(v: &Value) -> &[Value] {
+    v.get("userStories")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+fn id_of(v: &Value) -> &str {
+    v.get("id").and_then(Value::as_str).unwrap_or("")
+}
+
+static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+
+fn obj(v: &Value) -> &Map<String, Value> {
+    v.as_object().unwrap_or(&EMPTY)
+}
+
+/// Every violation between the prd value before and after an iteration (both parsed).
+pub fn check(before: &Value, after: &Value) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let (b, a) = (obj(before), obj(after));
+    let keys: HashSet<&String> = b.keys().chain(a.keys()).collect();
+    let mut keys: Vec<&String> = keys.into_iter().filter(|k| *k != "userStories").collect();
+    keys.sort();
+    for k in keys {
+        if b.get(k) != a.get(k) {
+            out.push(Violation::TopLevelChanged(k.clone()));
+        }
+    }
+    let after_by_id: HashMap<&str, &Value> = stories(after).iter().map(|s| (id_of(s), s)).collect();
+    let before_ids: HashSet<&str> = stories(before).iter().map(id_of).collect();
+    for s in stories(before) {
+        let id = id_of(s);
+        let Some(new) = after_by_id.get(id) else {
+            out.push(Violation::StoryRemoved(id.to_string()));
+            continue;
+        };
+        let (so, no) = (obj(s), obj(new));
+        let fields: HashSet<&String> = so.keys().chain(no.keys()).collect();
+        let mut fields: Vec<&String> = fields
+            .into_iter()
+            .filter(|f| !AGENT_FIELDS.contains(&f.as_str()))
+            .collect();
+        fields.sort();
+        for f in fields {
+            if so.get(f) != no.get(f) {
+                out.push(Violation::StoryChanged {
+                    id: id.to_string(),
+                    field: f.clone(),
+                });
+            }
+        }
+    }
+    let kept_order: Vec<&str> = stories(after)
+        .iter()
+        .map(id_of)
+        .filter(|id| before_ids.contains(id))
+        .collect();
+    let before_order: Vec<&str> = stories(before)
+        .iter()
+        .map(id_of)
+        .filter(|id| after_by_id.contains_key(id))
+        .collect();
+    if kept_order != before_order {
+        out.push(Violation::StoriesReordered);
+    }
+    for s in stories(after) {
+        let id = id_of(s);
+        if !before_ids.contains(id) && s.get("discoveredFrom").and_then(Value::as_str).is_none() {
+            out.push(Violation::UndeclaredNewStory(id.to_string()));
+        }
+    }
+    out
+}
+
+/// The `passes` values the agent changed on stories that existed before: (id, new value).
+pub fn passes_flips(before: &Value, after: &Value) -> Vec<(String, bool)> {
+    let after_by_id: HashMap<&str, &Value> = stories(after).iter().map(|s| (id_of(s), s)).collect();
+    stories(before)
+        .iter()
+        .filter_map(|s| {
+            let id = id_of(s);
+            let old = s.get("passes").and_then(Value::as_bool).unwrap_or(false);
+            let new = after_by_id
+                .get(id)?
+                .get("passes")
+                .and_then(Value::as_bool)?;
+            (old != new).then(|| (id.to_string(), new))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn prd() -> Value {
+        json!({"project": "p", "branchName": "ralph/x", "userStories": [
+            {"id": "A", "title": "a", "priority": 1, "passes": false, "notes": ""},
+            {"id": "B", "title": "b", "priority": 2, "passes": false, "notes": "", "blockedBy": ["A"]}
+        ]})
+    }
+
+    #[test]
+    fn passes_and_notes_edits_are_allowed() {
+        let before = prd();
+        let mut after = prd();
+        after["userStories"][0]["passes"] = json!(true);
+        after["userStories"][1]["notes"] = json!("learned something");
+        assert!(check(&before, &after).is_empty());
+        assert_eq!(passes_flips(&before, &after), [("A".to_string(), true)]);
+    }
+
+    #[test]
+    fn discovered_stories_may_be_added_but_not_undeclared_ones() {
+        let before = prd();
+        let mut after = prd();
+        let arr = after["userStories"].as_array_mut().unwrap();
+        arr.push(json!({"id": "C", "title": "c", "discoveredFrom": "A"}));
+        assert!(check(&before, &after).is_empty());
+        after["userStories"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": "D", "title": "d"}));
+        assert_eq!(
+            check(&before, &after),
+            [Violation::UndeclaredNewStory("D".into())]
+        );
+    }
+
+    #[test]
+    fn every_other_change_is_a_violation() {
+        let before = prd();
+        let mut after = prd();
+        after["branchName"] = json!("main");
+        after["userStories"][1]["blockedBy"] = json!([]);
+        after["userStories"][0]["title"] = json!("easier");
+        after["userStories"][0]["passes"] = json!(true);
+        let v = check(&before, &after);
+        assert_eq!(
+            v,
+            [
+                Violation::TopLevelChanged("branchName".into()),
+                Violation::StoryChanged {
+                    id: "A".into(),
+                    field: "title".into()
+                },
+                Violation::StoryChanged {
+                    id: "B".into(),
+                    field: "blockedBy".into()
+                },
+            ]
+        );
+        // The legitimate flip is still reported, to be re-applied on the restored copy.
+        assert_eq!(passes_flips(&before, &after), [("A".to_string(), true)]);
+    }
+
+    #[test]
+    fn removal_and_reordering_are_violations() {
+        let before = prd();
+        let mut after = prd();
+        after["userStories"].as_array_mut().unwrap().remove(0);
+        assert_eq!(
+            check(&before, &after),
+            [Violation::StoryRemoved("A".into())]
+        );
+        let mut swapped = prd();
+        swapped["userStories"].as_array_mut().unwrap().swap(0, 1);
+        assert_eq!(check(&before, &swapped), [Violation::StoriesReordered]);
+        assert!(check(&before, &before).is_empty());
+    }
+}

@@ -1,0 +1,418 @@
+//! One iteration, steps 6-9: prompt, agent run, integrity guard, outcome and verify gate,
+//! history record. The loop around it (lock, validation, archive, selection, sleeps, limits)
+//! is in the parent module.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::history::{self, Record};
+use super::outcome::{self, AgentFacts, Outcome, Progress};
+use super::prompt::{self, RetryNote};
+use super::{Options, RunError, git, guard, verify};
+use crate::agent::process::{LogSink, Supervise, supervise};
+use crate::agent::{self, detect};
+use crate::prd::{Prd, Story};
+
+/// Everything one iteration needs from the loop.
+pub struct Input<'a> {
+    pub opts: &'a Options,
+    pub run_id: &'a str,
+    pub run_dir: &'a Path,
+    pub interrupt: &'a AtomicBool,
+    pub prd: &'a Prd,
+    pub prd_bytes: &'a [u8],
+    pub story: &'a Story,
+    /// The counted iteration number (1-based).
+    pub n: u32,
+    /// This story's attempt number in this run (1-based).
+    pub attempt: u32,
+    pub retry: Option<&'a RetryNote>,
+    /// The work tree as the previous iteration left it, if known (saves a `git status`).
+    pub before: Option<git::Snapshot>,
+}
+
+/// What happened.
+pub struct Done {
+    pub outcome: Outcome,
+    pub progress: Progress,
+    pub record: Record,
+    /// What the next prompt for this story should say, when it failed.
+    pub retry: Option<RetryNote>,
+    /// prd.json after the iteration (guarded, passes settled), when it changed.
+    pub changed: Option<(Prd, Vec<u8>)>,
+    /// Every story passes now.
+    pub all_done: bool,
+    pub rate_line: Option<String>,
+    pub extra: String,
+    /// The work tree after the iteration (the next iteration's "before").
+    pub after: Option<git::Snapshot>,
+}
+
+/// The last `max` bytes of `s`, starting on a char boundary and a line start when possible.
+pub fn tail_of(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut start = s.len() - max;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    let t = &s[start..];
+    match t.find('\n') {
+        Some(i) if i + 1 < t.len() => &t[i + 1..],
+        _ => t,
+    }
+}
+
+/// The last `n` non-empty lines of `s`.
+pub fn last_lines(s: &str, n: usize) -> String {
+    let mut lines: Vec<&str> = s
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .collect();
+    lines.reverse();
+    lines.join("\n")
+}
+
+const NOTE_TAIL: usize = 4096;
+
+fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
+    let file = match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!(
+                "ralph: warning: {}: cannot open the iteration log ({e}); output goes to the terminal only",
+                path.display()
+            );
+            return None;
+        }
+    };
+    Some(Arc::new(Mutex::new(LogSink {
+        file,
+        redact: super::redact_for_log,
+    })))
+}
+
+fn log_line(log: &Option<Arc<Mutex<LogSink>>>, line: &str) {
+    use std::io::Write;
+    if let Some(l) = log
+        && let Ok(mut sink) = l.lock()
+    {
+        let text = (sink.redact)(&format!("{line}\n"));
+        let _ = sink.file.write_all(text.as_bytes());
+    }
+}
+
+pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
+    let opts = inp.opts;
+    let s = &opts.settings;
+    let story = inp.story;
+    let start_time = jiff::Zoned::now();
+    let prompt = prompt::build(&opts.root, inp.prd, story, inp.retry, &opts.agent)?;
+    let prompt_file = inp.run_dir.join(format!("prompt-{}.md", inp.n));
+    let inv = agent::plan(&opts.agent, &prompt, &prompt_file);
+    if let Some(p) = &inv.prompt_file {
+        crate::fsutil::atomic_write(p, prompt.as_bytes()).map_err(|source| {
+            agent::AgentError::PromptFile {
+                path: p.clone(),
+                source,
+            }
+        })?;
+        if inv.switched_to_file {
+            eprintln!(
+                "ralph: the prompt ({} bytes) is too long for one argument; passing the file {} instead",
+                prompt.len(),
+                p.display()
+            );
+        }
+    }
+    let prd_rel = opts
+        .prd_path
+        .strip_prefix(&opts.root)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "prd.json".into());
+    let before = inp.before.or_else(|| git::snapshot(&opts.root, &prd_rel));
+    let log = log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)));
+    log_line(
+        &log,
+        &format!(
+            "=== ralph iteration {} · story {} · attempt {} · {}\n$ {}",
+            inp.n,
+            story.id,
+            inp.attempt,
+            start_time.timestamp(),
+            shell_words::join(&inv.argv)
+        ),
+    );
+    let signalled = Arc::new(AtomicBool::new(false));
+    let watch: agent::process::LineWatch = {
+        let flag = signalled.clone();
+        let id = story.id.clone();
+        Arc::new(move |line: &str| {
+            if detect::is_completion_line(line, &id) {
+                flag.store(true, Ordering::SeqCst);
+            }
+        })
+    };
+    let mut env: Vec<(String, String)> = vec![
+        ("RALPH_RUN_ID".into(), inp.run_id.to_string()),
+        ("RALPH_ITERATION".into(), inp.n.to_string()),
+        ("RALPH_STORY_ID".into(), story.id.clone()),
+        ("RALPH_ATTEMPT".into(), inp.attempt.to_string()),
+        ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
+    ];
+    env.extend(opts.env.iter().cloned());
+    let run = supervise(Supervise {
+        argv: &inv.argv,
+        cwd: &opts.root,
+        env: &env,
+        stdin: inv.stdin.clone(),
+        timeout: s.timeout,
+        grace: s.grace,
+        log: log.clone(),
+        echo: opts.echo,
+        interrupt: inp.interrupt,
+        watch: Some(watch),
+    })?;
+    if run.stopped_leftovers {
+        eprintln!("ralph: stopped processes the agent left running");
+    }
+
+    // Step 7: the integrity guard.
+    let g = guard::after_agent(&opts.prd_path, inp.prd, inp.prd_bytes)?;
+    let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
+        Some(g) => (
+            g.restored.iter().map(ToString::to_string).collect(),
+            g.flips.clone(),
+        ),
+        None => (vec![], vec![]),
+    };
+    if !restored.is_empty() {
+        let kept = flips
+            .iter()
+            .map(|(id, p)| format!("{id} passes={p}"))
+            .collect::<Vec<_>>();
+        eprintln!(
+            "ralph: restored {} from before the iteration: {}{}",
+            opts.prd_path.display(),
+            restored.join("; "),
+            if kept.is_empty() {
+                String::new()
+            } else {
+                format!(" (re-applied {})", kept.join(", "))
+            }
+        );
+    }
+    let mut changed: Option<(Prd, Vec<u8>)> = g.map(|g| (g.prd, g.bytes));
+
+    // Step 8: outcome and the verify gate.
+    // A limit message counts anywhere when the agent failed; after a clean exit only in its
+    // last lines (an agent may well write about rate limiting in its normal work).
+    let rate_line = if run.exit_code == Some(0) {
+        detect::rate_limit_line(&last_lines(&run.tail, 3)).map(String::from)
+    } else {
+        detect::rate_limit_line(&run.tail).map(String::from)
+    };
+    let facts = AgentFacts {
+        exit_code: run.exit_code,
+        timed_out: run.timed_out,
+        interrupted: run.interrupted,
+        passes_after: changed
+            .as_ref()
+            .map_or(inp.prd, |(p, _)| p)
+            .story(&story.id)
+            .is_some_and(|x| x.passes),
+        signalled: signalled.load(Ordering::SeqCst),
+        rate_limited: rate_line.is_some(),
+    };
+    let mut verify_results = vec![];
+    let mut retry = None;
+    let mut extra = String::new();
+    let mut interrupted = run.interrupted;
+    let verified = if facts.claimed() && !s.verify.is_empty() {
+        let gate = verify::run_all(
+            &s.verify,
+            &verify::VerifyEnv {
+                root: &opts.root,
+                timeout: s.timeout,
+                grace: s.grace,
+                log: log.clone(),
+                echo: opts.echo,
+                interrupt: inp.interrupt,
+            },
+        )?;
+        interrupted |= gate.interrupted;
+        let ok = gate.passed();
+        let passed_n = gate.results.iter().filter(|r| r.passed).count();
+        extra = format!("verify {passed_n}/{} passed", s.verify.len());
+        if let (Some(f), Some(r)) = (&gate.failed, gate.results.last()) {
+            let how = if f.timed_out {
+                "timed out".to_string()
+            } else {
+                match f.exit_code {
+                    Some(c) => format!("exited {c}"),
+                    None => "was killed".to_string(),
+                }
+            };
+            extra = format!("{extra}: `{}` {how}", r.command);
+            retry = Some(RetryNote {
+                attempt: inp.attempt,
+                reason: format!(
+                    "Verification failed: `{}` {how}. The story was marked not passing again.",
+                    r.command
+                ),
+                output_tail: Some(tail_of(&f.tail, NOTE_TAIL).to_string()),
+            });
+        }
+        verify_results = gate.results;
+        ok
+    } else {
+        true
+    };
+    let facts = AgentFacts {
+        interrupted,
+        ..facts
+    };
+    let outcome = outcome::decide(&facts, verified);
+    // The loop settles `passes` itself: true when the agent only signalled, false again when
+    // the gate failed.
+    let settle = match outcome {
+        Outcome::Done if !facts.passes_after => Some(true),
+        Outcome::VerifyFailed if facts.passes_after => Some(false),
+        // Interrupted before the gate could judge the agent's own flip: not done yet.
+        Outcome::Interrupted
+            if !s.verify.is_empty() && flips.iter().any(|(id, p)| id == &story.id && *p) =>
+        {
+            Some(false)
+        }
+        _ => None,
+    };
+    if let Some(passes) = settle {
+        let mut prd = match changed.take() {
+            Some((p, _)) => p,
+            None => inp.prd.clone(),
+        };
+        prd.set_passes(&story.id, passes)?;
+        prd.save()?;
+        let bytes = prd.to_pretty().into_bytes();
+        changed = Some((prd, bytes));
+    }
+    let all_done = changed.as_ref().map_or(inp.prd, |(p, _)| p).all_done();
+    if retry.is_none() {
+        let reason = match outcome {
+            Outcome::TimedOut => Some(format!(
+                "The agent timed out after {} and was stopped.",
+                super::ratelimit::format_remaining(s.timeout)
+            )),
+            Outcome::AgentFailed => Some(format!(
+                "The agent exited with {} before finishing the story.",
+                match (run.exit_code, run.signal) {
+                    (Some(c), _) => format!("code {c}"),
+                    (None, Some(sig)) => format!("signal {sig}"),
+                    _ => "an unknown status".into(),
+                }
+            )),
+            Outcome::Incomplete => {
+                Some("The agent ended without completing the story (prd.json not updated, no completion signal).".to_string())
+            }
+            _ => None,
+        };
+        retry = reason.map(|reason| RetryNote {
+            attempt: inp.attempt,
+            reason,
+            output_tail: Some(tail_of(&run.tail, NOTE_TAIL).to_string())
+                .filter(|t| !t.trim().is_empty()),
+        });
+    }
+    if !restored.is_empty() && outcome != Outcome::Done {
+        let note = format!(
+            "Your edits to prd.json were reverted: {}. Only change \"passes\" and \"notes\".",
+            restored.join("; ")
+        );
+        retry = Some(match retry {
+            Some(mut r) => {
+                r.reason = format!("{note}\n{}", r.reason);
+                r
+            }
+            None => RetryNote {
+                attempt: inp.attempt,
+                reason: note,
+                output_tail: None,
+            },
+        });
+    }
+    if outcome == Outcome::Done {
+        retry = None;
+    }
+
+    let after = git::snapshot(&opts.root, &prd_rel);
+    let (committed, tree_changed, files) = match (&before, &after) {
+        (Some(b), Some(a)) => git::compare(&opts.root, b, a),
+        _ => (false, false, vec![]),
+    };
+    let progress = Progress {
+        committed,
+        tree_changed,
+        passes_flipped: flips.iter().any(|(id, p)| id == &story.id && *p),
+    };
+    let record = Record {
+        run_id: inp.run_id.to_string(),
+        iteration: inp.n,
+        story: story.id.clone(),
+        agent: opts.agent.kind.name().to_string(),
+        start: start_time.timestamp().to_string(),
+        duration_ms: run.duration.as_millis() as u64,
+        exit_code: run.exit_code,
+        term_signal: run.signal,
+        timed_out: run.timed_out,
+        signal_seen: facts.signalled,
+        verify: verify_results,
+        outcome,
+        head_before: before.and_then(|b| b.head),
+        head_after: after.as_ref().and_then(|a| a.head.clone()),
+        files_changed: files,
+        restored,
+        rate_limit: rate_line
+            .clone()
+            .filter(|_| outcome == Outcome::RateLimited),
+        skipped: false,
+    };
+    Ok(Done {
+        outcome,
+        progress,
+        record,
+        retry,
+        changed,
+        all_done,
+        rate_line,
+        extra,
+        after,
+    })
+}
+
+/// Append the record (the loop may have marked it `skipped`).
+pub fn record(root: &Path, rec: &Record) -> Result<(), RunError> {
+    history::append(root, rec)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_of_cuts_at_a_line_start_and_char_boundary() {
+        assert_eq!(tail_of("short", 10), "short");
+        assert_eq!(tail_of("line one\nline two\nthree", 12), "three");
+        let s = "é".repeat(10);
+        assert!(tail_of(&s, 5).chars().all(|c| c == 'é'));
+        assert_eq!(last_lines("a\nb\n\nc\n\n", 2), "b\nc");
+    }
+}

@@ -1,0 +1,198 @@
+//! The outcome of one iteration and the no-progress skip rule, as pure policy.
+//!
+//! A story is done only when (a) prd.json marks it passing or the agent printed a completion
+//! signal for it, and (b) every verify command passed. Owns that decision and when a story is
+//! skipped for making no progress; does not run anything.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// What an iteration achieved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Claimed and verified: the story passes.
+    Done,
+    /// Claimed, but a verify command failed: `passes` is set back to false.
+    VerifyFailed,
+    /// The agent exited 0 without claiming the story.
+    Incomplete,
+    /// The agent exited non-zero (or by a signal) without claiming the story.
+    AgentFailed,
+    /// The iteration hit `--timeout`.
+    TimedOut,
+    /// The agent hit a usage/rate limit; the iteration does not count.
+    RateLimited,
+    /// Ctrl-C / SIGTERM.
+    Interrupted,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Done => "done",
+            Outcome::VerifyFailed => "verify failed",
+            Outcome::Incomplete => "not finished",
+            Outcome::AgentFailed => "agent failed",
+            Outcome::TimedOut => "timed out",
+            Outcome::RateLimited => "rate limited",
+            Outcome::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What is known once the agent has exited and the integrity guard has run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentFacts {
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub interrupted: bool,
+    /// prd.json (after the guard) marks the story passing.
+    pub passes_after: bool,
+    /// The agent printed a completion signal for this story.
+    pub signalled: bool,
+    /// A usage/rate-limit message was seen where it matters.
+    pub rate_limited: bool,
+}
+
+impl AgentFacts {
+    /// The agent claims the story: verify commands must run before it counts.
+    pub fn claimed(&self) -> bool {
+        !self.interrupted && (self.passes_after || self.signalled)
+    }
+}
+
+/// The outcome, given whether every verify command passed (`true` when there are none).
+/// `verified` is ignored unless the story was claimed.
+pub fn decide(f: &AgentFacts, verified: bool) -> Outcome {
+    if f.interrupted {
+        return Outcome::Interrupted;
+    }
+    if f.claimed() {
+        return if verified {
+            Outcome::Done
+        } else {
+            Outcome::VerifyFailed
+        };
+    }
+    if f.rate_limited {
+        Outcome::RateLimited
+    } else if f.timed_out {
+        Outcome::TimedOut
+    } else if f.exit_code == Some(0) {
+        Outcome::Incomplete
+    } else {
+        Outcome::AgentFailed
+    }
+}
+
+/// Evidence that the agent did something, even if the story is not done.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub committed: bool,
+    pub tree_changed: bool,
+    pub passes_flipped: bool,
+}
+
+impl Progress {
+    pub fn any(self) -> bool {
+        self.committed || self.tree_changed || self.passes_flipped
+    }
+}
+
+/// Counts iterations in a row without progress per story; skips a story at `max`.
+#[derive(Debug, Clone)]
+pub struct Strikes {
+    max: u32,
+    counts: HashMap<String, u32>,
+}
+
+impl Strikes {
+    pub fn new(max: u32) -> Strikes {
+        Strikes {
+            max: max.max(1),
+            counts: HashMap::new(),
+        }
+    }
+
+    /// Record an iteration; returns the number of strikes in a row when the story must now be
+    /// skipped. Rate-limited and interrupted iterations do not count either way.
+    pub fn record(&mut self, story: &str, outcome: Outcome, progress: Progress) -> Option<u32> {
+        match outcome {
+            Outcome::RateLimited | Outcome::Interrupted => None,
+            Outcome::Done => {
+                self.counts.remove(story);
+                None
+            }
+            _ if progress.any() => {
+                self.counts.remove(story);
+                None
+            }
+            _ => {
+                let n = self.counts.entry(story.to_string()).or_insert(0);
+                *n += 1;
+                (*n >= self.max).then_some(*n)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts() -> AgentFacts {
+        AgentFacts {
+            exit_code: Some(0),
+            ..AgentFacts::default()
+        }
+    }
+
+    #[test]
+    fn done_needs_a_claim_and_passing_verification() {
+        let mut f = facts();
+        assert_eq!(decide(&f, true), Outcome::Incomplete);
+        f.signalled = true;
+        assert_eq!(decide(&f, true), Outcome::Done);
+        assert_eq!(decide(&f, false), Outcome::VerifyFailed);
+        let mut g = facts();
+        g.passes_after = true;
+        assert_eq!(decide(&g, false), Outcome::VerifyFailed);
+        g.exit_code = Some(1);
+        assert_eq!(decide(&g, true), Outcome::Done);
+    }
+
+    #[test]
+    fn unclaimed_runs_say_why() {
+        let mut f = facts();
+        f.exit_code = Some(2);
+        assert_eq!(decide(&f, true), Outcome::AgentFailed);
+        f.timed_out = true;
+        assert_eq!(decide(&f, true), Outcome::TimedOut);
+        f.rate_limited = true;
+        assert_eq!(decide(&f, true), Outcome::RateLimited);
+        f.interrupted = true;
+        f.signalled = true;
+        assert_eq!(decide(&f, true), Outcome::Interrupted);
+        assert!(!f.claimed());
+    }
+
+    #[test]
+    fn three_strikes_without_progress_skip_a_story() {
+        let none = Progress::default();
+        let some = Progress {
+            committed: true,
+            ..none
+        };
+        let mut s = Strikes::new(3);
+        assert_eq!(s.record("A", Outcome::AgentFailed, none), None);
+        assert_eq!(s.record("A", Outcome::Incomplete, none), None);
+        // Progress resets the count; limits and interrupts do not count.
+        assert_eq!(s.record("A", Outcome::VerifyFailed, some), None);
+        assert_eq!(s.record("A", Outcome::Incomplete, none), None);
+        assert_eq!(s.record("A", Outcome::RateLimited, none), None);
+        assert_eq!(s.record("B", Outcome::Incomplete, none), None);
+        assert_eq!(s.record("A", Outcome::TimedOut, none), None);
+        assert_eq!(s.record("A", Outcome::Incomplete, none), Some(3));
+    }
+}

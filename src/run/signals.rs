@@ -1,0 +1,72 @@
+//! Ctrl-C / SIGTERM for the loop, and waits that an interrupt cuts short.
+//!
+//! The handlers only set a flag (signal-hook); the loop and the process supervisor poll it,
+//! forward SIGTERM to the agent's process group, write history, release the lock, exit 130.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Install the handlers; the returned flag turns true on SIGINT or SIGTERM.
+pub fn install() -> std::io::Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, flag.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, flag.clone())?;
+    Ok(flag)
+}
+
+/// Longest single wait (keeps `Instant` arithmetic far from overflow on absurd inputs).
+const MAX_WAIT: Duration = Duration::from_secs(366 * 24 * 3600);
+
+/// Sleep up to `d`; returns true when interrupted.
+pub fn sleep(d: Duration, flag: &AtomicBool) -> bool {
+    let end = Instant::now() + d.min(MAX_WAIT);
+    while Instant::now() < end {
+        if flag.load(Ordering::SeqCst) {
+            return true;
+        }
+        let left = end.saturating_duration_since(Instant::now());
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
+    flag.load(Ordering::SeqCst)
+}
+
+/// Wait `d` with a countdown line on stderr, refreshed every second; true when interrupted.
+pub fn countdown(d: Duration, flag: &AtomicBool, label: &str) -> bool {
+    let end = Instant::now() + d.min(MAX_WAIT);
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r{label}: {} left (Ctrl-C to stop)   ",
+            super::ratelimit::format_remaining(left + Duration::from_millis(999))
+        );
+        let _ = err.flush();
+        drop(err);
+        if left.is_zero() {
+            eprintln!();
+            return false;
+        }
+        if sleep(left.min(Duration::from_secs(1)), flag) {
+            eprintln!();
+            return true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleeps_end_early_on_interrupt_and_never_overflow() {
+        let flag = AtomicBool::new(true);
+        assert!(sleep(Duration::MAX, &flag));
+        assert!(countdown(Duration::MAX, &flag, "t"));
+        let calm = AtomicBool::new(false);
+        assert!(!sleep(Duration::from_millis(5), &calm));
+        assert!(!countdown(Duration::ZERO, &calm, "t"));
+    }
+}

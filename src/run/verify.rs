@@ -1,0 +1,87 @@
+//! The verification gate's commands: each `--verify` command runs through `sh -c` in the
+//! project root (they are the user's own command lines, never story text), supervised like
+//! the agent (own process group, timeout, interrupt), output streamed and logged.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::history::VerifyResult;
+use crate::agent::AgentError;
+use crate::agent::process::{Finished, LogSink, Supervise, supervise};
+
+/// Every command's result, stopping at the first failure, and that failure's run.
+pub struct Gate {
+    pub results: Vec<VerifyResult>,
+    pub failed: Option<Finished>,
+    pub interrupted: bool,
+}
+
+impl Gate {
+    pub fn passed(&self) -> bool {
+        self.failed.is_none() && !self.interrupted
+    }
+}
+
+pub struct VerifyEnv<'a> {
+    pub root: &'a Path,
+    pub timeout: Duration,
+    pub grace: Duration,
+    pub log: Option<Arc<Mutex<LogSink>>>,
+    pub echo: bool,
+    pub interrupt: &'a AtomicBool,
+}
+
+pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentError> {
+    let mut results = Vec::new();
+    for cmd in commands {
+        eprintln!("ralph: verify: {cmd}");
+        if let Some(log) = &env.log
+            && let Ok(mut sink) = log.lock()
+        {
+            use std::io::Write;
+            let line = (sink.redact)(&format!("=== verify: {cmd}\n"));
+            let _ = sink.file.write_all(line.as_bytes());
+        }
+        let argv = vec!["/bin/sh".to_string(), "-c".into(), cmd.clone()];
+        let f = supervise(Supervise {
+            argv: &argv,
+            cwd: env.root,
+            env: &[],
+            stdin: None,
+            timeout: env.timeout,
+            grace: env.grace,
+            log: env.log.clone(),
+            echo: env.echo,
+            interrupt: env.interrupt,
+            watch: None,
+        })?;
+        results.push(VerifyResult {
+            command: cmd.clone(),
+            exit_code: f.exit_code,
+            passed: f.success(),
+            timed_out: f.timed_out,
+            duration_ms: f.duration.as_millis() as u64,
+        });
+        if f.interrupted {
+            return Ok(Gate {
+                results,
+                failed: None,
+                interrupted: true,
+            });
+        }
+        if !f.success() {
+            return Ok(Gate {
+                results,
+                failed: Some(f),
+                interrupted: false,
+            });
+        }
+    }
+    Ok(Gate {
+        results,
+        failed: None,
+        interrupted: false,
+    })
+}

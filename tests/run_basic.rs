@@ -1,0 +1,230 @@
+//! `ralph run` end to end with fake agents: the happy paths, selection, limits, dry run.
+
+mod support;
+
+use predicates::prelude::*;
+use support::{FLIP, Project, WORK, prd, story};
+
+fn two_stories() -> String {
+    prd("ralph/feat", &[story("A", 1, &[]), story("B", 2, &["A"])])
+}
+
+#[test]
+fn claude_preset_runs_every_story_in_dependency_order_and_records_history() {
+    let p = Project::new(&two_stories());
+    p.agent(
+        "claude",
+        &format!("{WORK}\n{FLIP}\necho did $RALPH_STORY_ID"),
+    );
+    p.run()
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("all 2 stories pass"))
+        .stdout(predicate::str::contains("did A"));
+    assert_eq!(p.calls(), 2);
+    assert_eq!(
+        p.argv(1),
+        ["--print", "--dangerously-skip-permissions"],
+        "prompt goes on stdin, not argv"
+    );
+    assert!(p.stdin(1).contains("## Your story: A — Title A"));
+    assert!(p.stdin(2).contains("## Your story: B — Title B"));
+    assert!(p.passes("A") && p.passes("B"));
+    let h = p.history();
+    assert_eq!(h.len(), 2);
+    assert_eq!(h[0]["story"], "A");
+    assert_eq!(h[0]["outcome"], "done");
+    assert_eq!(h[0]["agent"], "claude");
+    assert_eq!(h[0]["iteration"], 1);
+    assert_eq!(h[1]["iteration"], 2);
+    assert_ne!(h[0]["head_before"], h[0]["head_after"]);
+    assert_eq!(h[0]["files_changed"], serde_json::json!(["A.txt"]));
+    let run_id = h[0]["run_id"].as_str().unwrap();
+    let log =
+        std::fs::read_to_string(p.root().join(format!(".ralph/runs/{run_id}/iter-1.log"))).unwrap();
+    assert!(log.contains("did A"), "{log}");
+}
+
+#[test]
+fn completion_signal_without_an_edit_makes_the_loop_write_passes() {
+    let p = Project::new(&two_stories());
+    p.agent(
+        "claude",
+        &format!("{WORK}\necho\necho \"STORY COMPLETE: $RALPH_STORY_ID\""),
+    );
+    p.run().assert().code(0);
+    assert!(p.passes("A") && p.passes("B"));
+    let h = p.history();
+    assert_eq!(h[0]["signal_seen"], true);
+    // Written by ralph: 2-space pretty JSON.
+    let text = std::fs::read_to_string(p.root().join("prd.json")).unwrap();
+    assert!(text.contains("  \"userStories\": ["));
+}
+
+#[test]
+fn early_completion_tag_never_ends_the_run_by_itself() {
+    // The agent claims completion at once but does nothing; the gate catches it.
+    let p = Project::new(&two_stories());
+    p.agent("claude", "echo '<promise>COMPLETE</promise>'");
+    p.run()
+        .args(["2", "--verify", "test -f A.txt"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("reached the iteration limit (2)"))
+        .stderr(predicate::str::contains("A Title A"));
+    assert!(!p.passes("A"));
+    let h = p.history();
+    assert_eq!(h[0]["outcome"], "verify-failed");
+    assert_eq!(h[0]["signal_seen"], true);
+    assert_eq!(h[0]["verify"][0]["passed"], false);
+    // Without a gate, the tag counts for the current story only: the run goes on to B.
+    let q = Project::new(&two_stories());
+    q.agent(
+        "claude",
+        &format!("{WORK}\necho '<promise>COMPLETE</promise>'"),
+    );
+    q.run().assert().code(0);
+    assert_eq!(q.calls(), 2);
+}
+
+#[test]
+fn failed_verification_resets_passes_and_feeds_the_output_to_the_retry() {
+    let p = Project::new(&two_stories());
+    std::fs::write(
+        p.root().join("check.sh"),
+        "if [ -f .checked ]; then exit 0; fi; touch .checked; echo 'BOOM-1234 expected 2 got 3'; exit 7\n",
+    )
+    .unwrap();
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    p.run().args(["--verify", "sh check.sh"]).assert().code(0);
+    assert_eq!(p.calls(), 3);
+    let retry = p.stdin(2);
+    assert!(retry.contains("## Your story: A"), "{retry}");
+    assert!(retry.contains("`sh check.sh` exited 7"), "{retry}");
+    assert!(retry.contains("BOOM-1234 expected 2 got 3"), "{retry}");
+    let h = p.history();
+    assert_eq!(h[0]["outcome"], "verify-failed");
+    assert_eq!(h[0]["verify"][0]["exit_code"], 7);
+    assert_eq!(h[1]["outcome"], "done");
+}
+
+#[test]
+fn failed_verification_sets_passes_back_to_false() {
+    let p = Project::new(&two_stories());
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    p.run().args(["1", "--verify", "false"]).assert().code(3);
+    assert!(!p.passes("A"));
+}
+
+#[test]
+fn all_done_exits_0_without_running_an_agent_and_no_ready_story_exits_4() {
+    let done = prd(
+        "b",
+        &[story("A", 1, &[]).replace("\"passes\": false", "\"passes\": true")],
+    );
+    let p = Project::new(&done);
+    p.agent("claude", "exit 0");
+    p.run()
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("all 1 stories pass"));
+    assert_eq!(p.calls(), 0);
+
+    let stuck = prd(
+        "b",
+        &[
+            story("A", 1, &[]).replace(
+                "\"passes\": false",
+                "\"passes\": false, \"status\": \"removed\"",
+            ),
+            story("B", 2, &["A"]),
+        ],
+    );
+    let q = Project::new(&stuck);
+    q.agent("claude", "exit 0");
+    q.run()
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("B: blocked by A (removed)"));
+    assert_eq!(q.calls(), 0);
+}
+
+#[test]
+fn invalid_prd_prints_diagnostics_and_runs_no_agent() {
+    let p = Project::new("{\"project\": \"x\", \"userStories\": [ {\"id\": 5} ]}\n");
+    p.agent("claude", "exit 0");
+    p.run()
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("prd.json"))
+        .stderr(predicate::str::contains("error["));
+    assert_eq!(p.calls(), 0);
+}
+
+#[test]
+fn story_flag_forces_a_ready_story_and_rejects_a_blocked_one() {
+    let p = Project::new(&prd("b", &[story("A", 1, &[]), story("C", 2, &[])]));
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    p.run().args(["1", "--story", "C"]).assert().code(3);
+    assert!(p.passes("C") && !p.passes("A"));
+    let q = Project::new(&two_stories());
+    q.agent("claude", "exit 0");
+    q.run()
+        .args(["--story", "B"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "--story B: is not ready: blocked by A",
+        ));
+    q.run()
+        .args(["--story", "a"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("did you mean A?"));
+    assert_eq!(q.calls(), 0);
+}
+
+#[test]
+fn dry_run_prints_story_prompt_and_argv_and_changes_nothing() {
+    let p = Project::new(&two_stories());
+    std::fs::write(
+        p.root().join("progress.txt"),
+        "# Ralph Progress Log\n## Codebase Patterns\n- PATTERN-XYZ\n---\n",
+    )
+    .unwrap();
+    p.agent("gemini", "exit 0");
+    p.ralph()
+        .args(["run", "--dry-run", "--agent", "gemini"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("story: A Title A"))
+        .stdout(predicate::str::contains(
+            "argv: gemini --yolo -p '# Ralph iteration",
+        ))
+        .stdout(predicate::str::contains("- PATTERN-XYZ"));
+    assert_eq!(p.calls(), 0);
+    assert!(!p.root().join(".ralph").exists());
+}
+
+#[test]
+fn iteration_limit_exits_3_listing_what_remains() {
+    let p = Project::new(&two_stories());
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    p.run()
+        .arg("1")
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("1 story remain"))
+        .stderr(predicate::str::contains("B Title B"));
+    assert_eq!(p.calls(), 1);
+}
+
+#[test]
+fn status_line_shows_iteration_story_elapsed_and_outcome() {
+    let p = Project::new(&two_stories());
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    p.run()
+        .assert()
+        .code(0)
+        .stderr(predicate::str::is_match(r"ralph \[1/10\] A Title A · \d+\.\d\ds · done").unwrap());
+}
