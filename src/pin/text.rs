@@ -1,0 +1,157 @@
+//! Words: splitting identifiers and text into lowercase parts, light stemming, stop words.
+//!
+//! Owns the one tokenizer both the keyword generator and search use, so a story's words and a
+//! Pin's keywords meet on the same terms. Does not own ranking.
+
+/// English stop words and words too common in code to say anything about a module.
+const STOP: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
+    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
+    "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "else", "etc",
+    "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
+    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just",
+    "let", "like", "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now",
+    "of", "off", "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own",
+    "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their",
+    "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too",
+    "under", "until", "up", "upon", "us", "very", "via", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "whom", "why", "will", "with", "within", "without", "would",
+    "yet", "you", "your", "yours",
+];
+
+/// Whether `w` (lowercase) is an English stop word.
+pub fn is_stop(w: &str) -> bool {
+    STOP.binary_search(&w).is_ok()
+}
+
+/// Split text into lowercase words: on anything not alphanumeric, on snake/kebab case, and on
+/// camel case (`HTTPServerError` gives `http`, `server`, `error`). Digits stay with the letters
+/// before them (`utf8`, `v2`).
+pub fn split_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
+        if chunk.is_empty() {
+            continue;
+        }
+        let chars: Vec<char> = chunk.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (p, c) = (chars[i - 1], chars[i]);
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let boundary = (p.is_lowercase() && c.is_uppercase())
+                || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                || (p.is_numeric() && c.is_alphabetic() && c.is_uppercase());
+            if boundary {
+                out.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                start = i;
+            }
+        }
+        out.push(chars[start..].iter().collect::<String>().to_lowercase());
+    }
+    out
+}
+
+fn is_vowel(c: u8) -> bool {
+    matches!(c, b'a' | b'e' | b'i' | b'o' | b'u')
+}
+
+/// Remove a doubled final consonant (`runn` → `run`), except l, s and z (`call`, `pass`).
+fn undouble(w: &mut String) {
+    let b = w.as_bytes();
+    let n = b.len();
+    if n >= 3
+        && b[n - 1] == b[n - 2]
+        && !is_vowel(b[n - 1])
+        && !matches!(b[n - 1], b'l' | b's' | b'z')
+    {
+        w.pop();
+    }
+}
+
+/// Light stemming: plurals, -ing, -ed and a final -e, so `parse`, `parses`, `parsed` and
+/// `parsing` all give `pars`. Only ASCII words are stemmed; others are returned as they are.
+pub fn stem(word: &str) -> String {
+    let mut w = word.to_string();
+    if !w.is_ascii() || w.len() <= 3 {
+        return w;
+    }
+    if w.ends_with("ies") && w.len() > 4 {
+        w.truncate(w.len() - 3);
+        w.push('y');
+    } else if w.ends_with("sses") {
+        w.truncate(w.len() - 2);
+    } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+        w.pop();
+    }
+    if w.ends_with("ing") && w.len() >= 6 {
+        w.truncate(w.len() - 3);
+        undouble(&mut w);
+    } else if w.ends_with("ed") && w.len() >= 5 {
+        w.truncate(w.len() - 2);
+        undouble(&mut w);
+    }
+    if w.ends_with('e') && w.len() > 4 {
+        w.pop();
+    }
+    w
+}
+
+/// The search terms of free text: split words, stop words and pure numbers dropped, stemmed.
+/// Order is kept and duplicates are kept (callers count them).
+pub fn terms(text: &str) -> Vec<String> {
+    split_words(text)
+        .into_iter()
+        .filter(|w| !is_stop(w) && !w.chars().all(|c| c.is_numeric()))
+        .map(|w| stem(&w))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_list_is_sorted_for_binary_search() {
+        let mut s = STOP.to_vec();
+        s.sort_unstable();
+        assert_eq!(s, STOP);
+    }
+
+    #[test]
+    fn splits_identifiers() {
+        assert_eq!(split_words("HTTPServerError"), ["http", "server", "error"]);
+        assert_eq!(split_words("atomic_write"), ["atomic", "write"]);
+        assert_eq!(
+            split_words("context-builder.sh"),
+            ["context", "builder", "sh"]
+        );
+        assert_eq!(
+            split_words("parseJSON utf8Decode"),
+            ["parse", "json", "utf8", "decode"]
+        );
+        assert_eq!(split_words("  --  "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn stems_lightly_and_consistently() {
+        for w in ["parse", "parses", "parsed", "parsing"] {
+            assert_eq!(stem(w), "pars", "{w}");
+        }
+        assert_eq!(stem("entries"), "entry");
+        assert_eq!(stem("classes"), "class");
+        assert_eq!(stem("running"), "run");
+        assert_eq!(stem("calling"), stem("call"));
+        assert_eq!(stem("pinned"), "pin");
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("keywords"), stem("keyword"));
+        assert_eq!(stem("naïveté"), "naïveté");
+    }
+
+    #[test]
+    fn terms_drop_stop_words_and_numbers() {
+        assert_eq!(
+            terms("Add the search to 2 Pin entries"),
+            ["add", "search", "pin", "entry"]
+        );
+    }
+}
