@@ -7,7 +7,9 @@
 //! ones split so an entry names at most [`MAX_ITEMS`] files or globs. Does not read files (see
 //! [`super::generate`]) or choose keywords (see [`super::keywords`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+use super::manifest::read_manifest;
 
 /// At most this many paths or globs in one generated entry.
 pub const MAX_ITEMS: usize = 30;
@@ -75,133 +77,6 @@ fn join(a: &str, b: &str) -> String {
         (true, _) => b.to_string(),
         (_, true) => a.to_string(),
         _ => format!("{a}/{b}"),
-    }
-}
-
-/// The library name of a dependency spec (`github.com/spf13/cobra` → `cobra`,
-/// `requests>=2.0` → `requests`, `@scope/pkg` stays).
-fn lib_name(spec: &str) -> Option<String> {
-    let s = spec.trim();
-    let s = if s.starts_with('@') {
-        s
-    } else {
-        s.rsplit('/').next().unwrap_or(s)
-    };
-    let end = s
-        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '@' | '/')))
-        .unwrap_or(s.len());
-    let n = s[..end].trim_end_matches('.');
-    (!n.is_empty()).then(|| n.to_string())
-}
-
-fn table_keys(v: Option<&toml::Value>) -> Vec<String> {
-    v.and_then(toml::Value::as_table)
-        .map(|t| t.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
-/// Name and dependencies a manifest declares (`None` when it declares no package).
-fn read_manifest(m: &Manifest) -> Option<(Option<String>, Vec<String>)> {
-    let file = base_name(&m.path);
-    match file {
-        "Cargo.toml" => {
-            let v: toml::Value = toml::from_str(&m.text).ok()?;
-            let name = v.get("package")?.get("name")?.as_str()?.to_string();
-            let mut deps = table_keys(v.get("dependencies"));
-            deps.extend(table_keys(v.get("build-dependencies")));
-            Some((Some(name), deps))
-        }
-        "package.json" => {
-            let v: serde_json::Value = serde_json::from_str(&m.text).ok()?;
-            let name = v.get("name").and_then(|n| n.as_str()).map(String::from);
-            let mut deps = Vec::new();
-            for k in ["dependencies", "peerDependencies"] {
-                if let Some(o) = v.get(k).and_then(|d| d.as_object()) {
-                    deps.extend(o.keys().cloned());
-                }
-            }
-            Some((name, deps))
-        }
-        "pyproject.toml" => {
-            let v: toml::Value = toml::from_str(&m.text).ok()?;
-            let project = v.get("project");
-            let poetry = v.get("tool").and_then(|t| t.get("poetry"));
-            let name = project
-                .or(poetry)
-                .and_then(|p| p.get("name"))
-                .and_then(|n| n.as_str())
-                .map(String::from);
-            let mut deps: Vec<String> = project
-                .and_then(|p| p.get("dependencies"))
-                .and_then(|d| d.as_array())
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|s| s.as_str().and_then(lib_name))
-                        .collect()
-                })
-                .unwrap_or_default();
-            deps.extend(
-                table_keys(poetry.and_then(|p| p.get("dependencies")))
-                    .into_iter()
-                    .filter(|d| d != "python"),
-            );
-            Some((name, deps))
-        }
-        "setup.cfg" => {
-            let name = m.text.lines().find_map(|l| {
-                let (k, v) = l.split_once('=')?;
-                (k.trim() == "name").then(|| v.trim().to_string())
-            });
-            Some((name, Vec::new()))
-        }
-        "go.mod" => {
-            let mut name = None;
-            let mut deps = Vec::new();
-            let mut in_require = false;
-            for l in m.text.lines() {
-                let l = l.trim();
-                if let Some(rest) = l.strip_prefix("module ") {
-                    name = lib_name(rest);
-                } else if l.starts_with("require (") {
-                    in_require = true;
-                } else if in_require && l.starts_with(')') {
-                    in_require = false;
-                } else if let Some(rest) = l.strip_prefix("require ") {
-                    deps.extend(rest.split_whitespace().next().and_then(lib_name));
-                } else if in_require && !l.starts_with("//") {
-                    deps.extend(l.split_whitespace().next().and_then(lib_name));
-                }
-            }
-            Some((name, deps))
-        }
-        "pom.xml" => {
-            let body = match (m.text.find("<parent>"), m.text.find("</parent>")) {
-                (Some(a), Some(b)) if a < b => format!("{}{}", &m.text[..a], &m.text[b..]),
-                _ => m.text.clone(),
-            };
-            let ids: Vec<String> = body
-                .split("<artifactId>")
-                .skip(1)
-                .filter_map(|s| s.split("</artifactId>").next())
-                .map(|s| s.trim().to_string())
-                .collect();
-            let name = ids.first().cloned();
-            Some((name, ids.into_iter().skip(1).collect()))
-        }
-        "build.gradle" | "build.gradle.kts" => {
-            let deps = m
-                .text
-                .split(['\'', '"'])
-                .filter_map(|s| {
-                    let mut parts = s.split(':');
-                    let (_group, art) = (parts.next()?, parts.next()?);
-                    parts.next()?;
-                    (!art.is_empty() && !art.contains(' ')).then(|| art.to_string())
-                })
-                .collect();
-            Some((None, deps))
-        }
-        _ => None,
     }
 }
 
@@ -337,18 +212,31 @@ pub fn discover(
     manifests: &[Manifest],
 ) -> Vec<Unit> {
     let roots = find_roots(project, files, manifests);
+    let by_dir: HashMap<&str, usize> = roots
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.dir.as_str(), i))
+        .collect();
+    // The deepest root holding `path`: look its ancestors up, nearest first.
     let root_of = |path: &str| -> usize {
-        let mut best = 0;
-        for (i, r) in roots.iter().enumerate() {
-            if under(&r.dir, path) && r.dir.len() >= roots[best].dir.len() {
-                best = i;
+        let mut dir = parent_dir(path);
+        loop {
+            if let Some(&i) = by_dir.get(dir) {
+                return i;
             }
+            if dir.is_empty() {
+                return 0;
+            }
+            dir = parent_dir(dir);
         }
-        best
     };
     let mut per_root: Vec<Vec<usize>> = vec![Vec::new(); roots.len()];
     for (i, f) in files.iter().enumerate() {
         per_root[root_of(&f.path)].push(i);
+    }
+    let mut docs_per_root: Vec<Vec<&String>> = vec![Vec::new(); roots.len()];
+    for d in docs {
+        docs_per_root[root_of(d)].push(d);
     }
     let mut used_names = std::collections::HashSet::new();
     let mut units = Vec::new();

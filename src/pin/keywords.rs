@@ -5,12 +5,12 @@
 //! and folder names, library names and doc headings). Pure: no I/O. Does not own which files form
 //! a module (see [`super::discover`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use regex::bytes::Regex;
 
-use super::text::{is_stop, split_words, stem};
+use super::text::{FastMap as HashMap, FastSet, is_stop, split_words, stem};
 
 /// Keywords per generated entry.
 pub const MAX_KEYWORDS: usize = 20;
@@ -60,23 +60,31 @@ pub const SOURCE_EXTS: &[&str] = &[
     "dart", "r", "jl", "zig", "nim", "pl", "pm", "sql",
 ];
 
+/// Compile a pattern in ASCII mode (`(?-u)`): Unicode word boundaries would force the slow
+/// regex engines, and identifiers are matched as ASCII anyway.
 fn re(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("valid regex")
+    Regex::new(&format!("(?-u){pattern}")).expect("valid regex")
 }
 
-static DEFS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
+/// One regex per language: definitions, imports and (Rust) module docs in a single pass. Every
+/// alternative starts with a literal, so the regex engine skips ahead with a prefilter.
+static PATTERNS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
     [
         // Rust
-        re(r"(?m)\b(?:fn|struct|enum|trait|type|union|macro_rules!)\s+[A-Za-z_][A-Za-z0-9_]*"),
+        re(
+            r"\b(?:fn|struct|enum|trait|type|union|macro_rules!)[ \t]+[A-Za-z_][A-Za-z0-9_]*|\b(?:use|extern[ \t]+crate)[ \t]+:*[A-Za-z_][A-Za-z0-9_]*|//![^\n]*",
+        ),
         // Python
-        re(r"(?m)^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_][A-Za-z0-9_]*"),
+        re(
+            r"(?m)\b(?:def|class)[ \t]+[A-Za-z_][A-Za-z0-9_]*|^[ \t]*(?:import|from)[ \t]+[A-Za-z_][A-Za-z0-9_]*",
+        ),
         // JS / TS
         re(
-            r"(?m)\b(?:function\*?|class|interface|type|enum)[ \t]+[A-Za-z_$][A-Za-z0-9_$]*|^[ \t]*export[ \t]+(?:default[ \t]+)?(?:const|let|var)[ \t]+[A-Za-z_$][A-Za-z0-9_$]*",
+            r#"\b(?:function\*?|class|interface|type|enum)[ \t]+[A-Za-z_$][A-Za-z0-9_$]*|\bexport[ \t]+(?:default[ \t]+)?(?:const|let|var)[ \t]+[A-Za-z_$][A-Za-z0-9_$]*|(?:\bfrom|\brequire\(|\bimport\()[ \t]*['"][@A-Za-z0-9_./-]+"#,
         ),
         // Go
         re(
-            r"(?m)^func[ \t]+(?:\([^)]*\)[ \t]*)?[A-Za-z_][A-Za-z0-9_]*|^type[ \t]+[A-Za-z_][A-Za-z0-9_]*",
+            r#"(?m)^func[ \t]+(?:\([^)]*\)[ \t]*)?[A-Za-z_][A-Za-z0-9_]*|^type[ \t]+[A-Za-z_][A-Za-z0-9_]*|"[a-z0-9.-]+\.[a-z]+/[A-Za-z0-9_./-]+""#,
         ),
         // Java, Kotlin, Scala, C#
         re(
@@ -88,31 +96,39 @@ static DEFS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
         ),
         // Anything else
         re(
-            r"(?m)\b(?:def|class|struct|fn|func|function|interface|type|enum|trait|module|typedef)[ \t]+[A-Za-z_][A-Za-z0-9_]*",
+            r"\b(?:def|class|struct|fn|func|function|interface|type|enum|trait|module|typedef)[ \t]+[A-Za-z_][A-Za-z0-9_]*",
         ),
     ]
 });
 
-static IMPORTS: LazyLock<[Option<Regex>; 7]> = LazyLock::new(|| {
-    [
-        Some(re(
-            r"(?m)^[ \t]*(?:pub(?:\([a-z]+\))?[ \t]+)?(?:use|extern[ \t]+crate)[ \t]+:*[A-Za-z_][A-Za-z0-9_]*",
-        )),
-        Some(re(
-            r"(?m)^[ \t]*(?:import|from)[ \t]+[A-Za-z_][A-Za-z0-9_]*",
-        )),
-        Some(re(
-            r#"(?:\bfrom|\brequire\(|\bimport\()[ \t]*['"][@A-Za-z0-9_./-]+"#,
-        )),
-        Some(re(r#""[a-z0-9.-]+\.[a-z]+/[A-Za-z0-9_./-]+""#)),
-        None,
-        None,
-        None,
-    ]
-});
-
-static DOC: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^[ \t]*//![^\n]*"));
 static HEADINGS: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^#{1,6}[ \t]+[^\n]*"));
+
+#[derive(PartialEq, Eq)]
+enum Kind {
+    Def,
+    Import,
+    Doc,
+}
+
+fn kind(li: usize, m: &[u8]) -> Kind {
+    let starts = |p: &[&str]| p.iter().any(|p| m.starts_with(p.as_bytes()));
+    let import = match li {
+        0 => starts(&["use", "extern"]),
+        1 => {
+            m.trim_ascii_start().starts_with(b"import") || m.trim_ascii_start().starts_with(b"from")
+        }
+        2 => starts(&["from", "require", "import"]),
+        3 => starts(&["\""]),
+        _ => false,
+    };
+    if import {
+        Kind::Import
+    } else if li == 0 && m.starts_with(b"//!") {
+        Kind::Doc
+    } else {
+        Kind::Def
+    }
+}
 
 fn lang_index(l: Lang) -> usize {
     match l {
@@ -172,22 +188,18 @@ pub fn extract(path: &str, bytes: &[u8]) -> FileFacts {
         return facts;
     }
     let li = lang_index(lang);
-    for m in DEFS[li].find_iter(bytes) {
-        if let Some(id) = last_ident(m.as_bytes()) {
-            facts.defs.push(id);
-        }
-    }
-    if let Some(r) = &IMPORTS[li] {
-        for m in r.find_iter(bytes) {
-            if let Some(n) = import_name(m.as_bytes()) {
-                facts.imports.push(n);
+    let mut doc_lines = 0;
+    for m in PATTERNS[li].find_iter(bytes) {
+        let m = m.as_bytes();
+        match kind(li, m) {
+            Kind::Def => facts.defs.extend(last_ident(m)),
+            Kind::Import => facts.imports.extend(import_name(m)),
+            Kind::Doc if doc_lines < 20 => {
+                doc_lines += 1;
+                facts.doc.push_str(&String::from_utf8_lossy(m));
+                facts.doc.push('\n');
             }
-        }
-    }
-    if lang == Lang::Rust {
-        for m in DOC.find_iter(bytes).take(20) {
-            facts.doc.push_str(&String::from_utf8_lossy(m.as_bytes()));
-            facts.doc.push('\n');
+            Kind::Doc => {}
         }
     }
     facts
@@ -314,12 +326,15 @@ const NOISE: &[&str] = &[
     "works",
 ];
 
+static NOISE_SET: LazyLock<FastSet<&'static str>> =
+    LazyLock::new(|| NOISE.iter().copied().collect());
+
 fn is_noise(w: &str) -> bool {
     w.len() < 3
         || w.len() > 30
         || w.chars().all(|c| c.is_numeric())
         || is_stop(w)
-        || NOISE.binary_search(&w).is_ok()
+        || NOISE_SET.contains(w)
 }
 
 /// The raw material of one module, before ranking.
@@ -341,33 +356,51 @@ struct Term {
     surface: BTreeMap<String, u32>,
 }
 
-fn add(terms: &mut HashMap<String, Term>, word: &str, weight: f64) {
+/// Count `word` `n` times with `weight` each.
+fn add(terms: &mut HashMap<String, Term>, word: &str, weight: f64, n: u32) {
     let key = if word.contains(['_', '-', '@', '/', '.']) {
         word.to_string()
     } else {
         stem(word)
     };
     let t = terms.entry(key).or_default();
-    t.weight += weight;
-    *t.surface.entry(word.to_string()).or_default() += 1;
+    t.weight += weight * f64::from(n);
+    *t.surface.entry(word.to_string()).or_default() += n;
+}
+
+/// Split each distinct text once and count its words `weight` times per occurrence.
+fn add_split<'a>(
+    terms: &mut HashMap<String, Term>,
+    texts: impl Iterator<Item = &'a str>,
+    weight: f64,
+) {
+    let mut counts: HashMap<&str, u32> = HashMap::default();
+    for t in texts {
+        *counts.entry(t).or_default() += 1;
+    }
+    let mut words: HashMap<String, u32> = HashMap::default();
+    for (t, n) in counts {
+        for w in split_words(t) {
+            *words.entry(w).or_default() += n;
+        }
+    }
+    for (w, n) in words {
+        if !is_noise(&w) {
+            add(terms, &w, weight, n);
+        }
+    }
 }
 
 fn module_terms(m: &ModuleText) -> HashMap<String, Term> {
-    let mut terms = HashMap::new();
-    for d in &m.defs {
-        for w in split_words(d) {
-            if !is_noise(&w) {
-                add(&mut terms, &w, 1.0);
-            }
-        }
-    }
+    let mut terms = HashMap::default();
+    add_split(&mut terms, m.defs.iter().map(String::as_str), 1.0);
     let mut folders = std::collections::BTreeSet::new();
     for p in &m.paths {
         let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
         let stem_part = file.split('.').next().unwrap_or(file);
         for w in split_words(stem_part) {
             if !is_noise(&w) {
-                add(&mut terms, &w, 3.0);
+                add(&mut terms, &w, 3.0, 1);
             }
         }
         folders.insert(dir.to_string());
@@ -380,25 +413,48 @@ fn module_terms(m: &ModuleText) -> HashMap<String, Term> {
     }
     for w in folder_words {
         if !is_noise(&w) {
-            add(&mut terms, &w, 3.0);
+            add(&mut terms, &w, 3.0, 1);
         }
     }
     for d in &m.deps {
-        add(&mut terms, &d.to_lowercase(), 4.0);
+        add(&mut terms, &d.to_lowercase(), 4.0, 1);
     }
-    for w in split_words(&m.doc) {
-        if !is_noise(&w) {
-            add(&mut terms, &w, 0.5);
-        }
-    }
+    add_split(&mut terms, m.doc.split_whitespace(), 0.5);
     terms
+}
+
+/// [`module_terms`] of every module, spread over the available cores.
+fn terms_in_parallel(modules: &[ModuleText]) -> Vec<HashMap<String, Term>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = modules.len().div_ceil(workers).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = modules
+            .chunks(chunk)
+            .map(|c| {
+                (
+                    c.len(),
+                    s.spawn(|| c.iter().map(module_terms).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(len, h)| match h.join() {
+                Ok(v) => v,
+                // module_terms does not panic; were it to, its modules just get no keywords.
+                Err(_) => (0..len).map(|_| HashMap::default()).collect(),
+            })
+            .collect()
+    })
 }
 
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
 /// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
 pub fn rank(modules: &[ModuleText]) -> Vec<Vec<String>> {
-    let per: Vec<HashMap<String, Term>> = modules.iter().map(module_terms).collect();
-    let mut df: HashMap<&str, usize> = HashMap::new();
+    let per = terms_in_parallel(modules);
+    let mut df: HashMap<&str, usize> = HashMap::default();
     for m in &per {
         for k in m.keys() {
             *df.entry(k.as_str()).or_default() += 1;

@@ -12,6 +12,7 @@ pub mod discover;
 pub mod format;
 pub mod generate;
 pub mod keywords;
+pub mod manifest;
 pub mod merge;
 pub mod search;
 pub mod text;

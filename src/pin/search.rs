@@ -10,10 +10,9 @@
 //! `k1 = 1.2`, `b = 0.75`, weights keywords 3, name 2, files (and spec link) 1.
 //! Ties keep Pin order.
 
-use std::collections::HashMap;
-
 use super::format::{Entry, Pin};
 
+use super::text::FastMap as HashMap;
 pub use super::text::terms;
 
 const K1: f64 = 1.2;
@@ -58,7 +57,7 @@ fn entry_fields(e: &Entry) -> [Vec<String>; 3] {
 impl Index {
     /// Build the index of a Pin.
     pub fn new(pin: &Pin) -> Index {
-        let mut postings: HashMap<String, Vec<(usize, [u32; 3])>> = HashMap::new();
+        let mut postings: HashMap<String, Vec<(usize, [u32; 3])>> = HashMap::default();
         let mut lens = Vec::with_capacity(pin.entries().len());
         let mut total = [0f64; 3];
         for (i, e) in pin.entries().iter().enumerate() {
@@ -99,7 +98,7 @@ impl Index {
             }
         }
         let n = self.lens.len() as f64;
-        let mut scores: HashMap<usize, (f64, Vec<usize>)> = HashMap::new();
+        let mut scores: HashMap<usize, (f64, Vec<usize>)> = HashMap::default();
         for (qi, t) in qterms.iter().enumerate() {
             let Some(list) = self.postings.get(t) else {
                 continue;

@@ -3,6 +3,11 @@
 //! Owns the one tokenizer both the keyword generator and search use, so a story's words and a
 //! Pin's keywords meet on the same terms. Does not own ranking.
 
+/// A hash map with a fast, fixed-seed hasher (deterministic; keys here are short words).
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+/// A hash set with the same hasher.
+pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
+
 /// English stop words and words too common in code to say anything about a module.
 const STOP: &[&str] = &[
     "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
@@ -21,7 +26,9 @@ const STOP: &[&str] = &[
 
 /// Whether `w` (lowercase) is an English stop word.
 pub fn is_stop(w: &str) -> bool {
-    STOP.binary_search(&w).is_ok()
+    static SET: std::sync::LazyLock<FastSet<&'static str>> =
+        std::sync::LazyLock::new(|| STOP.iter().copied().collect());
+    SET.contains(w)
 }
 
 /// Split text into lowercase words: on anything not alphanumeric, on snake/kebab case, and on
@@ -31,6 +38,10 @@ pub fn split_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for chunk in text.split(|c: char| !c.is_alphanumeric()) {
         if chunk.is_empty() {
+            continue;
+        }
+        if chunk.is_ascii() {
+            split_ascii(chunk.as_bytes(), &mut out);
             continue;
         }
         let chars: Vec<char> = chunk.chars().collect();
@@ -49,6 +60,23 @@ pub fn split_words(text: &str) -> Vec<String> {
         out.push(chars[start..].iter().collect::<String>().to_lowercase());
     }
     out
+}
+
+/// [`split_words`] for one ASCII alphanumeric chunk, without allocating per character.
+fn split_ascii(b: &[u8], out: &mut Vec<String>) {
+    let mut start = 0;
+    for i in 1..b.len() {
+        let (p, c) = (b[i - 1], b[i]);
+        let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+        let boundary = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (p.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower)
+            || (p.is_ascii_digit() && c.is_ascii_uppercase());
+        if boundary {
+            out.push(String::from_utf8_lossy(&b[start..i]).to_ascii_lowercase());
+            start = i;
+        }
+    }
+    out.push(String::from_utf8_lossy(&b[start..]).to_ascii_lowercase());
 }
 
 fn is_vowel(c: u8) -> bool {
@@ -130,6 +158,11 @@ mod tests {
             ["parse", "json", "utf8", "decode"]
         );
         assert_eq!(split_words("  --  "), Vec::<String>::new());
+        assert_eq!(
+            split_words("ÜberCase naïveTest"),
+            ["über", "case", "naïve", "test"]
+        );
+        assert_eq!(split_words("x86Ok"), ["x86", "ok"]);
     }
 
     #[test]
