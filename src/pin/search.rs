@@ -11,8 +11,8 @@
 //! Ties keep Pin order.
 
 use super::format::{Entry, Pin};
+use super::text::{FastMap as HashMap, for_each_term};
 
-use super::text::FastMap as HashMap;
 pub use super::text::terms;
 
 const K1: f64 = 1.2;
@@ -30,28 +30,77 @@ pub struct Hit {
     pub matched: Vec<String>,
 }
 
-/// A search index over one Pin; build once, query many times.
+/// Call `f(field, term)` for every term of an entry: 0 keywords, 1 name, 2 file paths and spec.
+fn for_each_field_term(e: &Entry, mut f: impl FnMut(usize, &str)) {
+    for k in &e.keywords {
+        for_each_term(k, |t| f(0, t));
+    }
+    for_each_term(&e.name, |t| f(1, t));
+    for p in e.files.iter().chain(&e.spec) {
+        for_each_term(p, |t| f(2, t));
+    }
+}
+
+/// The distinct terms of a query, in order.
+fn query_terms(query: &str) -> Vec<String> {
+    let mut q: Vec<String> = Vec::new();
+    for_each_term(query, |t| {
+        if !q.iter().any(|x| x == t) {
+            q.push(t.to_string());
+        }
+    });
+    q
+}
+
+/// Corpus statistics the BM25F formula needs.
 #[derive(Debug, Clone)]
-pub struct Index {
-    /// term → (entry, per-field term frequency).
-    postings: HashMap<String, Vec<(usize, [u32; 3])>>,
-    /// Per entry, per field length in terms.
-    lens: Vec<[f64; 3]>,
+struct Stats {
+    n: f64,
     avg: [f64; 3],
 }
 
-fn entry_fields(e: &Entry) -> [Vec<String>; 3] {
-    let kw = terms(&e.keywords.join(" "));
-    let name = terms(&e.name);
-    let mut files = String::new();
-    for f in &e.files {
-        files.push_str(f);
-        files.push(' ');
+impl Stats {
+    fn new(n: usize, total: [f64; 3]) -> Stats {
+        let nf = n.max(1) as f64;
+        Stats {
+            n: n as f64,
+            avg: total.map(|t| (t / nf).max(1.0)),
+        }
     }
-    if let Some(s) = &e.spec {
-        files.push_str(s);
+
+    fn idf(&self, df: usize) -> f64 {
+        let df = df as f64;
+        (1.0 + (self.n - df + 0.5) / (df + 0.5)).ln()
     }
-    [kw, name, terms(&files)]
+
+    /// One term's contribution to one entry.
+    fn term_score(&self, idf: f64, tf: [u32; 3], len: [f64; 3]) -> f64 {
+        let mut tfw = 0.0;
+        for f in 0..3 {
+            if tf[f] > 0 {
+                let norm = 1.0 - B + B * len[f] / self.avg[f];
+                tfw += WEIGHTS[f] * f64::from(tf[f]) / norm;
+            }
+        }
+        idf * tfw / (K1 + tfw)
+    }
+}
+
+/// Best first, ties in Pin order, at most `limit`.
+fn finish(mut hits: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
+    hits.truncate(limit);
+    hits
+}
+
+/// A search index over one Pin; build once, query many times (same ranking as [`search`]).
+#[derive(Debug, Clone)]
+pub struct Index {
+    /// term → (entry, per-field term frequency), entries ascending.
+    postings: HashMap<String, Vec<(usize, [u32; 3])>>,
+    /// Per entry, per field length in terms.
+    lens: Vec<[f64; 3]>,
+    stats: Stats,
 }
 
 impl Index {
@@ -61,64 +110,51 @@ impl Index {
         let mut lens = Vec::with_capacity(pin.entries().len());
         let mut total = [0f64; 3];
         for (i, e) in pin.entries().iter().enumerate() {
-            let fields = entry_fields(e);
             let mut len = [0f64; 3];
-            for (f, ts) in fields.iter().enumerate() {
-                len[f] = ts.len() as f64;
-                total[f] += len[f];
-                for t in ts {
-                    let list = postings.entry(t.clone()).or_default();
-                    match list.last_mut() {
-                        Some((d, tf)) if *d == i => tf[f] += 1,
-                        _ => {
-                            let mut tf = [0u32; 3];
-                            tf[f] = 1;
-                            list.push((i, tf));
-                        }
+            for_each_field_term(e, |f, t| {
+                len[f] += 1.0;
+                let list = match postings.get_mut(t) {
+                    Some(l) => l,
+                    None => postings.entry(t.to_string()).or_default(),
+                };
+                match list.last_mut() {
+                    Some((d, tf)) if *d == i => tf[f] += 1,
+                    _ => {
+                        let mut tf = [0u32; 3];
+                        tf[f] = 1;
+                        list.push((i, tf));
                     }
                 }
+            });
+            for f in 0..3 {
+                total[f] += len[f];
             }
             lens.push(len);
         }
-        let n = lens.len().max(1) as f64;
-        let avg = total.map(|t| (t / n).max(1.0));
+        let stats = Stats::new(lens.len(), total);
         Index {
             postings,
             lens,
-            avg,
+            stats,
         }
     }
 
     /// The best `limit` entries for `query`, best first; entries matching no term are left out.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        let mut qterms: Vec<String> = Vec::new();
-        for t in terms(query) {
-            if !qterms.contains(&t) {
-                qterms.push(t);
-            }
-        }
-        let n = self.lens.len() as f64;
+        let qterms = query_terms(query);
         let mut scores: HashMap<usize, (f64, Vec<usize>)> = HashMap::default();
         for (qi, t) in qterms.iter().enumerate() {
             let Some(list) = self.postings.get(t) else {
                 continue;
             };
-            let df = list.len() as f64;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let idf = self.stats.idf(list.len());
             for (d, tf) in list {
-                let mut tfw = 0.0;
-                for f in 0..3 {
-                    if tf[f] > 0 {
-                        let norm = 1.0 - B + B * self.lens[*d][f] / self.avg[f];
-                        tfw += WEIGHTS[f] * f64::from(tf[f]) / norm;
-                    }
-                }
                 let s = scores.entry(*d).or_insert((0.0, Vec::new()));
-                s.0 += idf * tfw / (K1 + tfw);
+                s.0 += self.stats.term_score(idf, *tf, self.lens[*d]);
                 s.1.push(qi);
             }
         }
-        let mut hits: Vec<Hit> = scores
+        let hits = scores
             .into_iter()
             .map(|(entry, (score, m))| Hit {
                 entry,
@@ -126,16 +162,72 @@ impl Index {
                 matched: m.into_iter().map(|qi| qterms[qi].clone()).collect(),
             })
             .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
-        hits.truncate(limit);
-        hits
+        finish(hits, limit)
     }
 }
 
 /// Rank the entries of `pin` for `query`: the best `limit`, best first, ties in Pin order.
-/// Builds an [`Index`] each call; keep an `Index` to query one Pin many times.
+/// One pass over the Pin without building an [`Index`] (cheaper for a single query; keep an
+/// `Index` to query one Pin many times). Both give the same ranking.
 pub fn search(pin: &Pin, query: &str, limit: usize) -> Vec<Hit> {
-    Index::new(pin).search(query, limit)
+    let qterms = query_terms(query);
+    let slot: HashMap<&str, usize> = qterms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    let mut total = [0f64; 3];
+    let mut df = vec![0usize; qterms.len()];
+    // (entry, field lengths, per query term field frequencies) for entries matching a term.
+    let mut matched: Vec<(usize, [f64; 3], Vec<[u32; 3]>)> = Vec::new();
+    let mut tf = vec![[0u32; 3]; qterms.len()];
+    for (i, e) in pin.entries().iter().enumerate() {
+        let mut len = [0f64; 3];
+        let mut any = false;
+        for_each_field_term(e, |f, t| {
+            len[f] += 1.0;
+            if let Some(&q) = slot.get(t) {
+                tf[q][f] += 1;
+                any = true;
+            }
+        });
+        for f in 0..3 {
+            total[f] += len[f];
+        }
+        if any {
+            for (q, t) in tf.iter().enumerate() {
+                if t.iter().any(|&c| c > 0) {
+                    df[q] += 1;
+                }
+            }
+            matched.push((
+                i,
+                len,
+                std::mem::replace(&mut tf, vec![[0u32; 3]; qterms.len()]),
+            ));
+        }
+    }
+    let stats = Stats::new(pin.entries().len(), total);
+    let idf: Vec<f64> = df.iter().map(|&d| stats.idf(d)).collect();
+    let hits = matched
+        .into_iter()
+        .map(|(entry, len, tfs)| {
+            let mut score = 0.0;
+            let mut m = Vec::new();
+            for (q, t) in tfs.iter().enumerate() {
+                if t.iter().any(|&c| c > 0) {
+                    score += stats.term_score(idf[q], *t, len);
+                    m.push(qterms[q].clone());
+                }
+            }
+            Hit {
+                entry,
+                score,
+                matched: m,
+            }
+        })
+        .collect();
+    finish(hits, limit)
 }
 
 #[cfg(test)]
@@ -171,6 +263,26 @@ mod tests {
         let hits = search(&p, "compaction of logs", 5);
         assert_eq!(hits[0].entry, 0);
         assert_eq!(hits[0].matched, ["compaction", "log"]);
+    }
+
+    #[test]
+    fn index_and_one_pass_search_agree() {
+        let fork = Pin::parse(include_str!(
+            "../../tests/fixtures/compat/newralph/INDEX.md"
+        ));
+        for p in [pin(), fork] {
+            let idx = Index::new(&p);
+            for q in [
+                "search index",
+                "zeta",
+                "agent skills library",
+                "lib common.sh git",
+                "nothing",
+                "",
+            ] {
+                assert_eq!(idx.search(q, 10), search(&p, q, 10), "{q}");
+            }
+        }
     }
 
     #[test]

@@ -26,57 +26,83 @@ const STOP: &[&str] = &[
 
 /// Whether `w` (lowercase) is an English stop word.
 pub fn is_stop(w: &str) -> bool {
+    if w.len() > 7 {
+        return false; // no stop word is longer
+    }
     static SET: std::sync::LazyLock<FastSet<&'static str>> =
         std::sync::LazyLock::new(|| STOP.iter().copied().collect());
     SET.contains(w)
 }
 
-/// Split text into lowercase words: on anything not alphanumeric, on snake/kebab case, and on
-/// camel case (`HTTPServerError` gives `http`, `server`, `error`). Digits stay with the letters
-/// before them (`utf8`, `v2`).
-pub fn split_words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Call `f` with each word of `text` as written: split on anything not alphanumeric, on
+/// snake/kebab case and on camel case (`HTTPServerError` gives `HTTP`, `Server`, `Error`). Digits
+/// stay with the letters before them (`utf8`, `v2`).
+pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     for chunk in text.split(|c: char| !c.is_alphanumeric()) {
         if chunk.is_empty() {
             continue;
         }
         if chunk.is_ascii() {
-            split_ascii(chunk.as_bytes(), &mut out);
+            ascii_words(chunk, &mut f);
             continue;
         }
-        let chars: Vec<char> = chunk.chars().collect();
         let mut start = 0;
-        for i in 1..chars.len() {
-            let (p, c) = (chars[i - 1], chars[i]);
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let boundary = (p.is_lowercase() && c.is_uppercase())
-                || (p.is_uppercase() && c.is_uppercase() && next_lower)
-                || (p.is_numeric() && c.is_alphabetic() && c.is_uppercase());
-            if boundary {
-                out.push(chars[start..i].iter().collect::<String>().to_lowercase());
-                start = i;
+        let mut prev: Option<char> = None;
+        let mut iter = chunk.char_indices().peekable();
+        while let Some((i, c)) = iter.next() {
+            if let Some(p) = prev {
+                let next_lower = iter.peek().is_some_and(|(_, n)| n.is_lowercase());
+                let boundary = (p.is_lowercase() && c.is_uppercase())
+                    || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                    || (p.is_numeric() && c.is_uppercase());
+                if boundary {
+                    f(&chunk[start..i]);
+                    start = i;
+                }
             }
+            prev = Some(c);
         }
-        out.push(chars[start..].iter().collect::<String>().to_lowercase());
+        f(&chunk[start..]);
     }
-    out
 }
 
-/// [`split_words`] for one ASCII alphanumeric chunk, without allocating per character.
-fn split_ascii(b: &[u8], out: &mut Vec<String>) {
+/// [`for_each_word`] for one ASCII alphanumeric chunk (the common case), on bytes.
+fn ascii_words(chunk: &str, f: &mut impl FnMut(&str)) {
+    let b = chunk.as_bytes();
     let mut start = 0;
     for i in 1..b.len() {
         let (p, c) = (b[i - 1], b[i]);
+        if !c.is_ascii_uppercase() {
+            continue;
+        }
         let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-        let boundary = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
-            || (p.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower)
-            || (p.is_ascii_digit() && c.is_ascii_uppercase());
-        if boundary {
-            out.push(String::from_utf8_lossy(&b[start..i]).to_ascii_lowercase());
+        if p.is_ascii_lowercase() || p.is_ascii_digit() || (p.is_ascii_uppercase() && next_lower) {
+            f(&chunk[start..i]);
             start = i;
         }
     }
-    out.push(String::from_utf8_lossy(&b[start..]).to_ascii_lowercase());
+    f(&chunk[start..]);
+}
+
+fn lower_into(word: &str, buf: &mut String) {
+    buf.clear();
+    if word.is_ascii() {
+        buf.push_str(word);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.extend(word.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// Split text into lowercase words (see [`for_each_word`]).
+pub fn split_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut buf = String::new();
+    for_each_word(text, |w| {
+        lower_into(w, &mut buf);
+        out.push(buf.clone());
+    });
+    out
 }
 
 fn is_vowel(c: u8) -> bool {
@@ -99,9 +125,18 @@ fn undouble(w: &mut String) {
 /// Light stemming: plurals, -ing, -ed and a final -e, so `parse`, `parses`, `parsed` and
 /// `parsing` all give `pars`. Only ASCII words are stemmed; others are returned as they are.
 pub fn stem(word: &str) -> String {
-    let mut w = word.to_string();
+    stem_owned(word.to_string())
+}
+
+/// [`stem`] reusing the word's allocation.
+fn stem_owned(mut w: String) -> String {
+    stem_in_place(&mut w);
+    w
+}
+
+fn stem_in_place(w: &mut String) {
     if !w.is_ascii() || w.len() <= 3 {
-        return w;
+        return;
     }
     if w.ends_with("ies") && w.len() > 4 {
         w.truncate(w.len() - 3);
@@ -113,25 +148,36 @@ pub fn stem(word: &str) -> String {
     }
     if w.ends_with("ing") && w.len() >= 6 {
         w.truncate(w.len() - 3);
-        undouble(&mut w);
+        undouble(w);
     } else if w.ends_with("ed") && w.len() >= 5 {
         w.truncate(w.len() - 2);
-        undouble(&mut w);
+        undouble(w);
     }
     if w.ends_with('e') && w.len() > 4 {
         w.pop();
     }
-    w
 }
 
 /// The search terms of free text: split words, stop words and pure numbers dropped, stemmed.
 /// Order is kept and duplicates are kept (callers count them).
 pub fn terms(text: &str) -> Vec<String> {
-    split_words(text)
-        .into_iter()
-        .filter(|w| !is_stop(w) && !w.chars().all(|c| c.is_numeric()))
-        .map(|w| stem(&w))
-        .collect()
+    let mut out = Vec::new();
+    for_each_term(text, |t| out.push(t.to_string()));
+    out
+}
+
+/// Call `f` with each term of `text`, exactly as [`terms`] lists them, without allocating per
+/// word (one buffer is reused).
+pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    for_each_word(text, |w| {
+        lower_into(w, &mut buf);
+        if is_stop(&buf) || buf.chars().all(char::is_numeric) {
+            return;
+        }
+        stem_in_place(&mut buf);
+        f(&buf);
+    });
 }
 
 #[cfg(test)]
@@ -139,10 +185,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stop_list_is_sorted_for_binary_search() {
+    fn stop_list_is_sorted_and_short() {
         let mut s = STOP.to_vec();
         s.sort_unstable();
         assert_eq!(s, STOP);
+        assert!(STOP.iter().all(|w| w.len() <= 7 && is_stop(w)));
     }
 
     #[test]

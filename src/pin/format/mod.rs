@@ -36,8 +36,8 @@ pub struct Entry {
     line: usize,
     /// 1-based line of each file path (parallel to `files` when parsed).
     file_lines: Vec<usize>,
-    /// The exact text this entry was parsed from, and the fields it had then.
-    source: Option<Box<(String, Fields)>>,
+    /// The exact text this entry was parsed from (written back as is while unchanged).
+    source: Option<String>,
 }
 
 /// The user-visible fields, used to tell whether an entry changed since it was parsed.
@@ -218,7 +218,7 @@ impl Pin {
                         continue;
                     };
                     match &e.source {
-                        Some(src) if src.1 == e.fields() => out.push_str(&src.0),
+                        Some(src) if unchanged(e, src) => out.push_str(src),
                         _ => {
                             if !out.is_empty() && !out.ends_with('\n') {
                                 out.push('\n');
@@ -244,6 +244,13 @@ impl Pin {
         }
         out
     }
+}
+
+/// Whether `e` still has the fields its source text gives (parsed again only when writing, so
+/// parsing stays cheap).
+fn unchanged(e: &Entry, src: &str) -> bool {
+    let p = Pin::parse(src);
+    p.entries().len() == 1 && p.entries()[0].fields() == e.fields()
 }
 
 /// Drop the remembered source of every entry, so the whole Pin is written canonically.

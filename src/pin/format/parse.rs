@@ -5,13 +5,9 @@
 //! exact text of each entry and of the prose between them. Does not own writing (see the parent
 //! module).
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::{Entry, Item, LINK, Pin, TICKS};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
     Keywords,
     Files,
@@ -19,28 +15,83 @@ enum Field {
     Status,
 }
 
-static HEADING: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(#{1,6})\s+(.*?)\s*#*\s*$").expect("valid regex"));
-static FIELD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)^\s*(?:[-*+]\s+)?(?:\*\*|__)?\s*(keywords?|key ?words|tags|file ?paths?|files|paths|spec ?links?|specs?|specification|status)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:|:)\s*(.*)$",
-    )
-    .expect("valid regex")
-});
-static BULLET: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$").expect("valid regex"));
-static RULE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*(?:-{3,}|\*{3,}|_{3,})\s*$").expect("valid regex"));
-fn field_of(label: &str) -> Field {
-    let l = label.to_ascii_lowercase();
-    if l.starts_with("key") || l == "tags" {
-        Field::Keywords
-    } else if l.starts_with("file") || l == "paths" {
-        Field::Files
-    } else if l.starts_with("status") {
-        Field::Status
+/// `# Title ##` → (level, "Title"); `None` unless 1-6 `#` are followed by a space.
+fn heading_of(line: &str) -> Option<(usize, String)> {
+    let level = line.bytes().take_while(|&b| b == b'#').count();
+    let rest = &line[level..];
+    if !(1..=6).contains(&level) || !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let title = rest.trim();
+    let stripped = title.trim_end_matches('#');
+    // A closing run of `#` counts only after a space (`# C#` keeps its `#`).
+    let title = if stripped.is_empty() || stripped.ends_with([' ', '\t']) {
+        stripped.trim_end()
     } else {
-        Field::Spec
+        title
+    };
+    Some((level, title.to_string()))
+}
+
+/// The text of a bullet (`-`, `*`, `+` or `1.`/`1)` then a space), if the line is one.
+fn bullet_of(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = if digits > 0 {
+        t[digits..].strip_prefix(['.', ')'])?
+    } else {
+        t.strip_prefix(['-', '*', '+'])?
+    };
+    rest.starts_with([' ', '\t']).then(|| rest.trim())
+}
+
+/// A thematic break: three or more `-`, `*` or `_` alone on a line.
+fn is_rule(line: &str) -> bool {
+    let t = line.trim().as_bytes();
+    t.len() >= 3 && matches!(t[0], b'-' | b'*' | b'_') && t.iter().all(|&b| b == t[0])
+}
+
+/// A field line (`**Keywords**: a, b`, `**Keywords:** a`, `- Files:`, …): its field and value.
+fn field_line(line: &str) -> Option<(Field, &str)> {
+    let mut t = line.trim_start();
+    if let Some(r) = t.strip_prefix(['-', '*', '+'])
+        && r.starts_with([' ', '\t'])
+    {
+        t = r.trim_start();
+    }
+    let bold = |s: &str| s.starts_with("**") || s.starts_with("__");
+    let emph = bold(t);
+    if emph {
+        t = t[2..].trim_start();
+    }
+    let end = t.find(|c: char| !(c.is_ascii_alphabetic() || c == ' '))?;
+    let field = field_named(t[..end].trim_end())?;
+    let mut rest = &t[end..];
+    if let Some(r) = rest.strip_prefix(':') {
+        rest = r.trim_start();
+        if emph && bold(rest) {
+            rest = &rest[2..];
+        }
+    } else if emph && bold(rest) {
+        rest = rest[2..].trim_start().strip_prefix(':')?;
+    } else {
+        return None;
+    }
+    Some((field, rest.trim()))
+}
+
+fn field_named(label: &str) -> Option<Field> {
+    let l: String = label
+        .chars()
+        .filter(|c| *c != ' ')
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    match l.as_str() {
+        "keywords" | "keyword" | "tags" => Some(Field::Keywords),
+        "filepaths" | "filepath" | "files" | "paths" => Some(Field::Files),
+        "speclink" | "speclinks" | "spec" | "specs" | "specification" => Some(Field::Spec),
+        "status" => Some(Field::Status),
+        _ => None,
     }
 }
 
@@ -62,9 +113,9 @@ fn split_keywords(text: &str, out: &mut Vec<String>) {
 /// The path in one file bullet: a link target, text in backticks, or the first word.
 fn clean_path(text: &str) -> Option<String> {
     let t = text.trim();
-    let p = if let Some(c) = LINK.captures(t) {
+    let p = if let Some(c) = t.contains('[').then(|| LINK.captures(t)).flatten() {
         c[1].to_string()
-    } else if let Some(c) = TICKS.captures(t) {
+    } else if let Some(c) = t.contains('`').then(|| TICKS.captures(t)).flatten() {
         c[1].trim().to_string()
     } else {
         t.split_whitespace().next()?.to_string()
@@ -109,8 +160,11 @@ impl Pin {
         for (i, l) in lines.iter().enumerate() {
             if is_fence(l.text) {
                 in_fence = !in_fence;
-            } else if !in_fence && let Some(c) = HEADING.captures(l.text) {
-                heading[i] = Some((c[1].len(), c[2].to_string()));
+            } else if !in_fence
+                && l.text.starts_with('#')
+                && let Some(h) = heading_of(l.text)
+            {
+                heading[i] = Some(h);
             }
         }
         let has_fields = |i: usize| -> bool {
@@ -127,7 +181,7 @@ impl Pin {
                 }
                 if is_fence(l.text) {
                     fence = !fence;
-                } else if !fence && FIELD.is_match(l.text) {
+                } else if !fence && field_line(l.text).is_some() {
                     return true;
                 }
             }
@@ -207,7 +261,7 @@ fn parse_entry(
             e.notes.push(text.to_string());
             continue;
         }
-        if RULE.is_match(text) {
+        if is_rule(text) {
             closed = true;
             break;
         }
@@ -216,9 +270,7 @@ fn parse_entry(
             continue;
         }
         let blank_before = std::mem::replace(&mut prev_blank, false);
-        if let Some(c) = FIELD.captures(text) {
-            let f = field_of(&c[1]);
-            let value = c[2].trim();
+        if let Some((f, value)) = field_line(text) {
             match f {
                 Field::Keywords => split_keywords(value, &mut e.keywords),
                 Field::Files => {
@@ -233,21 +285,21 @@ fn parse_entry(
             field = Some(f);
             continue;
         }
-        if let Some(c) = BULLET.captures(text) {
+        if let Some(item) = bullet_of(text) {
             match field {
                 Some(Field::Keywords) => {
-                    split_keywords(&c[1], &mut e.keywords);
+                    split_keywords(item, &mut e.keywords);
                     continue;
                 }
                 Some(Field::Files) => {
-                    if let Some(p) = clean_path(&c[1]) {
+                    if let Some(p) = clean_path(item) {
                         e.files.push(p);
                         e.file_lines.push(i);
                     }
                     continue;
                 }
                 Some(Field::Spec) if e.spec.is_none() => {
-                    e.spec = clean_spec(&c[1]);
+                    e.spec = clean_spec(item);
                     continue;
                 }
                 _ => {}
@@ -270,7 +322,46 @@ fn parse_entry(
             end -= 1;
         }
     }
-    let text: String = lines[start..end].iter().map(|l| l.raw).collect();
-    e.source = Some(Box::new((text, e.fields())));
+    let text: String = lines[start..end]
+        .iter()
+        .map(|l| l.raw)
+        .collect::<Vec<&str>>()
+        .concat();
+    e.source = Some(text);
     (e, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_bullets_and_rules() {
+        assert_eq!(heading_of("### Name ##"), Some((3, "Name".into())));
+        assert_eq!(heading_of("## C#"), Some((2, "C#".into())));
+        assert_eq!(heading_of("#hashtag"), None);
+        assert_eq!(heading_of("####### seven"), None);
+        assert_eq!(bullet_of("  - `a.rs`"), Some("`a.rs`"));
+        assert_eq!(bullet_of("12. x"), Some("x"));
+        assert_eq!(bullet_of("-x"), None);
+        assert_eq!(bullet_of("**Keywords**: a"), None);
+        assert!(is_rule("---") && is_rule(" *** ") && is_rule("____"));
+        assert!(!is_rule("--") && !is_rule("-*-"));
+        assert_eq!(
+            field_line("**Keywords**: a, b"),
+            Some((Field::Keywords, "a, b"))
+        );
+        assert_eq!(
+            field_line("* **Keywords:** a"),
+            Some((Field::Keywords, "a"))
+        );
+        assert_eq!(field_line("- __File Paths__ :"), Some((Field::Files, "")));
+        assert_eq!(field_line("Spec Link: N/A"), Some((Field::Spec, "N/A")));
+        assert_eq!(field_line("- **Spec Link** (optional): Link"), None);
+        assert_eq!(field_line("Keywords are good: yes"), None);
+        assert_eq!(
+            field_line("**Status**: stale"),
+            Some((Field::Status, "stale"))
+        );
+    }
 }
