@@ -41,6 +41,18 @@ pub enum PinCommand {
     },
 }
 
+/// Write to stdout; a closed pipe (`ralph pin search … | head -1`) is not an error.
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write to stdout")
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
     match args.command {
         PinCommand::Generate { check, stdout } => generate(ctx, check, stdout),
@@ -58,7 +70,7 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
         );
     }
     if stdout {
-        print!("{}", out.text);
+        emit(&out.text)?;
         return Ok(Code::OK);
     }
     let old = out.old.as_deref().unwrap_or("");
@@ -68,12 +80,13 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
             return Ok(Code::OK);
         }
         let diff = similar::TextDiff::from_lines(old, &out.text);
-        print!(
-            "{}",
-            diff.unified_diff()
+        emit(
+            &diff
+                .unified_diff()
                 .context_radius(3)
                 .header(&format!("a/{INDEX_PATH}"), &format!("b/{INDEX_PATH}"))
-        );
+                .to_string(),
+        )?;
         eprintln!("{INDEX_PATH} is out of date; run `ralph pin generate` to update it");
         return Ok(Code::ERROR);
     }
@@ -127,7 +140,7 @@ fn check(ctx: &Ctx) -> anyhow::Result<Code> {
         eprintln!("{summary}");
         Ok(Code::ERROR)
     } else {
-        println!("{summary}");
+        emit(&format!("{summary}\n"))?;
         Ok(Code::OK)
     }
 }
@@ -146,7 +159,7 @@ fn search(ctx: &Ctx, query: &str, limit: usize, as_json: bool) -> anyhow::Result
                 }))
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        emit(&format!("{}\n", serde_json::to_string_pretty(&list)?))?;
         return Ok(Code::OK);
     }
     if p.entries().is_empty() {
@@ -156,21 +169,23 @@ fn search(ctx: &Ctx, query: &str, limit: usize, as_json: bool) -> anyhow::Result
     if hits.is_empty() {
         eprintln!("no entry matches: {query}");
     }
+    let mut text = String::new();
     for (rank, h) in hits.iter().enumerate() {
         let Some(e) = p.entries().get(h.entry) else {
             continue;
         };
-        println!(
-            "{}. {}  (score {:.3}; matched: {})",
+        text += &format!(
+            "{}. {}  (score {:.3}; matched: {})\n   files: {}\n",
             rank + 1,
             e.name,
             h.score,
-            h.matched.join(", ")
+            h.matched.join(", "),
+            e.files.join(", ")
         );
-        println!("   files: {}", e.files.join(", "));
         if let Some(spec) = &e.spec {
-            println!("   spec: {spec}");
+            text += &format!("   spec: {spec}\n");
         }
     }
+    emit(&text)?;
     Ok(Code::OK)
 }
