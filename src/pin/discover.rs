@@ -46,6 +46,8 @@ pub struct Unit {
     pub items: Vec<String>,
     /// Library names from the root's manifest.
     pub deps: Vec<String>,
+    /// The root's own entry (files at the top of the package), as opposed to one of its folders.
+    pub root_entry: bool,
     /// Markdown files whose headings describe the entry.
     pub docs: Vec<String>,
 }
@@ -337,7 +339,9 @@ pub fn discover(
             };
             let dir = join(&root_base, &key);
             let group_docs = root_docs.remove(&key).unwrap_or_default();
-            for (name, udir, items, covered) in split(&label, &dir, &idx, files) {
+            for (n, (name, udir, items, covered)) in
+                split(&label, &dir, &idx, files).into_iter().enumerate()
+            {
                 let mut name = name;
                 if !used_names.insert(name.to_lowercase()) {
                     name = format!("{name} ({})", if udir.is_empty() { "." } else { &udir });
@@ -353,6 +357,7 @@ pub fn discover(
                     files: covered,
                     items,
                     deps: root.deps.clone(),
+                    root_entry: key.is_empty() && n == 0,
                     docs,
                 });
             }

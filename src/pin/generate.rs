@@ -217,7 +217,13 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
             m.deps = u
                 .deps
                 .iter()
-                .filter(|d| !any_import_lang || imports.contains(&norm_lib(d)))
+                .filter(|d| {
+                    if any_import_lang {
+                        imports.contains(&norm_lib(d))
+                    } else {
+                        u.root_entry // imports not read: the libraries go to the package's own entry
+                    }
+                })
                 .cloned()
                 .collect();
             m

@@ -22,7 +22,8 @@ pub struct FileFacts {
     pub defs: Vec<String>,
     /// First segment of the modules it imports (`use serde_json::…` gives `serde_json`).
     pub imports: Vec<String>,
-    /// Words of its module doc comment (`//!`) or, for markdown, its headings.
+    /// Words of its module doc comments (Rust `//!`, shell `#` lines; the first 20) or, for
+    /// markdown, its headings.
     pub doc: String,
 }
 
@@ -66,7 +67,8 @@ fn re(pattern: &str) -> Regex {
     Regex::new(&format!("(?-u){pattern}")).expect("valid regex")
 }
 
-/// One regex per language: definitions, imports and (Rust) module docs in a single pass. Every
+/// One regex per language: definitions, imports and module docs (Rust `//!`, shell `#` comments
+/// at the start of a line) in a single pass. Every
 /// alternative starts with a literal, so the regex engine skips ahead with a prefilter.
 static PATTERNS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
     [
@@ -92,7 +94,7 @@ static PATTERNS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
         ),
         // Shell
         re(
-            r"(?m)^[ \t]*(?:function[ \t]+[A-Za-z_][A-Za-z0-9_-]*|[A-Za-z_][A-Za-z0-9_-]*[ \t]*\(\))",
+            r"(?m)^[ \t]*(?:function[ \t]+[A-Za-z_][A-Za-z0-9_-]*|[A-Za-z_][A-Za-z0-9_-]*[ \t]*\(\))|^#[^!\n][^\n]*",
         ),
         // Anything else
         re(
@@ -123,7 +125,7 @@ fn kind(li: usize, m: &[u8]) -> Kind {
     };
     if import {
         Kind::Import
-    } else if li == 0 && m.starts_with(b"//!") {
+    } else if (li == 0 && m.starts_with(b"//!")) || (li == 5 && m.starts_with(b"#")) {
         Kind::Doc
     } else {
         Kind::Def
