@@ -124,9 +124,15 @@ impl Entry {
         s.push_str(&self.keywords.join(", "));
         s.push_str("\n\n**File Paths**:\n");
         for f in &self.files {
-            s.push_str("- ");
-            s.push_str(f);
-            s.push('\n');
+            // Backticks keep a path with spaces (or markdown syntax) in one piece.
+            if f.contains(char::is_whitespace)
+                || f.starts_with(['[', '`'])
+                || f.ends_with([',', ';'])
+            {
+                s.push_str(&format!("- `{f}`\n"));
+            } else {
+                s.push_str(&format!("- {f}\n"));
+            }
         }
         s.push_str("\n**Spec Link**: ");
         s.push_str(self.spec.as_deref().unwrap_or("N/A"));
@@ -361,7 +367,11 @@ mod tests {
         let mut p = Pin::parse("");
         let mut e = Entry::new("ralph: src/pin");
         e.keywords = vec!["pin".into(), "index".into()];
-        e.files = vec!["src/pin/mod.rs".into()];
+        e.files = vec![
+            "src/pin/mod.rs".into(),
+            "docs/my notes.rs".into(),
+            "[x].rs".into(),
+        ];
         e.stale = true;
         p.push_entry(e);
         let text = p.to_markdown();
