@@ -12,8 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::check::{is_glob, resolve};
 use super::discover::{Manifest, SourceFile, discover};
+use super::extract::{FileFacts, SOURCE_EXTS, extract};
 use super::format::Pin;
-use super::keywords::{FileFacts, ModuleText, SOURCE_EXTS, extract, rank};
+use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
 use super::{INDEX_PATH, PinError};
 

@@ -1,14 +1,15 @@
 //! The Pin: specs/INDEX.md, a keyword index of the codebase a fresh agent reads first so it finds
 //! existing code instead of writing duplicates.
 //!
-//! Owns the format ([`format`]: lenient parse, lossless write), generation from the source tree
-//! ([`generate`], with the pure policies [`discover`], [`keywords`] and [`merge`]), validation
-//! ([`check`]) and ranking ([`search`], BM25F; [`search::terms`] is the shared tokenizer). Does not
+//! Owns the format ([`format`](mod@format): lenient parse, lossless write), generation from the source
+//! tree ([`generate`], with the pure parts [`discover`], [`manifest`], [`extract`], [`keywords`]
+//! and [`merge`]), validation ([`check`]) and ranking ([`search`], BM25F; [`search::terms`] is the shared tokenizer). Does not
 //! own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context builder
 //! calls [`load`] and [`search::search`]). The format is specified in specs/pin.md.
 
 pub mod check;
 pub mod discover;
+pub mod extract;
 pub mod format;
 pub mod generate;
 pub mod keywords;
@@ -59,7 +60,7 @@ pub(crate) fn read_text(path: &Path) -> Result<Option<String>, PinError> {
     }
 }
 
-/// Load `<root>/specs/INDEX.md`. A missing file gives an empty Pin; an unreadable or non-UTF-8
+/// Load `root/specs/INDEX.md`. A missing file gives an empty Pin; an unreadable or non-UTF-8
 /// file is an error naming it. Parsing itself never fails.
 pub fn load(root: &Path) -> Result<Pin, PinError> {
     Ok(read_text(&root.join(INDEX_PATH))?
