@@ -179,3 +179,15 @@ fn check_and_stdout_write_nothing() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn a_missing_root_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    ralph(&tmp.path().join("nope"))
+        .args(["pin", "generate"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "nope: cannot walk the project (check --root)",
+        ));
+}

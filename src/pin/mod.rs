@@ -33,7 +33,7 @@ pub enum PinError {
     Fs(#[from] crate::fsutil::FsError),
     #[error("{path}: not valid UTF-8 (first bad byte at line {line}); save the file as UTF-8")]
     NotUtf8 { path: PathBuf, line: usize },
-    #[error("{root}: cannot walk the project: {source}")]
+    #[error("{root}: cannot walk the project (check --root)")]
     Walk {
         root: PathBuf,
         #[source]
