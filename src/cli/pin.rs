@@ -1,9 +1,12 @@
-//! `ralph pin generate | check | search` (owned by the Pin work; placeholder until it lands).
+//! `ralph pin generate | check | search`: the edge of [`crate::pin`] (printing, exit codes).
 
+use anyhow::Context;
 use clap::{Args, Subcommand};
+use serde_json::json;
 
 use super::Ctx;
 use crate::exit::Code;
+use crate::pin::{self, INDEX_PATH, check::Severity};
 
 #[derive(Debug, Args)]
 pub struct PinArgs {
@@ -13,10 +16,10 @@ pub struct PinArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum PinCommand {
-    /// Generate or update specs/INDEX.md from the source tree.
+    /// Generate or update specs/INDEX.md from the source tree (keeps everything a person wrote).
     Generate {
         /// Write nothing; exit 1 and print a diff when the file would change.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "stdout")]
         check: bool,
         /// Print the result instead of writing it.
         #[arg(long)]
@@ -38,6 +41,151 @@ pub enum PinCommand {
     },
 }
 
-pub fn pin(_ctx: &Ctx, _args: PinArgs) -> anyhow::Result<Code> {
-    anyhow::bail!("ralph pin is not built yet")
+/// Write to stdout; a closed pipe (`ralph pin search … | head -1`) is not an error.
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write to stdout")
+        }
+        _ => Ok(()),
+    }
+}
+
+pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
+    match args.command {
+        PinCommand::Generate { check, stdout } => generate(ctx, check, stdout),
+        PinCommand::Check => check(ctx),
+        PinCommand::Search { words, limit, json } => search(ctx, &words.join(" "), limit, json),
+    }
+}
+
+fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
+    let out = pin::generate::generate(&ctx.root)
+        .with_context(|| format!("cannot generate the Pin for {}", ctx.root.display()))?;
+    for name in &out.summary.stale {
+        eprintln!(
+            "warning: {INDEX_PATH}: entry \"{name}\": none of its files exist any more (flagged stale; update its paths or remove it)"
+        );
+    }
+    if stdout {
+        emit(&out.text)?;
+        return Ok(Code::OK);
+    }
+    let old = out.old.as_deref().unwrap_or("");
+    if check {
+        if out.old.as_deref() == Some(out.text.as_str()) {
+            eprintln!("{INDEX_PATH} is up to date");
+            return Ok(Code::OK);
+        }
+        let diff = similar::TextDiff::from_lines(old, &out.text);
+        emit(
+            &diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&format!("a/{INDEX_PATH}"), &format!("b/{INDEX_PATH}"))
+                .to_string(),
+        )?;
+        eprintln!("{INDEX_PATH} is out of date; run `ralph pin generate` to update it");
+        return Ok(Code::ERROR);
+    }
+    if out.old.as_deref() == Some(out.text.as_str()) {
+        eprintln!(
+            "{INDEX_PATH}: unchanged ({} entries)",
+            out.pin.entries().len()
+        );
+        return Ok(Code::OK);
+    }
+    let path = ctx.root.join(INDEX_PATH);
+    if let Some(dir) = path.parent() {
+        crate::fsutil::create_dir_all(dir)?;
+    }
+    crate::fsutil::atomic_write(&path, out.text.as_bytes())?;
+    let s = &out.summary;
+    eprintln!(
+        "{INDEX_PATH}: {} entries ({} added, {} updated, {} stale)",
+        out.pin.entries().len(),
+        s.added.len(),
+        s.updated.len(),
+        s.stale.len()
+    );
+    Ok(Code::OK)
+}
+
+fn check(ctx: &Ctx) -> anyhow::Result<Code> {
+    let path = ctx.root.join(INDEX_PATH);
+    if !path.exists() {
+        eprintln!(
+            "error: {}: no Pin here; run `ralph pin generate` to create it",
+            path.display()
+        );
+        return Ok(Code::ERROR);
+    }
+    let p = pin::load(&ctx.root).context("cannot check the Pin")?;
+    let diags = pin::check::check(&p, &ctx.root);
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    for d in &diags {
+        eprintln!("{INDEX_PATH}:{d}");
+    }
+    let summary = format!(
+        "{INDEX_PATH}: {} entries, {errors} errors, {} warnings",
+        p.entries().len(),
+        diags.len() - errors
+    );
+    if errors > 0 {
+        eprintln!("{summary}");
+        Ok(Code::ERROR)
+    } else {
+        emit(&format!("{summary}\n"))?;
+        Ok(Code::OK)
+    }
+}
+
+fn search(ctx: &Ctx, query: &str, limit: usize, as_json: bool) -> anyhow::Result<Code> {
+    let p = pin::load(&ctx.root).context("cannot search the Pin")?;
+    let hits = pin::search::search(&p, query, limit);
+    if as_json {
+        let list: Vec<_> = hits
+            .iter()
+            .filter_map(|h| {
+                let e = p.entries().get(h.entry)?;
+                Some(json!({
+                    "name": e.name, "score": (h.score * 1000.0).round() / 1000.0,
+                    "matched": h.matched, "keywords": e.keywords, "files": e.files, "spec": e.spec,
+                }))
+            })
+            .collect();
+        emit(&format!("{}\n", serde_json::to_string_pretty(&list)?))?;
+        return Ok(Code::OK);
+    }
+    if p.entries().is_empty() {
+        eprintln!("{INDEX_PATH} has no entries; run `ralph pin generate` first");
+        return Ok(Code::OK);
+    }
+    if hits.is_empty() {
+        eprintln!("no entry matches: {query}");
+    }
+    let mut text = String::new();
+    for (rank, h) in hits.iter().enumerate() {
+        let Some(e) = p.entries().get(h.entry) else {
+            continue;
+        };
+        text += &format!(
+            "{}. {}  (score {:.3}; matched: {})\n   files: {}\n",
+            rank + 1,
+            e.name,
+            h.score,
+            h.matched.join(", "),
+            e.files.join(", ")
+        );
+        if let Some(spec) = &e.spec {
+            text += &format!("   spec: {spec}\n");
+        }
+    }
+    emit(&text)?;
+    Ok(Code::OK)
 }

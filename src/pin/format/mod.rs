@@ -1,0 +1,396 @@
+//! The specs/INDEX.md format: a lenient parser and a canonical writer.
+//!
+//! Owns turning markdown text into a [`Pin`] (entries plus the prose around them) and back.
+//! Parsing never fails: anything that is not an entry is kept as prose, byte for byte. An entry
+//! that is not changed after parsing is written back exactly as it was read, so a hand-edited Pin
+//! survives a rewrite unchanged. Does not own generation, validation or search.
+//!
+//! An entry is a heading (`##` to `####`) whose section holds at least one field line:
+//! `**Keywords**:` (comma list, inline, continued on following lines or as bullets),
+//! `**File Paths**:` (bullets, `-`/`*`/`+`, or an inline comma list), `**Spec Link**:` (`N/A` or a
+//! path) and `**Status**:` (`stale` when its files all vanished). Labels may be written
+//! `**Keywords:**`, `Keywords:` or as a bullet (`- **Keywords**: …`). A `---` line closes an entry.
+
+mod parse;
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// One module of the Pin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The heading text (`### <name>`).
+    pub name: String,
+    /// Keywords in file order (synonyms, library names, related terms).
+    pub keywords: Vec<String>,
+    /// File paths or globs, relative to the project root.
+    pub files: Vec<String>,
+    /// The spec link as written (`None` for `N/A`, `none`, `-` or empty).
+    pub spec: Option<String>,
+    /// Flagged by `ralph pin generate` when none of its files exist any more.
+    pub stale: bool,
+    /// Lines of prose inside the entry (between the heading and the `---`), kept as written.
+    pub notes: Vec<String>,
+    /// 1-based line of the heading in the parsed text (0 for entries not read from text).
+    line: usize,
+    /// 1-based line of each file path (parallel to `files` when parsed).
+    file_lines: Vec<usize>,
+    /// The exact text this entry was parsed from (written back as is while unchanged).
+    source: Option<String>,
+}
+
+/// The user-visible fields, used to tell whether an entry changed since it was parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fields {
+    name: String,
+    keywords: Vec<String>,
+    files: Vec<String>,
+    spec: Option<String>,
+    stale: bool,
+    notes: Vec<String>,
+}
+
+impl Entry {
+    /// A new, empty entry.
+    pub fn new(name: impl Into<String>) -> Entry {
+        Entry {
+            name: name.into(),
+            keywords: Vec::new(),
+            files: Vec::new(),
+            spec: None,
+            stale: false,
+            notes: Vec::new(),
+            line: 0,
+            file_lines: Vec::new(),
+            source: None,
+        }
+    }
+
+    /// 1-based line of the heading in the text this entry was parsed from (0 if none).
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// 1-based line where `files[i]` was written (falls back to the heading line).
+    pub fn file_line(&self, i: usize) -> usize {
+        self.file_lines.get(i).copied().unwrap_or(self.line)
+    }
+
+    /// The path the spec link points to: the target of a markdown link, text in backticks, or
+    /// the last word that looks like a path (`See README.md` gives `README.md`).
+    pub fn spec_path(&self) -> Option<String> {
+        let spec = self.spec.as_deref()?;
+        if let Some(c) = LINK.captures(spec) {
+            return Some(c[1].trim().to_string());
+        }
+        if let Some(c) = TICKS.captures(spec) {
+            return Some(c[1].trim().to_string());
+        }
+        spec.split_whitespace()
+            .rev()
+            .map(|w| w.trim_matches(|c: char| c == ',' || c == ';' || c == '(' || c == ')'))
+            .find(|w| w.contains('/') || w.contains('.'))
+            .map(|w| w.trim_end_matches('.').to_string())
+            .filter(|w| !w.is_empty())
+    }
+
+    fn fields(&self) -> Fields {
+        Fields {
+            name: self.name.clone(),
+            keywords: self.keywords.clone(),
+            files: self.files.clone(),
+            spec: self.spec.clone(),
+            stale: self.stale,
+            notes: self.notes.clone(),
+        }
+    }
+
+    /// The entry in the canonical format, ending with its `---` line.
+    pub fn to_canonical(&self) -> String {
+        let mut s = format!("### {}\n", self.name.trim());
+        if !self.notes.is_empty() {
+            for n in &self.notes {
+                s.push_str(n);
+                s.push('\n');
+            }
+            s.push('\n');
+        }
+        if self.stale {
+            s.push_str(STALE_TEXT);
+            s.push_str("\n\n");
+        }
+        s.push_str("**Keywords**: ");
+        s.push_str(&self.keywords.join(", "));
+        s.push_str("\n\n**File Paths**:\n");
+        for f in &self.files {
+            // Backticks keep a path with spaces (or markdown syntax) in one piece.
+            if f.contains(char::is_whitespace)
+                || f.starts_with(['[', '`'])
+                || f.ends_with([',', ';'])
+            {
+                s.push_str(&format!("- `{f}`\n"));
+            } else {
+                s.push_str(&format!("- {f}\n"));
+            }
+        }
+        s.push_str("\n**Spec Link**: ");
+        s.push_str(self.spec.as_deref().unwrap_or("N/A"));
+        s.push_str("\n\n---\n");
+        s
+    }
+}
+
+/// The status line written on an entry whose files all vanished.
+pub const STALE_TEXT: &str =
+    "**Status**: stale (none of its files exist any more: update the paths or remove this entry)";
+
+/// A parsed Pin: entries, and the prose around them in file order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pin {
+    entries: Vec<Entry>,
+    layout: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Item {
+    Prose(String),
+    Entry(usize),
+}
+
+static LINK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[[^\]]*\]\(([^)\s]+)[^)]*\)").expect("valid regex"));
+static TICKS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`]+)`").expect("valid regex"));
+
+/// The header written at the top of a new Pin.
+pub const NEW_PIN_HEADER: &str = "# The Pin\n\n\
+This index helps AI agents find existing code before writing new code: search it for your \
+task's words, then read the files it names. Generated by `ralph pin generate`; edit freely \
+(keywords, files and spec links you write are kept; entries you add are never removed).\n\n\
+Each entry: `### Module`, `**Keywords**:` (10-20, comma-separated), `**File Paths**:` (one path \
+or glob per bullet), `**Spec Link**:` (a path, or N/A).\n\n## Modules\n\n";
+
+impl Pin {
+    /// The entries in file order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The entries, to edit in place (an edited entry is rewritten in the canonical format).
+    pub fn entries_mut(&mut self) -> &mut [Entry] {
+        &mut self.entries
+    }
+
+    /// Add an entry after the last one (before any closing prose), or at the end.
+    pub fn push_entry(&mut self, entry: Entry) {
+        let idx = self.entries.len();
+        self.entries.push(entry);
+        let at = self
+            .layout
+            .iter()
+            .rposition(|it| matches!(it, Item::Entry(_)))
+            .map(|p| p + 1);
+        match at {
+            Some(p) => self.layout.insert(p, Item::Entry(idx)),
+            None => {
+                if self.layout.is_empty() {
+                    self.layout.push(Item::Prose(NEW_PIN_HEADER.to_string()));
+                }
+                self.layout.push(Item::Entry(idx));
+            }
+        }
+    }
+
+    /// The prose outside entries, in file order.
+    pub fn prose(&self) -> Vec<&str> {
+        self.layout
+            .iter()
+            .filter_map(|it| match it {
+                Item::Prose(p) => Some(p.as_str()),
+                Item::Entry(_) => None,
+            })
+            .collect()
+    }
+
+    /// Write the Pin as markdown. Unchanged parsed entries and all prose come out exactly as
+    /// they were read; new or edited entries use the canonical format.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        for (pos, it) in self.layout.iter().enumerate() {
+            match it {
+                Item::Prose(p) => out.push_str(p),
+                Item::Entry(i) => {
+                    let Some(e) = self.entries.get(*i) else {
+                        continue;
+                    };
+                    match &e.source {
+                        Some(src) if unchanged(e, src) => out.push_str(src),
+                        _ => {
+                            if !out.is_empty() && !out.ends_with('\n') {
+                                out.push('\n');
+                            }
+                            if !out.is_empty() && !out.ends_with("\n\n") {
+                                out.push('\n');
+                            }
+                            out.push_str(&e.to_canonical());
+                            let blank_next = match self.layout.get(pos + 1) {
+                                None => true,
+                                Some(Item::Prose(p)) => {
+                                    p.starts_with('\n') || p.starts_with("\r\n")
+                                }
+                                Some(Item::Entry(_)) => false,
+                            };
+                            if !blank_next {
+                                out.push('\n');
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Whether `e` still has the fields its source text gives (parsed again only when writing, so
+/// parsing stays cheap).
+fn unchanged(e: &Entry, src: &str) -> bool {
+    let p = Pin::parse(src);
+    p.entries().len() == 1 && p.entries()[0].fields() == e.fields()
+}
+
+/// Drop the remembered source of every entry, so the whole Pin is written canonically.
+pub fn canonicalize(pin: &mut Pin) {
+    for e in &mut pin.entries {
+        e.source = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FORK: &str = include_str!("../../../tests/fixtures/compat/newralph/INDEX.md");
+
+    fn names(p: &Pin) -> Vec<&str> {
+        p.entries().iter().map(|e| e.name.as_str()).collect()
+    }
+
+    #[test]
+    fn parses_the_fork_pin_as_is() {
+        let p = Pin::parse(FORK);
+        assert_eq!(
+            names(&p),
+            [
+                "Common Libraries",
+                "Agent System Instructions",
+                "Skills",
+                "Scripts",
+                "Ralph Core",
+                "Specifications"
+            ]
+        );
+        let lib = &p.entries()[0];
+        assert_eq!(lib.keywords.len(), 17);
+        assert_eq!(lib.keywords[0], "builder");
+        assert_eq!(lib.keywords[16], "reusable functions");
+        assert_eq!(lib.files.len(), 10);
+        assert_eq!(lib.files[0], "lib/checkpointing.sh");
+        assert_eq!(lib.spec, None);
+        // The leading empty keyword (",brownfield") is dropped.
+        assert_eq!(p.entries()[2].keywords[0], "brownfield");
+        assert_eq!(p.entries()[4].spec.as_deref(), Some("See README.md"));
+        assert_eq!(p.entries()[4].spec_path().as_deref(), Some("README.md"));
+        assert!(p.entries()[5].files.is_empty());
+        assert_eq!(p.entries()[0].line(), 15);
+        assert_eq!(p.entries()[0].file_line(0), 19);
+    }
+
+    #[test]
+    fn fork_pin_round_trips_byte_for_byte_and_canonically() {
+        let p = Pin::parse(FORK);
+        assert_eq!(p.to_markdown(), FORK);
+        let mut c = p.clone();
+        canonicalize(&mut c);
+        let text = c.to_markdown();
+        let again = Pin::parse(&text);
+        assert_eq!(fields(&again), fields(&p));
+        assert!(text.contains("## Usage Guidelines"));
+        assert!(text.starts_with("# The Pin - Ralph Discovery Index"));
+        assert_eq!(again.prose().last(), p.prose().last());
+    }
+
+    fn fields(p: &Pin) -> Vec<Fields> {
+        p.entries().iter().map(Entry::fields).collect()
+    }
+
+    #[test]
+    fn reads_hand_written_variations() {
+        let text = "# My index\n\nSome intro.\n\n## Parser\n\nParses things, see below.\n\n\
+* **Keywords:** lexer, tokens,\n  grammar, ast\n* **Files**:\n  * `src/parse.rs` - the parser\n  \
+* [src/lex.rs](src/lex.rs)\n* **Spec Link**: [spec](specs/parse.md)\n\n#### Not an entry\n\ntext\n\n\
+## Store\nKeywords: db, sql\n\nFile Paths:\n\n+ src/store/**\n";
+        let p = Pin::parse(text);
+        assert_eq!(names(&p), ["Parser", "Store"]);
+        let e = &p.entries()[0];
+        assert_eq!(e.keywords, ["lexer", "tokens", "grammar", "ast"]);
+        assert_eq!(e.files, ["src/parse.rs", "src/lex.rs"]);
+        assert_eq!(e.spec_path().as_deref(), Some("specs/parse.md"));
+        assert_eq!(e.notes, ["Parses things, see below."]);
+        assert_eq!(p.entries()[1].files, ["src/store/**"]);
+        assert_eq!(p.to_markdown(), text);
+        assert!(p.prose().iter().any(|s| s.contains("#### Not an entry")));
+    }
+
+    #[test]
+    fn headings_in_code_fences_are_prose() {
+        let text = "```\n### Fake\n**Keywords**: a\n```\n";
+        let p = Pin::parse(text);
+        assert!(p.entries().is_empty());
+        assert_eq!(p.to_markdown(), text);
+    }
+
+    #[test]
+    fn edited_entry_is_rewritten_others_kept() {
+        let mut p = Pin::parse(FORK);
+        p.entries_mut()[3].keywords.push("bash".into());
+        let text = p.to_markdown();
+        assert!(text.contains("**Keywords**: generate, pin, automation scripts"));
+        assert!(text.contains("- lib/checkpointing.sh\n"));
+        let again = Pin::parse(&text);
+        assert_eq!(fields(&again), fields(&p));
+        assert_eq!(again.to_markdown(), text);
+    }
+
+    #[test]
+    fn new_pin_gets_header_and_round_trips() {
+        let mut p = Pin::parse("");
+        let mut e = Entry::new("ralph: src/pin");
+        e.keywords = vec!["pin".into(), "index".into()];
+        e.files = vec![
+            "src/pin/mod.rs".into(),
+            "docs/my notes.rs".into(),
+            "[x].rs".into(),
+        ];
+        e.stale = true;
+        p.push_entry(e);
+        let text = p.to_markdown();
+        assert!(text.starts_with("# The Pin\n"));
+        let again = Pin::parse(&text);
+        assert_eq!(fields(&again), fields(&p));
+        assert_eq!(again.to_markdown(), text);
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        for t in [
+            "###\n**Keywords**:\n",
+            "## a\n- **files**: ,,,\n---\n---",
+            "\r\n### x\r\n**Keywords**: a\r\n",
+            "### é\n**Spec Link**: `",
+        ] {
+            let p = Pin::parse(t);
+            assert_eq!(p.to_markdown(), t);
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! Keywords: choosing each module's most distinctive terms.
+//!
+//! Owns [`rank`]: TF-IDF across modules over definition words, file and folder names, library
+//! names and doc words, with stop words and code noise dropped. Pure: no I/O. Does not own reading
+//! files (see [`super::extract`]) or which files form a module (see [`super::discover`]).
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use super::text::{FastMap as HashMap, FastSet, is_stop, split_words, stem};
+
+/// Keywords per generated entry.
+pub const MAX_KEYWORDS: usize = 20;
+
+/// Words too common in code to tell modules apart.
+const NOISE: &[&str] = &[
+    "always",
+    "anything",
+    "arc",
+    "arg",
+    "args",
+    "bool",
+    "box",
+    "byte",
+    "bytes",
+    "char",
+    "class",
+    "clone",
+    "const",
+    "crate",
+    "ctx",
+    "data",
+    "debug",
+    "def",
+    "default",
+    "display",
+    "doe",
+    "done",
+    "enum",
+    "eq",
+    "err",
+    "error",
+    "everything",
+    "false",
+    "fmt",
+    "fn",
+    "foo",
+    "from",
+    "func",
+    "function",
+    "get",
+    "gets",
+    "give",
+    "given",
+    "gives",
+    "hash",
+    "impl",
+    "init",
+    "inner",
+    "int",
+    "into",
+    "item",
+    "keep",
+    "kept",
+    "lands",
+    "len",
+    "less",
+    "lib",
+    "made",
+    "main",
+    "make",
+    "many",
+    "mean",
+    "means",
+    "mod",
+    "much",
+    "mut",
+    "need",
+    "needs",
+    "never",
+    "new",
+    "none",
+    "nothing",
+    "obj",
+    "ok",
+    "opt",
+    "option",
+    "own",
+    "owns",
+    "per",
+    "ptr",
+    "pub",
+    "put",
+    "ref",
+    "res",
+    "result",
+    "ret",
+    "see",
+    "self",
+    "set",
+    "some",
+    "something",
+    "src",
+    "still",
+    "str",
+    "string",
+    "struct",
+    "super",
+    "take",
+    "takes",
+    "test",
+    "tests",
+    "thing",
+    "things",
+    "tmp",
+    "trait",
+    "true",
+    "type",
+    "use",
+    "used",
+    "uses",
+    "using",
+    "val",
+    "value",
+    "var",
+    "vec",
+    "void",
+    "way",
+    "ways",
+    "well",
+    "whether",
+    "work",
+    "works",
+];
+
+static NOISE_SET: LazyLock<FastSet<&'static str>> =
+    LazyLock::new(|| NOISE.iter().copied().collect());
+
+fn is_noise(w: &str) -> bool {
+    w.len() < 3
+        || w.len() > 30
+        || w.chars().all(|c| c.is_numeric())
+        || is_stop(w)
+        || NOISE_SET.contains(w)
+}
+
+/// The raw material of one module, before ranking.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleText {
+    /// Defined identifiers (each occurrence counts).
+    pub defs: Vec<String>,
+    /// File paths of the module (their file and folder names count).
+    pub paths: Vec<String>,
+    /// Libraries the module uses.
+    pub deps: Vec<String>,
+    /// Doc text: headings and module doc comments.
+    pub doc: String,
+}
+
+#[derive(Default)]
+struct Term {
+    weight: f64,
+    surface: BTreeMap<String, u32>,
+}
+
+/// Count `word` `n` times with `weight` each.
+fn add(terms: &mut HashMap<String, Term>, word: &str, weight: f64, n: u32) {
+    let key = if word.contains(['_', '-', '@', '/', '.']) {
+        word.to_string()
+    } else {
+        stem(word)
+    };
+    let t = terms.entry(key).or_default();
+    t.weight += weight * f64::from(n);
+    *t.surface.entry(word.to_string()).or_default() += n;
+}
+
+/// Split each distinct text once and count its words `weight` times per occurrence.
+fn add_split<'a>(
+    terms: &mut HashMap<String, Term>,
+    texts: impl Iterator<Item = &'a str>,
+    weight: f64,
+) {
+    let mut counts: HashMap<&str, u32> = HashMap::default();
+    for t in texts {
+        *counts.entry(t).or_default() += 1;
+    }
+    let mut words: HashMap<String, u32> = HashMap::default();
+    for (t, n) in counts {
+        for w in split_words(t) {
+            *words.entry(w).or_default() += n;
+        }
+    }
+    for (w, n) in words {
+        if !is_noise(&w) {
+            add(terms, &w, weight, n);
+        }
+    }
+}
+
+fn module_terms(m: &ModuleText) -> HashMap<String, Term> {
+    let mut terms = HashMap::default();
+    add_split(&mut terms, m.defs.iter().map(String::as_str), 1.0);
+    let mut folders = std::collections::BTreeSet::new();
+    for p in &m.paths {
+        let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
+        let stem_part = file.split('.').next().unwrap_or(file);
+        for w in split_words(stem_part) {
+            if !is_noise(&w) {
+                add(&mut terms, &w, 3.0, 1);
+            }
+        }
+        folders.insert(dir.to_string());
+    }
+    let mut folder_words = std::collections::BTreeSet::new();
+    for d in folders {
+        for w in split_words(&d) {
+            folder_words.insert(w);
+        }
+    }
+    for w in folder_words {
+        if !is_noise(&w) {
+            add(&mut terms, &w, 3.0, 1);
+        }
+    }
+    for d in &m.deps {
+        add(&mut terms, &d.to_lowercase(), 4.0, 1);
+    }
+    add_split(&mut terms, m.doc.split_whitespace(), 0.5);
+    terms
+}
+
+/// [`module_terms`] of every module, spread over the available cores.
+fn terms_in_parallel(modules: &[ModuleText]) -> Vec<HashMap<String, Term>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = modules.len().div_ceil(workers).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = modules
+            .chunks(chunk)
+            .map(|c| {
+                (
+                    c.len(),
+                    s.spawn(|| c.iter().map(module_terms).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(len, h)| match h.join() {
+                Ok(v) => v,
+                // module_terms does not panic; were it to, its modules just get no keywords.
+                Err(_) => (0..len).map(|_| HashMap::default()).collect(),
+            })
+            .collect()
+    })
+}
+
+/// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
+/// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
+pub fn rank(modules: &[ModuleText]) -> Vec<Vec<String>> {
+    let per = terms_in_parallel(modules);
+    let mut df: HashMap<&str, usize> = HashMap::default();
+    for m in &per {
+        for k in m.keys() {
+            *df.entry(k.as_str()).or_default() += 1;
+        }
+    }
+    let n = per.len() as f64;
+    per.iter()
+        .map(|terms| {
+            let mut scored: Vec<(f64, String)> = terms
+                .iter()
+                .map(|(k, t)| {
+                    let idf = 1.0 + ((n + 1.0) / (df[k.as_str()] as f64 + 1.0)).ln();
+                    let score = (1.0 + t.weight.ln()) * idf;
+                    // The most frequent way it was written (ties: shortest, then alphabetical).
+                    let surface = t
+                        .surface
+                        .iter()
+                        .max_by(|a, b| {
+                            a.1.cmp(b.1)
+                                .then(b.0.len().cmp(&a.0.len()))
+                                .then(b.0.cmp(a.0))
+                        })
+                        .map(|(s, _)| s.clone())
+                        .unwrap_or_else(|| k.clone());
+                    (score, surface)
+                })
+                .collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut out: Vec<String> = Vec::new();
+            for (_, s) in scored {
+                if !out.iter().any(|o| o.eq_ignore_ascii_case(&s)) {
+                    out.push(s);
+                }
+                if out.len() == MAX_KEYWORDS {
+                    break;
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noise_list_is_sorted() {
+        let mut s = NOISE.to_vec();
+        s.sort_unstable();
+        assert_eq!(s, NOISE);
+    }
+
+    #[test]
+    fn ranks_distinctive_terms_first() {
+        let m = |defs: &[&str], paths: &[&str], deps: &[&str]| ModuleText {
+            defs: defs.iter().map(|s| s.to_string()).collect(),
+            paths: paths.iter().map(|s| s.to_string()).collect(),
+            deps: deps.iter().map(|s| s.to_string()).collect(),
+            doc: String::new(),
+        };
+        let ranked = rank(&[
+            m(
+                &["parse_config", "ConfigError", "load_config", "shared_util"],
+                &["src/config/load.rs"],
+                &["toml"],
+            ),
+            m(
+                &["render_graph", "GraphNode", "shared_util"],
+                &["src/graph/render.rs"],
+                &[],
+            ),
+        ]);
+        assert_eq!(ranked[0][0], "config");
+        assert!(ranked[0].contains(&"toml".to_string()));
+        assert!(!ranked[0].contains(&"self".to_string()));
+        let share = ranked[0].iter().position(|k| k == "shared").unwrap();
+        let load = ranked[0].iter().position(|k| k == "load").unwrap();
+        assert!(load < share, "{:?}", ranked[0]);
+        assert_eq!(ranked[1][0], "graph");
+    }
+}

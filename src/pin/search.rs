@@ -1,0 +1,298 @@
+//! Ranking Pin entries for free text: BM25F over three fields (keywords > name > file paths).
+//!
+//! Owns the ranking `ralph pin search` prints and the context builder uses. Pure: no I/O.
+//! Does not own parsing (see [`super::format`]) or the tokenizer (see [`super::text`], re-exported
+//! here as [`terms`]).
+//!
+//! Scoring: for each query term `t` and entry `d`,
+//! `tf~ = Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)` and
+//! `score += idf(t) · tf~ / (k1 + tf~)` with `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`,
+//! `k1 = 1.2`, `b = 0.75`, weights keywords 3, name 2, files (and spec link) 1.
+//! Ties keep Pin order.
+
+use super::format::{Entry, Pin};
+use super::text::{FastMap as HashMap, for_each_term};
+
+pub use super::text::terms;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Field weights: keywords, name, files.
+const WEIGHTS: [f64; 3] = [3.0, 2.0, 1.0];
+
+/// One ranked entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Index into [`Pin::entries`].
+    pub entry: usize,
+    pub score: f64,
+    /// The query terms (stemmed) found in the entry, in query order.
+    pub matched: Vec<String>,
+}
+
+/// Call `f(field, term)` for every term of an entry: 0 keywords, 1 name, 2 file paths and spec.
+fn for_each_field_term(e: &Entry, mut f: impl FnMut(usize, &str)) {
+    for k in &e.keywords {
+        for_each_term(k, |t| f(0, t));
+    }
+    for_each_term(&e.name, |t| f(1, t));
+    for p in e.files.iter().chain(&e.spec) {
+        for_each_term(p, |t| f(2, t));
+    }
+}
+
+/// The distinct terms of a query, in order.
+fn query_terms(query: &str) -> Vec<String> {
+    let mut q: Vec<String> = Vec::new();
+    for_each_term(query, |t| {
+        if !q.iter().any(|x| x == t) {
+            q.push(t.to_string());
+        }
+    });
+    q
+}
+
+/// Corpus statistics the BM25F formula needs.
+#[derive(Debug, Clone)]
+struct Stats {
+    n: f64,
+    avg: [f64; 3],
+}
+
+impl Stats {
+    fn new(n: usize, total: [f64; 3]) -> Stats {
+        let nf = n.max(1) as f64;
+        Stats {
+            n: n as f64,
+            avg: total.map(|t| (t / nf).max(1.0)),
+        }
+    }
+
+    fn idf(&self, df: usize) -> f64 {
+        let df = df as f64;
+        (1.0 + (self.n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// One term's contribution to one entry.
+    fn term_score(&self, idf: f64, tf: [u32; 3], len: [f64; 3]) -> f64 {
+        let mut tfw = 0.0;
+        for f in 0..3 {
+            if tf[f] > 0 {
+                let norm = 1.0 - B + B * len[f] / self.avg[f];
+                tfw += WEIGHTS[f] * f64::from(tf[f]) / norm;
+            }
+        }
+        idf * tfw / (K1 + tfw)
+    }
+}
+
+/// Best first, ties in Pin order, at most `limit`.
+fn finish(mut hits: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
+    hits.truncate(limit);
+    hits
+}
+
+/// A search index over one Pin; build once, query many times (same ranking as [`search`]).
+#[derive(Debug, Clone)]
+pub struct Index {
+    /// term → (entry, per-field term frequency), entries ascending.
+    postings: HashMap<String, Vec<(usize, [u32; 3])>>,
+    /// Per entry, per field length in terms.
+    lens: Vec<[f64; 3]>,
+    stats: Stats,
+}
+
+impl Index {
+    /// Build the index of a Pin.
+    pub fn new(pin: &Pin) -> Index {
+        let mut postings: HashMap<String, Vec<(usize, [u32; 3])>> = HashMap::default();
+        let mut lens = Vec::with_capacity(pin.entries().len());
+        let mut total = [0f64; 3];
+        for (i, e) in pin.entries().iter().enumerate() {
+            let mut len = [0f64; 3];
+            for_each_field_term(e, |f, t| {
+                len[f] += 1.0;
+                let list = match postings.get_mut(t) {
+                    Some(l) => l,
+                    None => postings.entry(t.to_string()).or_default(),
+                };
+                match list.last_mut() {
+                    Some((d, tf)) if *d == i => tf[f] += 1,
+                    _ => {
+                        let mut tf = [0u32; 3];
+                        tf[f] = 1;
+                        list.push((i, tf));
+                    }
+                }
+            });
+            for f in 0..3 {
+                total[f] += len[f];
+            }
+            lens.push(len);
+        }
+        let stats = Stats::new(lens.len(), total);
+        Index {
+            postings,
+            lens,
+            stats,
+        }
+    }
+
+    /// The best `limit` entries for `query`, best first; entries matching no term are left out.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        let qterms = query_terms(query);
+        let mut scores: HashMap<usize, (f64, Vec<usize>)> = HashMap::default();
+        for (qi, t) in qterms.iter().enumerate() {
+            let Some(list) = self.postings.get(t) else {
+                continue;
+            };
+            let idf = self.stats.idf(list.len());
+            for (d, tf) in list {
+                let s = scores.entry(*d).or_insert((0.0, Vec::new()));
+                s.0 += self.stats.term_score(idf, *tf, self.lens[*d]);
+                s.1.push(qi);
+            }
+        }
+        let hits = scores
+            .into_iter()
+            .map(|(entry, (score, m))| Hit {
+                entry,
+                score,
+                matched: m.into_iter().map(|qi| qterms[qi].clone()).collect(),
+            })
+            .collect();
+        finish(hits, limit)
+    }
+}
+
+/// Rank the entries of `pin` for `query`: the best `limit`, best first, ties in Pin order.
+/// One pass over the Pin without building an [`Index`] (cheaper for a single query; keep an
+/// `Index` to query one Pin many times). Both give the same ranking.
+pub fn search(pin: &Pin, query: &str, limit: usize) -> Vec<Hit> {
+    let qterms = query_terms(query);
+    let slot: HashMap<&str, usize> = qterms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    let mut total = [0f64; 3];
+    let mut df = vec![0usize; qterms.len()];
+    // (entry, field lengths, per query term field frequencies) for entries matching a term.
+    let mut matched: Vec<(usize, [f64; 3], Vec<[u32; 3]>)> = Vec::new();
+    let mut tf = vec![[0u32; 3]; qterms.len()];
+    for (i, e) in pin.entries().iter().enumerate() {
+        let mut len = [0f64; 3];
+        let mut any = false;
+        for_each_field_term(e, |f, t| {
+            len[f] += 1.0;
+            if let Some(&q) = slot.get(t) {
+                tf[q][f] += 1;
+                any = true;
+            }
+        });
+        for f in 0..3 {
+            total[f] += len[f];
+        }
+        if any {
+            for (q, t) in tf.iter().enumerate() {
+                if t.iter().any(|&c| c > 0) {
+                    df[q] += 1;
+                }
+            }
+            matched.push((
+                i,
+                len,
+                std::mem::replace(&mut tf, vec![[0u32; 3]; qterms.len()]),
+            ));
+        }
+    }
+    let stats = Stats::new(pin.entries().len(), total);
+    let idf: Vec<f64> = df.iter().map(|&d| stats.idf(d)).collect();
+    let hits = matched
+        .into_iter()
+        .map(|(entry, len, tfs)| {
+            let mut score = 0.0;
+            let mut m = Vec::new();
+            for (q, t) in tfs.iter().enumerate() {
+                if t.iter().any(|&c| c > 0) {
+                    score += stats.term_score(idf[q], *t, len);
+                    m.push(qterms[q].clone());
+                }
+            }
+            Hit {
+                entry,
+                score,
+                matched: m,
+            }
+        })
+        .collect();
+    finish(hits, limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pin() -> Pin {
+        Pin::parse(
+            "### Progress log\n**Keywords**: progress, log, compaction, learnings\n\
+             **File Paths**:\n- src/progress/mod.rs\n\n---\n\
+             ### Pin search\n**Keywords**: index, bm25, ranking, keywords, search\n\
+             **File Paths**:\n- src/pin/search.rs\n\n---\n\
+             ### Search box\n**Keywords**: ui, widget\n**File Paths**:\n- web/search_box.ts\n\n---\n\
+             ### Twin A\n**Keywords**: zeta\n**File Paths**:\n- a.rs\n---\n\
+             ### Twin B\n**Keywords**: zeta\n**File Paths**:\n- b.rs\n---\n",
+        )
+    }
+
+    #[test]
+    fn keywords_outrank_names_and_paths() {
+        let p = pin();
+        let hits = search(&p, "searching the index", 5);
+        assert_eq!(hits[0].entry, 1);
+        assert_eq!(hits[0].matched, ["search", "index"]);
+        assert_eq!(hits[1].entry, 2);
+        assert!(hits[0].score > hits[1].score);
+        assert_eq!(hits.len(), 2);
+    }
+
+    #[test]
+    fn stemming_matches_inflections() {
+        let p = pin();
+        let hits = search(&p, "compaction of logs", 5);
+        assert_eq!(hits[0].entry, 0);
+        assert_eq!(hits[0].matched, ["compaction", "log"]);
+    }
+
+    #[test]
+    fn index_and_one_pass_search_agree() {
+        let fork = Pin::parse(include_str!(
+            "../../tests/fixtures/compat/newralph/INDEX.md"
+        ));
+        for p in [pin(), fork] {
+            let idx = Index::new(&p);
+            for q in [
+                "search index",
+                "zeta",
+                "agent skills library",
+                "lib common.sh git",
+                "nothing",
+                "",
+            ] {
+                assert_eq!(idx.search(q, 10), search(&p, q, 10), "{q}");
+            }
+        }
+    }
+
+    #[test]
+    fn ties_keep_pin_order_and_limit_applies() {
+        let p = pin();
+        let hits = search(&p, "zeta", 5);
+        assert_eq!(hits.iter().map(|h| h.entry).collect::<Vec<_>>(), [3, 4]);
+        assert_eq!(hits[0].score, hits[1].score);
+        assert_eq!(search(&p, "zeta", 1).len(), 1);
+        assert!(search(&p, "nothing matches", 5).is_empty());
+        assert!(search(&Pin::default(), "zeta", 5).is_empty());
+    }
+}

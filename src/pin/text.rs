@@ -1,0 +1,237 @@
+//! Words: splitting identifiers and text into lowercase parts, light stemming, stop words.
+//!
+//! Owns the one tokenizer both the keyword generator and search use, so a story's words and a
+//! Pin's keywords meet on the same terms. Does not own ranking.
+
+/// A hash map with a fast, fixed-seed hasher (deterministic; keys here are short words).
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+/// A hash set with the same hasher.
+pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
+
+/// English stop words and words too common in code to say anything about a module.
+const STOP: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
+    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
+    "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "else", "etc",
+    "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
+    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just",
+    "let", "like", "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now",
+    "of", "off", "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own",
+    "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their",
+    "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too",
+    "under", "until", "up", "upon", "us", "very", "via", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "whom", "why", "will", "with", "within", "without", "would",
+    "yet", "you", "your", "yours",
+];
+
+/// Whether `w` (lowercase) is an English stop word.
+pub fn is_stop(w: &str) -> bool {
+    if w.len() > 7 {
+        return false; // no stop word is longer
+    }
+    static SET: std::sync::LazyLock<FastSet<&'static str>> =
+        std::sync::LazyLock::new(|| STOP.iter().copied().collect());
+    SET.contains(w)
+}
+
+/// Call `f` with each word of `text` as written: split on anything not alphanumeric, on
+/// snake/kebab case and on camel case (`HTTPServerError` gives `HTTP`, `Server`, `Error`). Digits
+/// stay with the letters before them (`utf8`, `v2`).
+pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
+        if chunk.is_empty() {
+            continue;
+        }
+        if chunk.is_ascii() {
+            ascii_words(chunk, &mut f);
+            continue;
+        }
+        let mut start = 0;
+        let mut prev: Option<char> = None;
+        let mut iter = chunk.char_indices().peekable();
+        while let Some((i, c)) = iter.next() {
+            if let Some(p) = prev {
+                let next_lower = iter.peek().is_some_and(|(_, n)| n.is_lowercase());
+                let boundary = (p.is_lowercase() && c.is_uppercase())
+                    || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                    || (p.is_numeric() && c.is_uppercase());
+                if boundary {
+                    f(&chunk[start..i]);
+                    start = i;
+                }
+            }
+            prev = Some(c);
+        }
+        f(&chunk[start..]);
+    }
+}
+
+/// [`for_each_word`] for one ASCII alphanumeric chunk (the common case), on bytes.
+fn ascii_words(chunk: &str, f: &mut impl FnMut(&str)) {
+    let b = chunk.as_bytes();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let (p, c) = (b[i - 1], b[i]);
+        if !c.is_ascii_uppercase() {
+            continue;
+        }
+        let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+        if p.is_ascii_lowercase() || p.is_ascii_digit() || (p.is_ascii_uppercase() && next_lower) {
+            f(&chunk[start..i]);
+            start = i;
+        }
+    }
+    f(&chunk[start..]);
+}
+
+fn lower_into(word: &str, buf: &mut String) {
+    buf.clear();
+    if word.is_ascii() {
+        buf.push_str(word);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.extend(word.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// Split text into lowercase words (see [`for_each_word`]).
+pub fn split_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut buf = String::new();
+    for_each_word(text, |w| {
+        lower_into(w, &mut buf);
+        out.push(buf.clone());
+    });
+    out
+}
+
+fn is_vowel(c: u8) -> bool {
+    matches!(c, b'a' | b'e' | b'i' | b'o' | b'u')
+}
+
+/// Remove a doubled final consonant (`runn` → `run`), except l, s and z (`call`, `pass`).
+fn undouble(w: &mut String) {
+    let b = w.as_bytes();
+    let n = b.len();
+    if n >= 3
+        && b[n - 1] == b[n - 2]
+        && !is_vowel(b[n - 1])
+        && !matches!(b[n - 1], b'l' | b's' | b'z')
+    {
+        w.pop();
+    }
+}
+
+/// Light stemming: plurals, -ing, -ed and a final -e, so `parse`, `parses`, `parsed` and
+/// `parsing` all give `pars`. Only ASCII words are stemmed; others are returned as they are.
+pub fn stem(word: &str) -> String {
+    stem_owned(word.to_string())
+}
+
+/// [`stem`] reusing the word's allocation.
+fn stem_owned(mut w: String) -> String {
+    stem_in_place(&mut w);
+    w
+}
+
+fn stem_in_place(w: &mut String) {
+    if !w.is_ascii() || w.len() <= 3 {
+        return;
+    }
+    if w.ends_with("ies") && w.len() > 4 {
+        w.truncate(w.len() - 3);
+        w.push('y');
+    } else if w.ends_with("sses") {
+        w.truncate(w.len() - 2);
+    } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+        w.pop();
+    }
+    if w.ends_with("ing") && w.len() >= 6 {
+        w.truncate(w.len() - 3);
+        undouble(w);
+    } else if w.ends_with("ed") && w.len() >= 5 {
+        w.truncate(w.len() - 2);
+        undouble(w);
+    }
+    if w.ends_with('e') && w.len() > 4 {
+        w.pop();
+    }
+}
+
+/// The search terms of free text: split words, stop words and pure numbers dropped, stemmed.
+/// Order is kept and duplicates are kept (callers count them).
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_term(text, |t| out.push(t.to_string()));
+    out
+}
+
+/// Call `f` with each term of `text`, exactly as [`terms`] lists them, without allocating per
+/// word (one buffer is reused).
+pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    for_each_word(text, |w| {
+        lower_into(w, &mut buf);
+        if is_stop(&buf) || buf.chars().all(char::is_numeric) {
+            return;
+        }
+        stem_in_place(&mut buf);
+        f(&buf);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_list_is_sorted_and_short() {
+        let mut s = STOP.to_vec();
+        s.sort_unstable();
+        assert_eq!(s, STOP);
+        assert!(STOP.iter().all(|w| w.len() <= 7 && is_stop(w)));
+    }
+
+    #[test]
+    fn splits_identifiers() {
+        assert_eq!(split_words("HTTPServerError"), ["http", "server", "error"]);
+        assert_eq!(split_words("atomic_write"), ["atomic", "write"]);
+        assert_eq!(
+            split_words("context-builder.sh"),
+            ["context", "builder", "sh"]
+        );
+        assert_eq!(
+            split_words("parseJSON utf8Decode"),
+            ["parse", "json", "utf8", "decode"]
+        );
+        assert_eq!(split_words("  --  "), Vec::<String>::new());
+        assert_eq!(
+            split_words("ÜberCase naïveTest"),
+            ["über", "case", "naïve", "test"]
+        );
+        assert_eq!(split_words("x86Ok"), ["x86", "ok"]);
+    }
+
+    #[test]
+    fn stems_lightly_and_consistently() {
+        for w in ["parse", "parses", "parsed", "parsing"] {
+            assert_eq!(stem(w), "pars", "{w}");
+        }
+        assert_eq!(stem("entries"), "entry");
+        assert_eq!(stem("classes"), "class");
+        assert_eq!(stem("running"), "run");
+        assert_eq!(stem("calling"), stem("call"));
+        assert_eq!(stem("pinned"), "pin");
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("keywords"), stem("keyword"));
+        assert_eq!(stem("naïveté"), "naïveté");
+    }
+
+    #[test]
+    fn terms_drop_stop_words_and_numbers() {
+        assert_eq!(
+            terms("Add the search to 2 Pin entries"),
+            ["add", "search", "pin", "entry"]
+        );
+    }
+}

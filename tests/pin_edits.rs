@@ -1,0 +1,153 @@
+//! What people write in specs/INDEX.md survives `ralph pin generate`.
+
+mod pin_util;
+
+use pin_util::*;
+use predicates::prelude::*;
+
+fn project() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&registry_crate("regex-syntax"), tmp.path(), &[]);
+    std::fs::create_dir_all(tmp.path().join("specs")).unwrap();
+    std::fs::write(tmp.path().join("specs/ast.md"), "# AST spec\n").unwrap();
+    tmp
+}
+
+#[test]
+fn a_hand_edited_pin_survives_regeneration_byte_for_byte() {
+    let tmp = project();
+    let root = tmp.path();
+    ralph(root).args(["pin", "generate"]).assert().success();
+    let generated = index(root);
+    let old_ast = section(&generated, "regex-syntax: src/ast").to_string();
+    // A person renames the entry, rewrites its keywords in their own style, links a spec, adds a
+    // note, adds an entry of their own and some prose.
+    let edited_ast = format!(
+        "### Regex parser (AST)\n\nThe concrete syntax tree; start at `src/ast/parse.rs`.\n\n\
+         **Keywords**: syntax tree,concrete syntax, {}\n\n**File Paths**:\n* src/ast/*.rs\n\n\
+         **Spec Link**: specs/ast.md\n\n---\n",
+        keywords(&generated, "regex-syntax: src/ast").join(",")
+    );
+    let own = "### Glossary\n**Keywords**: terms, words\n\n**File Paths**:\n- specs/ast.md\n\n**Spec Link**: N/A\n\n---\n";
+    let text = generated.replace(&old_ast, &format!("{edited_ast}\n{own}"))
+        + "\n## Notes from the team\n\nKeep this paragraph.\n";
+    std::fs::write(root.join("specs/INDEX.md"), &text).unwrap();
+
+    ralph(root).args(["pin", "generate"]).assert().success();
+    let after = index(root);
+    assert_eq!(after, text, "nothing was new, so nothing may change");
+    assert!(after.contains(&edited_ast));
+    assert!(after.contains(own));
+    assert!(!names(&after).contains(&"regex-syntax: src/ast".to_string()));
+    ralph(root).args(["pin", "check"]).assert().success();
+}
+
+#[test]
+fn new_code_adds_files_and_keywords_without_touching_human_ones() {
+    let tmp = project();
+    let root = tmp.path();
+    ralph(root).args(["pin", "generate"]).assert().success();
+    let generated = index(root);
+    let hir = section(&generated, "regex-syntax: src/hir").to_string();
+    let mine = hir.replace("**Keywords**: ", "**Keywords**: my term, ");
+    let mine = mine.replace(
+        &keywords(&generated, "regex-syntax: src/hir")[19..].join(", "),
+        "",
+    );
+    let mine = mine.replace(", \n", "\n");
+    std::fs::write(root.join("specs/INDEX.md"), generated.replace(&hir, &mine)).unwrap();
+    std::fs::write(
+        root.join("src/hir/zebra_stripes.rs"),
+        "pub fn paint_zebra_stripes() {}\npub struct ZebraStripe;\n".repeat(20),
+    )
+    .unwrap();
+    ralph(root)
+        .args(["pin", "generate"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("1 updated"));
+    let after = index(root);
+    let entry = section(&after, "regex-syntax: src/hir");
+    assert!(entry.contains("- src/hir/zebra_stripes.rs\n"), "{entry}");
+    let kws = keywords(&after, "regex-syntax: src/hir");
+    assert_eq!(kws[0], "my term");
+    assert_eq!(kws.len(), 20);
+    // A second run is byte-identical.
+    ralph(root).args(["pin", "generate"]).assert().success();
+    assert_eq!(index(root), after);
+}
+
+#[test]
+fn an_entry_whose_files_vanished_is_flagged_not_deleted() {
+    let tmp = project();
+    let root = tmp.path();
+    ralph(root).args(["pin", "generate"]).assert().success();
+    std::fs::remove_dir_all(root.join("src/ast")).unwrap();
+    ralph(root)
+        .args(["pin", "generate"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "entry \"regex-syntax: src/ast\": none of its files exist any more",
+        ));
+    let after = index(root);
+    assert!(section(&after, "regex-syntax: src/ast").contains("**Status**: stale"));
+    ralph(root)
+        .args(["pin", "check"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("flagged stale"));
+    ralph(root).args(["pin", "generate"]).assert().success();
+    assert_eq!(index(root), after);
+}
+
+#[test]
+fn the_fork_pin_keeps_its_entries_and_prose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let fork = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/compat/newralph/INDEX.md"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("specs")).unwrap();
+    std::fs::write(root.join("specs/INDEX.md"), &fork).unwrap();
+    // Every file the fork's Pin names exists (empty), and three libraries have code.
+    for line in fork.lines() {
+        if let Some(path) = line
+            .strip_prefix("- ")
+            .filter(|p| p.contains('.') && !p.contains(' '))
+        {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+    }
+    for f in ["checkpointing", "common", "git"] {
+        std::fs::write(
+            root.join(format!("lib/{f}.sh")),
+            format!("{f}_setup() {{\n  echo {f}\n}}\n").repeat(40),
+        )
+        .unwrap();
+    }
+    ralph(root).args(["pin", "generate"]).assert().success();
+    let after = index(root);
+    let usage = &fork[fork.find("## Usage Guidelines").unwrap()..];
+    assert!(after.ends_with(usage));
+    assert!(after.starts_with(&fork[..fork.find("### Common Libraries").unwrap()]));
+    for name in [
+        "Agent System Instructions",
+        "Skills",
+        "Scripts",
+        "Ralph Core",
+        "Specifications",
+    ] {
+        assert!(after.contains(section(&fork, name)), "{name} changed");
+    }
+    let common = keywords(&after, "Common Libraries");
+    assert!(common.iter().any(|k| k == "setup"), "{common:?}");
+    assert_eq!(common[..17], keywords(&fork, "Common Libraries")[..]);
+    assert!(!after.contains("**Status**: stale"));
+    ralph(root).args(["pin", "generate"]).assert().success();
+    assert_eq!(index(root), after);
+}
