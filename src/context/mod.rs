@@ -17,6 +17,7 @@
 
 pub mod assemble;
 pub mod budget;
+pub mod gather;
 pub mod instructions;
 pub mod redact;
 pub mod report;
@@ -32,6 +33,7 @@ pub use assemble::{
     Status, assemble,
 };
 pub use budget::Zone;
+pub use gather::{build_prompt, gather};
 pub use instructions::Flavour;
 
 /// Knobs of the context builder. `Default` gives the documented defaults.
@@ -91,4 +93,8 @@ pub enum ContextError {
     },
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
+    #[error(transparent)]
+    Pin(#[from] crate::pin::PinError),
+    #[error(transparent)]
+    History(#[from] crate::run::history::HistoryError),
 }
