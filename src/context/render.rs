@@ -164,8 +164,9 @@ pub fn pin(rank: usize, h: &PinHit, files: &str, view: PinView<'_>) -> String {
 
 /// Section 6a: recent progress entries (oldest first).
 pub fn recent(entries: &[String]) -> String {
-    let mut out = String::from("\n# Recent progress\n\n");
+    let mut out = String::from("\n# Recent progress\n");
     for e in entries {
+        out.push('\n');
         out.push_str(&fence(e));
     }
     out
