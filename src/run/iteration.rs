@@ -186,7 +186,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     }
 
     // Step 7: the integrity guard.
-    let g = guard::after_agent(&opts.prd_path, inp.prd, inp.prd_bytes)?;
+    let g = guard::after_agent(&opts.prd_path, inp.prd, inp.prd_bytes, &story.id)?;
     let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
         Some(g) => (
             g.restored.iter().map(ToString::to_string).collect(),
@@ -281,25 +281,29 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ..facts
     };
     let outcome = outcome::decide(&facts, verified);
-    // The loop settles `passes` itself: true when the agent only signalled, false again when
-    // the gate failed.
-    let settle = match outcome {
-        Outcome::Done if !facts.passes_after => Some(true),
-        Outcome::VerifyFailed if facts.passes_after => Some(false),
-        // Interrupted before the gate could judge the agent's own flip: not done yet.
-        Outcome::Interrupted
-            if !s.verify.is_empty() && flips.iter().any(|(id, p)| id == &story.id && *p) =>
-        {
-            Some(false)
-        }
-        _ => None,
+    // The loop settles `passes` itself: true when the agent only signalled; when the gate
+    // failed or the run was interrupted before it could judge, every false→true flip of this
+    // iteration is undone.
+    let mut settle: Vec<(String, bool)> = match outcome {
+        Outcome::Done if !facts.passes_after => vec![(story.id.clone(), true)],
+        Outcome::VerifyFailed | Outcome::Interrupted => flips
+            .iter()
+            .filter(|(_, p)| *p)
+            .map(|(id, _)| (id.clone(), false))
+            .collect(),
+        _ => vec![],
     };
-    if let Some(passes) = settle {
+    if outcome == Outcome::VerifyFailed && facts.passes_after {
+        settle.push((story.id.clone(), false));
+    }
+    if !settle.is_empty() {
         let mut prd = match changed.take() {
             Some((p, _)) => p,
             None => inp.prd.clone(),
         };
-        prd.set_passes(&story.id, passes)?;
+        for (id, passes) in &settle {
+            prd.set_passes(id, *passes)?;
+        }
         prd.save()?;
         let bytes = prd.to_pretty().into_bytes();
         changed = Some((prd, bytes));
