@@ -213,12 +213,12 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let mut changed: Option<(Prd, Vec<u8>)> = g.map(|g| (g.prd, g.bytes));
 
     // Step 8: outcome and the verify gate.
-    // A limit message counts anywhere when the agent failed; after a clean exit only in its
-    // last lines (an agent may well write about rate limiting in its normal work).
-    let rate_line = if run.exit_code == Some(0) {
-        detect::rate_limit_line(&last_lines(&run.tail, 3)).map(String::from)
+    // A limit message ends the agent's run, so only its last lines count (earlier output may
+    // well mention limits or 429 in ordinary work); a timeout is a timeout.
+    let rate_line = if run.timed_out {
+        None
     } else {
-        detect::rate_limit_line(&run.tail).map(String::from)
+        detect::rate_limit_line(&last_lines(&run.tail, detect::LIMIT_LINES)).map(String::from)
     };
     let facts = AgentFacts {
         exit_code: run.exit_code,
