@@ -39,3 +39,28 @@ fn timeout_after_a_limit_message_is_a_timeout() {
         .code(3);
     assert_eq!(p.history()[0]["outcome"], "timed-out");
 }
+
+#[test]
+fn failing_agent_echoing_a_completion_line_from_its_prompt_is_not_done() {
+    let p = Project::new(&one_story());
+    std::fs::write(
+        p.root().join("progress.txt"),
+        "# Ralph Progress Log\n\n## Codebase Patterns\n- agents end with\n<promise>COMPLETE</promise>\n\n---\n",
+    )
+    .unwrap();
+    // Echo the prompt, whether it came on stdin or as an argument, then fail.
+    p.agent(
+        "claude",
+        "cat \"$D/stdin-$n\"; printf '%s\\n' \"$@\"; exit 1",
+    );
+    p.run().arg("1").assert().code(3);
+    let echoed = format!("{}{}", p.stdin(1), p.argv(1).join("\n"));
+    assert!(
+        echoed.contains("<promise>COMPLETE</promise>"),
+        "the prompt must carry the line for this test to mean anything"
+    );
+    assert!(!p.passes("A"));
+    let h = p.history();
+    assert_eq!(h[0]["outcome"], "agent-failed");
+    assert_eq!(h[0]["signal_seen"], false);
+}

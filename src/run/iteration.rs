@@ -2,6 +2,7 @@
 //! history record. The loop around it (lock, validation, archive, selection, sleeps, limits)
 //! is in the parent module.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -79,6 +80,16 @@ pub fn last_lines(s: &str, n: usize) -> String {
 
 const NOTE_TAIL: usize = 4096;
 
+/// The lines of `prompt` (trimmed) that would read as a completion signal for `story_id`: an
+/// output line equal to one of them does not count.
+pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
+    prompt
+        .lines()
+        .filter(|l| detect::is_completion_line(l, story_id))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
 fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
     let file = match std::fs::OpenOptions::new()
         .create(true)
@@ -155,8 +166,11 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let watch: agent::process::LineWatch = {
         let flag = signalled.clone();
         let id = story.id.clone();
+        // A line the prompt itself contains is the agent echoing its input (or quoting notes
+        // and progress.txt), not a signal.
+        let echoed = prompt_signal_lines(&prompt, &id);
         Arc::new(move |line: &str| {
-            if detect::is_completion_line(line, &id) {
+            if detect::is_completion_line(line, &id) && !echoed.contains(line.trim()) {
                 flag.store(true, Ordering::SeqCst);
             }
         })
@@ -418,5 +432,14 @@ mod tests {
         let s = "é".repeat(10);
         assert!(tail_of(&s, 5).chars().all(|c| c == 'é'));
         assert_eq!(last_lines("a\nb\n\nc\n\n", 2), "b\nc");
+    }
+
+    #[test]
+    fn completion_lines_found_in_the_prompt_are_collected_trimmed() {
+        let p = "Do A.\n  <promise>COMPLETE</promise>  \nSTORY COMPLETE: B\nSTORY COMPLETE: A\n";
+        let set = prompt_signal_lines(p, "A");
+        assert!(set.contains("<promise>COMPLETE</promise>"));
+        assert!(set.contains("STORY COMPLETE: A"));
+        assert_eq!(set.len(), 2);
     }
 }
