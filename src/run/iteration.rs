@@ -194,6 +194,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         echo: opts.echo,
         interrupt: inp.interrupt,
         watch: Some(watch),
+        sweep_orphans: true,
     })?;
     if run.stopped_leftovers {
         eprintln!("ralph: stopped processes the agent left running");
