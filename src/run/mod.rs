@@ -265,6 +265,12 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             lock.path.display()
         );
     }
+    // Keep .ralph/ (lock, logs, history) out of the agent's `git add -A`.
+    match git::exclude_state_dir(&opts.root) {
+        Ok(Some(path)) => eprintln!("ralph: added .ralph/ to {}", path.display()),
+        Ok(None) => {}
+        Err(e) => eprintln!("ralph: warning: cannot keep .ralph/ out of git: {e}"),
+    }
     let run_id = new_run_id();
     // Absolute, so the agent can be told where its prompt file is whatever its cwd.
     let run_dir = state.join("runs").join(&run_id);

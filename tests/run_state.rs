@@ -1,0 +1,40 @@
+//! `ralph run` and the state around the loop: git excludes, progress outside git, `--story`
+//! fallthrough, branch names, compaction between iterations.
+
+mod support;
+
+use std::process::Command as Std;
+use support::{FLIP, Project, WORK, prd, story};
+
+fn git_out(root: &std::path::Path, args: &[&str]) -> String {
+    let o = Std::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {o:?}");
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn without_a_gitignore_ralph_state_is_never_committed() {
+    let p = Project::new(&prd("ralph/s", &[story("A", 1, &[]), story("B", 2, &[])]));
+    let root = p.root();
+    std::fs::remove_file(root.join(".gitignore")).unwrap();
+    git_out(&root, &["commit", "-qam", "no gitignore"]);
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    p.run().assert().code(0);
+    let tracked = git_out(&root, &["ls-files"]);
+    assert!(tracked.contains("A.txt"), "the agent did commit: {tracked}");
+    assert!(
+        !tracked.contains(".ralph/"),
+        "ralph state committed: {tracked}"
+    );
+    let exclude = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
+    assert_eq!(exclude.lines().filter(|l| *l == ".ralph/").count(), 1);
+    // A second run does not add it again.
+    p.run().assert().code(0);
+    let again = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
+    assert_eq!(again, exclude);
+}
