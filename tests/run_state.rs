@@ -38,3 +38,15 @@ fn without_a_gitignore_ralph_state_is_never_committed() {
     let again = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
     assert_eq!(again, exclude);
 }
+
+#[test]
+fn outside_git_a_story_is_never_skipped_for_lack_of_progress() {
+    let p = Project::new(&prd("ralph/s", &[story("A", 1, &[])]));
+    std::fs::remove_dir_all(p.root().join(".git")).unwrap();
+    // Works (changes a file) but never finishes; nothing can tell the loop it made progress.
+    p.agent("claude", "echo \"work $n\" > work.txt");
+    p.run().args(["3", "--max-failures", "1"]).assert().code(3);
+    assert_eq!(p.calls(), 3);
+    let h = p.history();
+    assert!(h.iter().all(|r| r["skipped"] != true), "{h:?}");
+}

@@ -36,7 +36,9 @@ pub struct Input<'a> {
 /// What happened.
 pub struct Done {
     pub outcome: Outcome,
-    pub progress: Progress,
+    /// `None` when it cannot be known (outside git, or `git status` failed) and no `passes`
+    /// flip shows it: such an iteration never counts as a strike.
+    pub progress: Option<Progress>,
     pub record: Record,
     /// What the next prompt for this story should say, when it failed.
     pub retry: Option<RetryNote>,
@@ -372,14 +374,25 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     }
 
     let after = git::snapshot(&opts.root, &prd_rel);
-    let (committed, tree_changed, files) = match (&before, &after) {
-        (Some(b), Some(a)) => git::compare(&opts.root, b, a),
-        _ => (false, false, vec![]),
-    };
-    let progress = Progress {
-        committed,
-        tree_changed,
-        passes_flipped: flips.iter().any(|(id, p)| id == &story.id && *p),
+    let passes_flipped = flips.iter().any(|(id, p)| id == &story.id && *p);
+    let (progress, files) = match (&before, &after) {
+        (Some(b), Some(a)) => {
+            let (committed, tree_changed, files) = git::compare(&opts.root, b, a);
+            let p = Progress {
+                committed,
+                tree_changed,
+                passes_flipped,
+            };
+            (Some(p), files)
+        }
+        // No snapshot: the work tree is unknown, only a flip is evidence.
+        _ => (
+            passes_flipped.then_some(Progress {
+                passes_flipped,
+                ..Progress::default()
+            }),
+            vec![],
+        ),
     };
     let record = Record {
         run_id: inp.run_id.to_string(),
