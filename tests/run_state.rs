@@ -50,3 +50,26 @@ fn outside_git_a_story_is_never_skipped_for_lack_of_progress() {
     let h = p.history();
     assert!(h.iter().all(|r| r["skipped"] != true), "{h:?}");
 }
+
+#[test]
+fn forced_story_that_gets_skipped_falls_through_to_the_other_ready_stories() {
+    let p = Project::new(&prd("ralph/s", &[story("A", 1, &[]), story("B", 2, &[])]));
+    // No progress on A; B is done properly.
+    p.agent(
+        "claude",
+        &format!("if [ \"$RALPH_STORY_ID\" = B ]; then {WORK}; {FLIP}; fi"),
+    );
+    p.run()
+        .args(["--story", "A", "--max-failures", "1"])
+        .assert()
+        .code(4);
+    assert_eq!(p.calls(), 2);
+    assert!(
+        p.passes("B"),
+        "B was ready and should have run after A was skipped"
+    );
+    assert!(!p.passes("A"));
+    let h = p.history();
+    assert_eq!(h[0]["story"], "A");
+    assert_eq!(h[1]["story"], "B");
+}

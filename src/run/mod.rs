@@ -165,7 +165,8 @@ impl PrdCache {
     }
 }
 
-/// The story to run: `--story` when given and unfinished, else the `ralph next` rule.
+/// The story to run: `--story` when given, unfinished and not skipped, else the `ralph next`
+/// rule.
 fn choose(
     prd: &Prd,
     states: &[State],
@@ -184,9 +185,9 @@ fn choose(
             return Err(RunError::Story { id: id.into(), why });
         };
         match &states[s.index] {
-            State::Ready if skipped.contains(id) => return Ok(None),
-            State::Ready => return Ok(Some(s.index)),
-            State::Done => {} // done: carry on with the usual order
+            State::Ready if !skipped.contains(id) => return Ok(Some(s.index)),
+            // Done, or skipped for making no progress: carry on with the usual order.
+            State::Ready | State::Done => {}
             State::Removed => {
                 return Err(RunError::Story {
                     id: id.into(),
