@@ -73,3 +73,25 @@ fn forced_story_that_gets_skipped_falls_through_to_the_other_ready_stories() {
     assert_eq!(h[0]["story"], "A");
     assert_eq!(h[1]["story"], "B");
 }
+
+#[test]
+fn branch_name_with_surrounding_whitespace_does_not_archive_on_every_run() {
+    let text = prd("  ralph/spaced  ", &[story("A", 1, &[])])
+        .replace("\"passes\": false", "\"passes\": true");
+    let p = Project::new(&text);
+    p.agent("claude", "exit 0");
+    let progress = "# Ralph Progress Log\nStarted: x\n---\n## entry\n- learned a thing\n";
+    std::fs::write(p.root().join("progress.txt"), progress).unwrap();
+    for _ in 0..3 {
+        p.run().assert().code(0);
+    }
+    assert!(
+        !p.root().join("archive").exists(),
+        "archived without a branch change"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.root().join("progress.txt")).unwrap(),
+        progress
+    );
+    assert_eq!(p.calls(), 0);
+}
