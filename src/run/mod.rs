@@ -331,6 +331,9 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             );
         }
         if let Some(line) = before_iteration(&opts.root, s) {
+            // progress.txt may have been rewritten: that is ralph's change, not the next
+            // agent's, so take a fresh "before".
+            tree = None;
             eprintln!("ralph: {line}");
         }
         // Step 4: finished, or stuck?
