@@ -77,28 +77,30 @@ fn covers_state_dir(line: &str) -> bool {
 }
 
 /// Keep ralph's own state out of the agent's commits: inside a git work tree, add `.ralph/` to
-/// the repository's `info/exclude` (creating it if missing) unless git already ignores it or
-/// the file already has such a line. `Ok(Some(path))` when the file was changed, `Ok(None)`
-/// when nothing was needed (or outside git).
+/// the repository's `info/exclude` (creating it if missing) unless it already has such a line.
+/// Done even when a .gitignore covers it: info/exclude is local, never committed, and stays
+/// when someone edits the .gitignore; and it costs one `git` call per run. `Ok(Some(path))`
+/// when the file was changed, `Ok(None)` when nothing was needed (or outside git).
 pub fn exclude_state_dir(
     root: &Path,
 ) -> Result<Option<std::path::PathBuf>, crate::fsutil::FsError> {
-    let inside = git(root, &["rev-parse", "--is-inside-work-tree"]);
-    if inside
-        .as_deref()
-        .map(|o| String::from_utf8_lossy(o).trim() == "true")
-        != Some(true)
-    {
-        return Ok(None);
-    }
-    // Exit 0: already ignored (a .gitignore, a global excludes file, or info/exclude).
-    if git(root, &["check-ignore", "-q", ".ralph/"]).is_some() {
-        return Ok(None);
-    }
-    let Some(out) = git(root, &["rev-parse", "--git-path", "info/exclude"]) else {
+    let Some(out) = git(
+        root,
+        &[
+            "rev-parse",
+            "--is-inside-work-tree",
+            "--git-path",
+            "info/exclude",
+        ],
+    ) else {
         return Ok(None);
     };
-    let rel = String::from_utf8_lossy(&out).trim().to_string();
+    let out = String::from_utf8_lossy(&out);
+    let mut lines = out.lines();
+    if lines.next().map(str::trim) != Some("true") {
+        return Ok(None);
+    }
+    let rel = lines.next().unwrap_or("").trim().to_string();
     if rel.is_empty() {
         return Ok(None);
     }
