@@ -140,7 +140,8 @@ fn group_alive(pgid: i32) -> bool {
     std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-/// The live (not zombie) children of this process, from `/proc/*/stat` (Linux; empty elsewhere).
+/// The live children of this process, from `/proc/*/stat` (Linux; empty elsewhere). Exited
+/// ones (zombies, e.g. an orphaned grandchild that died) are reaped on the way.
 fn live_children() -> Vec<i32> {
     let me = std::process::id() as i32;
     let Ok(dir) = std::fs::read_dir("/proc") else {
@@ -158,7 +159,13 @@ fn live_children() -> Vec<i32> {
                 .split_whitespace();
             let state = rest.next().unwrap_or("");
             let ppid: Option<i32> = rest.next().and_then(|p| p.parse().ok());
-            ppid == Some(me) && state != "Z" && state != "X"
+            if ppid != Some(me) {
+                return false;
+            }
+            if state == "Z" {
+                reap(&[*pid]);
+            }
+            state != "Z" && state != "X"
         })
         .collect()
 }
