@@ -211,7 +211,16 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ),
         None => (vec![], vec![]),
     };
-    if !restored.is_empty() {
+    let only_passes = g
+        .as_ref()
+        .is_some_and(|g| g.restored.iter().all(|v| v.passes_only().is_some()));
+    if !restored.is_empty() && only_passes {
+        eprintln!(
+            "ralph: set passes back to false in {}: {}",
+            opts.prd_path.display(),
+            restored.join("; ")
+        );
+    } else if !restored.is_empty() {
         let kept = flips
             .iter()
             .map(|(id, p)| format!("{id} passes={p}"))
