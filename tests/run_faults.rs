@@ -340,3 +340,25 @@ fn agent_does_not_outlive_a_sigkilled_ralph() {
     child.wait().unwrap();
     wait_for(5, || !alive(pid));
 }
+
+#[test]
+fn descendant_that_left_the_process_group_does_not_outlive_the_run() {
+    let p = Project::new(&one_story());
+    p.agent(
+        "claude",
+        &format!(
+            "setsid sh -c 'trap \"\" TERM; sleep 300' >/dev/null 2>&1 &\necho $! > \"$D/spid\"\n{WORK}\n{FLIP}"
+        ),
+    );
+    let t = Instant::now();
+    p.run().assert().code(0);
+    assert!(t.elapsed() < Duration::from_secs(10));
+    let spid = p.read_pid("spid");
+    let gone = std::process::Command::new("kill")
+        .args(["-0", &spid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!gone.success(), "setsid descendant {spid} survived the run");
+    assert!(!alive(spid));
+}
