@@ -228,8 +228,17 @@ fn a_failing_or_slow_agent_falls_back_to_the_deterministic_summary() {
 #[test]
 fn summarizer_usage_errors_exit_2() {
     let dir = project(FIXTURE);
+    // Without --summarizer-cmd the agent configured for `ralph run` is used, if it reads stdin.
+    std::fs::write(
+        dir.path().join("ralph.toml"),
+        "[agent]\nname = \"copilot\"\n",
+    )
+    .unwrap();
     for (args, msg) in [
-        (vec!["--summarizer", "agent"], "needs a command"),
+        (
+            vec!["--summarizer", "agent"],
+            "takes its prompt as an argument",
+        ),
         (
             vec!["--summarizer-cmd", "claude -p"],
             "only used with --summarizer agent",

@@ -103,3 +103,22 @@ fn compact_command_reads_the_threshold_from_ralph_toml() {
         .code(1)
         .stderr(predicate::str::contains("threshold"));
 }
+
+#[test]
+fn compaction_between_iterations_is_not_credited_to_the_next_agent() {
+    let p = Project::new(&prd("ralph/feat", &[story("A", 1, &[])]));
+    std::fs::write(p.fake.join("long.txt"), long_progress(120)).unwrap();
+    // Iteration 1 grows progress.txt over the threshold (real progress); later ones do nothing.
+    p.agent(
+        "claude",
+        "if [ $n = 1 ]; then cp \"$D/long.txt\" progress.txt; fi",
+    );
+    p.run()
+        .args(["--max-failures", "1"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("compacted progress.txt:"));
+    // Iteration 2 changed nothing itself: skipped at once, no third attempt.
+    assert_eq!(p.calls(), 2);
+    assert_eq!(p.history()[1]["skipped"], true);
+}

@@ -28,14 +28,16 @@ pub fn has_completion(text: &str, story_id: &str) -> bool {
 fn limit_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
+        // Natural phrases only: identifiers (`rate_limit`, `test_rate-limit`) and a bare 429
+        // (`retry_after_429`) show up in ordinary build and test output.
         Regex::new(
             r"(?ix)
-            usage\x20limit
-            | rate[\x20_-]?limit(ed|[\x20_]exceeded|[\x20_]reached|_error)?
+            usage\x20limit\x20(reached|exceeded|hit)
+            | rate\x20limit(ed\b|\x20(reached|exceeded|hit))
             | too\x20many\x20requests
-            | quota\x20exceeded | exceeded\x20your\x20current\x20quota | resource_exhausted
-            | (^|[^0-9])429([^0-9]|$)
-            | (hit|reached)\x20your\x20limit
+            | quota\x20exceeded | exceeded\x20your\x20current\x20quota | \bresource_exhausted\b
+            | \b(https?(/[0-9.]+)?|status(\x20code)?|api\x20error|error)[\x20:]+429\b
+            | (hit|reached)\x20your\x20(usage\x20)?limit
             | limit\x20reached\|\d{9,}
             | \d+-hour\x20limit
             | limit\x20reached.*resets",
@@ -44,8 +46,12 @@ fn limit_re() -> &'static Regex {
     })
 }
 
+/// How many non-empty lines at the end of the output are searched for a limit message.
+pub const LIMIT_LINES: usize = 5;
+
 /// The first line that reads like a usage or rate-limit message ("usage limit reached … resets
-/// 7pm (Asia/Tokyo)", "rate limit", "429", "quota exceeded"), if any.
+/// 7pm (Asia/Tokyo)", "rate limit exceeded", "HTTP 429", "quota exceeded"), if any. Callers
+/// pass only the last [`LIMIT_LINES`] lines of output: a limit ends the agent's run.
 pub fn rate_limit_line(text: &str) -> Option<&str> {
     text.lines().find(|l| limit_re().is_match(l)).map(str::trim)
 }
@@ -80,6 +86,10 @@ mod tests {
             "RESOURCE_EXHAUSTED",
             "Claude AI usage limit reached|1750000000",
             "You've hit your limit · resets 3am",
+            "Error: status 429 from the API",
+            "error 429: slow down",
+            "429 Too Many Requests",
+            "You are being rate limited",
         ] {
             assert!(rate_limit_line(msg).is_some(), "{msg}");
         }
@@ -87,6 +97,12 @@ mod tests {
             "all 4290 tests passed",
             "wrote src/limits.rs",
             "STORY COMPLETE: A",
+            "test http::retry_after_429 ... ok",
+            "test handles_error_429_body ... ok",
+            "test rate_limit::backoff ... ok",
+            "src/rate-limit.rs:12: error[E0425]",
+            "fn usage_limit_reached() {}",
+            "took 429 ms",
         ] {
             assert!(rate_limit_line(msg).is_none(), "{msg}");
         }

@@ -3,8 +3,9 @@
 //! Owns: starting it in its own process group, feeding its stdin, streaming stdout and stderr
 //! live to the terminal and line by line to a log (through a redaction function), keeping a
 //! bounded tail in memory, the timeout (SIGTERM to the whole group, a grace period, SIGKILL),
-//! forwarding an interrupt the same way, and making sure no descendant in the group outlives the
-//! run. Does not interpret the output (see [`super::detect`]).
+//! forwarding an interrupt the same way, and making sure no descendant outlives the run (those
+//! in the group, and, when asked, those that left it: [`stop_orphans`]). Does not interpret
+//! the output (see [`super::detect`]).
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -44,6 +45,10 @@ pub struct Supervise<'a> {
     pub echo: bool,
     pub interrupt: &'a AtomicBool,
     pub watch: Option<LineWatch>,
+    /// After the run, stop every remaining child of this process (descendants that left the
+    /// process group and were re-parented here, see [`stop_orphans`]). Only for a caller
+    /// that has no other child processes of its own running at the time (the loop).
+    pub sweep_orphans: bool,
 }
 
 /// How the run ended.
@@ -133,6 +138,97 @@ fn group_alive(pgid: i32) -> bool {
         return true;
     }
     std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// The live children of this process, from `/proc/*/stat` (Linux; empty elsewhere). Exited
+/// ones (zombies, e.g. an orphaned grandchild that died) are reaped on the way.
+fn live_children() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return vec![];
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+            let mut rest = stat
+                .rsplit_once(')')
+                .map_or("", |(_, r)| r)
+                .split_whitespace();
+            let state = rest.next().unwrap_or("");
+            let ppid: Option<i32> = rest.next().and_then(|p| p.parse().ok());
+            if ppid != Some(me) {
+                return false;
+            }
+            if state == "Z" {
+                reap(&[*pid]);
+            }
+            state != "Z" && state != "X"
+        })
+        .collect()
+}
+
+fn reap(pids: &[i32]) {
+    for &pid in pids {
+        let mut status = 0;
+        // SAFETY: waitpid on one specific child with WNOHANG; the status is discarded.
+        unsafe {
+            libc::waitpid(pid, &mut status, libc::WNOHANG);
+        }
+    }
+}
+
+/// Stop every child this process still has: descendants of an agent that left its process
+/// group (`setsid`, a daemonising server) are re-parented here because ralph is a child
+/// subreaper ([`become_subreaper`]). SIGTERM, `grace`, SIGKILL, reap; repeated (a bounded
+/// number of rounds) because stopping one may orphan its own children onto us. Call it only
+/// when no child of this process should be running. Returns whether any was found.
+pub fn stop_orphans(grace: Duration) -> bool {
+    const ROUNDS: usize = 8;
+    let mut found = false;
+    for _ in 0..ROUNDS {
+        let kids = live_children();
+        if kids.is_empty() {
+            break;
+        }
+        found = true;
+        for &pid in &kids {
+            // SAFETY: kill(2) on a child pid of ours; no memory is touched.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
+            }
+        }
+        let t = Instant::now();
+        loop {
+            reap(&kids);
+            if kids.iter().all(|p| !live_children().contains(p)) || t.elapsed() >= grace {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let left: Vec<i32> = live_children()
+            .into_iter()
+            .filter(|p| kids.contains(p))
+            .collect();
+        for &pid in &left {
+            // SAFETY: as above.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        let k = Instant::now();
+        while !left.is_empty() && k.elapsed() < Duration::from_secs(1) {
+            reap(&left);
+            if left.iter().all(|p| !live_children().contains(p)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        reap(&left);
+    }
+    found
 }
 
 enum Stream {
@@ -336,6 +432,9 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
             }
         }
     }
+    if s.sweep_orphans && stop_orphans(s.grace) {
+        stopped_leftovers = true;
+    }
     // Readers end when every writer of the pipes is gone; a process that left the group and
     // kept the pipe open must not hang the loop.
     let read_deadline = Instant::now() + Duration::from_secs(2);
@@ -385,6 +484,7 @@ mod tests {
             echo: false,
             interrupt: &never,
             watch: None,
+            sweep_orphans: false,
         })
         .unwrap()
     }
@@ -422,6 +522,7 @@ mod tests {
             echo: false,
             interrupt: &never,
             watch: None,
+            sweep_orphans: false,
         })
         .unwrap_err();
         assert!(err.to_string().contains("/nonexistent/agent"));

@@ -11,6 +11,8 @@ use super::text::{FastMap as HashMap, FastSet, is_stop, split_words, stem};
 
 /// Keywords per generated entry.
 pub const MAX_KEYWORDS: usize = 20;
+/// Terms per module given a written form before the final sort (room for case duplicates).
+const CANDIDATES: usize = 3 * MAX_KEYWORDS;
 
 /// Words too common in code to tell modules apart.
 const NOISE: &[&str] = &[
@@ -270,11 +272,25 @@ pub fn rank(modules: &[ModuleText]) -> Vec<Vec<String>> {
     let n = per.len() as f64;
     per.iter()
         .map(|terms| {
-            let mut scored: Vec<(f64, String)> = terms
+            let all: Vec<(f64, &String, &Term)> = terms
                 .iter()
                 .map(|(k, t)| {
                     let idf = 1.0 + ((n + 1.0) / (df[k.as_str()] as f64 + 1.0)).ln();
-                    let score = (1.0 + t.weight.ln()) * idf;
+                    ((1.0 + t.weight.ln()) * idf, k, t)
+                })
+                .collect();
+            // Only the best few (and anything tied with them) need their written form.
+            let cut = if all.len() > CANDIDATES {
+                let mut s: Vec<f64> = all.iter().map(|x| x.0).collect();
+                s.select_nth_unstable_by(CANDIDATES - 1, |a, b| b.total_cmp(a));
+                s[CANDIDATES - 1]
+            } else {
+                f64::NEG_INFINITY
+            };
+            let mut scored: Vec<(f64, String)> = all
+                .into_iter()
+                .filter(|x| x.0 >= cut)
+                .map(|(score, k, t)| {
                     // The most frequent way it was written (ties: shortest, then alphabetical).
                     let surface = t
                         .surface

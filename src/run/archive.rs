@@ -87,6 +87,8 @@ pub fn on_branch(
     prd_bytes: &[u8],
     now: &Zoned,
 ) -> Result<Option<PathBuf>, RunError> {
+    // Stored trimmed, so compared trimmed: " ralph/x " must not look new on every run.
+    let branch = branch.trim();
     let last_file = p.state_dir.join("last-branch");
     let last = match std::fs::read_to_string(&last_file) {
         Ok(s) => s.trim().to_string(),

@@ -68,6 +68,68 @@ pub fn parse_porcelain_v2(out: &[u8]) -> (Option<String>, Vec<String>) {
     (head, paths)
 }
 
+/// Whether `line` of an ignore file already covers a top-level-or-any-depth `.ralph/` dir.
+fn covers_state_dir(line: &str) -> bool {
+    matches!(
+        line.trim(),
+        ".ralph" | ".ralph/" | "/.ralph" | "/.ralph/" | ".ralph/*" | "/.ralph/*"
+    )
+}
+
+/// Keep ralph's own state out of the agent's commits: inside a git work tree, add `.ralph/` to
+/// the repository's `info/exclude` (creating it if missing) unless it already has such a line.
+/// Done even when a .gitignore covers it: info/exclude is local, never committed, and stays
+/// when someone edits the .gitignore; and it costs one `git` call per run. `Ok(Some(path))`
+/// when the file was changed, `Ok(None)` when nothing was needed (or outside git).
+pub fn exclude_state_dir(
+    root: &Path,
+) -> Result<Option<std::path::PathBuf>, crate::fsutil::FsError> {
+    let Some(out) = git(
+        root,
+        &[
+            "rev-parse",
+            "--is-inside-work-tree",
+            "--git-path",
+            "info/exclude",
+        ],
+    ) else {
+        return Ok(None);
+    };
+    let out = String::from_utf8_lossy(&out);
+    let mut lines = out.lines();
+    if lines.next().map(str::trim) != Some("true") {
+        return Ok(None);
+    }
+    let rel = lines.next().unwrap_or("").trim().to_string();
+    if rel.is_empty() {
+        return Ok(None);
+    }
+    let path = root.join(rel);
+    let mut text = match std::fs::read(&path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(crate::fsutil::FsError {
+                path,
+                action: "read",
+                source,
+            });
+        }
+    };
+    if text.lines().any(covers_state_dir) {
+        return Ok(None);
+    }
+    if let Some(dir) = path.parent() {
+        crate::fsutil::create_dir_all(dir)?;
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("# ralph's own state (lock, logs, history)\n.ralph/\n");
+    crate::fsutil::atomic_write(&path, text.as_bytes())?;
+    Ok(Some(path))
+}
+
 /// Take a snapshot (one `git status` call); `None` outside a git repository.
 pub fn snapshot(root: &Path, prd_rel: &str) -> Option<Snapshot> {
     let status = git(
@@ -137,6 +199,16 @@ pub fn compare(root: &Path, before: &Snapshot, after: &Snapshot) -> (bool, bool,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn state_dir_lines_are_recognised_in_an_exclude_file() {
+        for l in [".ralph/", "/.ralph", " .ralph ", ".ralph/*"] {
+            assert!(covers_state_dir(l), "{l}");
+        }
+        for l in ["# .ralph/", ".ralphrc", "!.ralph/", "foo/.ralph/"] {
+            assert!(!covers_state_dir(l), "{l}");
+        }
+    }
 
     #[test]
     fn porcelain_v2_gives_head_and_new_paths_for_renames() {

@@ -37,12 +37,14 @@ fn first_error(e: &PrdError) -> String {
     }
 }
 
-/// Check prd.json against the copy taken before the iteration and repair it if needed.
-/// `None` when the file is byte-for-byte unchanged (the common case, and the cheap one).
+/// Check prd.json against the copy taken before the iteration that worked on story `current`,
+/// and repair it if needed. `None` when the file is byte-for-byte unchanged (the common case,
+/// and the cheap one).
 pub fn after_agent(
     path: &Path,
     before: &Prd,
     before_bytes: &[u8],
+    current: &str,
 ) -> Result<Option<Guarded>, RunError> {
     let read = match std::fs::read(path) {
         Ok(b) => Some(b),
@@ -61,13 +63,28 @@ pub fn after_agent(
         Some(b) => match Prd::from_bytes(path, b) {
             Err(e) => (vec![Violation::Invalid(first_error(&e))], vec![]),
             Ok(after) => {
-                let v = integrity::check(&before.value, &after.value);
-                let flips = integrity::passes_flips(&before.value, &after.value);
+                let v = integrity::check(&before.value, &after.value, current);
+                let flips = integrity::passes_flips(&before.value, &after.value, current);
                 if v.is_empty() {
                     return Ok(Some(Guarded {
                         prd: after,
                         bytes: b.clone(),
                         restored: vec![],
+                        flips,
+                    }));
+                }
+                if v.iter().all(|x| x.passes_only().is_some()) {
+                    // Only `passes` set where it may not be: set those back, keep the rest.
+                    let mut fixed = after;
+                    for id in v.iter().filter_map(Violation::passes_only) {
+                        fixed.set_passes(id, false)?;
+                    }
+                    fixed.save()?;
+                    let bytes = fixed.to_pretty().into_bytes();
+                    return Ok(Some(Guarded {
+                        prd: fixed,
+                        bytes,
+                        restored: v,
                         flips,
                     }));
                 }
@@ -120,11 +137,15 @@ mod tests {
     fn deleted_or_corrupt_prd_is_restored_byte_for_byte() {
         let (_d, path, prd) = setup();
         std::fs::remove_file(&path).unwrap();
-        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap().unwrap();
+        let g = after_agent(&path, &prd, SRC.as_bytes(), "A")
+            .unwrap()
+            .unwrap();
         assert_eq!(g.restored, [Violation::Deleted]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), SRC);
         std::fs::write(&path, "{ not json").unwrap();
-        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap().unwrap();
+        let g = after_agent(&path, &prd, SRC.as_bytes(), "A")
+            .unwrap()
+            .unwrap();
         assert!(matches!(&g.restored[0], Violation::Invalid(m) if m.contains("line 1")));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), SRC);
     }
@@ -136,7 +157,9 @@ mod tests {
             .replace("\"title\": \"b\"", "\"title\": \"easier b\"")
             .replacen("\"passes\": false", "\"passes\": true", 1);
         std::fs::write(&path, edited).unwrap();
-        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap().unwrap();
+        let g = after_agent(&path, &prd, SRC.as_bytes(), "A")
+            .unwrap()
+            .unwrap();
         assert_eq!(g.restored.len(), 1);
         assert_eq!(g.flips, [("A".to_string(), true)]);
         let now = Prd::load(&path).unwrap();
@@ -149,10 +172,16 @@ mod tests {
         let (_d, path, prd) = setup();
         let edited = SRC.replacen("\"passes\": false", "\"passes\": true", 1);
         std::fs::write(&path, &edited).unwrap();
-        let g = after_agent(&path, &prd, SRC.as_bytes()).unwrap().unwrap();
+        let g = after_agent(&path, &prd, SRC.as_bytes(), "A")
+            .unwrap()
+            .unwrap();
         assert!(g.restored.is_empty());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
         std::fs::write(&path, SRC).unwrap();
-        assert!(after_agent(&path, &prd, SRC.as_bytes()).unwrap().is_none());
+        assert!(
+            after_agent(&path, &prd, SRC.as_bytes(), "A")
+                .unwrap()
+                .is_none()
+        );
     }
 }

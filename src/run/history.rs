@@ -75,7 +75,19 @@ pub fn path(root: &Path) -> PathBuf {
     root.join(".ralph").join("history.jsonl")
 }
 
-/// Append one record as one line.
+/// Whether the file is non-empty and its last byte is not a newline.
+fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    if f.metadata()?.len() == 0 {
+        return Ok(false);
+    }
+    f.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    f.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
+}
+
+/// Append one record as one line (after a newline, when the last line was torn).
 pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
     let p = path(root);
     let fs_err = |action: &'static str| {
@@ -97,15 +109,22 @@ pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
     line.push('\n');
     let mut f = std::fs::OpenOptions::new()
         .create(true)
+        .read(true)
         .append(true)
         .open(&p)
         .map_err(fs_err("open for append"))?;
+    // A torn last line (a crash mid-append) must stay a line of its own: gluing this record
+    // onto it would make a bad line in the middle, and the file unreadable for good.
+    if ends_without_newline(&mut f).map_err(fs_err("read"))? {
+        line.insert(0, '\n');
+    }
     f.write_all(line.as_bytes()).map_err(fs_err("append"))?;
     Ok(())
 }
 
 /// Every record, oldest first. A missing file is an empty history; an unparsable LAST line
-/// (torn by a crash) is skipped; an unparsable line elsewhere is an error naming it.
+/// and a line that stops mid-JSON (both torn by a crash) are skipped; any other unparsable
+/// line is an error naming it.
 pub fn read(root: &Path) -> Result<Vec<Record>, HistoryError> {
     let p = path(root);
     let text = match std::fs::read_to_string(&p) {
@@ -129,6 +148,9 @@ pub fn read(root: &Path) -> Result<Vec<Record>, HistoryError> {
         match serde_json::from_str(l) {
             Ok(r) => out.push(r),
             Err(_) if i + 1 == lines.len() => {}
+            // A line cut short by a crash (the JSON just stops) that later appends ended with a
+            // newline: a torn record, not corruption.
+            Err(e) if e.is_eof() => {}
             Err(source) => {
                 return Err(HistoryError::Corrupt {
                     path: p,
@@ -181,6 +203,22 @@ mod tests {
         f.write_all(b"{\"run_id\":\"r\",\"itera").unwrap();
         let got = read(dir.path()).unwrap();
         assert_eq!(got, vec![rec(1), rec(2)]);
+    }
+
+    #[test]
+    fn append_after_a_torn_line_starts_a_new_line_and_stays_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        append(dir.path(), &rec(1)).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path(dir.path()))
+            .unwrap();
+        f.write_all(b"{\"run_id\":\"r\",\"itera").unwrap();
+        append(dir.path(), &rec(2)).unwrap();
+        append(dir.path(), &rec(3)).unwrap();
+        let text = std::fs::read_to_string(path(dir.path())).unwrap();
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert_eq!(read(dir.path()).unwrap(), vec![rec(1), rec(2), rec(3)]);
     }
 
     #[test]

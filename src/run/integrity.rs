@@ -1,10 +1,13 @@
 //! The integrity guard as pure policy: what an agent may change in prd.json during an iteration.
 //!
-//! Allowed: `passes` and `notes` of existing stories, and new stories that carry
-//! `discoveredFrom`. Everything else (removing or reordering stories, editing titles, criteria,
-//! priorities, dependencies, top-level fields) is a violation, and the loop restores the copy it
-//! took before the iteration, re-applying the legitimate `passes` flips. Reading and writing the
-//! file is the loop's job (`super::guard`).
+//! Allowed: `notes` of existing stories, `passes` false→true on the current story only,
+//! `passes` true→false on any story, and new stories that carry `discoveredFrom` (and do not
+//! pass yet). A false→true flip on another story, or a new story that arrives passing, is a
+//! violation of that one field: the loop sets it back to false and keeps the rest. Everything
+//! else (removing or reordering stories, editing titles, criteria, priorities, dependencies,
+//! top-level fields) is a violation, and the loop restores the copy it took before the
+//! iteration, re-applying the legitimate `passes` flips. Reading and writing the file is the
+//! loop's job (`super::guard`).
 
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -25,6 +28,21 @@ pub enum Violation {
     StoriesReordered,
     /// A new story without `discoveredFrom`.
     UndeclaredNewStory(String),
+    /// `passes` went false→true on a story other than the one being worked on.
+    OtherStoryPassed(String),
+    /// A new (discovered) story arrived with `passes: true`.
+    NewStoryPassing(String),
+}
+
+impl Violation {
+    /// A violation repaired by setting that story's `passes` back to false (the rest of the
+    /// agent's edit stays).
+    pub fn passes_only(&self) -> Option<&str> {
+        match self {
+            Violation::OtherStoryPassed(id) | Violation::NewStoryPassing(id) => Some(id),
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Display for Violation {
@@ -40,6 +58,13 @@ impl std::fmt::Display for Violation {
             Violation::StoriesReordered => write!(f, "existing stories were reordered"),
             Violation::UndeclaredNewStory(id) => {
                 write!(f, "new story {id} has no \"discoveredFrom\"")
+            }
+            Violation::OtherStoryPassed(id) => write!(
+                f,
+                "story {id} was marked passing, but only the current story may be"
+            ),
+            Violation::NewStoryPassing(id) => {
+                write!(f, "new story {id} was added already passing")
             }
         }
     }
@@ -65,8 +90,13 @@ fn obj(v: &Value) -> &Map<String, Value> {
     v.as_object().unwrap_or(&EMPTY)
 }
 
-/// Every violation between the prd value before and after an iteration (both parsed).
-pub fn check(before: &Value, after: &Value) -> Vec<Violation> {
+fn passes(v: &Value) -> bool {
+    v.get("passes").and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// Every violation between the prd value before and after an iteration (both parsed) that
+/// worked on story `current`.
+pub fn check(before: &Value, after: &Value, current: &str) -> Vec<Violation> {
     let mut out = Vec::new();
     let (b, a) = (obj(before), obj(after));
     let keys: HashSet<&String> = b.keys().chain(a.keys()).collect();
@@ -85,6 +115,9 @@ pub fn check(before: &Value, after: &Value) -> Vec<Violation> {
             out.push(Violation::StoryRemoved(id.to_string()));
             continue;
         };
+        if id != current && !passes(s) && passes(new) {
+            out.push(Violation::OtherStoryPassed(id.to_string()));
+        }
         let (so, no) = (obj(s), obj(new));
         let fields: HashSet<&String> = so.keys().chain(no.keys()).collect();
         let mut fields: Vec<&String> = fields
@@ -116,15 +149,21 @@ pub fn check(before: &Value, after: &Value) -> Vec<Violation> {
     }
     for s in stories(after) {
         let id = id_of(s);
-        if !before_ids.contains(id) && s.get("discoveredFrom").and_then(Value::as_str).is_none() {
+        if before_ids.contains(id) {
+            continue;
+        }
+        if s.get("discoveredFrom").and_then(Value::as_str).is_none() {
             out.push(Violation::UndeclaredNewStory(id.to_string()));
+        } else if passes(s) {
+            out.push(Violation::NewStoryPassing(id.to_string()));
         }
     }
     out
 }
 
-/// The `passes` values the agent changed on stories that existed before: (id, new value).
-pub fn passes_flips(before: &Value, after: &Value) -> Vec<(String, bool)> {
+/// The legitimate `passes` changes the agent made on stories that existed before: (id, new
+/// value). A false→true flip counts only on `current`; true→false on any story.
+pub fn passes_flips(before: &Value, after: &Value, current: &str) -> Vec<(String, bool)> {
     let after_by_id: HashMap<&str, &Value> = stories(after).iter().map(|s| (id_of(s), s)).collect();
     stories(before)
         .iter()
@@ -135,7 +174,7 @@ pub fn passes_flips(before: &Value, after: &Value) -> Vec<(String, bool)> {
                 .get(id)?
                 .get("passes")
                 .and_then(Value::as_bool)?;
-            (old != new).then(|| (id.to_string(), new))
+            (old != new && (!new || id == current)).then(|| (id.to_string(), new))
         })
         .collect()
 }
@@ -158,8 +197,11 @@ mod tests {
         let mut after = prd();
         after["userStories"][0]["passes"] = json!(true);
         after["userStories"][1]["notes"] = json!("learned something");
-        assert!(check(&before, &after).is_empty());
-        assert_eq!(passes_flips(&before, &after), [("A".to_string(), true)]);
+        assert!(check(&before, &after, "A").is_empty());
+        assert_eq!(
+            passes_flips(&before, &after, "A"),
+            [("A".to_string(), true)]
+        );
     }
 
     #[test]
@@ -168,13 +210,13 @@ mod tests {
         let mut after = prd();
         let arr = after["userStories"].as_array_mut().unwrap();
         arr.push(json!({"id": "C", "title": "c", "discoveredFrom": "A"}));
-        assert!(check(&before, &after).is_empty());
+        assert!(check(&before, &after, "A").is_empty());
         after["userStories"]
             .as_array_mut()
             .unwrap()
             .push(json!({"id": "D", "title": "d"}));
         assert_eq!(
-            check(&before, &after),
+            check(&before, &after, "A"),
             [Violation::UndeclaredNewStory("D".into())]
         );
     }
@@ -187,7 +229,7 @@ mod tests {
         after["userStories"][1]["blockedBy"] = json!([]);
         after["userStories"][0]["title"] = json!("easier");
         after["userStories"][0]["passes"] = json!(true);
-        let v = check(&before, &after);
+        let v = check(&before, &after, "A");
         assert_eq!(
             v,
             [
@@ -203,7 +245,44 @@ mod tests {
             ]
         );
         // The legitimate flip is still reported, to be re-applied on the restored copy.
-        assert_eq!(passes_flips(&before, &after), [("A".to_string(), true)]);
+        assert_eq!(
+            passes_flips(&before, &after, "A"),
+            [("A".to_string(), true)]
+        );
+    }
+
+    #[test]
+    fn only_the_current_story_may_start_passing() {
+        let mut before = prd();
+        before["userStories"][1]["passes"] = json!(true);
+        let mut after = before.clone();
+        after["userStories"][0]["passes"] = json!(true);
+        after["userStories"][1]["passes"] = json!(false);
+        // Working on B: A's false→true is a violation; B's true→false is fine.
+        assert_eq!(
+            check(&before, &after, "B"),
+            [Violation::OtherStoryPassed("A".into())]
+        );
+        assert_eq!(
+            passes_flips(&before, &after, "B"),
+            [("B".to_string(), false)]
+        );
+        // Working on A: both are legitimate.
+        assert!(check(&before, &after, "A").is_empty());
+        assert_eq!(passes_flips(&before, &after, "A").len(), 2);
+    }
+
+    #[test]
+    fn discovered_story_may_not_arrive_passing() {
+        let before = prd();
+        let mut after = prd();
+        after["userStories"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": "C", "title": "c", "discoveredFrom": "A", "passes": true}));
+        let v = check(&before, &after, "A");
+        assert_eq!(v, [Violation::NewStoryPassing("C".into())]);
+        assert_eq!(v[0].passes_only(), Some("C"));
     }
 
     #[test]
@@ -212,12 +291,12 @@ mod tests {
         let mut after = prd();
         after["userStories"].as_array_mut().unwrap().remove(0);
         assert_eq!(
-            check(&before, &after),
+            check(&before, &after, "A"),
             [Violation::StoryRemoved("A".into())]
         );
         let mut swapped = prd();
         swapped["userStories"].as_array_mut().unwrap().swap(0, 1);
-        assert_eq!(check(&before, &swapped), [Violation::StoriesReordered]);
-        assert!(check(&before, &before).is_empty());
+        assert_eq!(check(&before, &swapped, "A"), [Violation::StoriesReordered]);
+        assert!(check(&before, &before, "A").is_empty());
     }
 }

@@ -2,6 +2,7 @@
 //! history record. The loop around it (lock, validation, archive, selection, sleeps, limits)
 //! is in the parent module.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -35,7 +36,9 @@ pub struct Input<'a> {
 /// What happened.
 pub struct Done {
     pub outcome: Outcome,
-    pub progress: Progress,
+    /// `None` when it cannot be known (outside git, or `git status` failed) and no `passes`
+    /// flip shows it: such an iteration never counts as a strike.
+    pub progress: Option<Progress>,
     pub record: Record,
     /// What the next prompt for this story should say, when it failed.
     pub retry: Option<RetryNote>,
@@ -78,6 +81,16 @@ pub fn last_lines(s: &str, n: usize) -> String {
 }
 
 const NOTE_TAIL: usize = 4096;
+
+/// The lines of `prompt` (trimmed) that would read as a completion signal for `story_id`: an
+/// output line equal to one of them does not count.
+pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
+    prompt
+        .lines()
+        .filter(|l| detect::is_completion_line(l, story_id))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
 
 fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
     let file = match std::fs::OpenOptions::new()
@@ -155,8 +168,11 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let watch: agent::process::LineWatch = {
         let flag = signalled.clone();
         let id = story.id.clone();
+        // A line the prompt itself contains is the agent echoing its input (or quoting notes
+        // and progress.txt), not a signal.
+        let echoed = prompt_signal_lines(&prompt, &id);
         Arc::new(move |line: &str| {
-            if detect::is_completion_line(line, &id) {
+            if detect::is_completion_line(line, &id) && !echoed.contains(line.trim()) {
                 flag.store(true, Ordering::SeqCst);
             }
         })
@@ -180,13 +196,14 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         echo: opts.echo,
         interrupt: inp.interrupt,
         watch: Some(watch),
+        sweep_orphans: true,
     })?;
     if run.stopped_leftovers {
         eprintln!("ralph: stopped processes the agent left running");
     }
 
     // Step 7: the integrity guard.
-    let g = guard::after_agent(&opts.prd_path, inp.prd, inp.prd_bytes)?;
+    let g = guard::after_agent(&opts.prd_path, inp.prd, inp.prd_bytes, &story.id)?;
     let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
         Some(g) => (
             g.restored.iter().map(ToString::to_string).collect(),
@@ -194,7 +211,16 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ),
         None => (vec![], vec![]),
     };
-    if !restored.is_empty() {
+    let only_passes = g
+        .as_ref()
+        .is_some_and(|g| g.restored.iter().all(|v| v.passes_only().is_some()));
+    if !restored.is_empty() && only_passes {
+        eprintln!(
+            "ralph: set passes back to false in {}: {}",
+            opts.prd_path.display(),
+            restored.join("; ")
+        );
+    } else if !restored.is_empty() {
         let kept = flips
             .iter()
             .map(|(id, p)| format!("{id} passes={p}"))
@@ -213,12 +239,12 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let mut changed: Option<(Prd, Vec<u8>)> = g.map(|g| (g.prd, g.bytes));
 
     // Step 8: outcome and the verify gate.
-    // A limit message counts anywhere when the agent failed; after a clean exit only in its
-    // last lines (an agent may well write about rate limiting in its normal work).
-    let rate_line = if run.exit_code == Some(0) {
-        detect::rate_limit_line(&last_lines(&run.tail, 3)).map(String::from)
+    // A limit message ends the agent's run, so only its last lines count (earlier output may
+    // well mention limits or 429 in ordinary work); a timeout is a timeout.
+    let rate_line = if run.timed_out {
+        None
     } else {
-        detect::rate_limit_line(&run.tail).map(String::from)
+        detect::rate_limit_line(&last_lines(&run.tail, detect::LIMIT_LINES)).map(String::from)
     };
     let facts = AgentFacts {
         exit_code: run.exit_code,
@@ -281,25 +307,29 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ..facts
     };
     let outcome = outcome::decide(&facts, verified);
-    // The loop settles `passes` itself: true when the agent only signalled, false again when
-    // the gate failed.
-    let settle = match outcome {
-        Outcome::Done if !facts.passes_after => Some(true),
-        Outcome::VerifyFailed if facts.passes_after => Some(false),
-        // Interrupted before the gate could judge the agent's own flip: not done yet.
-        Outcome::Interrupted
-            if !s.verify.is_empty() && flips.iter().any(|(id, p)| id == &story.id && *p) =>
-        {
-            Some(false)
-        }
-        _ => None,
+    // The loop settles `passes` itself: true when the agent only signalled; when the gate
+    // failed or the run was interrupted before it could judge, every false→true flip of this
+    // iteration is undone.
+    let mut settle: Vec<(String, bool)> = match outcome {
+        Outcome::Done if !facts.passes_after => vec![(story.id.clone(), true)],
+        Outcome::VerifyFailed | Outcome::Interrupted => flips
+            .iter()
+            .filter(|(_, p)| *p)
+            .map(|(id, _)| (id.clone(), false))
+            .collect(),
+        _ => vec![],
     };
-    if let Some(passes) = settle {
+    if outcome == Outcome::VerifyFailed && facts.passes_after {
+        settle.push((story.id.clone(), false));
+    }
+    if !settle.is_empty() {
         let mut prd = match changed.take() {
             Some((p, _)) => p,
             None => inp.prd.clone(),
         };
-        prd.set_passes(&story.id, passes)?;
+        for (id, passes) in &settle {
+            prd.set_passes(id, *passes)?;
+        }
         prd.save()?;
         let bytes = prd.to_pretty().into_bytes();
         changed = Some((prd, bytes));
@@ -353,14 +383,25 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     }
 
     let after = git::snapshot(&opts.root, &prd_rel);
-    let (committed, tree_changed, files) = match (&before, &after) {
-        (Some(b), Some(a)) => git::compare(&opts.root, b, a),
-        _ => (false, false, vec![]),
-    };
-    let progress = Progress {
-        committed,
-        tree_changed,
-        passes_flipped: flips.iter().any(|(id, p)| id == &story.id && *p),
+    let passes_flipped = flips.iter().any(|(id, p)| id == &story.id && *p);
+    let (progress, files) = match (&before, &after) {
+        (Some(b), Some(a)) => {
+            let (committed, tree_changed, files) = git::compare(&opts.root, b, a);
+            let p = Progress {
+                committed,
+                tree_changed,
+                passes_flipped,
+            };
+            (Some(p), files)
+        }
+        // No snapshot: the work tree is unknown, only a flip is evidence.
+        _ => (
+            passes_flipped.then_some(Progress {
+                passes_flipped,
+                ..Progress::default()
+            }),
+            vec![],
+        ),
     };
     let record = Record {
         run_id: inp.run_id.to_string(),
@@ -414,5 +455,14 @@ mod tests {
         let s = "é".repeat(10);
         assert!(tail_of(&s, 5).chars().all(|c| c == 'é'));
         assert_eq!(last_lines("a\nb\n\nc\n\n", 2), "b\nc");
+    }
+
+    #[test]
+    fn completion_lines_found_in_the_prompt_are_collected_trimmed() {
+        let p = "Do A.\n  <promise>COMPLETE</promise>  \nSTORY COMPLETE: B\nSTORY COMPLETE: A\n";
+        let set = prompt_signal_lines(p, "A");
+        assert!(set.contains("<promise>COMPLETE</promise>"));
+        assert!(set.contains("STORY COMPLETE: A"));
+        assert_eq!(set.len(), 2);
     }
 }

@@ -165,7 +165,8 @@ impl PrdCache {
     }
 }
 
-/// The story to run: `--story` when given and unfinished, else the `ralph next` rule.
+/// The story to run: `--story` when given, unfinished and not skipped, else the `ralph next`
+/// rule.
 fn choose(
     prd: &Prd,
     states: &[State],
@@ -184,9 +185,9 @@ fn choose(
             return Err(RunError::Story { id: id.into(), why });
         };
         match &states[s.index] {
-            State::Ready if skipped.contains(id) => return Ok(None),
-            State::Ready => return Ok(Some(s.index)),
-            State::Done => {} // done: carry on with the usual order
+            State::Ready if !skipped.contains(id) => return Ok(Some(s.index)),
+            // Done, or skipped for making no progress: carry on with the usual order.
+            State::Ready | State::Done => {}
             State::Removed => {
                 return Err(RunError::Story {
                     id: id.into(),
@@ -265,6 +266,12 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             lock.path.display()
         );
     }
+    // Keep .ralph/ (lock, logs, history) out of the agent's `git add -A`.
+    match git::exclude_state_dir(&opts.root) {
+        Ok(Some(path)) => eprintln!("ralph: added .ralph/ to {}", path.display()),
+        Ok(None) => {}
+        Err(e) => eprintln!("ralph: warning: cannot keep .ralph/ out of git: {e}"),
+    }
     let run_id = new_run_id();
     // Absolute, so the agent can be told where its prompt file is whatever its cwd.
     let run_dir = state.join("runs").join(&run_id);
@@ -324,6 +331,9 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             );
         }
         if let Some(line) = before_iteration(&opts.root, s) {
+            // progress.txt may have been rewritten: that is ralph's change, not the next
+            // agent's, so take a fresh "before".
+            tree = None;
             eprintln!("ralph: {line}");
         }
         // Step 4: finished, or stuck?

@@ -116,8 +116,20 @@ impl Strikes {
     }
 
     /// Record an iteration; returns the number of strikes in a row when the story must now be
-    /// skipped. Rate-limited and interrupted iterations do not count either way.
-    pub fn record(&mut self, story: &str, outcome: Outcome, progress: Progress) -> Option<u32> {
+    /// skipped. Rate-limited and interrupted iterations do not count either way, nor do ones
+    /// whose progress is unknown (`None`: outside git, no `passes` flip).
+    pub fn record(
+        &mut self,
+        story: &str,
+        outcome: Outcome,
+        progress: Option<Progress>,
+    ) -> Option<u32> {
+        let Some(progress) = progress else {
+            if outcome == Outcome::Done {
+                self.counts.remove(story);
+            }
+            return None;
+        };
         match outcome {
             Outcome::RateLimited | Outcome::Interrupted => None,
             Outcome::Done => {
@@ -185,14 +197,19 @@ mod tests {
             ..none
         };
         let mut s = Strikes::new(3);
-        assert_eq!(s.record("A", Outcome::AgentFailed, none), None);
-        assert_eq!(s.record("A", Outcome::Incomplete, none), None);
+        assert_eq!(s.record("A", Outcome::AgentFailed, Some(none)), None);
+        assert_eq!(s.record("A", Outcome::Incomplete, Some(none)), None);
         // Progress resets the count; limits and interrupts do not count.
-        assert_eq!(s.record("A", Outcome::VerifyFailed, some), None);
-        assert_eq!(s.record("A", Outcome::Incomplete, none), None);
-        assert_eq!(s.record("A", Outcome::RateLimited, none), None);
-        assert_eq!(s.record("B", Outcome::Incomplete, none), None);
-        assert_eq!(s.record("A", Outcome::TimedOut, none), None);
-        assert_eq!(s.record("A", Outcome::Incomplete, none), Some(3));
+        assert_eq!(s.record("A", Outcome::VerifyFailed, Some(some)), None);
+        assert_eq!(s.record("A", Outcome::Incomplete, Some(none)), None);
+        assert_eq!(s.record("A", Outcome::RateLimited, Some(none)), None);
+        assert_eq!(s.record("B", Outcome::Incomplete, Some(none)), None);
+        assert_eq!(s.record("A", Outcome::TimedOut, Some(none)), None);
+        assert_eq!(s.record("A", Outcome::Incomplete, Some(none)), Some(3));
+        // Unknown progress (outside git) never strikes, nor resets.
+        let mut u = Strikes::new(1);
+        assert_eq!(u.record("A", Outcome::AgentFailed, None), None);
+        assert_eq!(u.record("A", Outcome::Incomplete, None), None);
+        assert_eq!(u.record("A", Outcome::Incomplete, Some(none)), Some(1));
     }
 }

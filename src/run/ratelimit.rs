@@ -76,7 +76,8 @@ pub fn parse_reset(line: &str, now: &Zoned) -> Option<Zoned> {
     }
     let c = re(
         &CLOCK,
-        r"(?i)\bresets?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*([ap])?\.?m?\.?(?:\s*\(([A-Za-z0-9_+\-/]+)\))?",
+        // The time must end where it seems to: "resets 2026-11-23" is a date, not 20:00.
+        r"(?i)\bresets?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?(?:\s*([ap])\.?m?\.?)?(?:\s*\(([A-Za-z0-9_+\-/]+)\))?(?:$|[\s,;!?)∙·]|\.(?:\s|$))",
     )
     .captures(line)?;
     let mut hour: i8 = c[1].parse().ok()?;
@@ -170,6 +171,16 @@ mod tests {
         assert_eq!(parse_reset("resets 25:00", &now), None);
         assert_eq!(parse_reset("resets 13pm", &now), None);
         assert_eq!(parse_reset("resets 7pm (Mars/Olympus)", &now), None);
+        // A date is not a clock time.
+        assert_eq!(
+            parse_reset("limit reached, resets 2026-11-23 at noon", &now),
+            None
+        );
+        assert_eq!(parse_reset("resets 2026-11-23", &now), None);
+        let z = parse_reset("resets 7pm. Upgrade for more", &now).unwrap();
+        assert_eq!(z.to_string(), "2026-11-22T19:00:00+01:00[Europe/Paris]");
+        let z = parse_reset("resets at 9 p.m. today", &now).unwrap();
+        assert_eq!(z.to_string(), "2026-11-22T21:00:00+01:00[Europe/Paris]");
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             echo: env.echo,
             interrupt: env.interrupt,
             watch: None,
+            sweep_orphans: true,
         })?;
         results.push(VerifyResult {
             command: cmd.clone(),
