@@ -1,25 +1,78 @@
-//! `ralph context` (owned by the context-builder work; placeholder until it lands).
+//! `ralph context <story-id> [--explain] [--json] [--budget N] [--top-k K] [--spec-lines N]
+//! [--agent NAME]`: print the exact prompt the loop would send for a story, or the account of
+//! how it was built.
 
+use anyhow::Context as _;
 use clap::Args;
 
 use super::Ctx;
+use crate::context::{self, Flavour, Options};
 use crate::exit::Code;
+use crate::graph::{self, State};
+use crate::prd::Prd;
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// The story to build the prompt for.
     pub story_id: String,
-    /// Print a table of sections, token counts, zones and Pin scores.
-    #[arg(long)]
+    /// Print a table of sections, token counts, zones and Pin scores instead of the prompt.
+    #[arg(long, conflicts_with = "json")]
     pub explain: bool,
-    /// Print the result as JSON.
+    /// Print the prompt and its account as one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Token budget for the prompt.
-    #[arg(long)]
-    pub budget: Option<usize>,
+    /// Token budget for the prompt (estimated as chars/4 + 15%).
+    #[arg(long, value_name = "N", default_value_t = Options::default().budget)]
+    pub budget: usize,
+    /// How many Pin entries to include, best first.
+    #[arg(long, value_name = "K", default_value_t = Options::default().top_k)]
+    pub top_k: usize,
+    /// How many lines of each Pin entry's spec to include.
+    #[arg(long, value_name = "N", default_value_t = Options::default().spec_lines)]
+    pub spec_lines: usize,
+    /// The agent whose instructions to use: claude, codex, amp, copilot, gemini, opencode,
+    /// custom.
+    #[arg(long, value_name = "NAME", default_value = "claude")]
+    pub agent: String,
 }
 
-pub fn context(_ctx: &Ctx, _args: ContextArgs) -> anyhow::Result<Code> {
-    anyhow::bail!("ralph context is not built yet")
+pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
+    let prd = Prd::load(&ctx.prd_path)
+        .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
+    if let Some(story) = prd.story(&args.story_id) {
+        let states = graph::states(&prd.stories);
+        match &states[story.index] {
+            State::Done => eprintln!(
+                "note: {} already passes; this is the prompt a retry would get",
+                story.id
+            ),
+            State::Removed => eprintln!("note: {} is removed; the loop never runs it", story.id),
+            State::Blocked { unmet } => {
+                let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
+                eprintln!(
+                    "note: {} is blocked by {}; the loop will not run it yet",
+                    story.id,
+                    names.join(", ")
+                );
+            }
+            State::Ready => {}
+        }
+    }
+    let opts = Options {
+        budget: args.budget,
+        top_k: args.top_k,
+        spec_lines: args.spec_lines,
+        ..Options::default()
+    };
+    let flavour = Flavour::for_agent(&args.agent);
+    let built = context::build_prompt(&ctx.root, &prd, &args.story_id, None, flavour, &opts)
+        .with_context(|| format!("cannot build the prompt for {}", args.story_id))?;
+    if args.json {
+        println!("{}", built.to_json());
+    } else if args.explain {
+        print!("{}", built.explain());
+    } else {
+        print!("{}", built.prompt);
+    }
+    Ok(Code::OK)
 }

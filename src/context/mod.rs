@@ -1,1 +1,100 @@
-//! placeholder: context
+//! The prompt for one story, assembled under a token budget.
+//!
+//! Each agent starts fresh: the prompt is all it knows. This module owns what goes into it and in
+//! which order (instructions with the DISCOVERY PROTOCOL, the story and why its last attempt
+//! failed, what its blockers produced, the Codebase Patterns, the top Pin entries with spec
+//! excerpts, recent progress, the remaining stories), the token budget and its zones, and secret
+//! redaction. It does not run agents (see [`crate::run`]) nor own the Pin or progress.txt formats
+//! (see [`crate::pin`], [`crate::progress`]).
+//!
+//! - [`budget`]: token estimate (chars/4 + 15%), zones, cutting text to size.
+//! - [`redact`]: secret patterns and counts.
+//! - [`instructions`]: embedded per-agent instructions and the project override.
+//! - [`assemble`]: the pure function from [`Inputs`] to the [`Assembled`] prompt.
+//! - [`gather`]: reading the project's files into [`Inputs`]; [`build_prompt`] is what the loop
+//!   and `ralph context` call.
+//! - [`report`]: the `--explain` table.
+
+pub mod assemble;
+pub mod budget;
+pub mod gather;
+pub mod instructions;
+pub mod redact;
+pub mod report;
+
+mod render;
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+pub use assemble::{
+    Assembled, DepOutput, Inputs, PinHit, PinReport, PinStatus, RemainingStory, SectionReport,
+    Status, assemble,
+};
+pub use budget::Zone;
+pub use gather::{build_prompt, gather};
+pub use instructions::Flavour;
+
+/// Knobs of the context builder. `Default` gives the documented defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The most tokens the prompt may take (estimated). Default 24,000.
+    pub budget: usize,
+    /// How many Pin entries to include, best first. Default 5.
+    pub top_k: usize,
+    /// Lines of each Pin entry's spec to include. Default 100.
+    pub spec_lines: usize,
+    /// Lines of each spec kept once the prompt passes 60% of the budget. Default 20.
+    pub short_spec_lines: usize,
+    /// Pin entries that keep their spec excerpt past 75% of the budget; the lower-ranked ones
+    /// keep only name and files. Default 2.
+    pub full_pin_entries: usize,
+    /// How many recent progress entries to include. Default 3.
+    pub recent_entries: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            budget: 24_000,
+            top_k: 5,
+            spec_lines: 100,
+            short_spec_lines: 20,
+            full_pin_entries: 2,
+            recent_entries: 3,
+        }
+    }
+}
+
+/// Why a prompt could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error(
+        "story {story}: the instructions ({instructions} tokens) and the story itself \
+         ({story_tokens} tokens) need {} tokens, over the budget of {budget} tokens; they are \
+         never cut, so raise the budget (--budget) or shorten the story's description, notes \
+         or the instructions file",
+        instructions + story_tokens
+    )]
+    OverBudget {
+        story: String,
+        instructions: usize,
+        story_tokens: usize,
+        budget: usize,
+    },
+    #[error("{path}: {problem}; fix it, or delete it to use the built-in instructions")]
+    BadInstructions { path: PathBuf, problem: String },
+    #[error("{path}: no story with id \"{id}\"{hint}; `ralph status` lists the ids")]
+    UnknownStory {
+        path: PathBuf,
+        id: String,
+        hint: String,
+    },
+    #[error(transparent)]
+    Io(#[from] crate::fsutil::FsError),
+    #[error(transparent)]
+    Pin(#[from] crate::pin::PinError),
+    #[error(transparent)]
+    History(#[from] crate::run::history::HistoryError),
+}

@@ -1,0 +1,271 @@
+//! Gathering a story's context from the project's files into plain [`Inputs`].
+//!
+//! Owns which files are read and what is taken from each: the instructions
+//! ([`super::instructions::load`]), the Pin (`specs/INDEX.md`, ranked by [`crate::pin::search`]
+//! for keywords of the story's title, description and criteria; the first lines of each hit's
+//! spec, read only inside the project), progress.txt ([`crate::progress::Log`]: Codebase
+//! Patterns, each blocker's latest entry, recent entries) and `.ralph/history.jsonl` (each
+//! blocker's files changed and commit). Does not decide what fits: [`super::assemble`] does.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Component, Path};
+
+use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
+use super::instructions::{self, Flavour};
+use super::{ContextError, Options};
+use crate::prd::{Prd, Story};
+
+/// The most bytes read from one spec file, whatever its line count (a minified file is one line).
+const SPEC_READ_LIMIT: u64 = 256 * 1024;
+
+/// The search text for a story: its title, description and acceptance criteria.
+pub fn story_text(s: &Story) -> String {
+    let mut q = format!("{}\n{}\n", s.title, s.description);
+    for c in &s.acceptance_criteria {
+        q.push_str(c);
+        q.push('\n');
+    }
+    q
+}
+
+/// The keywords in a search text, as the Pin's own tokenizer sees them (duplicates removed,
+/// first occurrence kept).
+pub fn keywords(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in crate::pin::search::terms(text) {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Everything the prompt for `story_id` is made of, read from the project at `root`.
+/// `retry` is why the last attempt failed, when this is a retry.
+pub fn gather(
+    root: &Path,
+    prd: &Prd,
+    story_id: &str,
+    retry: Option<&str>,
+    flavour: Flavour,
+    opts: &Options,
+) -> Result<Inputs, ContextError> {
+    let story = prd
+        .story(story_id)
+        .ok_or_else(|| ContextError::UnknownStory {
+            path: prd.path.clone(),
+            id: story_id.to_string(),
+            hint: crate::suggest::nearest(story_id, prd.stories.iter().map(|s| s.id.as_str()))
+                .map(|s| format!(" (did you mean {s}?)"))
+                .unwrap_or_default(),
+        })?;
+    let instructions = instructions::load(root, flavour)?.text;
+
+    let progress_path = crate::progress::path_in(root);
+    let log = if progress_path.exists() {
+        Some(crate::progress::Log::parse(&crate::fsutil::read(
+            &progress_path,
+        )?))
+    } else {
+        None
+    };
+    let history = crate::run::history::read(root)?;
+
+    let deps = story
+        .blocked_by
+        .iter()
+        .map(|id| {
+            let title = prd
+                .story(id)
+                .map_or_else(|| "(not in prd.json)".to_string(), |s| s.title.clone());
+            let progress_entry = log
+                .as_ref()
+                .and_then(|l| l.entries_for(id).last().map(|e| e.text.clone()));
+            let done = history
+                .iter()
+                .rev()
+                .find(|r| r.story == *id && r.outcome == crate::run::outcome::Outcome::Done);
+            DepOutput {
+                id: id.clone(),
+                title,
+                progress_entry,
+                files_changed: done.map(|r| r.files_changed.clone()).unwrap_or_default(),
+                commit: done.and_then(|r| r.head_after.clone()),
+            }
+        })
+        .collect();
+
+    let patterns = log
+        .as_ref()
+        .and_then(|l| l.codebase_patterns())
+        .map(|p| patterns_body(&p))
+        .filter(|p| !p.trim().is_empty());
+    // Enough recent entries that the last `recent_entries` remain after the assembler skips the
+    // blockers' entries (already shown).
+    let recent = log
+        .as_ref()
+        .map(|l| {
+            let all = l.entries();
+            let n = opts.recent_entries + story.blocked_by.len();
+            all[all.len().saturating_sub(n)..]
+                .iter()
+                .map(|e| e.text.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+
+    // Searched with the redacted text: a secret in a story is no search term.
+    let query = super::redact::redact(&story_text(story)).0;
+    let pin = crate::pin::load(root)?;
+    let hits = crate::pin::search::search(&pin, &query, opts.top_k);
+    let pins = hits
+        .into_iter()
+        .filter_map(|h| {
+            let e = pin.entries().get(h.entry)?;
+            let spec = e.spec_path();
+            let spec_excerpt = spec
+                .as_deref()
+                .and_then(|s| read_spec_head(root, s, opts.spec_lines));
+            Some(PinHit {
+                name: e.name.clone(),
+                score: h.score,
+                matched: h.matched,
+                files: e.files.clone(),
+                spec,
+                spec_excerpt,
+            })
+        })
+        .collect();
+
+    let mut rest: Vec<&Story> = prd
+        .stories
+        .iter()
+        .filter(|s| !s.passes && !s.removed && s.id != story.id)
+        .collect();
+    rest.sort_by_key(|s| (s.priority, s.index));
+    let remaining = rest
+        .into_iter()
+        .map(|s| RemainingStory {
+            id: s.id.clone(),
+            title: s.title.clone(),
+        })
+        .collect();
+
+    Ok(Inputs {
+        instructions,
+        story: story.clone(),
+        retry: retry.map(str::to_string),
+        deps,
+        patterns,
+        pins,
+        recent,
+        keywords: keywords(&query),
+        remaining,
+    })
+}
+
+/// The Codebase Patterns section without its heading line(s) and closing separators.
+fn patterns_body(section: &str) -> String {
+    let mut out = String::with_capacity(section.len());
+    for line in section.split_inclusive('\n') {
+        let t = line.trim();
+        if t.eq_ignore_ascii_case("## Codebase Patterns") || t == "---" {
+            continue;
+        }
+        out.push_str(line);
+    }
+    out.trim_matches('\n').to_string() + "\n"
+}
+
+/// The first `lines` lines of the spec at `rel` (relative to `root`), or `None` when the link
+/// leaves the project (absolute, `..`, a symlink out), is missing or unreadable. A broken link
+/// never fails the prompt; `ralph pin check` reports it.
+fn read_spec_head(root: &Path, rel: &str, lines: usize) -> Option<String> {
+    let rel_path = Path::new(rel);
+    if rel_path.is_absolute()
+        || rel_path
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return None;
+    }
+    let full = root.join(rel_path);
+    let canon_root = root.canonicalize().ok()?;
+    let canon = full.canonicalize().ok()?;
+    if !canon.starts_with(&canon_root) || !canon.is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(&canon).ok()?;
+    let mut reader = BufReader::new(file.take(SPEC_READ_LIMIT));
+    let mut buf = Vec::new();
+    for _ in 0..lines {
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Build the prompt the loop sends for `story_id`: [`gather`] then [`super::assemble`].
+/// This is the one function the loop calls each iteration (and `ralph context`).
+pub fn build_prompt(
+    root: &Path,
+    prd: &Prd,
+    story_id: &str,
+    retry: Option<&str>,
+    flavour: Flavour,
+    opts: &Options,
+) -> Result<super::Assembled, ContextError> {
+    let inputs = gather(root, prd, story_id, retry, flavour, opts)?;
+    super::assemble(&inputs, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_body_drops_headings_and_separators() {
+        let section = "## Codebase Patterns\n- use X\n- never Y\n---\n";
+        assert_eq!(patterns_body(section), "- use X\n- never Y\n");
+        let two = "## Codebase Patterns\n- a\n---\n## Codebase Patterns\n- b\n";
+        assert_eq!(patterns_body(two), "- a\n- b\n");
+    }
+
+    #[test]
+    fn spec_heads_are_read_only_inside_the_project() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("proj");
+        std::fs::create_dir_all(root.join("specs")).unwrap();
+        std::fs::write(outer.path().join("secret.md"), "outside\n").unwrap();
+        std::fs::write(root.join("specs/a.md"), "1\n2\n3\n4\n").unwrap();
+        assert_eq!(
+            read_spec_head(&root, "specs/a.md", 2).as_deref(),
+            Some("1\n2\n")
+        );
+        assert_eq!(
+            read_spec_head(&root, "./specs/a.md", 9).as_deref(),
+            Some("1\n2\n3\n4\n")
+        );
+        assert_eq!(read_spec_head(&root, "specs/missing.md", 2), None);
+        assert_eq!(read_spec_head(&root, "specs", 2), None);
+        assert_eq!(read_spec_head(&root, "../secret.md", 2), None);
+        assert_eq!(read_spec_head(&root, "specs/../../secret.md", 2), None);
+        let abs = outer.path().join("secret.md");
+        assert_eq!(read_spec_head(&root, abs.to_str().unwrap(), 2), None);
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&abs, root.join("specs/link.md")).unwrap();
+            assert_eq!(read_spec_head(&root, "specs/link.md", 2), None);
+        }
+    }
+
+    #[test]
+    fn a_huge_one_line_spec_is_read_only_up_to_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("min.js"), vec![b'x'; 1 << 20]).unwrap();
+        let head = read_spec_head(dir.path(), "min.js", 100).unwrap();
+        assert_eq!(head.len() as u64, SPEC_READ_LIMIT);
+    }
+}

@@ -1,0 +1,458 @@
+//! Secret redaction: every text is passed through here before it enters a prompt or a log.
+//!
+//! Owns the patterns (API keys, tokens, private keys, credentials in assignments and URLs), the
+//! order they apply in (Anthropic `sk-ant-` before OpenAI `sk-`, private key blocks first), and
+//! the per-kind counts. A redacted secret becomes `[REDACTED:<kind>]`; what surrounds it (a
+//! `password=` key, a `Bearer ` prefix, a URL's user and host) is kept so the text still reads.
+//! Does not decide which texts are redacted: callers pass everything they show.
+
+use regex::{Regex, RegexSet};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// How many secrets of each kind were redacted (kinds in name order, for stable output).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Redactions(BTreeMap<&'static str, usize>);
+
+impl Redactions {
+    pub fn total(&self) -> usize {
+        self.0.values().sum()
+    }
+
+    pub fn get(&self, kind: &str) -> usize {
+        self.0.get(kind).copied().unwrap_or(0)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, usize)> + '_ {
+        self.0.iter().map(|(k, v)| (*k, *v))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Add another count into this one.
+    pub fn merge(&mut self, other: &Redactions) {
+        for (k, v) in other.iter() {
+            *self.0.entry(k).or_default() += v;
+        }
+    }
+
+    fn add(&mut self, kind: &'static str) {
+        *self.0.entry(kind).or_default() += 1;
+    }
+}
+
+/// One pattern: what it matches, which capture group is the secret, and a last check on the
+/// secret itself (to leave placeholders, references and code alone).
+struct Rule {
+    kind: &'static str,
+    re: Regex,
+    group: usize,
+    accept: fn(&str) -> bool,
+}
+
+fn always(_: &str) -> bool {
+    true
+}
+
+/// A bearer token is redacted when it looks like one (a digit, or long), not the word after
+/// "Bearer" in prose ("Bearer authentication").
+fn token_like(v: &str) -> bool {
+    v.len() >= 20 || v.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A URL password is redacted unless it is a reference to one (`$PASS`, `${PASS}`, `%s`, `<pw>`)
+/// or already masked.
+fn real_url_password(v: &str) -> bool {
+    !(v.starts_with(['$', '%', '<', '{', '*', '[']))
+}
+
+/// Values after `password=`-style keys that are not secrets: types, empties, references, code.
+const NOT_SECRETS: &[&str] = &[
+    "string",
+    "str",
+    "&str",
+    "number",
+    "int",
+    "integer",
+    "bool",
+    "boolean",
+    "bytes",
+    "any",
+    "unknown",
+    "none",
+    "null",
+    "nil",
+    "undefined",
+    "true",
+    "false",
+    "option",
+    "secret",
+    "secretstring",
+    "required",
+    "optional",
+    "self",
+    "this",
+];
+
+fn secret_value(v: &str) -> bool {
+    let quoted = v.len() >= 2
+        && ((v.starts_with('"') && v.ends_with('"')) || (v.starts_with('\'') && v.ends_with('\'')));
+    let inner = if quoted { &v[1..v.len() - 1] } else { v };
+    if inner.is_empty() || (!quoted && inner.chars().count() < 3) {
+        return false;
+    }
+    if inner.starts_with(['$', '%', '<', '{', '[', '(', '&', '*', '=', '>', '#']) {
+        return false; // a reference, a template, a placeholder, an operator, a comment
+    }
+    if NOT_SECRETS.contains(&inner.to_ascii_lowercase().as_str()) {
+        return false;
+    }
+    if !quoted {
+        // Code, not a value: a call, a path, a field access (`self.token`, `cfg::KEY`).
+        let dotted_ident = inner.contains('.')
+            && inner.split('.').all(|p| {
+                p.chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        if inner.contains('(') || inner.contains("::") || dotted_ident || inner.contains('<') {
+            return false;
+        }
+    }
+    true
+}
+
+fn rule(kind: &'static str, pattern: &str, group: usize, accept: fn(&str) -> bool) -> Rule {
+    // The patterns are constants of this file, compiled and exercised by the tests below; an
+    // invalid one is a programming error caught by `every_rule_compiles`.
+    #[allow(clippy::expect_used)]
+    let re = Regex::new(pattern).expect("redaction pattern compiles");
+    Rule {
+        kind,
+        re,
+        group,
+        accept,
+    }
+}
+
+/// The rules, in the order they apply. Order matters: private key blocks first (they contain
+/// anything), Anthropic keys before OpenAI's (`sk-ant-…` also starts with `sk-`), specific
+/// assignments (AWS) before the generic `password=` rule.
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    vec![
+        rule(
+            "private-key",
+            r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+            0,
+            always,
+        ),
+        rule(
+            "anthropic-key",
+            r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{16,}",
+            0,
+            always,
+        ),
+        rule(
+            "openai-key",
+            r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+            0,
+            always,
+        ),
+        rule(
+            "github-token",
+            r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+            0,
+            always,
+        ),
+        rule(
+            "aws-access-key",
+            r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{16}(?-u:\b)",
+            0,
+            always,
+        ),
+        rule(
+            "aws-secret-key",
+            r#"(?i)(aws_?secret_?access_?key["']?[ \t]*[=:][ \t]*["']?)([A-Za-z0-9/+=]{40})"#,
+            2,
+            always,
+        ),
+        rule(
+            "slack-token",
+            r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
+            0,
+            always,
+        ),
+        rule(
+            "stripe-key",
+            r"(?-u:\b)(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
+            0,
+            always,
+        ),
+        rule(
+            "google-api-key",
+            r"(?-u:\b)AIza[0-9A-Za-z_-]{35}",
+            0,
+            always,
+        ),
+        rule(
+            "connection-string",
+            r"(?-u:\b)([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:)([^\s@/]+)@",
+            2,
+            real_url_password,
+        ),
+        rule(
+            "bearer-token",
+            r"(?i)(?-u:\b)(bearer[ \t]+)([A-Za-z0-9._~+/=-]{8,})",
+            2,
+            token_like,
+        ),
+        rule(
+            "password-assignment",
+            r#"(?i)(?-u:\b)([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret)["']?[ \t]*[=:][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'`,;]+)"#,
+            2,
+            secret_value,
+        ),
+    ]
+});
+
+/// All rules in one automaton: one scan tells which rules can match at all, so clean text (the
+/// common case) costs a single pass.
+static ANY: LazyLock<RegexSet> = LazyLock::new(|| {
+    // Same constant patterns as RULES, already known to compile.
+    #[allow(clippy::expect_used)]
+    RegexSet::new(RULES.iter().map(|r| r.re.as_str())).expect("redaction patterns compile")
+});
+
+/// The kinds of secret ralph redacts, in the order the rules apply.
+pub fn kinds() -> Vec<&'static str> {
+    RULES.iter().map(|r| r.kind).collect()
+}
+
+/// `text` with every secret replaced by `[REDACTED:<kind>]`; the count of each kind is added to
+/// `counts`. Text without secrets comes back unchanged.
+pub fn redact_into(text: &str, counts: &mut Redactions) -> String {
+    let candidates = ANY.matches(text);
+    let mut cur = text.to_string();
+    for (i, r) in RULES.iter().enumerate() {
+        // A replacement only ever inserts a marker, which no rule accepts, so rules that did
+        // not match the original text cannot match now.
+        if !candidates.matched(i) || !r.re.is_match(&cur) {
+            continue;
+        }
+        let mut out = String::with_capacity(cur.len());
+        let mut last = 0;
+        for caps in r.re.captures_iter(&cur) {
+            let Some(m) = caps.get(r.group) else {
+                continue;
+            };
+            let secret = m.as_str();
+            if !(r.accept)(secret) {
+                continue;
+            }
+            out.push_str(&cur[last..m.start()]);
+            let quote = secret
+                .chars()
+                .next()
+                .filter(|q| r.group != 0 && (*q == '"' || *q == '\'') && secret.len() >= 2);
+            match quote {
+                Some(q) => {
+                    out.push(q);
+                    out.push_str(&format!("[REDACTED:{}]", r.kind));
+                    out.push(q);
+                }
+                None => out.push_str(&format!("[REDACTED:{}]", r.kind)),
+            }
+            last = m.end();
+            counts.add(r.kind);
+        }
+        out.push_str(&cur[last..]);
+        cur = out;
+    }
+    cur
+}
+
+/// Redact one text on its own: the redacted text and its counts.
+pub fn redact(text: &str) -> (String, Redactions) {
+    let mut counts = Redactions::default();
+    let out = redact_into(text, &mut counts);
+    (out, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(input: &str, kind: &str) -> String {
+        let (out, counts) = redact(input);
+        assert_eq!(counts.get(kind), 1, "{kind} in {input:?} -> {out:?}");
+        assert_eq!(counts.total(), 1, "only {kind} in {input:?} -> {out:?}");
+        out
+    }
+
+    fn untouched(input: &str) {
+        let (out, counts) = redact(input);
+        assert_eq!(out, input);
+        assert!(counts.is_empty(), "{input:?} -> {counts:?}");
+    }
+
+    #[test]
+    fn every_rule_compiles() {
+        assert_eq!(kinds().len(), 12);
+    }
+
+    #[test]
+    fn anthropic_key_before_openai() {
+        let out = one(
+            "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx_yz-0123456789 end",
+            "anthropic-key",
+        );
+        assert_eq!(out, "key [REDACTED:anthropic-key] end");
+    }
+
+    #[test]
+    fn openai_keys_classic_and_project() {
+        assert_eq!(
+            one("OPENAI sk-abcdefghijklmnopqrstuvwxyz012345", "openai-key"),
+            "OPENAI [REDACTED:openai-key]"
+        );
+        one("sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34", "openai-key");
+        untouched("task-list is a word, so is sk-short");
+    }
+
+    #[test]
+    fn github_tokens() {
+        one("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github-token");
+        one("gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "github-token");
+        one(
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "github-token",
+        );
+    }
+
+    #[test]
+    fn aws_access_and_secret_keys() {
+        assert_eq!(
+            one("id=AKIAIOSFODNN7EXAMPLE,", "aws-access-key"),
+            "id=[REDACTED:aws-access-key],"
+        );
+        assert_eq!(
+            one(
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "aws-secret-key"
+            ),
+            "aws_secret_access_key = [REDACTED:aws-secret-key]"
+        );
+    }
+
+    #[test]
+    fn private_key_blocks_whole_or_truncated() {
+        let block =
+            "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAK\n-----END RSA PRIVATE KEY-----\nb";
+        assert_eq!(one(block, "private-key"), "a\n[REDACTED:private-key]\nb");
+        let open = "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA";
+        assert_eq!(one(open, "private-key"), "x\n[REDACTED:private-key]");
+        untouched("-----BEGIN PUBLIC KEY-----\nMFkwEwYH\n-----END PUBLIC KEY-----");
+    }
+
+    #[test]
+    fn slack_tokens_and_webhooks() {
+        one("xoxb-123456789012-abcdefABCDEF", "slack-token");
+        one(
+            "post to https://hooks.slack.com/services/T000/B000/XXXXXXXX now",
+            "slack-token",
+        );
+    }
+
+    #[test]
+    fn stripe_keys() {
+        one("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe-key");
+        one("rk_test_4eC39HqLyjWDarjtT1zdp7dc", "stripe-key");
+        one("whsec_abcdefghijklmnopqrstuvwxyz12", "stripe-key");
+    }
+
+    #[test]
+    fn google_api_key() {
+        one("AIzaSyA-1234567890abcdefghijklmnopqrstu", "google-api-key");
+    }
+
+    #[test]
+    fn bearer_headers_keep_the_prefix() {
+        assert_eq!(
+            one(
+                "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc123",
+                "bearer-token"
+            ),
+            "Authorization: Bearer [REDACTED:bearer-token]"
+        );
+        untouched("We use Bearer authentication for the API.");
+    }
+
+    #[test]
+    fn password_style_assignments_keep_the_key() {
+        assert_eq!(
+            one("DB_PASSWORD=hunter2!", "password-assignment"),
+            "DB_PASSWORD=[REDACTED:password-assignment]"
+        );
+        assert_eq!(
+            one(r#"{"api_key": "abc123xyz"}"#, "password-assignment"),
+            r#"{"api_key": "[REDACTED:password-assignment]"}"#
+        );
+        one("client_secret: 'q9w8e7'", "password-assignment");
+        one("export SECRET_TOKEN=abcdef", "password-assignment");
+    }
+
+    #[test]
+    fn code_types_and_references_are_not_secrets() {
+        untouched("password: String,");
+        untouched("let token = parse_token(input);");
+        untouched("token: Option<String>");
+        untouched("password = self.password");
+        untouched("DB_PASSWORD=${DB_PASSWORD}");
+        untouched("if token == other {");
+        untouched("api_key: &str");
+        untouched("password=\"\"");
+        untouched("max_tokens=4096 and token_count: 12");
+        untouched("Secret redaction happens first.\npassword:\n  hunter2");
+    }
+
+    #[test]
+    fn connection_strings_lose_only_the_password() {
+        assert_eq!(
+            one(
+                "DATABASE_URL postgres://app:s3cr3t@db.internal:5432/app",
+                "connection-string"
+            ),
+            "DATABASE_URL postgres://app:[REDACTED:connection-string]@db.internal:5432/app"
+        );
+        one(
+            "mongodb+srv://user:p%40ss@cluster0.example.net",
+            "connection-string",
+        );
+        one("redis://:topsecret@localhost:6379", "connection-string");
+        untouched("postgres://app:$DB_PASS@db/app");
+        untouched("see https://example.com/a:b and user@example.com");
+    }
+
+    #[test]
+    fn counts_add_up_across_kinds_and_calls() {
+        let mut counts = Redactions::default();
+        let text =
+            "sk-ant-aaaaaaaaaaaaaaaaaaaa sk-bbbbbbbbbbbbbbbbbbbbbbbb sk-ant-cccccccccccccccccccc";
+        let out = redact_into(text, &mut counts);
+        redact_into("password=abcdef", &mut counts);
+        assert_eq!(counts.get("anthropic-key"), 2);
+        assert_eq!(counts.get("openai-key"), 1);
+        assert_eq!(counts.get("password-assignment"), 1);
+        assert_eq!(counts.total(), 4);
+        assert!(!out.contains("sk-"));
+        // Redacting again finds nothing new: markers are not secrets.
+        let (again, more) = redact(&out);
+        assert_eq!(again, out);
+        assert!(more.is_empty());
+    }
+}

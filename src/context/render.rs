@@ -1,0 +1,212 @@
+//! Markdown rendering of each prompt section from already-redacted, already-cut inputs.
+//!
+//! Owns the prompt's layout: section headings, the order of fields inside a section, and fencing
+//! of file content (progress entries, spec excerpts, verification output) so nothing inside it
+//! can break the prompt's structure. Does not decide what is kept: [`super::assemble`] does.
+
+use crate::prd::Story;
+
+use super::assemble::{DepOutput, PinHit, RemainingStory};
+
+/// `content` in a code fence longer than any backtick run inside it (CommonMark rule), so the
+/// content can never close the fence early.
+pub fn fence(content: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in content.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let ticks = "`".repeat((longest + 1).max(3));
+    let mut out = String::with_capacity(content.len() + 2 * ticks.len() + 2);
+    out.push_str(&ticks);
+    out.push('\n');
+    out.push_str(content);
+    if !content.is_empty() && !content.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&ticks);
+    out.push('\n');
+    out
+}
+
+/// The instructions as the prompt's opening, ending with exactly one newline.
+pub fn instructions(text: &str) -> String {
+    let mut out = text.trim_end().to_string();
+    out.push('\n');
+    out
+}
+
+/// Section 2: the story, and on a retry why the last attempt failed.
+pub fn story(s: &Story, retry: Option<&str>, retry_cut: bool) -> String {
+    let mut out = format!("\n# Your story: {} - {}\n\n", s.id, s.title);
+    if !s.description.trim().is_empty() {
+        out.push_str(s.description.trim_end());
+        out.push_str("\n\n");
+    }
+    out.push_str("Acceptance criteria:\n");
+    if s.acceptance_criteria.is_empty() {
+        out.push_str("- (none listed: infer them from the description)\n");
+    }
+    for c in &s.acceptance_criteria {
+        out.push_str(&format!("- {}\n", c.trim_end()));
+    }
+    if !s.blocked_by.is_empty() {
+        out.push_str(&format!(
+            "\nBuilds on (done): {}\n",
+            s.blocked_by.join(", ")
+        ));
+    }
+    if !s.notes.trim().is_empty() {
+        out.push_str(&format!("\nNotes: {}\n", s.notes.trim_end()));
+    }
+    if let Some(r) = retry {
+        out.push_str("\n## Why the last attempt failed\n\n");
+        if retry_cut {
+            out.push_str("(only the end is shown)\n");
+        }
+        out.push_str(&fence(r));
+        out.push_str("Fix this first; the checks must pass before the story counts as done.\n");
+    }
+    out
+}
+
+/// Section 3 header.
+pub fn deps_header() -> &'static str {
+    "\n# What the stories it depends on produced\n"
+}
+
+/// One blocker's output: commit, files changed, progress entry (`entry` already capped).
+pub fn dep(d: &DepOutput, entry: Option<&str>, cut: bool) -> String {
+    let mut out = format!("\n## {} - {}\n", d.id, d.title);
+    if let Some(c) = &d.commit {
+        out.push_str(&format!("Commit: {c}\n"));
+    }
+    if !d.files_changed.is_empty() {
+        out.push_str(&format!("Files changed: {}\n", d.files_changed.join(", ")));
+    }
+    match entry {
+        Some(e) => {
+            out.push_str(if cut {
+                "Progress entry (shortened):\n"
+            } else {
+                "Progress entry:\n"
+            });
+            out.push_str(&fence(e));
+        }
+        None => out.push_str("(no progress.txt entry found for it)\n"),
+    }
+    out
+}
+
+/// Section 4: the Codebase Patterns text.
+pub fn patterns(text: &str, cut: bool) -> String {
+    let mut out = String::from("\n# Codebase Patterns (from progress.txt)\n\n");
+    if cut {
+        out.push_str("(shortened to fit the budget)\n");
+    }
+    out.push_str(&fence(text));
+    out
+}
+
+/// Section 5 header.
+pub fn pin_header() -> &'static str {
+    "\n# Relevant modules from the Pin (specs/INDEX.md)\n"
+}
+
+/// How a Pin entry is shown.
+pub enum PinView<'a> {
+    /// With the spec excerpt (possibly shortened to `lines` lines).
+    Full {
+        excerpt: Option<&'a str>,
+        shortened: bool,
+    },
+    /// Only the name and files.
+    NamesOnly,
+}
+
+/// One Pin entry; `files` is the already-capped file list.
+pub fn pin(rank: usize, h: &PinHit, files: &str, view: PinView<'_>) -> String {
+    let mut out = format!("\n## {rank}. {} (score {:.2}", h.name, h.score);
+    if !h.matched.is_empty() {
+        out.push_str(&format!("; matched: {}", h.matched.join(", ")));
+    }
+    out.push_str(")\n");
+    if !files.is_empty() {
+        out.push_str(&format!("Files: {files}\n"));
+    }
+    match view {
+        PinView::NamesOnly => {
+            if let Some(spec) = &h.spec {
+                out.push_str(&format!("Spec: {spec} (read it yourself)\n"));
+            }
+        }
+        PinView::Full { excerpt, shortened } => {
+            if let Some(spec) = &h.spec {
+                out.push_str(&format!("Spec: {spec}\n"));
+            }
+            if let Some(e) = excerpt.filter(|e| !e.trim().is_empty()) {
+                out.push_str(if shortened {
+                    "Spec excerpt (shortened; read the file for the rest):\n"
+                } else {
+                    "Spec excerpt:\n"
+                });
+                out.push_str(&fence(e));
+            }
+        }
+    }
+    out
+}
+
+/// Section 6a: recent progress entries (oldest first).
+pub fn recent(entries: &[String]) -> String {
+    let mut out = String::from("\n# Recent progress\n");
+    for e in entries {
+        out.push('\n');
+        out.push_str(&fence(e));
+    }
+    out
+}
+
+/// Section 6b: the remaining stories on one line (`shown` of them, then a count of the rest).
+pub fn remaining(rest: &[RemainingStory], shown: usize) -> String {
+    let names: Vec<String> = rest
+        .iter()
+        .take(shown)
+        .map(|r| format!("{} {}", r.id, r.title))
+        .collect();
+    let mut line = names.join("; ");
+    if shown < rest.len() {
+        line.push_str(&format!(" (+{} more)", rest.len() - shown));
+    }
+    format!("\n# Remaining stories (not yours this run)\n\n{line}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fence_is_longer_than_any_backtick_run_inside() {
+        assert_eq!(fence("a\n"), "```\na\n```\n");
+        assert_eq!(fence("a"), "```\na\n```\n");
+        assert_eq!(fence("```rust\nx\n```"), "````\n```rust\nx\n```\n````\n");
+        assert_eq!(fence(""), "```\n```\n");
+    }
+
+    #[test]
+    fn remaining_counts_what_it_does_not_show() {
+        let rest: Vec<RemainingStory> = (1..=4)
+            .map(|i| RemainingStory {
+                id: format!("US-{i}"),
+                title: format!("T{i}"),
+            })
+            .collect();
+        assert!(remaining(&rest, 2).ends_with("\nUS-1 T1; US-2 T2 (+2 more)\n"));
+        assert!(remaining(&rest, 4).ends_with("\nUS-1 T1; US-2 T2; US-3 T3; US-4 T4\n"));
+    }
+}

@@ -1,0 +1,433 @@
+//! Tests of the assembler's policy: order, zones, the budget invariant, redaction, determinism.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::prd::Story;
+
+fn story(id: &str) -> Story {
+    Story {
+        index: 1,
+        id: id.into(),
+        title: "Add dependency-aware selection".into(),
+        description: "As Ralph, I want to pick only ready stories.".into(),
+        acceptance_criteria: vec!["Blocked stories are skipped".into(), "Tests pass".into()],
+        priority: 2,
+        passes: false,
+        notes: "Keep it small".into(),
+        blocked_by: vec!["US-001".into()],
+        removed: false,
+        discovered_from: None,
+    }
+}
+
+fn spec(name: &str, lines: usize) -> String {
+    (1..=lines)
+        .map(|i| format!("{name} spec line {i}: details that matter\n"))
+        .collect()
+}
+
+fn entry(id: &str, bullets: usize) -> String {
+    let mut e = format!("## 2026-01-17 22:10 - {id}\n");
+    for i in 0..bullets {
+        e.push_str(&format!("- did thing {i} for {id}\n"));
+    }
+    e.push_str("---\n");
+    e
+}
+
+fn inputs() -> Inputs {
+    Inputs {
+        instructions: Flavour::Claude.embedded().to_string(),
+        story: story("US-002"),
+        retry: None,
+        deps: vec![DepOutput {
+            id: "US-001".into(),
+            title: "Validate blockedBy".into(),
+            progress_entry: Some(entry("US-001", 6)),
+            files_changed: vec!["src/prd/validate.rs".into()],
+            commit: Some("abc1234".into()),
+        }],
+        patterns: Some("- Use atomic writes for every file\n- Errors name the file\n".into()),
+        pins: (1..=5)
+            .map(|i| PinHit {
+                name: format!("Module {i}"),
+                score: 10.0 / i as f64,
+                matched: vec!["ready".into(), "story".into()],
+                files: vec![format!("src/m{i}/mod.rs"), format!("src/m{i}/util.rs")],
+                spec: Some(format!("specs/m{i}.md")),
+                spec_excerpt: Some(spec(&format!("m{i}"), 150)),
+            })
+            .collect(),
+        recent: vec![entry("US-000", 40), entry("US-001", 6), entry("US-009", 50)],
+        keywords: vec!["ready".into(), "story".into()],
+        remaining: vec![
+            RemainingStory {
+                id: "US-003".into(),
+                title: "Pin format".into(),
+            },
+            RemainingStory {
+                id: "US-004".into(),
+                title: "Discovery protocol".into(),
+            },
+        ],
+    }
+}
+
+fn big() -> Options {
+    Options {
+        budget: 1_000_000,
+        ..Options::default()
+    }
+}
+
+#[test]
+fn sections_come_in_priority_order_with_everything_under_a_large_budget() {
+    let a = assemble(&inputs(), &big()).unwrap();
+    let p = &a.prompt;
+    let at = |needle: &str| {
+        p.find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} not in prompt"))
+    };
+    let order = [
+        at("DISCOVERY PROTOCOL"),
+        at("# Your story: US-002 - Add dependency-aware selection"),
+        at("- Blocked stories are skipped"),
+        at("# What the stories it depends on produced"),
+        at("Commit: abc1234"),
+        at("\n# Codebase Patterns (from progress.txt)"),
+        at("# Relevant modules from the Pin"),
+        at("## 1. Module 1 (score 10.00; matched: ready, story)"),
+        at("## 5. Module 5"),
+        at("# Recent progress"),
+        at("# Remaining stories"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    // Spec excerpts stop at spec_lines (100) lines.
+    assert!(p.contains("m1 spec line 100:"));
+    assert!(!p.contains("m1 spec line 101:"));
+    assert!(p.ends_with("US-003 Pin format; US-004 Discovery protocol\n"));
+    assert_eq!(a.reduced_for, Zone::Green);
+    assert!(a.sections.iter().all(|s| s.status == Status::Kept));
+    assert!(a.pins.iter().all(|p| p.status == PinStatus::Full && !p.cut));
+}
+
+#[test]
+fn recent_entries_skip_blockers_entries_and_keep_the_last_n() {
+    let mut inp = inputs();
+    inp.recent = (0..6).map(|i| entry(&format!("US-10{i}"), 2)).collect();
+    inp.recent.push(entry("US-001", 6)); // already shown as the blocker's output
+    let a = assemble(&inp, &big()).unwrap();
+    let recent = &a.prompt[a.prompt.find("# Recent progress").unwrap()..];
+    assert!(!recent.contains("US-001"));
+    assert!(!recent.contains("US-102"));
+    for id in ["US-103", "US-104", "US-105"] {
+        assert!(recent.contains(id), "{id}");
+    }
+}
+
+#[test]
+fn retry_note_shows_the_tail_of_why_the_last_attempt_failed() {
+    let mut inp = inputs();
+    let mut out = String::new();
+    for i in 0..5000 {
+        out.push_str(&format!("test line {i} ok\n"));
+    }
+    out.push_str("test tricky ... FAILED\n");
+    inp.retry = Some(out);
+    let opts = Options {
+        budget: 8_000,
+        ..Options::default()
+    };
+    let a = assemble(&inp, &opts).unwrap();
+    assert!(a.prompt.contains("## Why the last attempt failed"));
+    assert!(a.prompt.contains("test tricky ... FAILED"));
+    assert!(!a.prompt.contains("test line 0 ok"));
+    assert_eq!(a.sections[1].status, Status::Shortened);
+    assert!(a.tokens <= 8_000);
+}
+
+#[test]
+fn core_over_budget_is_a_clear_error() {
+    let err = assemble(
+        &inputs(),
+        &Options {
+            budget: 300,
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("story US-002"), "{msg}");
+    assert!(msg.contains("over the budget of 300 tokens"), "{msg}");
+    assert!(msg.contains("--budget"), "{msg}");
+}
+
+/// Shrinking the budget walks through every zone, and each zone's reductions hold.
+#[test]
+fn each_zone_applies_its_reductions() {
+    let inp = inputs();
+    let full = assemble(&inp, &big()).unwrap().tokens;
+    let mut seen = std::collections::BTreeSet::new();
+    for pct in (40..=300).rev().step_by(2) {
+        let budget = full * 100 / pct;
+        let Ok(a) = assemble(
+            &inp,
+            &Options {
+                budget,
+                ..Options::default()
+            },
+        ) else {
+            continue;
+        };
+        assert!(a.tokens <= budget);
+        seen.insert(a.reduced_for);
+        let status = |name: &str| a.sections.iter().find(|s| s.name == name).unwrap().status;
+        let level = a.reduced_for;
+        if level < Zone::Critical {
+            assert!(a.zone < Zone::Critical, "{a:?}");
+        }
+        if level >= Zone::Yellow && level < Zone::Critical {
+            assert_ne!(a.pins[0].status, PinStatus::Full, "budget {budget}");
+            assert!(!a.prompt.contains("m1 spec line 21:"));
+        }
+        if level >= Zone::Orange && level < Zone::Critical {
+            assert_ne!(a.pins[1].status, PinStatus::NamesOnly);
+            assert!(a.pins[2..].iter().all(|p| p.status == PinStatus::NamesOnly));
+            assert!(a.prompt.contains("## 5. Module 5"));
+            assert!(!a.prompt.contains("m5 spec line 1:"));
+        }
+        if level >= Zone::Red {
+            assert_eq!(status("recent"), Status::Dropped);
+            assert!(!a.prompt.contains("# Recent progress"));
+        } else {
+            assert_eq!(status("recent"), Status::Kept);
+        }
+        if level == Zone::Critical {
+            for s in ["dependencies", "pin", "remaining"] {
+                assert_eq!(status(s), Status::Dropped, "{s}");
+            }
+            assert!(a.pins.iter().all(|p| p.status == PinStatus::Dropped));
+            assert_ne!(status("patterns"), Status::Empty);
+            assert!(a.prompt.contains("# Your story: US-002"));
+        }
+    }
+    // Also the tightest budgets: only the core and what is left of the patterns.
+    let core_only = assemble(
+        &inp,
+        &Options {
+            budget: full / 5,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    seen.insert(core_only.reduced_for);
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), Zone::ALL.to_vec());
+}
+
+#[test]
+fn patterns_are_cut_then_dropped_when_only_the_core_fits() {
+    let mut inp = inputs();
+    inp.patterns = Some((0..400).map(|i| format!("- pattern {i}\n")).collect());
+    let core = assemble(
+        &Inputs {
+            patterns: None,
+            deps: vec![],
+            pins: vec![],
+            recent: vec![],
+            remaining: vec![],
+            ..inp.clone()
+        },
+        &big(),
+    )
+    .unwrap()
+    .tokens;
+    let a = assemble(
+        &inp,
+        &Options {
+            budget: core + 100,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(a.sections[3].status, Status::Shortened);
+    assert!(a.prompt.contains("- pattern 0\n"));
+    assert!(!a.prompt.contains("- pattern 399"));
+    assert!(a.tokens <= core + 100);
+    let a = assemble(
+        &inp,
+        &Options {
+            budget: core + 5,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(a.sections[3].status, Status::Dropped);
+    assert!(!a.prompt.contains("# Codebase Patterns (from"));
+}
+
+#[test]
+fn secrets_never_reach_the_prompt_and_are_counted() {
+    let mut inp = inputs();
+    inp.story.notes = "token sk-ant-api03-abcdefghijklmnopqrstuvwx".into();
+    inp.patterns = Some("- DB at postgres://app:hunter22@db/app\n".into());
+    inp.pins[0].spec_excerpt = Some("AWS key AKIAIOSFODNN7EXAMPLE\n".into());
+    let a = assemble(&inp, &big()).unwrap();
+    assert!(!a.prompt.contains("sk-ant-"));
+    assert!(!a.prompt.contains("hunter22"));
+    assert!(!a.prompt.contains("AKIAIOSFODNN7EXAMPLE"));
+    assert_eq!(a.redactions.get("anthropic-key"), 1);
+    assert_eq!(a.redactions.get("connection-string"), 1);
+    assert_eq!(a.redactions.get("aws-access-key"), 1);
+    assert_eq!(a.redactions.total(), 3);
+}
+
+#[test]
+fn a_long_remaining_list_is_one_line_with_a_count() {
+    let mut inp = inputs();
+    inp.remaining = (0..5000)
+        .map(|i| RemainingStory {
+            id: format!("US-{i:04}"),
+            title: "A story with a reasonably long title".into(),
+        })
+        .collect();
+    let a = assemble(&inp, &Options::default()).unwrap();
+    let last = a.prompt.lines().last().unwrap();
+    assert!(last.starts_with("US-0000 A story"), "{last}");
+    assert!(last.ends_with(" more)"), "{last}");
+    assert_eq!(a.sections[6].status, Status::Shortened);
+}
+
+#[test]
+fn explain_table_lists_sections_pins_and_redactions() {
+    let mut inp = inputs();
+    inp.patterns = Some("- api_key = abcdef123\n".into());
+    let a = assemble(
+        &inp,
+        &Options {
+            budget: 6_000,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    insta::assert_snapshot!(a.explain());
+    let v = a.to_json();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["story"], "US-002");
+    assert_eq!(v["sections"].as_array().unwrap().len(), 7);
+    assert_eq!(v["pins"][0]["name"], "Module 1");
+    assert_eq!(v["redactions"]["password-assignment"], 1);
+    assert_eq!(v["prompt"], a.prompt.as_str());
+}
+
+/// Lines drawn from fragments that stress the assembler: multi-byte characters, fences,
+/// headings, secrets, empty and long lines.
+const FRAGMENTS: &[&str] = &[
+    "",
+    "plain words here",
+    "- a bullet",
+    "## 2026-01-17 - US-001",
+    "€é漢字 multi-byte",
+    "```",
+    "````rust",
+    "---",
+    "sk-ant-abcdefghijklmnopqrstuvwx",
+    "password=hunter22",
+    "a much longer line of text that goes on and on to take up room in the budget quickly",
+];
+
+fn text(max: usize) -> impl Strategy<Value = String> {
+    proptest::collection::vec(proptest::sample::select(FRAGMENTS), 0..max)
+        .prop_map(|parts| parts.join("\n"))
+}
+
+fn arb_inputs() -> impl Strategy<Value = Inputs> {
+    let deps = proptest::collection::vec(
+        (text(3), proptest::option::of(text(40)), text(4)).prop_map(|(t, e, f)| DepOutput {
+            id: "US-001".into(),
+            title: t,
+            progress_entry: e,
+            files_changed: f.lines().map(String::from).collect(),
+            commit: Some("abc".into()),
+        }),
+        0..3,
+    );
+    let pins = proptest::collection::vec(
+        (text(2), 0.0f64..50.0, text(120)).prop_map(|(n, s, e)| PinHit {
+            name: n,
+            score: s,
+            matched: vec!["x".into()],
+            files: vec!["src/a.rs".into()],
+            spec: None,
+            spec_excerpt: Some(e),
+        }),
+        0..8,
+    );
+    (
+        text(60),
+        text(20),
+        proptest::option::of(text(80)),
+        deps,
+        proptest::option::of(text(60)),
+        pins,
+        proptest::collection::vec(text(30), 0..6),
+        proptest::collection::vec(text(1), 0..40),
+    )
+        .prop_map(|(instr, desc, retry, deps, patterns, pins, recent, rest)| {
+            let mut s = story("US-002");
+            s.description = desc;
+            Inputs {
+                instructions: instr,
+                story: s,
+                retry,
+                deps,
+                patterns,
+                pins,
+                recent,
+                keywords: vec![],
+                remaining: rest
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, t)| RemainingStory {
+                        id: format!("US-{i}"),
+                        title: t,
+                    })
+                    .collect(),
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+    #[test]
+    fn prompt_never_exceeds_the_budget_and_is_deterministic(
+        inp in arb_inputs(),
+        budget in 0usize..12_000,
+        knobs in (0usize..8, 0usize..120, 0usize..30, 0usize..4, 0usize..5),
+    ) {
+        let (top_k, spec_lines, short_spec_lines, full_pin_entries, recent_entries) = knobs;
+        let opts = Options {
+            budget,
+            top_k,
+            spec_lines,
+            short_spec_lines,
+            full_pin_entries,
+            recent_entries,
+        };
+        match assemble(&inp, &opts) {
+            Ok(a) => {
+                prop_assert!(budget::estimate(&a.prompt) <= budget);
+                prop_assert_eq!(a.tokens, budget::estimate(&a.prompt));
+                prop_assert!(a.prompt.contains("# Your story: US-002"));
+                prop_assert!(a.pins.len() <= top_k);
+                let again = assemble(&inp, &opts);
+                prop_assert_eq!(again.ok(), Some(a));
+            }
+            Err(ContextError::OverBudget { instructions, story_tokens, .. }) => {
+                prop_assert!(instructions + story_tokens > budget);
+                prop_assert!(assemble(&inp, &big()).is_ok());
+            }
+            Err(e) => prop_assert!(false, "unexpected error {e}"),
+        }
+    }
+}
