@@ -1,6 +1,6 @@
 //! `ralph.toml` and the settings of `ralph run`, merged: CLI > `RALPH_*` env > file > defaults.
 //!
-//! Owns the file format (sections `[agent]`, `[run]`, `[verify]`, `[compact]`), its errors (an unknown key
+//! Owns the file format (sections `[agent]`, `[run]`, `[verify]`, `[compact]`, `[context]`), its errors (an unknown key
 //! names the nearest valid one and its line), the environment variables and the merge. Does
 //! not own what the settings do (see `crate::run`).
 //!
@@ -21,6 +21,10 @@
 //! [compact]
 //! threshold = 400          # compact progress.txt when it has more lines than this
 //! keep_recent = 200        # lines of recent entries kept verbatim
+//! [context]
+//! budget = 24000           # prompt token budget (estimated as chars/4 + 15%)
+//! top_k = 5                # Pin entries per prompt
+//! spec_lines = 100         # lines of each Pin entry's spec
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -31,7 +35,7 @@ use crate::agent::{AgentKind, PromptMode};
 /// The file name, at the project root.
 pub const FILE: &str = "ralph.toml";
 
-const SECTIONS: &[&str] = &["agent", "run", "verify", "compact"];
+const SECTIONS: &[&str] = &["agent", "run", "verify", "compact", "context"];
 const AGENT_KEYS: &[&str] = &["name", "cmd", "prompt_mode"];
 const RUN_KEYS: &[&str] = &[
     "iterations",
@@ -43,6 +47,7 @@ const RUN_KEYS: &[&str] = &[
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
+const CONTEXT_KEYS: &[&str] = &["budget", "top_k", "spec_lines"];
 
 /// A bad setting, with where it came from.
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +88,10 @@ pub struct Layer {
     /// progress.txt compaction: line threshold and recent lines kept verbatim.
     pub compact_threshold: Option<usize>,
     pub compact_keep_recent: Option<usize>,
+    /// The context builder: token budget, Pin entries, spec lines per entry.
+    pub context_budget: Option<usize>,
+    pub context_top_k: Option<usize>,
+    pub context_spec_lines: Option<usize>,
     /// Hidden: SIGTERM→SIGKILL grace (default 10 s).
     pub grace: Option<Duration>,
     /// Hidden: cap on one rate-limit wait.
@@ -104,6 +113,7 @@ pub struct Settings {
     pub verify: Vec<String>,
     pub compact_threshold: usize,
     pub compact_keep_recent: usize,
+    pub context: crate::context::Options,
     pub grace: Duration,
     pub max_wait: Option<Duration>,
 }
@@ -123,6 +133,7 @@ impl Default for Settings {
             verify: vec![],
             compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
             compact_keep_recent: crate::progress::compact::DEFAULT_KEEP_RECENT,
+            context: crate::context::Options::default(),
             grace: Duration::from_secs(10),
             max_wait: None,
         }
@@ -180,6 +191,12 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         verify: pick!(verify, d.verify),
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
+        context: crate::context::Options {
+            budget: pick!(context_budget, d.context.budget),
+            top_k: pick!(context_top_k, d.context.top_k),
+            spec_lines: pick!(context_spec_lines, d.context.spec_lines),
+            ..d.context
+        },
         grace: pick!(grace, d.grace),
         max_wait: layers.iter().find_map(|l| l.max_wait),
     }
@@ -276,6 +293,15 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
         compact_keep_recent: v("RALPH_COMPACT_KEEP_RECENT")
             .map(|s| parse_count("RALPH_COMPACT_KEEP_RECENT", &s).map(|n| n as usize))
             .transpose()?,
+        context_budget: v("RALPH_CONTEXT_BUDGET")
+            .map(|s| parse_count("RALPH_CONTEXT_BUDGET", &s).map(|n| n as usize))
+            .transpose()?,
+        context_top_k: v("RALPH_CONTEXT_TOP_K")
+            .map(|s| parse_count("RALPH_CONTEXT_TOP_K", &s).map(|n| n as usize))
+            .transpose()?,
+        context_spec_lines: v("RALPH_CONTEXT_SPEC_LINES")
+            .map(|s| parse_count("RALPH_CONTEXT_SPEC_LINES", &s).map(|n| n as usize))
+            .transpose()?,
         grace: dur("RALPH_GRACE")?,
         max_wait: dur("RALPH_MAX_WAIT")?,
     })
@@ -335,6 +361,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
             "run" => RUN_KEYS,
             "verify" => VERIFY_KEYS,
             "compact" => COMPACT_KEYS,
+            "context" => CONTEXT_KEYS,
             _ => {
                 return Err(ConfigError::UnknownKey {
                     place: format!("{file}:{}", line_of(text, None, section)),
@@ -406,6 +433,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
                 ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
                 ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),
+                ("context", "budget") => layer.context_budget = Some(count(v)? as usize),
+                ("context", "top_k") => layer.context_top_k = Some(count(v)? as usize),
+                ("context", "spec_lines") => layer.context_spec_lines = Some(count(v)? as usize),
                 _ => {
                     // [verify] commands: a string or a list of strings.
                     let cmds = match v {

@@ -32,15 +32,18 @@ fn each_preset_gets_its_headless_flags_and_the_prompt_where_it_expects_it() {
         let joined = argv.join("\n");
         for (i, f) in flags.iter().enumerate() {
             if *f == "<prompt>" {
-                assert!(argv[i].starts_with("# Ralph iteration"), "{name}: {argv:?}");
+                assert!(
+                    argv[i].starts_with("# Ralph: instructions"),
+                    "{name}: {argv:?}"
+                );
             } else {
                 assert_eq!(argv[i], *f, "{name}");
             }
         }
         if *on_stdin {
-            assert!(p.stdin(1).contains("## Your story: A"), "{name}");
+            assert!(p.stdin(1).contains("# Your story: A - Title A"), "{name}");
         } else {
-            assert!(joined.contains("## Your story: A"), "{name}");
+            assert!(joined.contains("# Your story: A - Title A"), "{name}");
             assert_eq!(p.stdin(1), "", "{name}");
         }
     }
@@ -77,7 +80,7 @@ fn prompt_too_long_for_an_argument_goes_through_a_file() {
     let p = Project::new(&prd("ralph/f", &[story("A", 1, &[]).replace("Do A", &big)]));
     p.agent("gemini", &ok_body());
     p.run()
-        .args(["--agent", "gemini"])
+        .args(["--agent", "gemini", "--budget", "100000"])
         .assert()
         .code(0)
         .stderr(predicate::str::contains("too long for one argument"));

@@ -27,8 +27,8 @@ fn claude_preset_runs_every_story_in_dependency_order_and_records_history() {
         ["--print", "--dangerously-skip-permissions"],
         "prompt goes on stdin, not argv"
     );
-    assert!(p.stdin(1).contains("## Your story: A — Title A"));
-    assert!(p.stdin(2).contains("## Your story: B — Title B"));
+    assert!(p.stdin(1).contains("# Your story: A - Title A"));
+    assert!(p.stdin(2).contains("# Your story: B - Title B"));
     assert!(p.passes("A") && p.passes("B"));
     let h = p.history();
     assert_eq!(h.len(), 2);
@@ -99,7 +99,7 @@ fn failed_verification_resets_passes_and_feeds_the_output_to_the_retry() {
     p.run().args(["--verify", "sh check.sh"]).assert().code(0);
     assert_eq!(p.calls(), 3);
     let retry = p.stdin(2);
-    assert!(retry.contains("## Your story: A"), "{retry}");
+    assert!(retry.contains("# Your story: A"), "{retry}");
     assert!(retry.contains("`sh check.sh` exited 7"), "{retry}");
     assert!(retry.contains("BOOM-1234 expected 2 got 3"), "{retry}");
     let h = p.history();
@@ -199,7 +199,7 @@ fn dry_run_prints_story_prompt_and_argv_and_changes_nothing() {
         .code(0)
         .stdout(predicate::str::contains("story: A Title A"))
         .stdout(predicate::str::contains(
-            "argv: gemini --yolo -p '# Ralph iteration",
+            "argv: gemini --yolo -p '# Ralph: instructions",
         ))
         .stdout(predicate::str::contains("- PATTERN-XYZ"));
     assert_eq!(p.calls(), 0);

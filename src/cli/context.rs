@@ -6,7 +6,8 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::Ctx;
-use crate::context::{self, Flavour, Options};
+use crate::config::{self, Layer};
+use crate::context::{self, Flavour};
 use crate::exit::Code;
 use crate::graph::{self, State};
 use crate::prd::Prd;
@@ -21,19 +22,20 @@ pub struct ContextArgs {
     /// Print the prompt and its account as one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Token budget for the prompt (estimated as chars/4 + 15%).
-    #[arg(long, value_name = "N", default_value_t = Options::default().budget)]
-    pub budget: usize,
-    /// How many Pin entries to include, best first.
-    #[arg(long, value_name = "K", default_value_t = Options::default().top_k)]
-    pub top_k: usize,
-    /// How many lines of each Pin entry's spec to include.
-    #[arg(long, value_name = "N", default_value_t = Options::default().spec_lines)]
-    pub spec_lines: usize,
+    /// Token budget for the prompt, estimated as chars/4 + 15% (default: [context] budget in
+    /// ralph.toml, RALPH_CONTEXT_BUDGET, else 24000).
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+    /// How many Pin entries to include, best first (default 5, or [context] top_k).
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+    /// How many lines of each Pin entry's spec to include (default 100, or [context] spec_lines).
+    #[arg(long, value_name = "N")]
+    pub spec_lines: Option<usize>,
     /// The agent whose instructions to use: claude, codex, amp, copilot, gemini, opencode,
-    /// custom.
-    #[arg(long, value_name = "NAME", default_value = "claude")]
-    pub agent: String,
+    /// custom (default: the agent `ralph run` would use).
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
 }
 
 pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
@@ -58,14 +60,20 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
             State::Ready => {}
         }
     }
-    let opts = Options {
-        budget: args.budget,
-        top_k: args.top_k,
-        spec_lines: args.spec_lines,
-        ..Options::default()
+    // The same settings `ralph run` resolves: flags > RALPH_* env > ralph.toml > defaults.
+    let flags = Layer {
+        context_budget: args.budget,
+        context_top_k: args.top_k,
+        context_spec_lines: args.spec_lines,
+        ..Layer::default()
     };
-    let flavour = Flavour::for_agent(&args.agent);
-    let built = context::build_prompt(&ctx.root, &prd, &args.story_id, None, flavour, &opts)
+    let file = config::load_file(&ctx.root)?;
+    let env = config::from_env(|k| std::env::var(k).ok())?;
+    let settings = config::resolve(&[&flags, &env, &file]);
+    let agent = args.agent.as_deref().unwrap_or(settings.agent.name());
+    let flavour = Flavour::for_agent(agent);
+    let opts = &settings.context;
+    let built = context::build_prompt(&ctx.root, &prd, &args.story_id, None, flavour, opts)
         .with_context(|| format!("cannot build the prompt for {}", args.story_id))?;
     if args.json {
         println!("{}", built.to_json());

@@ -55,6 +55,9 @@ pub struct RunArgs {
     /// Do not compact progress.txt before iterations.
     #[arg(long)]
     pub no_compact: bool,
+    /// Token budget for each prompt (default 24000, or [context] budget in ralph.toml).
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
     /// Time between SIGTERM and SIGKILL when stopping the agent (default 10s).
     #[arg(long, value_name = "DURATION", value_parser = duration, hide = true)]
     pub grace: Option<Duration>,
@@ -87,6 +90,7 @@ impl RunArgs {
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
+            context_budget: self.budget,
             ..Layer::default()
         }
     }

@@ -128,7 +128,14 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let s = &opts.settings;
     let story = inp.story;
     let start_time = jiff::Zoned::now();
-    let prompt = prompt::build(&opts.root, inp.prd, story, inp.retry, &opts.agent)?;
+    let prompt = prompt::build(
+        &opts.root,
+        inp.prd,
+        story,
+        inp.retry,
+        &opts.agent,
+        &s.context,
+    )?;
     let prompt_file = inp.run_dir.join(format!("prompt-{}.md", inp.n));
     let inv = agent::plan(&opts.agent, &prompt, &prompt_file);
     if let Some(p) = &inv.prompt_file {

@@ -104,10 +104,10 @@ impl Exit {
     }
 }
 
-/// Every iteration log line passes through here before it reaches disk. Identity for now;
-/// the context module's secret redaction plugs in here.
+/// Every iteration log line passes through here before it reaches disk: secrets (API keys,
+/// tokens, private keys, passwords) are redacted, as they are in prompts.
 pub fn redact_for_log(s: &str) -> String {
-    s.to_string()
+    crate::context::redact::redact(s).0
 }
 
 /// Pre-iteration housekeeping: compact progress.txt when it is over the threshold. Returns a
@@ -234,7 +234,14 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
         });
     };
     let story = &prd.stories[i];
-    let prompt = prompt::build(&opts.root, &prd, story, None, &opts.agent)?;
+    let prompt = prompt::build(
+        &opts.root,
+        &prd,
+        story,
+        None,
+        &opts.agent,
+        &opts.settings.context,
+    )?;
     Ok(Plan {
         story: Some((story.id.clone(), story.title.clone())),
         invocation: agent::plan(&opts.agent, &prompt, &prompt_file),
