@@ -6,6 +6,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::Ctx;
+use crate::agent::AgentKind;
 use crate::config::{self, Layer};
 use crate::context::{self, Flavour};
 use crate::exit::Code;
@@ -61,7 +62,17 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
         }
     }
     // The same settings `ralph run` resolves: flags > RALPH_* env > ralph.toml > defaults.
+    let agent = match args.agent.as_deref() {
+        Some(name) => Some(AgentKind::parse(name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--agent {name}: unknown agent; use one of {}",
+                AgentKind::NAMES.join(", ")
+            )
+        })?),
+        None => None,
+    };
     let flags = Layer {
+        agent,
         context_budget: args.budget,
         context_top_k: args.top_k,
         context_spec_lines: args.spec_lines,
@@ -70,8 +81,7 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
     let file = config::load_file(&ctx.root)?;
     let env = config::from_env(|k| std::env::var(k).ok())?;
     let settings = config::resolve(&[&flags, &env, &file]);
-    let agent = args.agent.as_deref().unwrap_or(settings.agent.name());
-    let flavour = Flavour::for_agent(agent);
+    let flavour = Flavour::for_agent(settings.agent.name());
     let opts = &settings.context;
     let built = context::build_prompt(&ctx.root, &prd, &args.story_id, None, flavour, opts)
         .with_context(|| format!("cannot build the prompt for {}", args.story_id))?;

@@ -25,6 +25,8 @@
 //! budget = 24000           # prompt token budget (estimated as chars/4 + 15%)
 //! top_k = 5                # Pin entries per prompt
 //! spec_lines = 100         # lines of each Pin entry's spec
+//! [context.codex]          # per agent: any of budget, top_k, spec_lines
+//! top_k = 3
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -47,7 +49,27 @@ const RUN_KEYS: &[&str] = &[
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
-const CONTEXT_KEYS: &[&str] = &["budget", "top_k", "spec_lines"];
+const CONTEXT_KEYS: &[&str] = &[
+    "budget",
+    "top_k",
+    "spec_lines", // and per agent: [context.codex] top_k = 3
+    "claude",
+    "codex",
+    "amp",
+    "copilot",
+    "gemini",
+    "opencode",
+    "custom",
+];
+const CONTEXT_AGENT_KEYS: &[&str] = &["budget", "top_k", "spec_lines"];
+
+/// Context-builder settings for one agent (`[context.<agent>]`); `None` means "not set here".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextOverride {
+    pub budget: Option<usize>,
+    pub top_k: Option<usize>,
+    pub spec_lines: Option<usize>,
+}
 
 /// A bad setting, with where it came from.
 #[derive(Debug, thiserror::Error)]
@@ -92,6 +114,8 @@ pub struct Layer {
     pub context_budget: Option<usize>,
     pub context_top_k: Option<usize>,
     pub context_spec_lines: Option<usize>,
+    /// `[context.<agent>]`: per-agent overrides of the three above.
+    pub context_agents: std::collections::BTreeMap<String, ContextOverride>,
     /// Hidden: SIGTERM→SIGKILL grace (default 10 s).
     pub grace: Option<Duration>,
     /// Hidden: cap on one rate-limit wait.
@@ -191,11 +215,31 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         verify: pick!(verify, d.verify),
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
-        context: crate::context::Options {
-            budget: pick!(context_budget, d.context.budget),
-            top_k: pick!(context_top_k, d.context.top_k),
-            spec_lines: pick!(context_spec_lines, d.context.spec_lines),
-            ..d.context
+        context: {
+            // Per layer, `[context.<agent>]` beats `[context]`; a higher layer beats both.
+            let pick_ctx = |general: fn(&Layer) -> Option<usize>,
+                            per: fn(&ContextOverride) -> Option<usize>,
+                            default: usize| {
+                layers
+                    .iter()
+                    .find_map(|l| {
+                        l.context_agents
+                            .get(agent.name())
+                            .and_then(per)
+                            .or(general(l))
+                    })
+                    .unwrap_or(default)
+            };
+            crate::context::Options {
+                budget: pick_ctx(|l| l.context_budget, |o| o.budget, d.context.budget),
+                top_k: pick_ctx(|l| l.context_top_k, |o| o.top_k, d.context.top_k),
+                spec_lines: pick_ctx(
+                    |l| l.context_spec_lines,
+                    |o| o.spec_lines,
+                    d.context.spec_lines,
+                ),
+                ..d.context
+            }
         },
         grace: pick!(grace, d.grace),
         max_wait: layers.iter().find_map(|l| l.max_wait),
@@ -304,6 +348,7 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         grace: dur("RALPH_GRACE")?,
         max_wait: dur("RALPH_MAX_WAIT")?,
+        ..Layer::default()
     })
 }
 
@@ -436,6 +481,39 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("context", "budget") => layer.context_budget = Some(count(v)? as usize),
                 ("context", "top_k") => layer.context_top_k = Some(count(v)? as usize),
                 ("context", "spec_lines") => layer.context_spec_lines = Some(count(v)? as usize),
+                ("context", agent) => {
+                    let t = v.as_table().ok_or_else(|| {
+                        bad(
+                            &place,
+                            format!("expected a [context.{agent}] table, got {v}"),
+                        )
+                    })?;
+                    let mut o = ContextOverride::default();
+                    for (k, x) in t {
+                        let n = || count(x).map(|n| Some(n as usize));
+                        match k.as_str() {
+                            "budget" => o.budget = n()?,
+                            "top_k" => o.top_k = n()?,
+                            "spec_lines" => o.spec_lines = n()?,
+                            _ => {
+                                return Err(ConfigError::UnknownKey {
+                                    place: format!("{place}.{k}"),
+                                    key: k.clone(),
+                                    suggestion: crate::suggest::nearest(
+                                        k,
+                                        CONTEXT_AGENT_KEYS.iter().copied(),
+                                    )
+                                    .map(String::from),
+                                    valid: CONTEXT_AGENT_KEYS
+                                        .iter()
+                                        .map(|s| s.to_string())
+                                        .collect(),
+                                });
+                            }
+                        }
+                    }
+                    layer.context_agents.insert(agent.to_string(), o);
+                }
                 _ => {
                     // [verify] commands: a string or a list of strings.
                     let cmds = match v {
@@ -475,95 +553,4 @@ pub fn load_file(root: &Path) -> Result<Layer, ConfigError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_accept_seconds_and_units() {
-        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("0.5").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("60m").unwrap(), Duration::from_secs(3600));
-        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("-3").is_err());
-        assert!(parse_duration("1e30").is_err());
-        assert!(parse_duration("NaN").is_err());
-    }
-
-    #[test]
-    fn file_sections_parse_and_unknown_keys_name_the_nearest() {
-        let p = Path::new("ralph.toml");
-        let l = parse_file(
-            p,
-            "[agent]\nname = \"codex\"\n[run]\niterations = 5\ntimeout = \"30m\"\nsleep = 0\n[verify]\ncommands = [\"cargo test\"]\n",
-        )
-        .unwrap();
-        assert_eq!(l.agent, Some(AgentKind::Codex));
-        assert_eq!(l.iterations, Some(5));
-        assert_eq!(l.timeout, Some(Duration::from_secs(1800)));
-        assert_eq!(l.sleep, Some(Duration::ZERO));
-        assert_eq!(l.verify, Some(vec!["cargo test".to_string()]));
-        let err = parse_file(p, "[run]\niterations = 5\nmax_failure = 2\n")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("ralph.toml:3 [run]"), "{err}");
-        assert!(err.contains("did you mean \"max_failures\"?"), "{err}");
-        let err = parse_file(p, "[verfy]\ncommands = []\n")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("did you mean \"verify\"?"), "{err}");
-        let err = parse_file(p, "[run]\ntimeout = \"soon\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("ralph.toml:2: [run] timeout"), "{err}");
-        let err = parse_file(p, "[run\n").unwrap_err().to_string();
-        assert!(err.starts_with("ralph.toml:1:"), "{err}");
-        let err = parse_file(p, "[agent]\nname = \"cladue\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("did you mean \"claude\"?"), "{err}");
-    }
-
-    #[test]
-    fn cli_beats_env_beats_file_beats_defaults() {
-        let file = Layer {
-            iterations: Some(5),
-            sleep: Some(Duration::from_secs(9)),
-            agent_cmd: Some("file-agent".into()),
-            verify: Some(vec!["make".into()]),
-            ..Layer::default()
-        };
-        let env = from_env(|k| match k {
-            "RALPH_ITERATIONS" => Some("7".into()),
-            "RALPH_AGENT" => Some("codex".into()),
-            "RALPH_NO_COMPACT" => Some("1".into()),
-            _ => None,
-        })
-        .unwrap();
-        let cli = Layer {
-            iterations: Some(2),
-            ..Layer::default()
-        };
-        let s = resolve(&[&cli, &env, &file]);
-        assert_eq!(s.iterations, 2);
-        assert_eq!(s.sleep, Duration::from_secs(9));
-        assert_eq!(s.agent, AgentKind::Codex);
-        assert_eq!(s.agent_cmd, None);
-        assert!(!s.compact);
-        assert_eq!(s.verify, ["make"]);
-        assert_eq!(s.timeout, Duration::from_secs(3600));
-        let s = resolve(&[&Layer::default(), &file]);
-        assert_eq!(s.agent, AgentKind::Custom);
-        assert_eq!(s.agent_cmd.as_deref(), Some("file-agent"));
-        let custom = Layer {
-            agent: Some(AgentKind::Custom),
-            ..Layer::default()
-        };
-        assert_eq!(
-            resolve(&[&custom, &file]).agent_cmd.as_deref(),
-            Some("file-agent")
-        );
-        assert!(from_env(|k| (k == "RALPH_TIMEOUT").then(|| "x".into())).is_err());
-    }
-}
+mod tests;

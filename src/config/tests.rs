@@ -1,0 +1,120 @@
+//! Unit tests for ralph.toml parsing, env and the merge.
+
+use super::*;
+
+#[test]
+fn durations_accept_seconds_and_units() {
+    assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+    assert_eq!(parse_duration("0.5").unwrap(), Duration::from_millis(500));
+    assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+    assert_eq!(parse_duration("60m").unwrap(), Duration::from_secs(3600));
+    assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+    assert!(parse_duration("soon").is_err());
+    assert!(parse_duration("-3").is_err());
+    assert!(parse_duration("1e30").is_err());
+    assert!(parse_duration("NaN").is_err());
+}
+
+#[test]
+fn file_sections_parse_and_unknown_keys_name_the_nearest() {
+    let p = Path::new("ralph.toml");
+    let l = parse_file(
+        p,
+        "[agent]\nname = \"codex\"\n[run]\niterations = 5\ntimeout = \"30m\"\nsleep = 0\n[verify]\ncommands = [\"cargo test\"]\n",
+    )
+    .unwrap();
+    assert_eq!(l.agent, Some(AgentKind::Codex));
+    assert_eq!(l.iterations, Some(5));
+    assert_eq!(l.timeout, Some(Duration::from_secs(1800)));
+    assert_eq!(l.sleep, Some(Duration::ZERO));
+    assert_eq!(l.verify, Some(vec!["cargo test".to_string()]));
+    let err = parse_file(p, "[run]\niterations = 5\nmax_failure = 2\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("ralph.toml:3 [run]"), "{err}");
+    assert!(err.contains("did you mean \"max_failures\"?"), "{err}");
+    let err = parse_file(p, "[verfy]\ncommands = []\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("did you mean \"verify\"?"), "{err}");
+    let err = parse_file(p, "[run]\ntimeout = \"soon\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("ralph.toml:2: [run] timeout"), "{err}");
+    let err = parse_file(p, "[run\n").unwrap_err().to_string();
+    assert!(err.starts_with("ralph.toml:1:"), "{err}");
+    let err = parse_file(p, "[agent]\nname = \"cladue\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("did you mean \"claude\"?"), "{err}");
+}
+
+#[test]
+fn cli_beats_env_beats_file_beats_defaults() {
+    let file = Layer {
+        iterations: Some(5),
+        sleep: Some(Duration::from_secs(9)),
+        agent_cmd: Some("file-agent".into()),
+        verify: Some(vec!["make".into()]),
+        ..Layer::default()
+    };
+    let env = from_env(|k| match k {
+        "RALPH_ITERATIONS" => Some("7".into()),
+        "RALPH_AGENT" => Some("codex".into()),
+        "RALPH_NO_COMPACT" => Some("1".into()),
+        _ => None,
+    })
+    .unwrap();
+    let cli = Layer {
+        iterations: Some(2),
+        ..Layer::default()
+    };
+    let s = resolve(&[&cli, &env, &file]);
+    assert_eq!(s.iterations, 2);
+    assert_eq!(s.sleep, Duration::from_secs(9));
+    assert_eq!(s.agent, AgentKind::Codex);
+    assert_eq!(s.agent_cmd, None);
+    assert!(!s.compact);
+    assert_eq!(s.verify, ["make"]);
+    assert_eq!(s.timeout, Duration::from_secs(3600));
+    let s = resolve(&[&Layer::default(), &file]);
+    assert_eq!(s.agent, AgentKind::Custom);
+    assert_eq!(s.agent_cmd.as_deref(), Some("file-agent"));
+    let custom = Layer {
+        agent: Some(AgentKind::Custom),
+        ..Layer::default()
+    };
+    assert_eq!(
+        resolve(&[&custom, &file]).agent_cmd.as_deref(),
+        Some("file-agent")
+    );
+    assert!(from_env(|k| (k == "RALPH_TIMEOUT").then(|| "x".into())).is_err());
+}
+
+#[test]
+fn context_settings_per_agent_beat_the_general_ones_but_not_flags() {
+    let text = "[agent]\nname = \"codex\"\n[context]\nbudget = 9000\ntop_k = 4\n[context.codex]\ntop_k = 2\n[context.claude]\ntop_k = 8\n";
+    let file = parse_file(Path::new("ralph.toml"), text).unwrap();
+    let s = resolve(&[&file]);
+    assert_eq!(
+        (s.context.budget, s.context.top_k, s.context.spec_lines),
+        (9000, 2, 100)
+    );
+    let claude = Layer {
+        agent: Some(AgentKind::Claude),
+        ..Layer::default()
+    };
+    assert_eq!(resolve(&[&claude, &file]).context.top_k, 8);
+    let flag = Layer {
+        context_top_k: Some(6),
+        ..Layer::default()
+    };
+    assert_eq!(resolve(&[&flag, &file]).context.top_k, 6);
+}
+
+#[test]
+fn unknown_key_in_a_per_agent_context_table_names_the_nearest() {
+    let err = parse_file(Path::new("ralph.toml"), "[context.codex]\ntopk = 2\n").unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("topk") && msg.contains("top_k"), "{msg}");
+}
