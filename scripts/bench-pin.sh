@@ -18,7 +18,12 @@ cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
 bin="$target/release/ralph"
 
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+# BENCH_PIN_KEEP=1 keeps the generated tree and Pin (for profiling with callgrind).
+if [ -n "${BENCH_PIN_KEEP:-}" ]; then
+  echo "keeping data in $tmp"
+else
+  trap 'rm -rf "$tmp"' EXIT
+fi
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 want=5000
 src_find=( -type f \( -name '*.rs' -o -name '*.py' -o -name '*.js' -o -name '*.ts' -o -name '*.go'
@@ -90,6 +95,7 @@ with open(os.path.join(proj, "specs", "INDEX.md"), "w") as f:
 query = " ".join(rng.sample(vocab, 4))
 search_cmd = [binary, "--root", proj, "pin", "search", *query.split(), "--limit", "10"]
 timed(search_cmd)
+print("search command:", " ".join(search_cmd))
 s = [timed(search_cmd) for _ in range(max(runs, 11))]
 print(f"ralph pin search (5,000 entries, {os.path.getsize(os.path.join(proj, 'specs', 'INDEX.md')) // 1024} KiB): "
       f"median {statistics.median(s) * 1000:.1f} ms  (target: < 20 ms; query: {query})")

@@ -7,7 +7,9 @@
 //! ones split so an entry names at most [`MAX_ITEMS`] files or globs. Does not read files (see
 //! [`super::generate`]) or choose keywords (see [`super::keywords`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use super::text::{FastMap as HashMap, FastSet};
 
 use super::manifest::read_manifest;
 
@@ -175,7 +177,7 @@ fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Ve
                 list[i].deps = d;
             }
         }
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = FastSet::default();
         list[i].deps.retain(|d| seen.insert(d.clone()));
     }
     list
@@ -240,7 +242,7 @@ pub fn discover(
     for d in docs {
         docs_per_root[root_of(d)].push(d);
     }
-    let mut used_names = std::collections::HashSet::new();
+    let mut used_names = FastSet::default();
     let mut units = Vec::new();
     for (ri, root) in roots.iter().enumerate() {
         if per_root[ri].is_empty() {

@@ -6,7 +6,6 @@
 //! [`super::keywords`] and [`super::merge`]. Does not write the file (the caller decides:
 //! write, print, or diff).
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -16,6 +15,7 @@ use super::extract::{FileFacts, SOURCE_EXTS, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
+use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
 
 /// Folders never walked, gitignored or not.
@@ -203,7 +203,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
                 paths: u.files.clone(),
                 ..ModuleText::default()
             };
-            let mut imports = HashSet::new();
+            let mut imports = HashSet::default();
             let mut any_import_lang = false;
             for f in u.files.iter().chain(&u.docs) {
                 if let Some(fx) = facts.get(f.as_str()) {

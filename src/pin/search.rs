@@ -11,7 +11,7 @@
 //! Ties keep Pin order.
 
 use super::format::{Entry, Pin};
-use super::text::{FastMap as HashMap, for_each_term};
+use super::text::{FastMap as HashMap, for_each_term, for_each_term_buf};
 
 pub use super::text::terms;
 
@@ -38,6 +38,22 @@ fn for_each_field_term(e: &Entry, mut f: impl FnMut(usize, &str)) {
     for_each_term(&e.name, |t| f(1, t));
     for p in e.files.iter().chain(&e.spec) {
         for_each_term(p, |t| f(2, t));
+    }
+}
+
+/// [`for_each_field_term`] that stems only the words `want` accepts (see [`for_each_term_buf`]).
+fn for_each_field_term_if(
+    e: &Entry,
+    buf: &mut String,
+    want: &impl Fn(&str) -> bool,
+    mut f: impl FnMut(usize, Option<&str>),
+) {
+    for k in &e.keywords {
+        for_each_term_buf(k, buf, want, |t| f(0, t));
+    }
+    for_each_term_buf(&e.name, buf, want, |t| f(1, t));
+    for p in e.files.iter().chain(&e.spec) {
+        for_each_term_buf(p, buf, want, |t| f(2, t));
     }
 }
 
@@ -171,22 +187,33 @@ impl Index {
 /// `Index` to query one Pin many times). Both give the same ranking.
 pub fn search(pin: &Pin, query: &str, limit: usize) -> Vec<Hit> {
     let qterms = query_terms(query);
-    let slot: HashMap<&str, usize> = qterms
+    // A word can stem to a query term only if it starts with that term less its last letter
+    // (stemming keeps a prefix, or replaces `ies` with `y`): check that before stemming.
+    let prefixes: Vec<&[u8]> = qterms
         .iter()
-        .enumerate()
-        .map(|(i, t)| (t.as_str(), i))
+        .map(|t| {
+            let b = t.as_bytes();
+            &b[..b.len().saturating_sub(1)]
+        })
         .collect();
+    let want = |w: &str| {
+        let w = w.as_bytes();
+        prefixes
+            .iter()
+            .any(|p| p.first().is_none_or(|c| w.first() == Some(c)) && w.starts_with(p))
+    };
     let mut total = [0f64; 3];
     let mut df = vec![0usize; qterms.len()];
     // (entry, field lengths, per query term field frequencies) for entries matching a term.
     let mut matched: Vec<(usize, [f64; 3], Vec<[u32; 3]>)> = Vec::new();
     let mut tf = vec![[0u32; 3]; qterms.len()];
+    let mut buf = String::new();
     for (i, e) in pin.entries().iter().enumerate() {
         let mut len = [0f64; 3];
         let mut any = false;
-        for_each_field_term(e, |f, t| {
+        for_each_field_term_if(e, &mut buf, &want, |f, t| {
             len[f] += 1.0;
-            if let Some(&q) = slot.get(t) {
+            if let Some(q) = t.and_then(|t| qterms.iter().position(|q| q == t)) {
                 tf[q][f] += 1;
                 any = true;
             }

@@ -38,6 +38,14 @@ pub fn is_stop(w: &str) -> bool {
 /// snake/kebab case and on camel case (`HTTPServerError` gives `HTTP`, `Server`, `Error`). Digits
 /// stay with the letters before them (`utf8`, `v2`).
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    if text.is_ascii() {
+        for chunk in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+            if !chunk.is_empty() {
+                ascii_words(chunk, &mut f);
+            }
+        }
+        return;
+    }
     for chunk in text.split(|c: char| !c.is_alphanumeric()) {
         if chunk.is_empty() {
             continue;
@@ -84,13 +92,19 @@ fn ascii_words(chunk: &str, f: &mut impl FnMut(&str)) {
     f(&chunk[start..]);
 }
 
-fn lower_into(word: &str, buf: &mut String) {
+/// Lowercase `word` into `buf`; true when it is a number (all numeric).
+fn lower_into(word: &str, buf: &mut String) -> bool {
     buf.clear();
     if word.is_ascii() {
-        buf.push_str(word);
-        buf.make_ascii_lowercase();
+        let mut number = true;
+        for b in word.bytes() {
+            number &= b.is_ascii_digit();
+            buf.push(char::from(b.to_ascii_lowercase()));
+        }
+        number
     } else {
         buf.extend(word.chars().flat_map(char::to_lowercase));
+        buf.chars().all(char::is_numeric)
     }
 }
 
@@ -169,14 +183,42 @@ pub fn terms(text: &str) -> Vec<String> {
 /// Call `f` with each term of `text`, exactly as [`terms`] lists them, without allocating per
 /// word (one buffer is reused).
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
-    let mut buf = String::new();
+    for_each_term_if(
+        text,
+        |_| true,
+        |t| {
+            if let Some(t) = t {
+                f(t);
+            }
+        },
+    );
+}
+
+/// [`for_each_term`] that stems only the words `want` accepts (given the lowercase word before
+/// stemming): `f(Some(term))` for those, `f(None)` for the other terms (counted, not stemmed).
+/// Stemming keeps a word's first letters (the term is a prefix of the word, or that prefix plus
+/// `y`), so a caller looking for a few terms can reject most words before stemming them.
+pub fn for_each_term_if(text: &str, want: impl Fn(&str) -> bool, f: impl FnMut(Option<&str>)) {
+    for_each_term_buf(text, &mut String::new(), want, f);
+}
+
+/// [`for_each_term_if`] with a caller's buffer (reused across many short texts).
+pub fn for_each_term_buf(
+    text: &str,
+    buf: &mut String,
+    want: impl Fn(&str) -> bool,
+    mut f: impl FnMut(Option<&str>),
+) {
     for_each_word(text, |w| {
-        lower_into(w, &mut buf);
-        if is_stop(&buf) || buf.chars().all(char::is_numeric) {
+        if lower_into(w, buf) || is_stop(buf) {
             return;
         }
-        stem_in_place(&mut buf);
-        f(&buf);
+        if want(buf) {
+            stem_in_place(buf);
+            f(Some(buf));
+        } else {
+            f(None);
+        }
     });
 }
 

@@ -81,16 +81,18 @@ fn field_line(line: &str) -> Option<(Field, &str)> {
 }
 
 fn field_named(label: &str) -> Option<Field> {
-    let l: String = label
-        .chars()
-        .filter(|c| *c != ' ')
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    match l.as_str() {
-        "keywords" | "keyword" | "tags" => Some(Field::Keywords),
-        "filepaths" | "filepath" | "files" | "paths" => Some(Field::Files),
-        "speclink" | "speclinks" | "spec" | "specs" | "specification" => Some(Field::Spec),
-        "status" => Some(Field::Status),
+    // The longest name is 13 letters; `label` is ASCII letters and spaces (see `field_line`).
+    let mut buf = [0u8; 16];
+    let mut n = 0;
+    for b in label.bytes().filter(|&b| b != b' ') {
+        *buf.get_mut(n)? = b.to_ascii_lowercase();
+        n += 1;
+    }
+    match buf.get(..n)? {
+        b"keywords" | b"keyword" | b"tags" => Some(Field::Keywords),
+        b"filepaths" | b"filepath" | b"files" | b"paths" => Some(Field::Files),
+        b"speclink" | b"speclinks" | b"spec" | b"specs" | b"specification" => Some(Field::Spec),
+        b"status" => Some(Field::Status),
         _ => None,
     }
 }
@@ -103,7 +105,10 @@ fn is_fence(line: &str) -> bool {
 /// Split a keyword list on commas; blanks dropped.
 fn split_keywords(text: &str, out: &mut Vec<String>) {
     for k in text.split(',') {
-        let k = k.trim().trim_matches('`').trim();
+        let mut k = k.trim();
+        if k.contains('`') {
+            k = k.trim_matches('`').trim();
+        }
         if !k.is_empty() {
             out.push(k.to_string());
         }
