@@ -106,32 +106,30 @@ impl<'a> StoryRef<'a> {
     }
 }
 
-/// The borrowed views of every story in a prd value.
-pub fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
+/// The `userStories` entries of a prd value (empty when it is not an array).
+fn story_values(value: &Value) -> &[Value] {
     value
         .get("userStories")
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .enumerate()
-                .map(|(i, v)| StoryRef::from_value(i, v))
-                .collect()
-        })
-        .unwrap_or_default()
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The borrowed views of every story in a prd value.
+pub fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
+    story_values(value)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| StoryRef::from_value(i, v))
+        .collect()
 }
 
 /// The typed views of every story in a prd value (empty when `userStories` is not an array).
 pub fn stories_of(value: &Value) -> Vec<Story> {
-    value
-        .get("userStories")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .enumerate()
-                .map(|(i, v)| Story::from_value(i, v))
-                .collect()
-        })
-        .unwrap_or_default()
+    story_values(value)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Story::from_value(i, v))
+        .collect()
 }
 
 /// Why a prd.json could not be used.
