@@ -17,9 +17,6 @@ use crate::exit::Code;
 use crate::progress::compact::{self, Options};
 use crate::progress::{self, CommandSummarizer, Stats, SummaryMethod, store};
 
-/// Environment variable holding the agent command for `--summarizer agent`.
-pub const AGENT_CMD_ENV: &str = "RALPH_AGENT_CMD";
-
 /// Who writes the summary of old entries.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum SummarizerKind {
@@ -52,7 +49,8 @@ pub struct CompactArgs {
     #[arg(long, value_enum, default_value_t)]
     pub summarizer: SummarizerKind,
     /// The agent command for `--summarizer agent` (split like a shell would, never run through
-    /// one; prompt on stdin, answer on stdout). Default: $RALPH_AGENT_CMD.
+    /// one; prompt on stdin, answer on stdout). Default: the agent `ralph run` would use
+    /// (`[agent]` in ralph.toml, `RALPH_AGENT`/`RALPH_AGENT_CMD`).
     #[arg(long, value_name = "CMD")]
     pub summarizer_cmd: Option<String>,
     /// Seconds the agent may take before it is killed and the deterministic summary is used.
@@ -62,8 +60,8 @@ pub struct CompactArgs {
 
 /// The options, or a usage message. Threshold and keep-recent come from the flags, then
 /// `RALPH_COMPACT_*`, then `[compact]` in ralph.toml. The summarizer agent is `--summarizer-cmd`,
-/// else `RALPH_AGENT_CMD`, else the agent configured for `ralph run` when it reads its prompt
-/// on stdin.
+/// else the agent `ralph run` would use (flags aside: env, then ralph.toml), when it reads its
+/// prompt on stdin.
 fn options(args: &CompactArgs, settings: &Settings) -> Result<Options, String> {
     let mut opts = Options {
         threshold: settings.compact_threshold,
@@ -80,11 +78,10 @@ fn options(args: &CompactArgs, settings: &Settings) -> Result<Options, String> {
             let timeout = Duration::from_secs(args.summarizer_timeout);
             let explicit = args
                 .summarizer_cmd
-                .clone()
-                .or_else(|| std::env::var(AGENT_CMD_ENV).ok())
+                .as_deref()
                 .filter(|c| !c.trim().is_empty());
             let s = match explicit {
-                Some(cmd) => CommandSummarizer::from_command_line(&cmd, timeout),
+                Some(cmd) => CommandSummarizer::from_command_line(cmd, timeout),
                 None => {
                     let spec = AgentSpec::resolve(
                         settings.agent,
@@ -94,7 +91,7 @@ fn options(args: &CompactArgs, settings: &Settings) -> Result<Options, String> {
                     .map_err(|e| e.to_string())?;
                     if spec.prompt_mode != PromptMode::Stdin {
                         return Err(format!(
-                            "--summarizer agent: the configured agent ({}) takes its prompt as an argument or file; pass --summarizer-cmd \"<program> <args>\" (prompt on stdin) or set {AGENT_CMD_ENV}",
+                            "--summarizer agent: the configured agent ({}) takes its prompt as an argument or file; pass --summarizer-cmd \"<program> <args>\" (prompt on stdin) or set RALPH_AGENT_CMD",
                             spec.kind.name()
                         ));
                     }

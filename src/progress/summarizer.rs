@@ -3,7 +3,7 @@
 //!
 //! Owns when an agent's answer may replace the deterministic summary ([`accept`]: non-empty,
 //! shorter than what it replaces, every learning line kept). Does not own which agent is
-//! configured (the CLI takes `--summarizer-cmd` / `RALPH_AGENT_CMD`; the loop will pass its own)
+//! configured (`ralph compact` takes `--summarizer-cmd` or the agent `ralph run` would use)
 //! or what happens on rejection (compaction falls back to the deterministic summary).
 
 use std::io::{Read, Write};
