@@ -343,33 +343,27 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
     }
     let tail = Arc::new(Mutex::new(Tail::new(TAIL_BYTES)));
     let (done_tx, done_rx) = mpsc::channel::<()>();
-    let mut readers = 0;
-    if let Some(out) = child.stdout.take() {
-        let (t, l, w, tx) = (
+    // One reader thread per captured stream; each says when it has seen end of file.
+    let spawn_reader = |src: Box<dyn Read + Send>, stream: Stream| {
+        let (t, l, w, tx, echo) = (
             tail.clone(),
             s.log.clone(),
             s.watch.clone(),
             done_tx.clone(),
+            s.echo,
         );
-        let echo = s.echo;
         std::thread::spawn(move || {
-            pump(out, Stream::Out, t, l, echo, w);
+            pump(src, stream, t, l, echo, w);
             let _ = tx.send(());
         });
+    };
+    let mut readers = 0;
+    if let Some(out) = child.stdout.take() {
+        spawn_reader(Box::new(out), Stream::Out);
         readers += 1;
     }
     if let Some(err) = child.stderr.take() {
-        let (t, l, w, tx) = (
-            tail.clone(),
-            s.log.clone(),
-            s.watch.clone(),
-            done_tx.clone(),
-        );
-        let echo = s.echo;
-        std::thread::spawn(move || {
-            pump(err, Stream::Err, t, l, echo, w);
-            let _ = tx.send(());
-        });
+        spawn_reader(Box::new(err), Stream::Err);
         readers += 1;
     }
     drop(done_tx);
