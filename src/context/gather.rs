@@ -116,8 +116,9 @@ pub fn gather(
 
     // Searched with the redacted text: a secret in a story is no search term.
     let query = super::redact::redact(&story_text(story)).0;
-    let pin = crate::pin::load(root)?;
-    let hits = crate::pin::search::search(&pin, &query, opts.top_k);
+    let pin_text = crate::pin::read_index(root)?;
+    let pin = crate::pin::PinView::parse(&pin_text);
+    let hits = crate::pin::search::search(pin.entries(), &query, opts.top_k);
     let pins = hits
         .into_iter()
         .filter_map(|h| {
@@ -127,10 +128,10 @@ pub fn gather(
                 .as_deref()
                 .and_then(|s| read_spec_head(root, s, opts.spec_lines));
             Some(PinHit {
-                name: e.name.clone(),
+                name: e.name.to_string(),
                 score: h.score,
                 matched: h.matched,
-                files: e.files.clone(),
+                files: e.files.iter().map(|f| (*f).to_string()).collect(),
                 spec,
                 spec_excerpt,
             })

@@ -5,7 +5,7 @@
 //! tree ([`generate`], with the pure parts [`discover`], [`manifest`], [`extract`], [`keywords`]
 //! and [`merge`]), validation ([`check`]) and ranking ([`search`], BM25F; [`search::terms`] is the shared tokenizer). Does not
 //! own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context builder
-//! calls [`load`] and [`search::search`]). The format is specified in specs/pin.md.
+//! calls [`read_index`], [`PinView::parse`] and [`search::search`]). The format is specified in specs/pin.md.
 
 pub mod check;
 pub mod discover;
@@ -20,7 +20,7 @@ pub mod text;
 
 use std::path::{Path, PathBuf};
 
-pub use format::{Entry, Pin};
+pub use format::{Entry, EntryView, Pin, PinView};
 pub use search::{Hit, Index};
 
 /// Where the Pin lives, relative to the project root.
@@ -63,9 +63,13 @@ pub(crate) fn read_text(path: &Path) -> Result<Option<String>, PinError> {
 /// Load `root/specs/INDEX.md`. A missing file gives an empty Pin; an unreadable or non-UTF-8
 /// file is an error naming it. Parsing itself never fails.
 pub fn load(root: &Path) -> Result<Pin, PinError> {
-    Ok(read_text(&root.join(INDEX_PATH))?
-        .map(|t| Pin::parse(&t))
-        .unwrap_or_default())
+    Ok(PinView::parse(&read_index(root)?).to_pin())
+}
+
+/// The text of `root/specs/INDEX.md` ("" when it does not exist), for a borrowed
+/// [`PinView::parse`] where nothing is edited (search, the context builder).
+pub fn read_index(root: &Path) -> Result<String, PinError> {
+    Ok(read_text(&root.join(INDEX_PATH))?.unwrap_or_default())
 }
 
 #[cfg(test)]

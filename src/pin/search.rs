@@ -10,7 +10,7 @@
 //! `k1 = 1.2`, `b = 0.75`, weights keywords 3, name 2, files (and spec link) 1.
 //! Ties keep Pin order.
 
-use super::format::{Entry, Pin};
+use super::format::{Entry, EntryView};
 use super::text::{FastMap as HashMap, for_each_term, for_each_term_buf};
 
 pub use super::text::terms;
@@ -23,38 +23,57 @@ const WEIGHTS: [f64; 3] = [3.0, 2.0, 1.0];
 /// One ranked entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
-    /// Index into [`Pin::entries`].
+    /// Index into the entries searched.
     pub entry: usize,
     pub score: f64,
     /// The query terms (stemmed) found in the entry, in query order.
     pub matched: Vec<String>,
 }
 
-/// Call `f(field, term)` for every term of an entry: 0 keywords, 1 name, 2 file paths and spec.
-fn for_each_field_term(e: &Entry, mut f: impl FnMut(usize, &str)) {
-    for k in &e.keywords {
-        for_each_term(k, |t| f(0, t));
+/// What ranking reads of an entry, owned ([`Entry`]) or borrowed ([`EntryView`]).
+pub trait Searchable {
+    /// Call `f(field, text)` for each text of the entry: 0 keywords, 1 name, 2 file paths and
+    /// the spec link.
+    fn for_each_text(&self, f: impl FnMut(usize, &str));
+}
+
+impl Searchable for Entry {
+    fn for_each_text(&self, mut f: impl FnMut(usize, &str)) {
+        for k in &self.keywords {
+            f(0, k);
+        }
+        f(1, &self.name);
+        for p in self.files.iter().chain(&self.spec) {
+            f(2, p);
+        }
     }
-    for_each_term(&e.name, |t| f(1, t));
-    for p in e.files.iter().chain(&e.spec) {
-        for_each_term(p, |t| f(2, t));
+}
+
+impl Searchable for EntryView<'_> {
+    fn for_each_text(&self, mut f: impl FnMut(usize, &str)) {
+        for k in &self.keywords {
+            f(0, k);
+        }
+        f(1, self.name);
+        for p in self.files.iter().chain(&self.spec) {
+            f(2, p);
+        }
     }
+}
+
+/// Call `f(field, term)` for every term of an entry.
+fn for_each_field_term(e: &impl Searchable, mut f: impl FnMut(usize, &str)) {
+    e.for_each_text(|field, text| for_each_term(text, |t| f(field, t)));
 }
 
 /// [`for_each_field_term`] that stems only the words `want` accepts (see [`for_each_term_buf`]).
 fn for_each_field_term_if(
-    e: &Entry,
+    e: &impl Searchable,
     buf: &mut String,
     want: &impl Fn(&str) -> bool,
     mut f: impl FnMut(usize, Option<&str>),
 ) {
-    for k in &e.keywords {
-        for_each_term_buf(k, buf, want, |t| f(0, t));
-    }
-    for_each_term_buf(&e.name, buf, want, |t| f(1, t));
-    for p in e.files.iter().chain(&e.spec) {
-        for_each_term_buf(p, buf, want, |t| f(2, t));
-    }
+    e.for_each_text(|field, text| for_each_term_buf(text, buf, want, |t| f(field, t)));
 }
 
 /// The distinct terms of a query, in order.
@@ -120,12 +139,12 @@ pub struct Index {
 }
 
 impl Index {
-    /// Build the index of a Pin.
-    pub fn new(pin: &Pin) -> Index {
+    /// Build the index of a Pin's entries.
+    pub fn new(entries: &[impl Searchable]) -> Index {
         let mut postings: HashMap<String, Vec<(usize, [u32; 3])>> = HashMap::default();
-        let mut lens = Vec::with_capacity(pin.entries().len());
+        let mut lens = Vec::with_capacity(entries.len());
         let mut total = [0f64; 3];
-        for (i, e) in pin.entries().iter().enumerate() {
+        for (i, e) in entries.iter().enumerate() {
             let mut len = [0f64; 3];
             for_each_field_term(e, |f, t| {
                 len[f] += 1.0;
@@ -182,10 +201,10 @@ impl Index {
     }
 }
 
-/// Rank the entries of `pin` for `query`: the best `limit`, best first, ties in Pin order.
+/// Rank a Pin's entries for `query`: the best `limit`, best first, ties in Pin order.
 /// One pass over the Pin without building an [`Index`] (cheaper for a single query; keep an
 /// `Index` to query one Pin many times). Both give the same ranking.
-pub fn search(pin: &Pin, query: &str, limit: usize) -> Vec<Hit> {
+pub fn search(entries: &[impl Searchable], query: &str, limit: usize) -> Vec<Hit> {
     let qterms = query_terms(query);
     // A word can stem to a query term only if it starts with that term less its last letter
     // (stemming keeps a prefix, or replaces `ies` with `y`): check that before stemming.
@@ -196,11 +215,14 @@ pub fn search(pin: &Pin, query: &str, limit: usize) -> Vec<Hit> {
             &b[..b.len().saturating_sub(1)]
         })
         .collect();
+    // `w` may hold ASCII capitals (see `for_each_term_buf`); query terms are lowercase.
     let want = |w: &str| {
         let w = w.as_bytes();
-        prefixes
-            .iter()
-            .any(|p| p.first().is_none_or(|c| w.first() == Some(c)) && w.starts_with(p))
+        prefixes.iter().any(|p| {
+            w.len() >= p.len()
+                && p.first().is_none_or(|c| w[0].to_ascii_lowercase() == *c)
+                && w[..p.len()].eq_ignore_ascii_case(p)
+        })
     };
     let mut total = [0f64; 3];
     let mut df = vec![0usize; qterms.len()];
@@ -208,7 +230,7 @@ pub fn search(pin: &Pin, query: &str, limit: usize) -> Vec<Hit> {
     let mut matched: Vec<(usize, [f64; 3], Vec<[u32; 3]>)> = Vec::new();
     let mut tf = vec![[0u32; 3]; qterms.len()];
     let mut buf = String::new();
-    for (i, e) in pin.entries().iter().enumerate() {
+    for (i, e) in entries.iter().enumerate() {
         let mut len = [0f64; 3];
         let mut any = false;
         for_each_field_term_if(e, &mut buf, &want, |f, t| {
@@ -234,7 +256,7 @@ pub fn search(pin: &Pin, query: &str, limit: usize) -> Vec<Hit> {
             ));
         }
     }
-    let stats = Stats::new(pin.entries().len(), total);
+    let stats = Stats::new(entries.len(), total);
     let idf: Vec<f64> = df.iter().map(|&d| stats.idf(d)).collect();
     let hits = matched
         .into_iter()
@@ -260,6 +282,7 @@ pub fn search(pin: &Pin, query: &str, limit: usize) -> Vec<Hit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pin::format::{Pin, PinView};
 
     fn pin() -> Pin {
         Pin::parse(
@@ -276,7 +299,7 @@ mod tests {
     #[test]
     fn keywords_outrank_names_and_paths() {
         let p = pin();
-        let hits = search(&p, "searching the index", 5);
+        let hits = search(p.entries(), "searching the index", 5);
         assert_eq!(hits[0].entry, 1);
         assert_eq!(hits[0].matched, ["search", "index"]);
         assert_eq!(hits[1].entry, 2);
@@ -287,7 +310,7 @@ mod tests {
     #[test]
     fn stemming_matches_inflections() {
         let p = pin();
-        let hits = search(&p, "compaction of logs", 5);
+        let hits = search(p.entries(), "compaction of logs", 5);
         assert_eq!(hits[0].entry, 0);
         assert_eq!(hits[0].matched, ["compaction", "log"]);
     }
@@ -298,7 +321,9 @@ mod tests {
             "../../tests/fixtures/compat/newralph/INDEX.md"
         ));
         for p in [pin(), fork] {
-            let idx = Index::new(&p);
+            let text = p.to_markdown();
+            let view = PinView::parse(&text);
+            let idx = Index::new(p.entries());
             for q in [
                 "search index",
                 "zeta",
@@ -307,7 +332,12 @@ mod tests {
                 "nothing",
                 "",
             ] {
-                assert_eq!(idx.search(q, 10), search(&p, q, 10), "{q}");
+                assert_eq!(idx.search(q, 10), search(p.entries(), q, 10), "{q}");
+                assert_eq!(
+                    search(view.entries(), q, 10),
+                    search(p.entries(), q, 10),
+                    "{q}"
+                );
             }
         }
     }
@@ -315,11 +345,11 @@ mod tests {
     #[test]
     fn ties_keep_pin_order_and_limit_applies() {
         let p = pin();
-        let hits = search(&p, "zeta", 5);
+        let hits = search(p.entries(), "zeta", 5);
         assert_eq!(hits.iter().map(|h| h.entry).collect::<Vec<_>>(), [3, 4]);
         assert_eq!(hits[0].score, hits[1].score);
-        assert_eq!(search(&p, "zeta", 1).len(), 1);
-        assert!(search(&p, "nothing matches", 5).is_empty());
-        assert!(search(&Pin::default(), "zeta", 5).is_empty());
+        assert_eq!(search(p.entries(), "zeta", 1).len(), 1);
+        assert!(search(p.entries(), "nothing matches", 5).is_empty());
+        assert!(search(Pin::default().entries(), "zeta", 5).is_empty());
     }
 }

@@ -24,14 +24,63 @@ const STOP: &[&str] = &[
     "yet", "you", "your", "yours",
 ];
 
+/// A word of at most 8 ASCII bytes packed into a `u64` (zero padded), for cheap comparison.
+const fn pack(w: &[u8]) -> u64 {
+    let mut k = 0u64;
+    let mut i = 0;
+    while i < w.len() && i < 8 {
+        k |= (w[i] as u64) << (8 * i);
+        i += 1;
+    }
+    k
+}
+
+/// Slots in [`STOP_TABLE`] (a power of two, about four times the number of stop words).
+const STOP_SLOTS: usize = 512;
+
+/// The slot a packed word hashes to (multiplicative hashing: the top bits of a product).
+const fn stop_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - STOP_SLOTS.trailing_zeros())) as usize
+}
+
+/// The stop words packed (see [`pack`]) in an open-addressing table (0 marks an empty slot),
+/// built at compile time: a lookup is a multiply and, rarely, a short probe.
+static STOP_TABLE: [u64; STOP_SLOTS] = {
+    let mut t = [0u64; STOP_SLOTS];
+    let mut i = 0;
+    while i < STOP.len() {
+        let key = pack(STOP[i].as_bytes());
+        let mut s = stop_slot(key);
+        while t[s] != 0 {
+            s = (s + 1) % STOP_SLOTS;
+        }
+        t[s] = key;
+        i += 1;
+    }
+    t
+};
+
 /// Whether `w` (lowercase) is an English stop word.
 pub fn is_stop(w: &str) -> bool {
-    if w.len() > 7 {
-        return false; // no stop word is longer
+    !w.bytes().any(|b| b.is_ascii_uppercase()) && is_stop_ascii_ci(w.as_bytes())
+}
+
+/// Whether `b` spells a stop word, ignoring ASCII case.
+fn is_stop_ascii_ci(b: &[u8]) -> bool {
+    // No stop word is longer than 7 letters or holds anything but ASCII letters.
+    if b.is_empty() || b.len() > 7 || !b.iter().all(u8::is_ascii_alphabetic) {
+        return false;
     }
-    static SET: std::sync::LazyLock<FastSet<&'static str>> =
-        std::sync::LazyLock::new(|| STOP.iter().copied().collect());
-    SET.contains(w)
+    // `| 0x20` lowercases an ASCII letter.
+    let key = pack(b) | ((u64::MAX >> (64 - 8 * b.len())) & 0x2020_2020_2020_2020);
+    let mut s = stop_slot(key);
+    loop {
+        match STOP_TABLE[s] {
+            0 => return false,
+            k if k == key => return true,
+            _ => s = (s + 1) % STOP_SLOTS,
+        }
+    }
 }
 
 /// Call `f` with each word of `text` as written: split on anything not alphanumeric, on
@@ -39,11 +88,7 @@ pub fn is_stop(w: &str) -> bool {
 /// stay with the letters before them (`utf8`, `v2`).
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     if text.is_ascii() {
-        for chunk in text.split(|c: char| !c.is_ascii_alphanumeric()) {
-            if !chunk.is_empty() {
-                ascii_words(chunk, &mut f);
-            }
-        }
+        ascii_words(text, &mut f);
         return;
     }
     for chunk in text.split(|c: char| !c.is_alphanumeric()) {
@@ -74,34 +119,69 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
-/// [`for_each_word`] for one ASCII alphanumeric chunk (the common case), on bytes.
-fn ascii_words(chunk: &str, f: &mut impl FnMut(&str)) {
-    let b = chunk.as_bytes();
-    let mut start = 0;
-    for i in 1..b.len() {
-        let (p, c) = (b[i - 1], b[i]);
-        if !c.is_ascii_uppercase() {
+/// Byte classes for [`ascii_words`]: 0 for a separator.
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 3;
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_lowercase() {
+            LOWER
+        } else if b.is_ascii_uppercase() {
+            UPPER
+        } else if b.is_ascii_digit() {
+            DIGIT
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+
+/// [`for_each_word`] for ASCII text (the common case), in one pass over the bytes: runs of
+/// alphanumerics, split where the case changes.
+fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
+    let b = text.as_bytes();
+    let class = |i: usize| b.get(i).map_or(0, |&c| CLASS[usize::from(c)]);
+    let mut i = 0;
+    while i < b.len() {
+        if class(i) == 0 {
+            i += 1;
             continue;
         }
-        let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-        if p.is_ascii_lowercase() || p.is_ascii_digit() || (p.is_ascii_uppercase() && next_lower) {
-            f(&chunk[start..i]);
-            start = i;
+        let mut start = i;
+        let mut prev = class(i);
+        i += 1;
+        loop {
+            let c = class(i);
+            if c == 0 {
+                break;
+            }
+            // A capital starts a word after a lowercase letter or a digit, and ends a run of
+            // capitals when a lowercase letter follows (`HTTPServer`: `HTTP`, `Server`).
+            if c == UPPER && (prev != UPPER || class(i + 1) == LOWER) {
+                f(&text[start..i]);
+                start = i;
+            }
+            prev = c;
+            i += 1;
         }
+        f(&text[start..i]);
     }
-    f(&chunk[start..]);
 }
 
 /// Lowercase `word` into `buf`; true when it is a number (all numeric).
 fn lower_into(word: &str, buf: &mut String) -> bool {
     buf.clear();
     if word.is_ascii() {
-        let mut number = true;
-        for b in word.bytes() {
-            number &= b.is_ascii_digit();
-            buf.push(char::from(b.to_ascii_lowercase()));
-        }
-        number
+        buf.push_str(word);
+        buf.make_ascii_lowercase();
+        let b = word.as_bytes();
+        b.first().is_some_and(u8::is_ascii_digit) && b.iter().all(u8::is_ascii_digit)
     } else {
         buf.extend(word.chars().flat_map(char::to_lowercase));
         buf.chars().all(char::is_numeric)
@@ -194,10 +274,12 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     );
 }
 
-/// [`for_each_term`] that stems only the words `want` accepts (given the lowercase word before
-/// stemming): `f(Some(term))` for those, `f(None)` for the other terms (counted, not stemmed).
-/// Stemming keeps a word's first letters (the term is a prefix of the word, or that prefix plus
-/// `y`), so a caller looking for a few terms can reject most words before stemming them.
+/// [`for_each_term`] that stems only the words `want` accepts: `f(Some(term))` for those,
+/// `f(None)` for the other terms (counted, not stemmed). `want` gets the word before lowercasing
+/// and stemming, with any non-ASCII letters already lowercased: compare it with ASCII case
+/// folding. Stemming keeps a word's first letters (the term is a prefix of the word, or that
+/// prefix plus `y`), so a caller looking for a few terms can reject most words before they are
+/// copied or stemmed.
 pub fn for_each_term_if(text: &str, want: impl Fn(&str) -> bool, f: impl FnMut(Option<&str>)) {
     for_each_term_buf(text, &mut String::new(), want, f);
 }
@@ -209,7 +291,15 @@ pub fn for_each_term_buf(
     want: impl Fn(&str) -> bool,
     mut f: impl FnMut(Option<&str>),
 ) {
+    if text.is_ascii() {
+        ascii_words(text, &mut |w| ascii_term(w, buf, &want, &mut f));
+        return;
+    }
     for_each_word(text, |w| {
+        if w.is_ascii() {
+            ascii_term(w, buf, &want, &mut f);
+            return;
+        }
         if lower_into(w, buf) || is_stop(buf) {
             return;
         }
@@ -222,6 +312,27 @@ pub fn for_each_term_buf(
     });
 }
 
+/// One ASCII word of [`for_each_term_buf`]: numbers and stop words are tested on the word as
+/// written, and only a wanted word is copied, lowercased and stemmed.
+fn ascii_term(
+    w: &str,
+    buf: &mut String,
+    want: &impl Fn(&str) -> bool,
+    f: &mut impl FnMut(Option<&str>),
+) {
+    let b = w.as_bytes();
+    if b.iter().all(u8::is_ascii_digit) || is_stop_ascii_ci(b) {
+        return;
+    }
+    if !want(w) {
+        f(None);
+        return;
+    }
+    lower_into(w, buf);
+    stem_in_place(buf);
+    f(Some(buf));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +343,11 @@ mod tests {
         s.sort_unstable();
         assert_eq!(s, STOP);
         assert!(STOP.iter().all(|w| w.len() <= 7 && is_stop(w)));
+        for w in [
+            "", "ab", "thee", "yours1", "abouts", "Then", "ünd", "shallow", "x",
+        ] {
+            assert_eq!(is_stop(w), STOP.contains(&w), "{w}");
+        }
     }
 
     #[test]
@@ -275,5 +391,38 @@ mod tests {
             terms("Add the search to 2 Pin entries"),
             ["add", "search", "pin", "entry"]
         );
+    }
+
+    /// The char-by-char definition of word splitting, for comparison with the byte fast path.
+    fn reference_words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for chunk in text.split(|c: char| !c.is_alphanumeric()) {
+            let chars: Vec<(usize, char)> = chunk.char_indices().collect();
+            let mut start = 0;
+            for k in 1..chars.len() {
+                let (p, (i, c)) = (chars[k - 1].1, chars[k]);
+                let next_lower = chars.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+                if (p.is_lowercase() && c.is_uppercase())
+                    || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                    || (p.is_numeric() && c.is_uppercase())
+                {
+                    out.push(chunk[start..i].to_string());
+                    start = i;
+                }
+            }
+            if !chunk.is_empty() {
+                out.push(chunk[start..].to_string());
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn byte_splitting_matches_the_char_definition(text in "[a-zA-Z0-9_ ./-]{0,40}") {
+            let mut got = Vec::new();
+            for_each_word(&text, |w| got.push(w.to_string()));
+            proptest::prop_assert_eq!(got, reference_words(&text));
+        }
     }
 }

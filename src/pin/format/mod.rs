@@ -12,6 +12,9 @@
 //! `**Keywords:**`, `Keywords:` or as a bullet (`- **Keywords**: …`). A `---` line closes an entry.
 
 mod parse;
+mod view;
+
+pub use view::{EntryView, PinView};
 
 use std::sync::LazyLock;
 
@@ -40,7 +43,8 @@ pub struct Entry {
     source: Option<String>,
 }
 
-/// The user-visible fields, used to tell whether an entry changed since it was parsed.
+/// The user-visible fields, to compare entries in tests.
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Fields {
     name: String,
@@ -80,21 +84,10 @@ impl Entry {
     /// The path the spec link points to: the target of a markdown link, text in backticks, or
     /// the last word that looks like a path (`See README.md` gives `README.md`).
     pub fn spec_path(&self) -> Option<String> {
-        let spec = self.spec.as_deref()?;
-        if let Some(c) = LINK.captures(spec) {
-            return Some(c[1].trim().to_string());
-        }
-        if let Some(c) = TICKS.captures(spec) {
-            return Some(c[1].trim().to_string());
-        }
-        spec.split_whitespace()
-            .rev()
-            .map(|w| w.trim_matches(|c: char| c == ',' || c == ';' || c == '(' || c == ')'))
-            .find(|w| w.contains('/') || w.contains('.'))
-            .map(|w| w.trim_end_matches('.').to_string())
-            .filter(|w| !w.is_empty())
+        view::spec_path(self.spec.as_deref()?)
     }
 
+    #[cfg(test)]
     fn fields(&self) -> Fields {
         Fields {
             name: self.name.clone(),
@@ -255,8 +248,8 @@ impl Pin {
 /// Whether `e` still has the fields its source text gives (parsed again only when writing, so
 /// parsing stays cheap).
 fn unchanged(e: &Entry, src: &str) -> bool {
-    let p = Pin::parse(src);
-    p.entries().len() == 1 && p.entries()[0].fields() == e.fields()
+    let p = PinView::parse(src);
+    p.entries().len() == 1 && p.entries()[0].same_fields(e)
 }
 
 /// Drop the remembered source of every entry, so the whole Pin is written canonically.

@@ -2,10 +2,14 @@
 //!
 //! Owns recognising entries (headings with field lines, at the Pin's entry level), their fields
 //! (keywords inline, continued or as bullets; file bullets; spec link; status) and keeping the
-//! exact text of each entry and of the prose between them. Does not own writing (see the parent
-//! module).
+//! exact text of each entry and of the prose between them. Produces a borrowed [`PinView`] (no
+//! allocation per field); [`Pin::parse`] converts it. Does not own writing (see the parent module).
+//!
+//! Trimming is Unicode-aware like `str::trim`, with a fast path for lines that start (and end)
+//! with a visible ASCII character, which is nearly every line of a Pin.
 
-use super::{Entry, Item, LINK, Pin, TICKS};
+use super::view::{EntryView, ItemView, PinView};
+use super::{LINK, Pin, TICKS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
@@ -15,8 +19,36 @@ enum Field {
     Status,
 }
 
+/// A visible ASCII character: never whitespace, so no trimming is needed next to it.
+fn visible(b: Option<&u8>) -> bool {
+    b.is_some_and(|&b| b > b' ' && b < 0x7f)
+}
+
+/// `str::trim_start`, skipping the work when the text starts with a visible ASCII character.
+fn trim_start(s: &str) -> &str {
+    if visible(s.as_bytes().first()) {
+        s
+    } else {
+        s.trim_start()
+    }
+}
+
+/// `str::trim_end`, skipping the work when the text ends with a visible ASCII character.
+fn trim_end(s: &str) -> &str {
+    if visible(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim_end()
+    }
+}
+
+/// `str::trim` (see [`trim_start`]).
+fn trim(s: &str) -> &str {
+    trim_end(trim_start(s))
+}
+
 /// `# Title ##` → (level, "Title"); `None` unless 1-6 `#` are followed by a space.
-fn heading_of(line: &str) -> Option<(usize, String)> {
+fn heading_of(line: &str) -> Option<(usize, &str)> {
     let level = line.bytes().take_while(|&b| b == b'#').count();
     let rest = &line[level..];
     if !(1..=6).contains(&level) || !rest.starts_with([' ', '\t']) {
@@ -30,30 +62,34 @@ fn heading_of(line: &str) -> Option<(usize, String)> {
     } else {
         title
     };
-    Some((level, title.to_string()))
+    Some((level, title))
 }
 
 /// The text of a bullet (`-`, `*`, `+` or `1.`/`1)` then a space), if the line is one.
 fn bullet_of(line: &str) -> Option<&str> {
-    let t = line.trim_start();
+    let t = trim_start(line);
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     let rest = if digits > 0 {
         t[digits..].strip_prefix(['.', ')'])?
     } else {
         t.strip_prefix(['-', '*', '+'])?
     };
-    rest.starts_with([' ', '\t']).then(|| rest.trim())
+    rest.starts_with([' ', '\t']).then(|| trim(rest))
 }
 
 /// A thematic break: three or more `-`, `*` or `_` alone on a line.
 fn is_rule(line: &str) -> bool {
-    let t = line.trim().as_bytes();
+    let first = line.as_bytes().first();
+    if visible(first) && !matches!(first, Some(b'-' | b'*' | b'_')) {
+        return false;
+    }
+    let t = trim(line).as_bytes();
     t.len() >= 3 && matches!(t[0], b'-' | b'*' | b'_') && t.iter().all(|&b| b == t[0])
 }
 
 /// A field line (`**Keywords**: a, b`, `**Keywords:** a`, `- Files:`, …): its field and value.
 fn field_line(line: &str) -> Option<(Field, &str)> {
-    let mut t = line.trim_start();
+    let mut t = trim_start(line);
     if let Some(r) = t.strip_prefix(['-', '*', '+'])
         && r.starts_with([' ', '\t'])
     {
@@ -64,7 +100,16 @@ fn field_line(line: &str) -> Option<(Field, &str)> {
     if emph {
         t = t[2..].trim_start();
     }
-    let end = t.find(|c: char| !(c.is_ascii_alphabetic() || c == ' '))?;
+    // Every field name starts with one of these letters: most lines are rejected here.
+    if !matches!(
+        t.as_bytes().first().map(u8::to_ascii_lowercase),
+        Some(b'k' | b't' | b'f' | b'p' | b's')
+    ) {
+        return None;
+    }
+    let end = t
+        .bytes()
+        .position(|b| !(b.is_ascii_alphabetic() || b == b' '))?;
     let field = field_named(t[..end].trim_end())?;
     let mut rest = &t[end..];
     if let Some(r) = rest.strip_prefix(':') {
@@ -77,7 +122,7 @@ fn field_line(line: &str) -> Option<(Field, &str)> {
     } else {
         return None;
     }
-    Some((field, rest.trim()))
+    Some((field, trim(rest)))
 }
 
 fn field_named(label: &str) -> Option<Field> {
@@ -98,67 +143,112 @@ fn field_named(label: &str) -> Option<Field> {
 }
 
 fn is_fence(line: &str) -> bool {
-    let t = line.trim_start();
+    let first = line.as_bytes().first();
+    if visible(first) && !matches!(first, Some(b'`' | b'~')) {
+        return false;
+    }
+    let t = trim_start(line);
     t.starts_with("```") || t.starts_with("~~~")
 }
 
 /// Split a keyword list on commas; blanks dropped.
-fn split_keywords(text: &str, out: &mut Vec<String>) {
+fn split_keywords<'a>(text: &'a str, out: &mut Vec<&'a str>) {
     for k in text.split(',') {
-        let mut k = k.trim();
-        if k.contains('`') {
+        let mut k = trim(k);
+        if memchr::memchr(b'`', k.as_bytes()).is_some() {
             k = k.trim_matches('`').trim();
         }
         if !k.is_empty() {
-            out.push(k.to_string());
+            out.push(k);
         }
     }
 }
 
 /// The path in one file bullet: a link target, text in backticks, or the first word.
-fn clean_path(text: &str) -> Option<String> {
-    let t = text.trim();
-    let p = if let Some(c) = t.contains('[').then(|| LINK.captures(t)).flatten() {
-        c[1].to_string()
-    } else if let Some(c) = t.contains('`').then(|| TICKS.captures(t)).flatten() {
-        c[1].trim().to_string()
+fn clean_path(text: &str) -> Option<&str> {
+    let t = trim(text);
+    let b = t.as_bytes();
+    let p = if memchr::memchr(b'[', b).is_some()
+        && let Some(c) = LINK.captures(t)
+    {
+        c.get(1)?.as_str()
+    } else if memchr::memchr(b'`', b).is_some()
+        && let Some(c) = TICKS.captures(t)
+    {
+        c.get(1)?.as_str().trim()
     } else {
-        t.split_whitespace().next()?.to_string()
+        first_word(t)?
     };
-    let p = p.trim_end_matches([',', ';']).to_string();
+    let p = p.trim_end_matches([',', ';']);
     (!p.is_empty()).then_some(p)
 }
 
-fn clean_spec(text: &str) -> Option<String> {
-    let t = text.trim();
-    let l = t.to_ascii_lowercase();
-    if t.is_empty()
-        || matches!(
-            l.as_str(),
-            "n/a" | "na" | "none" | "-" | "—" | "_n/a_" | "*n/a*"
-        )
+/// The first whitespace-separated word of trimmed text (`str::split_whitespace`, on bytes while
+/// the text is ASCII).
+fn first_word(t: &str) -> Option<&str> {
+    match t
+        .bytes()
+        .position(|b| b.is_ascii_whitespace() || b == 0x0b || b >= 0x80)
     {
-        None
-    } else {
-        Some(t.to_string())
+        None => (!t.is_empty()).then_some(t),
+        Some(i) if t.as_bytes()[i] < 0x80 => Some(&t[..i]),
+        Some(_) => t.split_whitespace().next(),
     }
 }
 
+fn clean_spec(text: &str) -> Option<&str> {
+    let t = trim(text);
+    let none = t.is_empty()
+        || (t.len() <= 5
+            && matches!(
+                t.to_ascii_lowercase().as_str(),
+                "n/a" | "na" | "none" | "-" | "—" | "_n/a_" | "*n/a*"
+            ));
+    (!none).then_some(t)
+}
+
+/// One line: its text without the terminator, and where it starts in the Pin.
 struct Line<'a> {
-    raw: &'a str,
     text: &'a str,
+    start: usize,
+}
+
+/// The lines of `text`, each with its terminator (`split_inclusive('\n')`, one memchr pass).
+fn lines_of(text: &str) -> Vec<Line<'_>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut push = |start: usize, end: usize| {
+        let raw = &text[start..end];
+        let keep = raw
+            .bytes()
+            .rposition(|b| b != b'\n' && b != b'\r')
+            .map_or(0, |i| i + 1);
+        out.push(Line {
+            text: &raw[..keep],
+            start,
+        });
+    };
+    for nl in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        push(start, nl + 1);
+        start = nl + 1;
+    }
+    if start < text.len() {
+        push(start, text.len());
+    }
+    out
 }
 
 impl Pin {
     /// Parse a Pin. Never fails: text that is not an entry is kept as prose.
     pub fn parse(text: &str) -> Pin {
-        let lines: Vec<Line> = text
-            .split_inclusive('\n')
-            .map(|raw| Line {
-                raw,
-                text: raw.trim_end_matches(['\n', '\r']),
-            })
-            .collect();
+        PinView::parse(text).to_pin()
+    }
+}
+
+impl<'a> PinView<'a> {
+    /// Parse a Pin without copying its text. Never fails: text that is not an entry is prose.
+    pub fn parse(text: &'a str) -> PinView<'a> {
+        let lines = lines_of(text);
         // Which lines are real headings (outside code fences), and which headings start entries.
         let mut in_fence = false;
         let mut heading = vec![None; lines.len()];
@@ -209,73 +299,81 @@ impl Pin {
             candidates[i] && heading[i].as_ref().is_some_and(|h| h.0 == entry_level)
         };
 
-        let mut pin = Pin::default();
-        let mut prose = String::new();
+        let mut pin = PinView::default();
+        // Where the prose not yet pushed starts (prose is the text between entries).
+        let mut prose_start = 0;
         let mut i = 0;
         while i < lines.len() {
             if !starts_entry(i) {
-                prose.push_str(lines[i].raw);
                 i += 1;
                 continue;
             }
-            if !prose.is_empty() {
-                pin.layout.push(Item::Prose(std::mem::take(&mut prose)));
+            if lines[i].start > prose_start {
+                pin.layout
+                    .push(ItemView::Prose(&text[prose_start..lines[i].start]));
             }
-            let (entry, next) = parse_entry(&lines, &heading, i);
-            pin.layout.push(Item::Entry(pin.entries.len()));
+            let (entry, next) = parse_entry(text, &lines, &heading, i);
+            pin.layout.push(ItemView::Entry(pin.entries.len()));
             pin.entries.push(entry);
             i = next;
+            prose_start = lines.get(next).map_or(text.len(), |l| l.start);
         }
-        if !prose.is_empty() {
-            pin.layout.push(Item::Prose(prose));
+        if prose_start < text.len() {
+            pin.layout.push(ItemView::Prose(&text[prose_start..]));
         }
         pin
     }
 }
 
 /// Parse the entry whose heading is line `start`; returns it and the first line after it.
-fn parse_entry(
-    lines: &[Line],
-    heading: &[Option<(usize, String)>],
+fn parse_entry<'a>(
+    text: &'a str,
+    lines: &[Line<'a>],
+    heading: &[Option<(usize, &'a str)>],
     start: usize,
-) -> (Entry, usize) {
-    let name = heading[start]
-        .as_ref()
-        .map(|h| h.1.clone())
-        .unwrap_or_default();
-    let mut e = Entry::new(name);
-    e.line = start + 1;
+) -> (EntryView<'a>, usize) {
+    let mut e = EntryView {
+        name: heading[start].map(|h| h.1).unwrap_or_default(),
+        keywords: Vec::new(),
+        files: Vec::new(),
+        spec: None,
+        stale: false,
+        notes: Vec::new(),
+        line: start + 1,
+        file_lines: Vec::new(),
+        source: "",
+    };
     let mut field: Option<Field> = None;
     let mut prev_blank = false;
     let mut in_fence = false;
     let mut i = start + 1;
     let mut closed = false;
     while i < lines.len() {
-        let text = lines[i].text;
+        let line = lines[i].text;
         if heading[i].is_some() {
             break;
         }
         i += 1;
-        if is_fence(text) {
+        if is_fence(line) {
             in_fence = !in_fence;
-            e.notes.push(text.to_string());
+            e.notes.push(line);
             field = None;
             continue;
         }
         if in_fence {
-            e.notes.push(text.to_string());
+            e.notes.push(line);
             continue;
         }
-        if is_rule(text) {
+        if is_rule(line) {
             closed = true;
             break;
         }
-        if text.trim().is_empty() {
+        if trim(line).is_empty() {
             prev_blank = true;
             continue;
         }
         let blank_before = std::mem::replace(&mut prev_blank, false);
-        if let Some((f, value)) = field_line(text) {
+        if let Some((f, value)) = field_line(line) {
             match f {
                 Field::Keywords => split_keywords(value, &mut e.keywords),
                 Field::Files => {
@@ -290,7 +388,7 @@ fn parse_entry(
             field = Some(f);
             continue;
         }
-        if let Some(item) = bullet_of(text) {
+        if let Some(item) = bullet_of(line) {
             match field {
                 Some(Field::Keywords) => {
                     split_keywords(item, &mut e.keywords);
@@ -311,28 +409,24 @@ fn parse_entry(
             }
         } else if field == Some(Field::Keywords) && !blank_before {
             // Keywords continued on the next line.
-            split_keywords(text, &mut e.keywords);
+            split_keywords(line, &mut e.keywords);
             continue;
         }
         field = None;
         if blank_before && !e.notes.is_empty() {
-            e.notes.push(String::new());
+            e.notes.push("");
         }
-        e.notes.push(text.to_string());
+        e.notes.push(line);
     }
     // Blank lines at the end of an unclosed entry belong to the prose after it.
     let mut end = i;
     if !closed {
-        while end > start + 1 && lines[end - 1].text.trim().is_empty() {
+        while end > start + 1 && trim(lines[end - 1].text).is_empty() {
             end -= 1;
         }
     }
-    let text: String = lines[start..end]
-        .iter()
-        .map(|l| l.raw)
-        .collect::<Vec<&str>>()
-        .concat();
-    e.source = Some(text);
+    let stop = lines.get(end).map_or(text.len(), |l| l.start);
+    e.source = &text[lines[start].start..stop];
     (e, end)
 }
 
@@ -342,8 +436,8 @@ mod tests {
 
     #[test]
     fn headings_bullets_and_rules() {
-        assert_eq!(heading_of("### Name ##"), Some((3, "Name".into())));
-        assert_eq!(heading_of("## C#"), Some((2, "C#".into())));
+        assert_eq!(heading_of("### Name ##"), Some((3, "Name")));
+        assert_eq!(heading_of("## C#"), Some((2, "C#")));
         assert_eq!(heading_of("#hashtag"), None);
         assert_eq!(heading_of("####### seven"), None);
         assert_eq!(bullet_of("  - `a.rs`"), Some("`a.rs`"));
