@@ -156,7 +156,7 @@ fn search(ctx: &Ctx, query: &str, limit: usize, as_json: bool) -> anyhow::Result
                 let e = p.entries().get(h.entry)?;
                 Some(json!({
                     "name": e.name, "score": (h.score * 1000.0).round() / 1000.0,
-                    "matched": h.matched, "keywords": e.keywords, "files": e.files, "spec": e.spec,
+                    "matched": h.matched, "keywords": e.keywords(), "files": e.files, "spec": e.spec,
                 }))
             })
             .collect();

@@ -51,7 +51,9 @@ impl Searchable for Entry {
 
 impl Searchable for EntryView<'_> {
     fn for_each_text(&self, mut f: impl FnMut(usize, &str)) {
-        for k in &self.keywords {
+        // A list as written has the terms of its keywords: the commas, spaces and backticks
+        // that split and trim them are word separators for the tokenizer too.
+        for k in &self.keyword_lists {
             f(0, k);
         }
         f(1, self.name);
@@ -215,14 +217,22 @@ pub fn search(entries: &[impl Searchable], query: &str, limit: usize) -> Vec<Hit
             &b[..b.len().saturating_sub(1)]
         })
         .collect();
+    // The first bytes query prefixes start with (all bytes for an empty prefix), to reject
+    // most words with one lookup.
+    let mut first = [false; 256];
+    for p in &prefixes {
+        match p.first() {
+            Some(&c) => first[usize::from(c)] = true,
+            None => first = [true; 256],
+        }
+    }
     // `w` may hold ASCII capitals (see `for_each_term_buf`); query terms are lowercase.
     let want = |w: &str| {
         let w = w.as_bytes();
-        prefixes.iter().any(|p| {
-            w.len() >= p.len()
-                && p.first().is_none_or(|c| w[0].to_ascii_lowercase() == *c)
-                && w[..p.len()].eq_ignore_ascii_case(p)
-        })
+        first[usize::from(w.first().map_or(0, u8::to_ascii_lowercase))]
+            && prefixes
+                .iter()
+                .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p))
     };
     let mut total = [0f64; 3];
     let mut df = vec![0usize; qterms.len()];

@@ -62,17 +62,13 @@ static STOP_TABLE: [u64; STOP_SLOTS] = {
 
 /// Whether `w` (lowercase) is an English stop word.
 pub fn is_stop(w: &str) -> bool {
-    !w.bytes().any(|b| b.is_ascii_uppercase()) && is_stop_ascii_ci(w.as_bytes())
+    let b = w.as_bytes();
+    // No stop word is longer than 7 letters or holds anything but lowercase ASCII letters.
+    b.len() <= 7 && b.iter().all(u8::is_ascii_lowercase) && is_stop_key(pack(b))
 }
 
-/// Whether `b` spells a stop word, ignoring ASCII case.
-fn is_stop_ascii_ci(b: &[u8]) -> bool {
-    // No stop word is longer than 7 letters or holds anything but ASCII letters.
-    if b.is_empty() || b.len() > 7 || !b.iter().all(u8::is_ascii_alphabetic) {
-        return false;
-    }
-    // `| 0x20` lowercases an ASCII letter.
-    let key = pack(b) | ((u64::MAX >> (64 - 8 * b.len())) & 0x2020_2020_2020_2020);
+/// Whether a packed lowercase word of 1-7 letters (see [`pack`]) is a stop word.
+fn is_stop_key(key: u64) -> bool {
     let mut s = stop_slot(key);
     loop {
         match STOP_TABLE[s] {
@@ -88,7 +84,7 @@ fn is_stop_ascii_ci(b: &[u8]) -> bool {
 /// stay with the letters before them (`utf8`, `v2`).
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     if text.is_ascii() {
-        ascii_words(text, &mut f);
+        ascii_words(text, &mut |w, _| f(w));
         return;
     }
     for chunk in text.split(|c: char| !c.is_alphanumeric()) {
@@ -96,7 +92,7 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             continue;
         }
         if chunk.is_ascii() {
-            ascii_words(chunk, &mut f);
+            ascii_words(chunk, &mut |w, _| f(w));
             continue;
         }
         let mut start = 0;
@@ -123,6 +119,7 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
 const LOWER: u8 = 1;
 const UPPER: u8 = 2;
 const DIGIT: u8 = 3;
+
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut c = 0;
@@ -142,35 +139,51 @@ static CLASS: [u8; 256] = {
     t
 };
 
+/// The key of an ASCII alphanumeric word of 1-7 bytes for [`is_stop_key`]: lowercased and
+/// packed (see [`pack`]). `tail` is the text from the word's first byte on, so the common case is
+/// one 8-byte load. A word holding a digit gives a key no stop word has.
+fn stop_key(word: &[u8], tail: &[u8]) -> u64 {
+    let raw = tail
+        .first_chunk::<8>()
+        .map_or_else(|| pack(word), |c| u64::from_le_bytes(*c));
+    // `| 0x20` lowercases a letter and keeps a digit.
+    (raw | 0x2020_2020_2020_2020) & (u64::MAX >> (64 - 8 * word.len()))
+}
+
 /// [`for_each_word`] for ASCII text (the common case), in one pass over the bytes: runs of
-/// alphanumerics, split where the case changes.
-fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
+/// alphanumerics, split where the case changes. Each word comes with the text from its first
+/// byte on (see [`stop_key`]).
+fn ascii_words<'a>(text: &'a str, f: &mut impl FnMut(&'a str, &'a [u8])) {
     let b = text.as_bytes();
-    let class = |i: usize| b.get(i).map_or(0, |&c| CLASS[usize::from(c)]);
+    let n = b.len();
+    let class = |i: usize| CLASS[usize::from(b[i])];
     let mut i = 0;
-    while i < b.len() {
-        if class(i) == 0 {
+    while i < n {
+        let mut c = class(i);
+        if c == 0 {
             i += 1;
             continue;
         }
         let mut start = i;
-        let mut prev = class(i);
-        i += 1;
+        let mut prev = c;
         loop {
-            let c = class(i);
+            i += 1;
+            if i == n {
+                break;
+            }
+            c = class(i);
             if c == 0 {
                 break;
             }
             // A capital starts a word after a lowercase letter or a digit, and ends a run of
             // capitals when a lowercase letter follows (`HTTPServer`: `HTTP`, `Server`).
-            if c == UPPER && (prev != UPPER || class(i + 1) == LOWER) {
-                f(&text[start..i]);
+            if c == UPPER && (prev != UPPER || (i + 1 < n && class(i + 1) == LOWER)) {
+                f(&text[start..i], &b[start..]);
                 start = i;
             }
             prev = c;
-            i += 1;
         }
-        f(&text[start..i]);
+        f(&text[start..i], &b[start..]);
     }
 }
 
@@ -292,12 +305,12 @@ pub fn for_each_term_buf(
     mut f: impl FnMut(Option<&str>),
 ) {
     if text.is_ascii() {
-        ascii_words(text, &mut |w| ascii_term(w, buf, &want, &mut f));
+        ascii_words(text, &mut |w, tail| ascii_term(w, tail, buf, &want, &mut f));
         return;
     }
     for_each_word(text, |w| {
         if w.is_ascii() {
-            ascii_term(w, buf, &want, &mut f);
+            ascii_term(w, w.as_bytes(), buf, &want, &mut f);
             return;
         }
         if lower_into(w, buf) || is_stop(buf) {
@@ -312,16 +325,19 @@ pub fn for_each_term_buf(
     });
 }
 
-/// One ASCII word of [`for_each_term_buf`]: numbers and stop words are tested on the word as
-/// written, and only a wanted word is copied, lowercased and stemmed.
+/// One ASCII word of [`for_each_term_buf`] (`tail`: see [`ascii_words`]): numbers and stop
+/// words are told from the word as written, and only a wanted word is copied, lowercased and
+/// stemmed.
 fn ascii_term(
     w: &str,
+    tail: &[u8],
     buf: &mut String,
     want: &impl Fn(&str) -> bool,
     f: &mut impl FnMut(Option<&str>),
 ) {
     let b = w.as_bytes();
-    if b.iter().all(u8::is_ascii_digit) || is_stop_ascii_ci(b) {
+    let number = b[0].is_ascii_digit() && b.iter().all(u8::is_ascii_digit);
+    if number || (b.len() <= 7 && is_stop_key(stop_key(b, tail))) {
         return;
     }
     if !want(w) {
@@ -391,6 +407,8 @@ mod tests {
             terms("Add the search to 2 Pin entries"),
             ["add", "search", "pin", "entry"]
         );
+        assert_eq!(terms("The THE ONLY 42 then3 Whom"), ["then3"]);
+        assert_eq!(terms("theirs_ABOUT AboutX"), ["x"]);
     }
 
     /// The char-by-char definition of word splitting, for comparison with the byte fast path.

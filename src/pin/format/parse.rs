@@ -24,21 +24,29 @@ fn visible(b: Option<&u8>) -> bool {
     b.is_some_and(|&b| b > b' ' && b < 0x7f)
 }
 
-/// `str::trim_start`, skipping the work when the text starts with a visible ASCII character.
+/// `str::trim_start`, with a fast path for spaces and tabs followed by visible ASCII.
 fn trim_start(s: &str) -> &str {
-    if visible(s.as_bytes().first()) {
-        s
+    let n = s.bytes().take_while(|&b| b == b' ' || b == b'\t').count();
+    let rest = &s[n..];
+    if visible(rest.as_bytes().first()) {
+        rest
     } else {
-        s.trim_start()
+        rest.trim_start()
     }
 }
 
-/// `str::trim_end`, skipping the work when the text ends with a visible ASCII character.
+/// `str::trim_end`, with a fast path for visible ASCII after spaces and tabs.
 fn trim_end(s: &str) -> &str {
-    if visible(s.as_bytes().last()) {
-        s
+    let n = s
+        .bytes()
+        .rev()
+        .take_while(|&b| b == b' ' || b == b'\t')
+        .count();
+    let rest = &s[..s.len() - n];
+    if visible(rest.as_bytes().last()) {
+        rest
     } else {
-        s.trim_end()
+        rest.trim_end()
     }
 }
 
@@ -69,12 +77,11 @@ fn heading_of(line: &str) -> Option<(usize, &str)> {
 fn bullet_of(line: &str) -> Option<&str> {
     let t = trim_start(line);
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-    let rest = if digits > 0 {
-        t[digits..].strip_prefix(['.', ')'])?
-    } else {
-        t.strip_prefix(['-', '*', '+'])?
+    let rest = match (digits, &t.as_bytes()[digits..]) {
+        (0, [b'-' | b'*' | b'+', ..]) | (1.., [b'.' | b')', ..]) => &t[digits + 1..],
+        _ => return None,
     };
-    rest.starts_with([' ', '\t']).then(|| trim(rest))
+    matches!(rest.as_bytes().first(), Some(b' ' | b'\t')).then(|| trim(rest))
 }
 
 /// A thematic break: three or more `-`, `*` or `_` alone on a line.
@@ -90,48 +97,48 @@ fn is_rule(line: &str) -> bool {
 /// A field line (`**Keywords**: a, b`, `**Keywords:** a`, `- Files:`, …): its field and value.
 fn field_line(line: &str) -> Option<(Field, &str)> {
     let mut t = trim_start(line);
-    if let Some(r) = t.strip_prefix(['-', '*', '+'])
-        && r.starts_with([' ', '\t'])
-    {
-        t = r.trim_start();
+    if let [b'-' | b'*' | b'+', b' ' | b'\t', ..] = t.as_bytes() {
+        t = trim_start(&t[1..]);
     }
-    let bold = |s: &str| s.starts_with("**") || s.starts_with("__");
+    let bold = |s: &str| matches!(s.as_bytes(), [b'*', b'*', ..] | [b'_', b'_', ..]);
     let emph = bold(t);
     if emph {
-        t = t[2..].trim_start();
+        t = trim_start(&t[2..]);
     }
     // Every field name starts with one of these letters: most lines are rejected here.
     if !matches!(
-        t.as_bytes().first().map(u8::to_ascii_lowercase),
-        Some(b'k' | b't' | b'f' | b'p' | b's')
+        t.as_bytes().first(),
+        Some(b'k' | b't' | b'f' | b'p' | b's' | b'K' | b'T' | b'F' | b'P' | b'S')
     ) {
         return None;
     }
     let end = t
         .bytes()
         .position(|b| !(b.is_ascii_alphabetic() || b == b' '))?;
-    let field = field_named(t[..end].trim_end())?;
+    let field = field_named(&t.as_bytes()[..end])?;
     let mut rest = &t[end..];
     if let Some(r) = rest.strip_prefix(':') {
-        rest = r.trim_start();
+        rest = trim_start(r);
         if emph && bold(rest) {
             rest = &rest[2..];
         }
     } else if emph && bold(rest) {
-        rest = rest[2..].trim_start().strip_prefix(':')?;
+        rest = trim_start(&rest[2..]).strip_prefix(':')?;
     } else {
         return None;
     }
     Some((field, trim(rest)))
 }
 
-fn field_named(label: &str) -> Option<Field> {
+fn field_named(label: &[u8]) -> Option<Field> {
     // The longest name is 13 letters; `label` is ASCII letters and spaces (see `field_line`).
     let mut buf = [0u8; 16];
     let mut n = 0;
-    for b in label.bytes().filter(|&b| b != b' ') {
-        *buf.get_mut(n)? = b.to_ascii_lowercase();
-        n += 1;
+    for &b in label {
+        if b != b' ' {
+            *buf.get_mut(n)? = b.to_ascii_lowercase();
+            n += 1;
+        }
     }
     match buf.get(..n)? {
         b"keywords" | b"keyword" | b"tags" => Some(Field::Keywords),
@@ -152,34 +159,47 @@ fn is_fence(line: &str) -> bool {
 }
 
 /// Split a keyword list on commas; blanks dropped.
-fn split_keywords<'a>(text: &'a str, out: &mut Vec<&'a str>) {
-    for k in text.split(',') {
+pub(super) fn split_keywords<'a>(text: &'a str, out: &mut Vec<&'a str>) {
+    let mut push = |k: &'a str, ticks: bool| {
         let mut k = trim(k);
-        if memchr::memchr(b'`', k.as_bytes()).is_some() {
+        if ticks {
             k = k.trim_matches('`').trim();
         }
         if !k.is_empty() {
             out.push(k);
         }
+    };
+    let (mut start, mut ticks) = (0, false);
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if b == b',' {
+            push(&text[start..i], ticks);
+            (start, ticks) = (i + 1, false);
+        } else {
+            ticks |= b == b'`';
+        }
     }
+    push(&text[start..], ticks);
 }
 
 /// The path in one file bullet: a link target, text in backticks, or the first word.
 fn clean_path(text: &str) -> Option<&str> {
     let t = trim(text);
     let b = t.as_bytes();
-    let p = if memchr::memchr(b'[', b).is_some()
-        && let Some(c) = LINK.captures(t)
-    {
+    let (link, ticks) = b.iter().fold((false, false), |(l, k), &c| {
+        (l || c == b'[', k || c == b'`')
+    });
+    let p = if link && let Some(c) = LINK.captures(t) {
         c.get(1)?.as_str()
-    } else if memchr::memchr(b'`', b).is_some()
-        && let Some(c) = TICKS.captures(t)
-    {
+    } else if ticks && let Some(c) = TICKS.captures(t) {
         c.get(1)?.as_str().trim()
     } else {
         first_word(t)?
     };
-    let p = p.trim_end_matches([',', ';']);
+    let keep = p
+        .bytes()
+        .rposition(|c| c != b',' && c != b';')
+        .map_or(0, |i| i + 1);
+    let p = &p[..keep];
     (!p.is_empty()).then_some(p)
 }
 
@@ -215,7 +235,7 @@ struct Line<'a> {
 
 /// The lines of `text`, each with its terminator (`split_inclusive('\n')`, one memchr pass).
 fn lines_of(text: &str) -> Vec<Line<'_>> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
     let mut start = 0;
     let mut push = |start: usize, end: usize| {
         let raw = &text[start..end];
@@ -334,13 +354,13 @@ fn parse_entry<'a>(
 ) -> (EntryView<'a>, usize) {
     let mut e = EntryView {
         name: heading[start].map(|h| h.1).unwrap_or_default(),
-        keywords: Vec::new(),
-        files: Vec::new(),
+        keyword_lists: Vec::with_capacity(2),
+        files: Vec::with_capacity(8),
         spec: None,
         stale: false,
         notes: Vec::new(),
         line: start + 1,
-        file_lines: Vec::new(),
+        file_lines: Vec::with_capacity(8),
         source: "",
     };
     let mut field: Option<Field> = None;
@@ -375,7 +395,7 @@ fn parse_entry<'a>(
         let blank_before = std::mem::replace(&mut prev_blank, false);
         if let Some((f, value)) = field_line(line) {
             match f {
-                Field::Keywords => split_keywords(value, &mut e.keywords),
+                Field::Keywords => e.keyword_lists.push(value),
                 Field::Files => {
                     for p in value.split(',').filter_map(clean_path) {
                         e.files.push(p);
@@ -391,7 +411,7 @@ fn parse_entry<'a>(
         if let Some(item) = bullet_of(line) {
             match field {
                 Some(Field::Keywords) => {
-                    split_keywords(item, &mut e.keywords);
+                    e.keyword_lists.push(item);
                     continue;
                 }
                 Some(Field::Files) => {
@@ -409,7 +429,7 @@ fn parse_entry<'a>(
             }
         } else if field == Some(Field::Keywords) && !blank_before {
             // Keywords continued on the next line.
-            split_keywords(line, &mut e.keywords);
+            e.keyword_lists.push(line);
             continue;
         }
         field = None;

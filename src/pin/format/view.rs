@@ -11,7 +11,8 @@ use super::{Entry, Item, LINK, Pin, TICKS};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryView<'a> {
     pub name: &'a str,
-    pub keywords: Vec<&'a str>,
+    /// The keyword lists as written (comma-separated; split by [`EntryView::keywords`]).
+    pub keyword_lists: Vec<&'a str>,
     pub files: Vec<&'a str>,
     pub spec: Option<&'a str>,
     pub stale: bool,
@@ -63,12 +64,21 @@ fn owned(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| (*s).to_string()).collect()
 }
 
-impl EntryView<'_> {
+impl<'a> EntryView<'a> {
+    /// The keywords in file order (the lists split on commas, blanks dropped).
+    pub fn keywords(&self) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        for list in &self.keyword_lists {
+            super::parse::split_keywords(list, &mut out);
+        }
+        out
+    }
+
     /// The owned entry, remembering its source text.
     pub fn to_entry(&self) -> Entry {
         Entry {
             name: self.name.to_string(),
-            keywords: owned(&self.keywords),
+            keywords: owned(&self.keywords()),
             files: owned(&self.files),
             spec: self.spec.map(str::to_string),
             stale: self.stale,
@@ -82,7 +92,7 @@ impl EntryView<'_> {
     /// Whether `e` has exactly the user-visible fields of this view.
     pub(super) fn same_fields(&self, e: &Entry) -> bool {
         self.name == e.name
-            && self.keywords == e.keywords
+            && self.keywords() == e.keywords
             && self.files == e.files
             && self.spec == e.spec.as_deref()
             && self.stale == e.stale
