@@ -230,16 +230,23 @@ fn classify(title: &[u8]) -> Kind<'_> {
     }
 }
 
+impl Block<Kind<'_>> {
+    /// The same block with an owned [`BlockKind`].
+    pub fn into_owned(self) -> Block {
+        Block {
+            kind: self.kind.into_owned(),
+            span: self.span,
+            line: self.line,
+            lines: self.lines,
+        }
+    }
+}
+
 /// Split `bytes` into blocks. Never fails; the blocks' spans are contiguous and cover the input.
 pub fn scan(bytes: &[u8]) -> Vec<Block> {
     scan_borrowed(bytes)
         .into_iter()
-        .map(|b| Block {
-            kind: b.kind.into_owned(),
-            span: b.span,
-            line: b.line,
-            lines: b.lines,
-        })
+        .map(Block::into_owned)
         .collect()
 }
 
