@@ -294,6 +294,11 @@ fn line_pool() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         Just(b"\t~~~\n".to_vec()),
         Just(b"\n".to_vec()),
         Just(b"\r\n".to_vec()),
+        Just(b"a --- b ```c``` ~~~\n".to_vec()),
+        Just(b"x---\n".to_vec()),
+        Just(b" ## 2026-01-05 - US-5\n".to_vec()),
+        Just(b"## \n".to_vec()),
+        Just(b"## 2026-01-06 - US-6".to_vec()),
         proptest::collection::vec(proptest::num::u8::ANY, 0..12),
     ]
 }
