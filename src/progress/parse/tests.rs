@@ -27,6 +27,8 @@ fn assert_covers(bytes: &[u8]) {
         lines += b.lines;
     }
     assert_eq!(joined, bytes);
+    // compact() checks its threshold with count_lines before scanning: the same number.
+    assert_eq!(lines, count_lines(bytes));
 }
 
 #[test]
