@@ -251,6 +251,20 @@ fn last_line_without_newline_still_counts() {
 }
 
 #[test]
+fn separator_with_a_bare_cr_at_eof_ends_the_entry() {
+    // Found by the property test against a broken scanner: `---\r` with no `\n` after it.
+    let text = b"## 2026-01-01 - US-1\n---\r";
+    let blocks = scan(text);
+    assert_eq!(kinds(text), ["E:US-1"]);
+    assert_eq!(
+        (blocks[0].span.clone(), blocks[0].lines),
+        (0..text.len(), 2)
+    );
+    assert_eq!(scan(text), reference_scan(text));
+    assert_covers(text);
+}
+
+#[test]
 fn indented_and_tilde_fences_hide_separators() {
     let text = b"## 2026-01-17 - US-1\n  ~~~\n---\n\t~~~\n- a\n---\nrest\n";
     let blocks = scan(text);
