@@ -3,7 +3,7 @@
 //! Owns which files are read and what is taken from each: the instructions
 //! ([`super::instructions::load`]), the Pin (`specs/INDEX.md`, ranked by [`crate::pin::search`]
 //! for keywords of the story's title, description and criteria; the first lines of each hit's
-//! spec, read only inside the project), progress.txt ([`crate::progress::Log`]: Codebase
+//! spec, read only inside the project), progress.txt ([`crate::progress::LogView`]: Codebase
 //! Patterns, each blocker's latest entry, recent entries) and `.ralph/history.jsonl` (each
 //! blocker's files changed and commit). Does not decide what fits: [`super::assemble`] does.
 
@@ -62,13 +62,13 @@ pub fn gather(
     let instructions = instructions::load(root, flavour)?.text;
 
     let progress_path = crate::progress::path_in(root);
-    let log = if progress_path.exists() {
-        Some(crate::progress::Log::parse(&crate::fsutil::read(
-            &progress_path,
-        )?))
+    let progress = if progress_path.exists() {
+        Some(crate::fsutil::read(&progress_path)?)
     } else {
         None
     };
+    // A borrowed view: one scan, and only the entries shown below are copied.
+    let log = progress.as_deref().map(crate::progress::LogView::parse);
     let history = crate::run::history::read(root)?;
 
     let deps = story
@@ -80,7 +80,7 @@ pub fn gather(
                 .map_or_else(|| "(not in prd.json)".to_string(), |s| s.title.clone());
             let progress_entry = log
                 .as_ref()
-                .and_then(|l| l.entries_for(id).last().map(|e| e.text.clone()));
+                .and_then(|l| l.last_entry_for(id).map(|e| e.text().into_owned()));
             let done = history
                 .iter()
                 .rev()
@@ -105,11 +105,10 @@ pub fn gather(
     let recent = log
         .as_ref()
         .map(|l| {
-            let all = l.entries();
             let n = opts.recent_entries + story.blocked_by.len();
-            all[all.len().saturating_sub(n)..]
+            l.recent_entries(n)
                 .iter()
-                .map(|e| e.text.clone())
+                .map(|e| e.text().into_owned())
                 .collect()
         })
         .unwrap_or_default();

@@ -151,14 +151,16 @@ fn line_ending(input: &[u8]) -> &'static [u8] {
 /// Compact a progress log. See the module doc for what is kept; the result is always shorter
 /// than the input, or an error says why nothing was done.
 pub fn compact(input: &[u8], opts: &Options) -> Result<Compacted, CompactError> {
-    let blocks = parse::scan(input);
-    let lines_before: usize = blocks.iter().map(|b| b.lines).sum();
+    // Counted before scanning: the loop calls this every iteration, and a log under the
+    // threshold needs no scan (the blocks' line counts add up to the same number).
+    let lines_before = parse::count_lines(input);
     if !opts.force && lines_before <= opts.threshold {
         return Err(CompactError::UnderThreshold {
             lines: lines_before,
             threshold: opts.threshold,
         });
     }
+    let blocks = parse::scan(input);
     let keep = keep_window(&blocks, opts.keep_recent);
     let old: Vec<bool> = blocks
         .iter()

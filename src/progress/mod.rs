@@ -6,7 +6,8 @@
 //! Does not own where the loop reports compaction or how the agent is configured.
 //!
 //! The model is lossless: it keeps the original bytes, and every byte belongs to exactly one
-//! [`Block`]. A hand-edited or damaged log never fails to parse; what is not an entry or a known
+//! [`Block`]. [`LogView`] is the same model borrowed from bytes the caller holds, copying
+//! nothing (what the prompt builder reads every iteration); [`Log`] owns its bytes and texts. A hand-edited or damaged log never fails to parse; what is not an entry or a known
 //! section is an [`BlockKind::Other`] block, kept as it is by compaction.
 
 pub mod compact;
@@ -16,11 +17,12 @@ pub mod parse;
 pub mod store;
 pub mod summarizer;
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::PathBuf;
 
 pub use compact::{CompactError, Compacted, Options, Stats, SummaryMethod};
-pub use parse::{Block, BlockKind};
+pub use parse::{Block, BlockKind, Kind};
 pub use store::Summary;
 pub use summarizer::{CommandSummarizer, SummarizeError, Summarizer};
 
@@ -43,7 +45,8 @@ pub struct Entry {
     pub line: usize,
 }
 
-/// A parsed progress.txt.
+/// A parsed progress.txt, owning its bytes and every entry's text. Built from a [`LogView`];
+/// for reading a log once (the prompt), the view alone is cheaper.
 #[derive(Debug, Clone)]
 pub struct Log {
     bytes: Vec<u8>,
@@ -51,37 +54,49 @@ pub struct Log {
     entries: Vec<Entry>,
 }
 
-/// A block's text: valid UTF-8 is copied as is (the fast path: `from_utf8` is vectorised,
+/// A block's text: valid UTF-8 is borrowed as is (the fast path: `from_utf8` is vectorised,
 /// `from_utf8_lossy` walks chunk by chunk and was a quarter of `ralph context`'s instructions on a
 /// 100,000-line log); invalid bytes become U+FFFD only in this view, never in the file.
-fn text_of(bytes: &[u8]) -> String {
+fn text_of(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
+}
+
+/// The blocks in `spans`, joined in file order with a newline between them where one is missing
+/// (lossy UTF-8). None when there is none.
+fn joined<'r>(bytes: &[u8], spans: impl Iterator<Item = &'r Range<usize>>) -> Option<String> {
+    let mut out: Option<String> = None;
+    for span in spans {
+        let text = text_of(&bytes[span.clone()]);
+        let s = out.get_or_insert_with(String::new);
+        if !s.is_empty() && !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s.push_str(&text);
+    }
+    out
 }
 
 impl Log {
     /// Parse a progress log. Never fails: anything that is not an entry or a known section is
     /// kept as an [`BlockKind::Other`] block.
     pub fn parse(bytes: &[u8]) -> Log {
-        let blocks = parse::scan(bytes);
-        let entries = blocks
-            .iter()
-            .filter_map(|b| match &b.kind {
-                BlockKind::Entry { date, story_id } => Some(Entry {
-                    date: date.clone(),
-                    story_id: story_id.clone(),
-                    text: text_of(&bytes[b.span.clone()]),
-                    span: b.span.clone(),
-                    line: b.line,
-                }),
-                _ => None,
+        let view = LogView::parse(bytes);
+        let entries = view
+            .entries()
+            .map(|e| Entry {
+                date: e.date.to_owned(),
+                story_id: e.story_id.to_owned(),
+                text: e.text().into_owned(),
+                span: e.span,
+                line: e.line,
             })
             .collect();
         Log {
             bytes: bytes.to_vec(),
-            blocks,
+            blocks: view.blocks.into_iter().map(Block::into_owned).collect(),
             entries,
         }
     }
@@ -127,16 +142,95 @@ impl Log {
     }
 
     fn joined(&self, want: impl Fn(&BlockKind) -> bool) -> Option<String> {
-        let mut out: Option<String> = None;
-        for b in self.blocks.iter().filter(|b| want(&b.kind)) {
-            let text = String::from_utf8_lossy(&self.bytes[b.span.clone()]);
-            let s = out.get_or_insert_with(String::new);
-            if !s.is_empty() && !s.ends_with('\n') {
-                s.push('\n');
-            }
-            s.push_str(&text);
+        let spans = self
+            .blocks
+            .iter()
+            .filter(|b| want(&b.kind))
+            .map(|b| &b.span);
+        joined(&self.bytes, spans)
+    }
+}
+
+/// A progress.txt read in place: one scan of borrowed bytes, nothing copied. An entry's text is
+/// made only when asked for ([`EntryRef::text`]), so reading a 100,000-line log for the few
+/// entries a prompt shows costs the scan alone. What `ralph context` and the loop use.
+#[derive(Debug, Clone)]
+pub struct LogView<'a> {
+    bytes: &'a [u8],
+    blocks: Vec<Block<Kind<'a>>>,
+}
+
+/// One entry of a [`LogView`], borrowed from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryRef<'v> {
+    /// The date as written in the heading (`2026-01-17 22:06`).
+    pub date: &'v str,
+    /// The story id from the heading (`US-003`).
+    pub story_id: &'v str,
+    /// The entry's exact bytes, heading and closing `---` included.
+    pub bytes: &'v [u8],
+    /// Byte range of the entry in the file.
+    pub span: Range<usize>,
+    /// 1-based line number of the heading.
+    pub line: usize,
+}
+
+impl<'v> EntryRef<'v> {
+    /// The entry's text (lossy UTF-8: borrowed when the bytes are valid UTF-8).
+    pub fn text(&self) -> Cow<'v, str> {
+        text_of(self.bytes)
+    }
+}
+
+impl<'a> LogView<'a> {
+    /// Scan a progress log. Never fails, like [`Log::parse`], and finds the same blocks.
+    pub fn parse(bytes: &'a [u8]) -> LogView<'a> {
+        LogView {
+            bytes,
+            blocks: parse::scan_borrowed(bytes),
         }
+    }
+
+    /// The bytes the view was made from.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Every block in file order; their spans cover the file exactly.
+    pub fn blocks(&self) -> &[Block<Kind<'a>>] {
+        &self.blocks
+    }
+
+    /// Every entry, in file order (from the end with `.rev()`).
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = EntryRef<'_>> {
+        self.blocks.iter().filter_map(|b| match &b.kind {
+            Kind::Entry { date, story_id } => Some(EntryRef {
+                date,
+                story_id,
+                bytes: &self.bytes[b.span.clone()],
+                span: b.span.clone(),
+                line: b.line,
+            }),
+            _ => None,
+        })
+    }
+
+    /// The latest entry for one story (the last retry), found from the end of the file.
+    pub fn last_entry_for(&self, story_id: &str) -> Option<EntryRef<'_>> {
+        self.entries().rev().find(|e| e.story_id == story_id)
+    }
+
+    /// The last `n` entries, in file order.
+    pub fn recent_entries(&self, n: usize) -> Vec<EntryRef<'_>> {
+        let mut out: Vec<EntryRef<'_>> = self.entries().rev().take(n).collect();
+        out.reverse();
         out
+    }
+
+    /// Every `## Codebase Patterns` section joined, as [`Log::codebase_patterns`].
+    pub fn codebase_patterns(&self) -> Option<String> {
+        let spans = self.blocks.iter().filter(|b| b.kind == Kind::Patterns);
+        joined(self.bytes, spans.map(|b| &b.span))
     }
 }
 
@@ -208,5 +302,71 @@ mod tests {
         let log = Log::parse(text.as_bytes());
         assert!(log.entries().is_empty());
         assert_eq!(log.blocks()[0].kind, BlockKind::Header);
+    }
+
+    #[test]
+    fn view_finds_what_the_owned_log_finds() {
+        let view = LogView::parse(FIXTURE);
+        let log = Log::parse(FIXTURE);
+        let owned: Vec<Block> = view
+            .blocks()
+            .iter()
+            .cloned()
+            .map(Block::into_owned)
+            .collect();
+        assert_eq!(owned, log.blocks());
+        assert_eq!(view.entries().count(), 11);
+        for (v, e) in view.entries().zip(log.entries()) {
+            assert_eq!(
+                (v.date, v.story_id, v.line),
+                (e.date.as_str(), e.story_id.as_str(), e.line)
+            );
+            assert_eq!(
+                (v.text(), &v.span),
+                (Cow::Borrowed(e.text.as_str()), &e.span)
+            );
+        }
+        assert_eq!(view.codebase_patterns(), log.codebase_patterns());
+        assert_eq!(view.as_bytes(), FIXTURE);
+    }
+
+    #[test]
+    fn view_last_entry_and_recent_entries() {
+        let text =
+            b"# Log\n---\n## Codebase Patterns\n- p\n## 2026-01-01 - US-1\n- first try\n---\n\
+                     ## 2026-01-02 - US-2\n- x\n---\n## 2026-01-03 - US-1\n- second try\n---\n";
+        let view = LogView::parse(text);
+        let last = view.last_entry_for("US-1").unwrap();
+        assert_eq!((last.date, last.line), ("2026-01-03", 11));
+        assert_eq!(last.text(), "## 2026-01-03 - US-1\n- second try\n---\n");
+        assert!(view.last_entry_for("US-9").is_none());
+        let ids = |n| -> Vec<String> {
+            view.recent_entries(n)
+                .iter()
+                .map(|e| e.date.to_string())
+                .collect()
+        };
+        assert_eq!(ids(2), ["2026-01-02", "2026-01-03"]);
+        assert_eq!(ids(9), ["2026-01-01", "2026-01-02", "2026-01-03"]);
+        assert!(ids(0).is_empty());
+        assert_eq!(
+            view.codebase_patterns().as_deref(),
+            Some("## Codebase Patterns\n- p\n")
+        );
+    }
+
+    #[test]
+    fn view_text_is_borrowed_when_utf8_and_lossy_otherwise() {
+        let text =
+            b"## 2026-01-01 - US-1\r\n- caf\xc3\xa9\r\n---\r\n## 2026-01-02 - US-2\n- caf\xe9";
+        let view = LogView::parse(text);
+        let entries: Vec<EntryRef<'_>> = view.entries().collect();
+        assert!(matches!(
+            entries[0].text(),
+            Cow::Borrowed("## 2026-01-01 - US-1\r\n- café\r\n---\r\n")
+        ));
+        assert_eq!(entries[1].text(), "## 2026-01-02 - US-2\n- caf\u{fffd}");
+        assert_eq!(entries[1].bytes, &text[entries[1].span.clone()]);
+        assert_eq!(view.entries().next_back().map(|e| e.story_id), Some("US-2"));
     }
 }

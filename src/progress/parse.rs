@@ -5,6 +5,7 @@
 //! one block, so concatenating the blocks gives the input back (CRLF and non-UTF-8 included).
 //! Does not own what blocks mean for compaction (see `compact.rs`) or the public model (`mod.rs`).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// What a block is.
@@ -24,10 +25,41 @@ pub enum BlockKind {
     Other,
 }
 
-/// One block of the file: a byte span and where it starts.
+/// [`BlockKind`] borrowing from the scanned bytes (what [`scan_borrowed`] gives): an entry's
+/// date and id are slices of its heading, copied only when the heading is not valid UTF-8.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
-    pub kind: BlockKind,
+pub enum Kind<'a> {
+    Header,
+    Patterns,
+    CompactedHistory,
+    Entry {
+        date: Cow<'a, str>,
+        story_id: Cow<'a, str>,
+    },
+    Other,
+}
+
+impl Kind<'_> {
+    /// The owned [`BlockKind`].
+    pub fn into_owned(self) -> BlockKind {
+        match self {
+            Kind::Header => BlockKind::Header,
+            Kind::Patterns => BlockKind::Patterns,
+            Kind::CompactedHistory => BlockKind::CompactedHistory,
+            Kind::Entry { date, story_id } => BlockKind::Entry {
+                date: date.into_owned(),
+                story_id: story_id.into_owned(),
+            },
+            Kind::Other => BlockKind::Other,
+        }
+    }
+}
+
+/// One block of the file: a byte span and where it starts. `K` is [`BlockKind`] (owned, what
+/// [`scan`] gives) or [`Kind`] (borrowed, what [`scan_borrowed`] gives).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block<K = BlockKind> {
+    pub kind: K,
     /// Byte range in the input, terminators included.
     pub span: Range<usize>,
     /// 1-based line number of the block's first line.
@@ -84,10 +116,93 @@ fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
     s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
+/// Whitespace as `char::is_whitespace` sees it, for ASCII bytes (it includes `\x0B`, which
+/// `u8::is_ascii_whitespace` does not).
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t'..=b'\r')
+}
+
 /// Parse an entry heading title `<date> - <story id>[ anything]`. The date must contain a digit
 /// and the id must be non-empty; otherwise the heading is not an entry.
 pub fn parse_entry_title(title: &[u8]) -> Option<(String, String)> {
-    let title = String::from_utf8_lossy(title);
+    entry_title(title).map(|(date, id)| (date.into_owned(), id.into_owned()))
+}
+
+/// [`parse_entry_title`] without copies: both parts borrow from `title` unless it is not valid
+/// UTF-8 (then they are lossy copies).
+pub fn entry_title(title: &[u8]) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+    match std::str::from_utf8(title) {
+        Ok(s) => {
+            let (date, id) = split_title(s)?;
+            Some((Cow::Borrowed(date), Cow::Borrowed(id)))
+        }
+        Err(_) => {
+            let s = String::from_utf8_lossy(title);
+            let (date, id) = split_title(&s)?;
+            Some((Cow::Owned(date.to_owned()), Cow::Owned(id.to_owned())))
+        }
+    }
+}
+
+/// The date and id of an entry title; see [`entry_title`].
+fn split_title(title: &str) -> Option<(&str, &str)> {
+    let (date, id) = if title.is_ascii() {
+        let (date, id) = split_ascii_title(title.as_bytes())?;
+        (title.get(date)?, title.get(id)?)
+    } else {
+        split_unicode_title(title)?
+    };
+    if id.is_empty() || !date.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((date, id))
+}
+
+/// The fast path for ASCII titles (almost all of them): index scans, no char decoding and no
+/// searcher to build, same result as [`split_unicode_title`]. The byte ranges of date and id.
+fn split_ascii_title(t: &[u8]) -> Option<(Range<usize>, Range<usize>)> {
+    let dash = (1..t.len().saturating_sub(1))
+        .find(|&i| t[i] == b'-' && t[i - 1] == b' ' && t[i + 1] == b' ')?;
+    // The date: trimmed, then `[`s and `]`s stripped, then trimmed again.
+    let mut date = trim_ws(t, 0..dash - 1);
+    while date.start < date.end && t[date.start] == b'[' {
+        date.start += 1;
+    }
+    while date.end > date.start && t[date.end - 1] == b']' {
+        date.end -= 1;
+    }
+    let date = trim_ws(t, date);
+    // The id: the first whitespace-separated word after ` - `, without trailing `:,;`.
+    let mut c = dash + 2;
+    while c < t.len() && is_ws(t[c]) {
+        c += 1;
+    }
+    if c == t.len() {
+        return None;
+    }
+    let mut d = c;
+    while d < t.len() && !is_ws(t[d]) {
+        d += 1;
+    }
+    while d > c && matches!(t[d - 1], b':' | b',' | b';') {
+        d -= 1;
+    }
+    Some((date, c..d))
+}
+
+/// `r` narrowed past whitespace at both ends of `t[r]`.
+fn trim_ws(t: &[u8], mut r: Range<usize>) -> Range<usize> {
+    while r.start < r.end && is_ws(t[r.start]) {
+        r.start += 1;
+    }
+    while r.end > r.start && is_ws(t[r.end - 1]) {
+        r.end -= 1;
+    }
+    r
+}
+
+/// The general path: `str` methods, Unicode whitespace included.
+fn split_unicode_title(title: &str) -> Option<(&str, &str)> {
     let (date, rest) = title.split_once(" - ")?;
     let date = date
         .trim()
@@ -98,63 +213,121 @@ pub fn parse_entry_title(title: &[u8]) -> Option<(String, String)> {
         .split_whitespace()
         .next()?
         .trim_end_matches([':', ',', ';']);
-    if id.is_empty() || !date.bytes().any(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some((date.to_string(), id.to_string()))
+    Some((date, id))
 }
 
-fn classify(title: &[u8]) -> BlockKind {
-    if starts_with_ignore_case(title, b"codebase patterns") {
-        BlockKind::Patterns
-    } else if starts_with_ignore_case(title, b"compacted history") {
-        BlockKind::CompactedHistory
-    } else if let Some((date, story_id)) = parse_entry_title(title) {
-        BlockKind::Entry { date, story_id }
+fn classify(title: &[u8]) -> Kind<'_> {
+    // Entry titles start with a digit or `[`: skip the section-name compares for them.
+    let first = title.first().map_or(0, |b| b.to_ascii_lowercase());
+    if first == b'c' && starts_with_ignore_case(title, b"codebase patterns") {
+        Kind::Patterns
+    } else if first == b'c' && starts_with_ignore_case(title, b"compacted history") {
+        Kind::CompactedHistory
+    } else if let Some((date, story_id)) = entry_title(title) {
+        Kind::Entry { date, story_id }
     } else {
-        BlockKind::Other
+        Kind::Other
+    }
+}
+
+impl Block<Kind<'_>> {
+    /// The same block with an owned [`BlockKind`].
+    pub fn into_owned(self) -> Block {
+        Block {
+            kind: self.kind.into_owned(),
+            span: self.span,
+            line: self.line,
+            lines: self.lines,
+        }
     }
 }
 
 /// Split `bytes` into blocks. Never fails; the blocks' spans are contiguous and cover the input.
 pub fn scan(bytes: &[u8]) -> Vec<Block> {
-    let mut blocks: Vec<Block> = Vec::new();
-    // The block being built: kind, start byte, first line, line count, and (for entries) whether
-    // we are inside a code fence.
+    scan_borrowed(bytes)
+        .into_iter()
+        .map(Block::into_owned)
+        .collect()
+}
+
+/// What a line inside an entry is, for the scanner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Fence,
+    Separator,
+    Text,
+}
+
+/// Classify a non-empty line inside an entry, from its first byte where that is enough: most
+/// lines (`- did x`, prose) cost one or two compares, only indented lines get both full checks.
+fn entry_mark(line: &[u8], first: u8) -> Mark {
+    let (fence, separator) = match first {
+        // `--` at least: `- item` is decided by its second byte.
+        b'-' => (false, line.get(1) == Some(&b'-')),
+        b'`' | b'~' => (true, false),
+        b' ' | b'\t' | b'\r' | b'\x0C' => (true, true),
+        _ => (false, false),
+    };
+    if fence && is_fence(line) {
+        Mark::Fence
+    } else if separator && is_separator(line) {
+        Mark::Separator
+    } else {
+        Mark::Text
+    }
+}
+
+/// [`scan`] without copying anything: entry dates and ids borrow from `bytes`.
+///
+/// One pass of `memchr_iter` over the whole input finds the line ends; a line costs a
+/// first-byte check unless it can be a heading, a fence or a separator.
+pub fn scan_borrowed(bytes: &[u8]) -> Vec<Block<Kind<'_>>> {
+    let mut blocks: Vec<Block<Kind<'_>>> = Vec::new();
     let mut cur = Block {
-        kind: BlockKind::Header,
+        kind: Kind::Header,
         span: 0..0,
         line: 1,
         lines: 0,
     };
+    let mut in_entry = false;
     let mut in_fence = false;
-    let mut pos = 0usize;
+    let mut ends = memchr::memchr_iter(b'\n', bytes);
+    let mut start = 0usize;
     let mut line_no = 0usize;
-    for line in lines(bytes) {
+    while start < bytes.len() {
+        let end = ends.next().map_or(bytes.len(), |i| i + 1);
+        let line = &bytes[start..end];
         line_no += 1;
-        let start = pos;
-        pos += line.len();
-        if let Some(title) = heading_title(line) {
+        let first = line[0];
+        if first == b'#'
+            && let Some(title) = heading_title(line)
+        {
             // A `## ` heading always starts a new block, fence or not: an unclosed fence can
             // never swallow the rest of the file.
-            push(&mut blocks, &mut cur, start, classify(title), line_no);
+            let kind = classify(title);
+            in_entry = matches!(kind, Kind::Entry { .. });
+            push(&mut blocks, &mut cur, start, kind, line_no);
             in_fence = false;
             cur.lines = 1;
-            continue;
+        } else {
+            cur.lines += 1;
+            if in_entry {
+                match entry_mark(line, first) {
+                    Mark::Fence => in_fence = !in_fence,
+                    Mark::Separator if !in_fence => {
+                        // The entry ends with this line; what follows until the next heading
+                        // is Other.
+                        push(&mut blocks, &mut cur, end, Kind::Other, line_no + 1);
+                        in_entry = false;
+                        cur.lines = 0;
+                    }
+                    _ => {}
+                }
+            }
         }
-        cur.lines += 1;
-        if !matches!(cur.kind, BlockKind::Entry { .. }) {
-            continue;
-        }
-        if is_fence(line) {
-            in_fence = !in_fence;
-        } else if !in_fence && is_separator(line) {
-            // The entry ends with this line; what follows until the next heading is Other.
-            push(&mut blocks, &mut cur, pos, BlockKind::Other, line_no + 1);
-            cur.lines = 0;
-        }
+        start = end;
     }
-    cur.span.end = pos;
+    cur.span.end = start;
     if cur.lines > 0 || blocks.is_empty() {
         blocks.push(cur);
     }
@@ -162,7 +335,7 @@ pub fn scan(bytes: &[u8]) -> Vec<Block> {
 }
 
 /// Close the current block at byte `at` (if it has any line) and start a new one there.
-fn push(blocks: &mut Vec<Block>, cur: &mut Block, at: usize, kind: BlockKind, line: usize) {
+fn push<K>(blocks: &mut Vec<Block<K>>, cur: &mut Block<K>, at: usize, kind: K, line: usize) {
     let next = Block {
         kind,
         span: at..at,
@@ -177,115 +350,4 @@ fn push(blocks: &mut Vec<Block>, cur: &mut Block, at: usize, kind: BlockKind, li
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn kinds(bytes: &[u8]) -> Vec<String> {
-        scan(bytes)
-            .iter()
-            .map(|b| match &b.kind {
-                BlockKind::Entry { story_id, .. } => format!("E:{story_id}"),
-                k => format!("{k:?}"),
-            })
-            .collect()
-    }
-
-    fn assert_covers(bytes: &[u8]) {
-        let blocks = scan(bytes);
-        let mut joined = Vec::new();
-        let mut next = 0;
-        let mut lines = 0;
-        for b in &blocks {
-            assert_eq!(b.span.start, next, "blocks must be contiguous");
-            next = b.span.end;
-            joined.extend_from_slice(&bytes[b.span.clone()]);
-            assert_eq!(b.lines, count_lines(&bytes[b.span.clone()]));
-            assert_eq!(b.line, lines + 1);
-            lines += b.lines;
-        }
-        assert_eq!(joined, bytes);
-    }
-
-    #[test]
-    fn entry_title_forms() {
-        let p = |s: &str| parse_entry_title(s.as_bytes());
-        assert_eq!(
-            p("2026-01-17 22:06 - US-001"),
-            Some(("2026-01-17 22:06".into(), "US-001".into()))
-        );
-        assert_eq!(
-            p("[2026-01-17] - US-7: login form"),
-            Some(("2026-01-17".into(), "US-7".into()))
-        );
-        assert_eq!(p("Notes - misc"), None);
-        assert_eq!(p("2026-01-17"), None);
-        assert_eq!(p("2026-01-17 - "), None);
-    }
-
-    #[test]
-    fn scans_header_patterns_entries_and_other() {
-        let text = "# Ralph Progress Log\nStarted: x\n---\n## Codebase Patterns\n- p\n---\n\
-                    ## 2026-01-17 - US-001\n- a\n---\n\n## Notes\nfree text\n## 2026-01-18 - US-002\n- b\n---\n";
-        assert_eq!(
-            kinds(text.as_bytes()),
-            [
-                "Header", "Patterns", "E:US-001", "Other", "Other", "E:US-002"
-            ]
-        );
-        assert_covers(text.as_bytes());
-    }
-
-    #[test]
-    fn entry_without_separator_ends_at_next_heading_or_eof() {
-        let text = b"## 2026-01-17 - US-001\n- a\n## 2026-01-18 - US-002\n- b";
-        assert_eq!(kinds(text), ["E:US-001", "E:US-002"]);
-        assert_covers(text);
-    }
-
-    #[test]
-    fn separator_inside_fence_does_not_end_entry_but_heading_does() {
-        let text = b"## 2026-01-17 - US-001\n```\n---\n```\n- a\n---\n## 2026-01-18 - US-002\n```\n## 2026-01-19 - US-003\n---\n";
-        let blocks = scan(text);
-        assert_eq!(kinds(text), ["E:US-001", "E:US-002", "E:US-003"]);
-        assert_eq!(blocks[0].lines, 6);
-        assert_covers(text);
-    }
-
-    #[test]
-    fn empty_and_headerless_inputs() {
-        assert_eq!(kinds(b""), ["Header"]);
-        assert_eq!(scan(b"")[0].lines, 0);
-        assert_eq!(kinds(b"just text\nno newline"), ["Header"]);
-        assert_covers(b"just text\nno newline");
-    }
-
-    #[test]
-    fn crlf_and_non_utf8_are_covered() {
-        let text = b"# Log\r\n---\r\n## 2026-01-17 - US-001\r\n- caf\xe9 \xff\r\n---\r\n";
-        assert_eq!(kinds(text), ["Header", "E:US-001"]);
-        assert_covers(text);
-    }
-
-    #[test]
-    fn deeper_headings_stay_inside_their_section() {
-        let text =
-            b"## Codebase Patterns\n### Testing\n- p\n## 2026-01-17 - US-001\n### sub\n---\n";
-        assert_eq!(kinds(text), ["Patterns", "E:US-001"]);
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn any_bytes_are_covered_losslessly(bytes in proptest::collection::vec(
-            proptest::prop_oneof![
-                proptest::strategy::Just(b"## 2026-01-01 - US-1\n".to_vec()),
-                proptest::strategy::Just(b"## Codebase Patterns\n".to_vec()),
-                proptest::strategy::Just(b"## Compacted History\n".to_vec()),
-                proptest::strategy::Just(b"---\r\n".to_vec()),
-                proptest::strategy::Just(b"```\n".to_vec()),
-                proptest::collection::vec(proptest::num::u8::ANY, 0..12),
-            ], 0..40)) {
-            let bytes: Vec<u8> = bytes.concat();
-            assert_covers(&bytes);
-        }
-    }
-}
+mod tests;
