@@ -305,7 +305,7 @@ pub fn for_each_term_buf(
     mut f: impl FnMut(Option<&str>),
 ) {
     if text.is_ascii() {
-        ascii_words(text, &mut |w, tail| ascii_term(w, tail, buf, &want, &mut f));
+        ascii_terms(text, buf, &want, &mut f);
         return;
     }
     for_each_word(text, |w| {
@@ -325,9 +325,43 @@ pub fn for_each_term_buf(
     });
 }
 
+/// [`for_each_term_buf`] for ASCII text: the word splitting of [`ascii_words`] and the term
+/// tests of [`ascii_term`] in one loop (the hot loop of search: every word of every entry).
+fn ascii_terms(
+    text: &str,
+    buf: &mut String,
+    want: &impl Fn(&str) -> bool,
+    f: &mut impl FnMut(Option<&str>),
+) {
+    let b = text.as_bytes();
+    let n = b.len();
+    let class = |i: usize| CLASS[usize::from(b[i])];
+    let mut i = 0;
+    while i < n {
+        if class(i) == 0 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut prev = class(i);
+        i += 1;
+        while i < n {
+            let c = class(i);
+            // See `ascii_words` for where words split.
+            if c == 0 || (c == UPPER && (prev != UPPER || (i + 1 < n && class(i + 1) == LOWER))) {
+                break;
+            }
+            prev = c;
+            i += 1;
+        }
+        ascii_term(&text[start..i], &b[start..], buf, want, f);
+    }
+}
+
 /// One ASCII word of [`for_each_term_buf`] (`tail`: see [`ascii_words`]): numbers and stop
 /// words are told from the word as written, and only a wanted word is copied, lowercased and
 /// stemmed.
+#[inline(always)]
 fn ascii_term(
     w: &str,
     tail: &[u8],

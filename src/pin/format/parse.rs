@@ -50,6 +50,11 @@ fn trim_end(s: &str) -> &str {
     }
 }
 
+/// Whether a line is empty or whitespace only.
+fn is_blank(line: &str) -> bool {
+    !visible(line.as_bytes().first()) && trim(line).is_empty()
+}
+
 /// `str::trim` (see [`trim_start`]).
 fn trim(s: &str) -> &str {
     trim_end(trim_start(s))
@@ -115,6 +120,10 @@ fn field_line(line: &str) -> Option<(Field, &str)> {
     let end = t
         .bytes()
         .position(|b| !(b.is_ascii_alphabetic() || b == b' '))?;
+    // The shortest field name has 4 letters (`tags`, `spec`): `- src/…` stops here.
+    if end < 4 {
+        return None;
+    }
     let field = field_named(&t.as_bytes()[..end])?;
     let mut rest = &t[end..];
     if let Some(r) = rest.strip_prefix(':') {
@@ -227,33 +236,89 @@ fn clean_spec(text: &str) -> Option<&str> {
     (!none).then_some(t)
 }
 
-/// One line: its text without the terminator, and where it starts in the Pin.
+/// One line: its text without the terminator, and where it starts and ends (after the
+/// terminator) in the Pin.
+#[derive(Clone, Copy)]
 struct Line<'a> {
     text: &'a str,
     start: usize,
+    end: usize,
 }
 
-/// The lines of `text`, each with its terminator (`split_inclusive('\n')`, one memchr pass).
-fn lines_of(text: &str) -> Vec<Line<'_>> {
-    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
-    let mut start = 0;
-    let mut push = |start: usize, end: usize| {
+/// The lines of `text[from..to]` (`split_inclusive('\n')`, one memchr pass), with positions in
+/// `text`.
+fn lines_in(text: &str, from: usize, to: usize) -> impl Iterator<Item = Line<'_>> {
+    let mut start = from;
+    let mut newlines = memchr::memchr_iter(b'\n', &text.as_bytes()[from..to]);
+    std::iter::from_fn(move || {
+        if start >= to {
+            return None;
+        }
+        let end = newlines.next().map_or(to, |i| from + i + 1);
         let raw = &text[start..end];
         let keep = raw
             .bytes()
             .rposition(|b| b != b'\n' && b != b'\r')
             .map_or(0, |i| i + 1);
-        out.push(Line {
+        let line = Line {
             text: &raw[..keep],
             start,
-        });
-    };
-    for nl in memchr::memchr_iter(b'\n', text.as_bytes()) {
-        push(start, nl + 1);
-        start = nl + 1;
-    }
-    if start < text.len() {
-        push(start, text.len());
+            end,
+        };
+        start = end;
+        Some(line)
+    })
+}
+
+/// A real heading (outside code fences) and what follows it up to the next one.
+struct Heading<'a> {
+    line: Line<'a>,
+    /// 1-based line number.
+    number: usize,
+    level: usize,
+    title: &'a str,
+    /// Whether a field line follows before the next heading (outside code fences).
+    has_fields: bool,
+    /// Where the next heading starts (or the end of the text).
+    section_end: usize,
+}
+
+/// Find the real headings and whether each has fields, in one pass over the lines.
+fn headings(text: &str) -> Vec<Heading<'_>> {
+    let mut out: Vec<Heading> = Vec::new();
+    let mut in_fence = false;
+    for (i, line) in lines_in(text, 0, text.len()).enumerate() {
+        if is_fence(line.text) {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        if line.text.starts_with('#')
+            && let Some((level, title)) = heading_of(line.text)
+        {
+            if let Some(prev) = out.last_mut() {
+                prev.section_end = line.start;
+            }
+            out.push(Heading {
+                line,
+                number: i + 1,
+                level,
+                title,
+                has_fields: false,
+                section_end: text.len(),
+            });
+            continue;
+        }
+        // Only the first field line of a section matters, and only at entry levels.
+        if let Some(h) = out.last_mut()
+            && !h.has_fields
+            && (2..=4).contains(&h.level)
+            && field_line(line.text).is_some()
+        {
+            h.has_fields = true;
+        }
     }
     out
 }
@@ -268,75 +333,33 @@ impl Pin {
 impl<'a> PinView<'a> {
     /// Parse a Pin without copying its text. Never fails: text that is not an entry is prose.
     pub fn parse(text: &'a str) -> PinView<'a> {
-        let lines = lines_of(text);
-        // Which lines are real headings (outside code fences), and which headings start entries.
-        let mut in_fence = false;
-        let mut heading = vec![None; lines.len()];
-        for (i, l) in lines.iter().enumerate() {
-            if is_fence(l.text) {
-                in_fence = !in_fence;
-            } else if !in_fence
-                && l.text.starts_with('#')
-                && let Some(h) = heading_of(l.text)
-            {
-                heading[i] = Some(h);
-            }
-        }
-        let has_fields = |i: usize| -> bool {
-            let Some((level, _)) = &heading[i] else {
-                return false;
-            };
-            if !(2..=4).contains(level) {
-                return false;
-            }
-            let mut fence = false;
-            for (j, l) in lines.iter().enumerate().skip(i + 1) {
-                if heading[j].is_some() {
-                    return false;
-                }
-                if is_fence(l.text) {
-                    fence = !fence;
-                } else if !fence && field_line(l.text).is_some() {
-                    return true;
-                }
-            }
-            false
-        };
+        let heads = headings(text);
         // Entries are the headings with fields at the most common such level (ties: level 3),
         // so a section describing the format (`## Format` with field examples) stays prose.
-        let candidates: Vec<bool> = (0..lines.len()).map(has_fields).collect();
         let mut per_level = [0usize; 5];
-        for (i, c) in candidates.iter().enumerate() {
-            if let (true, Some((level, _))) = (c, &heading[i]) {
-                per_level[*level] += 1;
-            }
+        for h in heads.iter().filter(|h| h.has_fields) {
+            per_level[h.level] += 1;
         }
         let entry_level = [3, 2, 4]
             .into_iter()
             .max_by_key(|&l| (per_level[l], usize::from(l == 3)))
             .unwrap_or(3);
-        let starts_entry = |i: usize| -> bool {
-            candidates[i] && heading[i].as_ref().is_some_and(|h| h.0 == entry_level)
-        };
 
         let mut pin = PinView::default();
         // Where the prose not yet pushed starts (prose is the text between entries).
         let mut prose_start = 0;
-        let mut i = 0;
-        while i < lines.len() {
-            if !starts_entry(i) {
-                i += 1;
-                continue;
-            }
-            if lines[i].start > prose_start {
+        for h in heads
+            .iter()
+            .filter(|h| h.has_fields && h.level == entry_level)
+        {
+            if h.line.start > prose_start {
                 pin.layout
-                    .push(ItemView::Prose(&text[prose_start..lines[i].start]));
+                    .push(ItemView::Prose(&text[prose_start..h.line.start]));
             }
-            let (entry, next) = parse_entry(text, &lines, &heading, i);
+            let entry = parse_entry(text, h);
+            prose_start = h.line.start + entry.source.len();
             pin.layout.push(ItemView::Entry(pin.entries.len()));
             pin.entries.push(entry);
-            i = next;
-            prose_start = lines.get(next).map_or(text.len(), |l| l.start);
         }
         if prose_start < text.len() {
             pin.layout.push(ItemView::Prose(&text[prose_start..]));
@@ -345,35 +368,31 @@ impl<'a> PinView<'a> {
     }
 }
 
-/// Parse the entry whose heading is line `start`; returns it and the first line after it.
-fn parse_entry<'a>(
-    text: &'a str,
-    lines: &[Line<'a>],
-    heading: &[Option<(usize, &'a str)>],
-    start: usize,
-) -> (EntryView<'a>, usize) {
+/// Parse the entry under heading `h`: its fields, up to a `---` line or the next heading.
+fn parse_entry<'a>(text: &'a str, h: &Heading<'a>) -> EntryView<'a> {
     let mut e = EntryView {
-        name: heading[start].map(|h| h.1).unwrap_or_default(),
+        name: h.title,
         keyword_lists: Vec::with_capacity(2),
         files: Vec::with_capacity(8),
         spec: None,
         stale: false,
         notes: Vec::new(),
-        line: start + 1,
+        line: h.number,
         file_lines: Vec::with_capacity(8),
         source: "",
     };
     let mut field: Option<Field> = None;
     let mut prev_blank = false;
     let mut in_fence = false;
-    let mut i = start + 1;
-    let mut closed = false;
-    while i < lines.len() {
-        let line = lines[i].text;
-        if heading[i].is_some() {
-            break;
+    // Without a closing `---`, blank lines at the end belong to the prose after the entry.
+    let mut end = h.line.end;
+    for (k, l) in lines_in(text, h.line.end, h.section_end).enumerate() {
+        let number = h.number + 1 + k;
+        let line = l.text;
+        let blank = is_blank(line);
+        if !blank {
+            end = l.end;
         }
-        i += 1;
         if is_fence(line) {
             in_fence = !in_fence;
             e.notes.push(line);
@@ -385,10 +404,10 @@ fn parse_entry<'a>(
             continue;
         }
         if is_rule(line) {
-            closed = true;
+            end = l.end;
             break;
         }
-        if trim(line).is_empty() {
+        if blank {
             prev_blank = true;
             continue;
         }
@@ -399,7 +418,7 @@ fn parse_entry<'a>(
                 Field::Files => {
                     for p in value.split(',').filter_map(clean_path) {
                         e.files.push(p);
-                        e.file_lines.push(i);
+                        e.file_lines.push(number);
                     }
                 }
                 Field::Spec => e.spec = clean_spec(value),
@@ -417,7 +436,7 @@ fn parse_entry<'a>(
                 Some(Field::Files) => {
                     if let Some(p) = clean_path(item) {
                         e.files.push(p);
-                        e.file_lines.push(i);
+                        e.file_lines.push(number);
                     }
                     continue;
                 }
@@ -438,16 +457,8 @@ fn parse_entry<'a>(
         }
         e.notes.push(line);
     }
-    // Blank lines at the end of an unclosed entry belong to the prose after it.
-    let mut end = i;
-    if !closed {
-        while end > start + 1 && trim(lines[end - 1].text).is_empty() {
-            end -= 1;
-        }
-    }
-    let stop = lines.get(end).map_or(text.len(), |l| l.start);
-    e.source = &text[lines[start].start..stop];
-    (e, end)
+    e.source = &text[h.line.start..end];
+    e
 }
 
 #[cfg(test)]
