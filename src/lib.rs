@@ -12,7 +12,8 @@
 //! - [`run`]: the loop (`ralph run`, `ralph demo`).
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
 //!
-//! Shared plumbing: [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean).
+//! Shared plumbing: [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
+//! [`par`] (pure work spread over the cores).
 
 pub mod agent;
 pub mod cli;
@@ -21,6 +22,7 @@ pub mod context;
 pub mod exit;
 pub mod fsutil;
 pub mod graph;
+pub mod par;
 pub mod pin;
 pub mod prd;
 pub mod progress;

@@ -61,26 +61,37 @@ pub fn gather(
         })?;
     let instructions = instructions::load(root, flavour)?.text;
 
-    let progress_path = crate::progress::path_in(root);
-    let progress = if progress_path.exists() {
-        Some(crate::fsutil::read(&progress_path)?)
-    } else {
-        None
-    };
-    // A borrowed view: one scan, and only the entries shown below are copied.
-    let log = progress.as_deref().map(crate::progress::LogView::parse);
+    // The progress log and the Pin are independent reads; a big log is scanned on a second
+    // core while the Pin is searched.
+    let query = super::redact::redact(&story_text(story)).0;
+    let (progress, pins) = std::thread::scope(|s| {
+        let progress =
+            std::thread::Builder::new().spawn_scoped(s, || from_progress(root, story, opts));
+        let pins = pin_hits(root, &query, opts);
+        let progress = match progress {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => from_progress(root, story, opts),
+        };
+        (progress, pins)
+    });
+    let Progress {
+        dep_entries,
+        patterns,
+        recent,
+    } = progress?;
+    let pins = pins?;
     let history = crate::run::history::read(root)?;
 
     let deps = story
         .blocked_by
         .iter()
-        .map(|id| {
+        .zip(dep_entries)
+        .map(|(id, progress_entry)| {
             let title = prd
                 .story(id)
                 .map_or_else(|| "(not in prd.json)".to_string(), |s| s.title.clone());
-            let progress_entry = log
-                .as_ref()
-                .and_then(|l| l.last_entry_for(id).map(|e| e.text().into_owned()));
             let done = history
                 .iter()
                 .rev()
@@ -92,48 +103,6 @@ pub fn gather(
                 files_changed: done.map(|r| r.files_changed.clone()).unwrap_or_default(),
                 commit: done.and_then(|r| r.head_after.clone()),
             }
-        })
-        .collect();
-
-    let patterns = log
-        .as_ref()
-        .and_then(|l| l.codebase_patterns())
-        .map(|p| patterns_body(&p))
-        .filter(|p| !p.trim().is_empty());
-    // Enough recent entries that the last `recent_entries` remain after the assembler skips the
-    // blockers' entries (already shown).
-    let recent = log
-        .as_ref()
-        .map(|l| {
-            let n = opts.recent_entries + story.blocked_by.len();
-            l.recent_entries(n)
-                .iter()
-                .map(|e| e.text().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-
-    // Searched with the redacted text: a secret in a story is no search term.
-    let query = super::redact::redact(&story_text(story)).0;
-    let pin_text = crate::pin::read_index(root)?;
-    let pin = crate::pin::PinView::parse(&pin_text);
-    let hits = crate::pin::search::search(pin.entries(), &query, opts.top_k);
-    let pins = hits
-        .into_iter()
-        .filter_map(|h| {
-            let e = pin.entries().get(h.entry)?;
-            let spec = e.spec_path();
-            let spec_excerpt = spec
-                .as_deref()
-                .and_then(|s| read_spec_head(root, s, opts.spec_lines));
-            Some(PinHit {
-                name: e.name.to_string(),
-                score: h.score,
-                matched: h.matched,
-                files: e.files.iter().map(|f| (*f).to_string()).collect(),
-                spec,
-                spec_excerpt,
-            })
         })
         .collect();
 
@@ -162,6 +131,80 @@ pub fn gather(
         keywords: keywords(&query),
         remaining,
     })
+}
+
+/// What the prompt takes from progress.txt.
+struct Progress {
+    /// Per blocker of the story (in `blocked_by` order), its latest entry.
+    dep_entries: Vec<Option<String>>,
+    patterns: Option<String>,
+    recent: Vec<String>,
+}
+
+/// Read progress.txt (if any) and take what the prompt for `story` shows.
+fn from_progress(root: &Path, story: &Story, opts: &Options) -> Result<Progress, ContextError> {
+    let path = crate::progress::path_in(root);
+    let bytes = if path.exists() {
+        Some(crate::fsutil::read(&path)?)
+    } else {
+        None
+    };
+    // A borrowed view: one scan, and only the entries shown are copied.
+    let Some(log) = bytes.as_deref().map(crate::progress::LogView::parse) else {
+        return Ok(Progress {
+            dep_entries: vec![None; story.blocked_by.len()],
+            patterns: None,
+            recent: Vec::new(),
+        });
+    };
+    let dep_entries = story
+        .blocked_by
+        .iter()
+        .map(|id| log.last_entry_for(id).map(|e| e.text().into_owned()))
+        .collect();
+    let patterns = log
+        .codebase_patterns()
+        .map(|p| patterns_body(&p))
+        .filter(|p| !p.trim().is_empty());
+    // Enough recent entries that the last `recent_entries` remain after the assembler skips the
+    // blockers' entries (already shown).
+    let n = opts.recent_entries + story.blocked_by.len();
+    let recent = log
+        .recent_entries(n)
+        .iter()
+        .map(|e| e.text().into_owned())
+        .collect();
+    Ok(Progress {
+        dep_entries,
+        patterns,
+        recent,
+    })
+}
+
+/// The Pin entries that best match `query` (already redacted: a secret is no search term), with
+/// the head of each one's spec.
+fn pin_hits(root: &Path, query: &str, opts: &Options) -> Result<Vec<PinHit>, ContextError> {
+    let text = crate::pin::read_index(root)?;
+    let pin = crate::pin::PinView::parse(&text);
+    let hits = crate::pin::search::search(pin.entries(), query, opts.top_k);
+    Ok(hits
+        .into_iter()
+        .filter_map(|h| {
+            let e = pin.entries().get(h.entry)?;
+            let spec = e.spec_path();
+            let spec_excerpt = spec
+                .as_deref()
+                .and_then(|s| read_spec_head(root, s, opts.spec_lines));
+            Some(PinHit {
+                name: e.name.to_string(),
+                score: h.score,
+                matched: h.matched,
+                files: e.files.iter().map(|f| (*f).to_string()).collect(),
+                spec,
+                spec_excerpt,
+            })
+        })
+        .collect())
 }
 
 /// The Codebase Patterns section without its heading line(s) and closing separators.

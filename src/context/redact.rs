@@ -6,10 +6,11 @@
 //! `password=` key, a `Bearer ` prefix, a URL's user and host) is kept so the text still reads.
 //! Does not decide which texts are redacted: callers pass everything they show.
 
-use regex::{Regex, RegexSet};
+use aho_corasick::AhoCorasick;
+use regex::Regex;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 /// How many secrets of each kind were redacted (kinds in name order, for stable output).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -46,12 +47,26 @@ impl Redactions {
 }
 
 /// One pattern: what it matches, which capture group is the secret, and a last check on the
-/// secret itself (to leave placeholders, references and code alone).
+/// secret itself (to leave placeholders, references and code alone). `literals`: text every
+/// match contains (ASCII, any case); a rule whose literals are absent is never compiled or run.
 struct Rule {
     kind: &'static str,
-    re: Regex,
+    pattern: &'static str,
+    literals: &'static [&'static str],
+    re: OnceLock<Regex>,
     group: usize,
     accept: fn(&str) -> bool,
+}
+
+impl Rule {
+    fn re(&self) -> &Regex {
+        self.re.get_or_init(|| {
+            // The patterns are constants of this file, compiled and exercised by the tests
+            // below; an invalid one is a programming error caught by `every_rule_compiles`.
+            #[allow(clippy::expect_used)]
+            Regex::new(self.pattern).expect("redaction pattern compiles")
+        })
+    }
 }
 
 fn always(_: &str) -> bool {
@@ -127,14 +142,18 @@ fn secret_value(v: &str) -> bool {
     true
 }
 
-fn rule(kind: &'static str, pattern: &str, group: usize, accept: fn(&str) -> bool) -> Rule {
-    // The patterns are constants of this file, compiled and exercised by the tests below; an
-    // invalid one is a programming error caught by `every_rule_compiles`.
-    #[allow(clippy::expect_used)]
-    let re = Regex::new(pattern).expect("redaction pattern compiles");
+fn rule(
+    kind: &'static str,
+    pattern: &'static str,
+    literals: &'static [&'static str],
+    group: usize,
+    accept: fn(&str) -> bool,
+) -> Rule {
     Rule {
         kind,
-        re,
+        pattern,
+        literals,
+        re: OnceLock::new(),
         group,
         accept,
     }
@@ -148,85 +167,139 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             "private-key",
             r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+            &["-----BEGIN"],
             0,
             always,
         ),
         rule(
             "anthropic-key",
             r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{16,}",
+            &["sk-ant-"],
             0,
             always,
         ),
         rule(
             "openai-key",
             r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+            &["sk-"],
             0,
             always,
         ),
         rule(
             "github-token",
             r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
             0,
             always,
         ),
         rule(
             "aws-access-key",
             r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z0-9]{16}(?-u:\b)",
+            &["AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"],
             0,
             always,
         ),
         rule(
             "aws-secret-key",
             r#"(?i)(aws_?secret_?access_?key["']?[ \t]*[=:][ \t]*["']?)([A-Za-z0-9/+=]{40})"#,
+            &["secret"],
             2,
             always,
         ),
         rule(
             "slack-token",
             r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
+            &["xox", "hooks.slack.com"],
             0,
             always,
         ),
         rule(
             "stripe-key",
             r"(?-u:\b)(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
+            &["sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"],
             0,
             always,
         ),
         rule(
             "google-api-key",
             r"(?-u:\b)AIza[0-9A-Za-z_-]{35}",
+            &["AIza"],
             0,
             always,
         ),
         rule(
             "connection-string",
             r"(?-u:\b)([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:)([^\s@/]+)@",
+            &["://"],
             2,
             real_url_password,
         ),
         rule(
             "bearer-token",
             r"(?i)(?-u:\b)(bearer[ \t]+)([A-Za-z0-9._~+/=-]{8,})",
+            &["bearer"],
             2,
             token_like,
         ),
         rule(
             "password-assignment",
             r#"(?i)(?-u:\b)([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret)["']?[ \t]*[=:][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'`,;]+)"#,
+            &[
+                "password",
+                "passwd",
+                "pwd",
+                "secret",
+                "token",
+                "apikey",
+                "api_key",
+                "api-key",
+                "accesskey",
+                "access_key",
+                "access-key",
+                "authkey",
+                "auth_key",
+                "auth-key",
+                "privatekey",
+                "private_key",
+                "private-key",
+            ],
             2,
             secret_value,
         ),
     ]
 });
 
-/// All rules in one automaton: one scan tells which rules can match at all, so clean text (the
-/// common case) costs a single pass.
-static ANY: LazyLock<RegexSet> = LazyLock::new(|| {
-    // Same constant patterns as RULES, already known to compile.
+/// Every rule's literals in one automaton (ASCII case-insensitive), and the rule each belongs
+/// to: one scan tells which rules can match at all, so clean text (the common case) compiles
+/// and runs no regex.
+static LITERALS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
+    let (mut lits, mut owner) = (Vec::new(), Vec::new());
+    for (i, r) in RULES.iter().enumerate() {
+        for l in r.literals {
+            lits.push(*l);
+            owner.push(i);
+        }
+    }
+    // Constant, short, valid literals; building can only fail on limits far above these.
     #[allow(clippy::expect_used)]
-    RegexSet::new(RULES.iter().map(|r| r.re.as_str())).expect("redaction patterns compile")
+    let ac = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(lits)
+        .expect("redaction literals build");
+    (ac, owner)
 });
+
+/// Which rules can match `text` (bit `i` for rule `i`). Case-insensitive rules (`(?i)`) fold
+/// non-ASCII letters too (`ſ` matches `s`), which an ASCII literal scan would miss: text that is
+/// not ASCII tries every rule.
+fn candidates(text: &str) -> u32 {
+    if !text.is_ascii() {
+        return u32::MAX;
+    }
+    let (ac, owner) = &*LITERALS;
+    ac.find_overlapping_iter(text)
+        .fold(0, |set, m| set | 1 << owner[m.pattern().as_usize()])
+}
 
 /// The kinds of secret ralph redacts, in the order the rules apply.
 pub fn kinds() -> Vec<&'static str> {
@@ -236,17 +309,21 @@ pub fn kinds() -> Vec<&'static str> {
 /// `text` with every secret replaced by `[REDACTED:<kind>]`; the count of each kind is added to
 /// `counts`. Text without secrets comes back unchanged.
 pub fn redact_into(text: &str, counts: &mut Redactions) -> String {
-    let candidates = ANY.matches(text);
+    redact_rules(text, candidates(text), counts)
+}
+
+/// [`redact_into`] trying only the rules in `candidates` (bit `i` for rule `i`).
+fn redact_rules(text: &str, candidates: u32, counts: &mut Redactions) -> String {
     let mut cur = text.to_string();
     for (i, r) in RULES.iter().enumerate() {
-        // A replacement only ever inserts a marker, which no rule accepts, so rules that did
+        // A replacement only ever inserts a marker, which no rule accepts, so rules that could
         // not match the original text cannot match now.
-        if !candidates.matched(i) || !r.re.is_match(&cur) {
+        if candidates & (1 << i) == 0 || !r.re().is_match(&cur) {
             continue;
         }
         let mut out = String::with_capacity(cur.len());
         let mut last = 0;
-        for caps in r.re.captures_iter(&cur) {
+        for caps in r.re().captures_iter(&cur) {
             let Some(m) = caps.get(r.group) else {
                 continue;
             };
@@ -303,6 +380,14 @@ mod tests {
     #[test]
     fn every_rule_compiles() {
         assert_eq!(kinds().len(), 12);
+        assert!(RULES.len() <= 32, "candidates() keeps one bit per rule");
+        for r in RULES.iter() {
+            assert!(
+                !r.re().as_str().is_empty() && !r.literals.is_empty(),
+                "{}",
+                r.kind
+            );
+        }
     }
 
     #[test]
@@ -454,5 +539,29 @@ mod tests {
         let (again, more) = redact(&out);
         assert_eq!(again, out);
         assert!(more.is_empty());
+    }
+
+    proptest::proptest! {
+        /// The literal prefilter never skips a rule that would have redacted something.
+        #[test]
+        fn prefilter_skips_only_rules_that_cannot_match(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx", "sk-abcdefghijklmnopqrstuvwxyz0123",
+                "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "AKIAABCDEFGHIJKLMNOP",
+                "AWS_SECRET_ACCESS_KEY=abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123",
+                "xoxb-1234567890-abc", "sk_live_abcdefghijklmnop1234",
+                "AIzaSyA1234567890abcdefghijklmnopqrstuv", "postgres://user:hunter2@db",
+                "Authorization: BEARER abc.def.ghi123", "PassWord=\"s3cret!\"", "api-KEY: x9y8z7",
+                "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+                "token = self.token", "plain words", " ", "\n", "=", ":", "keywords", "ſecret=abcdef",
+            ]), 0..8)
+        ) {
+            let text = parts.concat();
+            let (mut a, mut b) = (Redactions::default(), Redactions::default());
+            let fast = redact_into(&text, &mut a);
+            let full = redact_rules(&text, u32::MAX, &mut b);
+            proptest::prop_assert_eq!(fast, full);
+            proptest::prop_assert_eq!(a, b);
+        }
     }
 }

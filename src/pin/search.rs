@@ -203,10 +203,66 @@ impl Index {
     }
 }
 
+/// Entries per thread below which search stays on one thread.
+const PAR_ENTRIES: usize = 1000;
+
+/// What one pass over some entries finds for a query.
+struct Scan {
+    /// Field lengths (in terms) summed over the entries.
+    total: [f64; 3],
+    /// Per query term, how many entries hold it.
+    df: Vec<usize>,
+    /// (entry index, field lengths, per query term field frequencies) of entries matching a term.
+    matched: Vec<(usize, [f64; 3], Vec<[u32; 3]>)>,
+}
+
+/// Count the terms of `entries` (the first at index `offset`) and the query terms they hold.
+fn scan(
+    entries: &[impl Searchable],
+    offset: usize,
+    qterms: &[String],
+    want: &impl Fn(&str) -> bool,
+) -> Scan {
+    let mut out = Scan {
+        total: [0f64; 3],
+        df: vec![0usize; qterms.len()],
+        matched: Vec::new(),
+    };
+    let mut tf = vec![[0u32; 3]; qterms.len()];
+    let mut buf = String::new();
+    for (i, e) in entries.iter().enumerate() {
+        let mut len = [0f64; 3];
+        let mut any = false;
+        for_each_field_term_if(e, &mut buf, want, |f, t| {
+            len[f] += 1.0;
+            if let Some(q) = t.and_then(|t| qterms.iter().position(|q| q == t)) {
+                tf[q][f] += 1;
+                any = true;
+            }
+        });
+        for f in 0..3 {
+            out.total[f] += len[f];
+        }
+        if any {
+            for (q, t) in tf.iter().enumerate() {
+                if t.iter().any(|&c| c > 0) {
+                    out.df[q] += 1;
+                }
+            }
+            out.matched.push((
+                offset + i,
+                len,
+                std::mem::replace(&mut tf, vec![[0u32; 3]; qterms.len()]),
+            ));
+        }
+    }
+    out
+}
+
 /// Rank a Pin's entries for `query`: the best `limit`, best first, ties in Pin order.
 /// One pass over the Pin without building an [`Index`] (cheaper for a single query; keep an
 /// `Index` to query one Pin many times). Both give the same ranking.
-pub fn search(entries: &[impl Searchable], query: &str, limit: usize) -> Vec<Hit> {
+pub fn search(entries: &[impl Searchable + Sync], query: &str, limit: usize) -> Vec<Hit> {
     let qterms = query_terms(query);
     // A word can stem to a query term only if it starts with that term less its last letter
     // (stemming keeps a prefix, or replaces `ies` with `y`): check that before stemming.
@@ -234,37 +290,22 @@ pub fn search(entries: &[impl Searchable], query: &str, limit: usize) -> Vec<Hit
                 .iter()
                 .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p))
     };
+    // Each entry is scored on its own: a large Pin is split over the cores, and the parts'
+    // counts (whole numbers, so the sums are exact in any order) are added up.
+    let parts = crate::par::map_chunks(entries, PAR_ENTRIES, |offset, chunk| {
+        scan(chunk, offset, &qterms, &want)
+    });
     let mut total = [0f64; 3];
     let mut df = vec![0usize; qterms.len()];
-    // (entry, field lengths, per query term field frequencies) for entries matching a term.
-    let mut matched: Vec<(usize, [f64; 3], Vec<[u32; 3]>)> = Vec::new();
-    let mut tf = vec![[0u32; 3]; qterms.len()];
-    let mut buf = String::new();
-    for (i, e) in entries.iter().enumerate() {
-        let mut len = [0f64; 3];
-        let mut any = false;
-        for_each_field_term_if(e, &mut buf, &want, |f, t| {
-            len[f] += 1.0;
-            if let Some(q) = t.and_then(|t| qterms.iter().position(|q| q == t)) {
-                tf[q][f] += 1;
-                any = true;
-            }
-        });
+    let mut matched = Vec::new();
+    for p in parts {
         for f in 0..3 {
-            total[f] += len[f];
+            total[f] += p.total[f];
         }
-        if any {
-            for (q, t) in tf.iter().enumerate() {
-                if t.iter().any(|&c| c > 0) {
-                    df[q] += 1;
-                }
-            }
-            matched.push((
-                i,
-                len,
-                std::mem::replace(&mut tf, vec![[0u32; 3]; qterms.len()]),
-            ));
+        for (d, n) in df.iter_mut().zip(p.df) {
+            *d += n;
         }
+        matched.extend(p.matched);
     }
     let stats = Stats::new(entries.len(), total);
     let idf: Vec<f64> = df.iter().map(|&d| stats.idf(d)).collect();
@@ -361,5 +402,26 @@ mod tests {
         assert_eq!(search(p.entries(), "zeta", 1).len(), 1);
         assert!(search(p.entries(), "nothing matches", 5).is_empty());
         assert!(search(Pin::default().entries(), "zeta", 5).is_empty());
+    }
+
+    #[test]
+    fn a_large_pin_split_over_threads_ranks_like_the_index() {
+        let mut text = String::new();
+        for i in 0..(3 * PAR_ENTRIES) {
+            text += &format!(
+                "### module {i}\n**Keywords**: alpha{}, beta, gamma{}\n**File Paths**:\n\
+                 - src/m{i}/lib.rs\n\n---\n\n",
+                i % 7,
+                i % 13
+            );
+        }
+        let view = PinView::parse(&text);
+        assert_eq!(view.entries().len(), 3 * PAR_ENTRIES);
+        let idx = Index::new(view.entries());
+        for q in ["alpha3 beta", "gamma12 module", "lib", "module 2999"] {
+            let hits = search(view.entries(), q, 20);
+            assert!(!hits.is_empty(), "{q}");
+            assert_eq!(hits, idx.search(q, 20), "{q}");
+        }
     }
 }

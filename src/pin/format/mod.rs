@@ -386,4 +386,23 @@ mod tests {
             assert_eq!(p.to_markdown(), t);
         }
     }
+
+    #[test]
+    fn a_large_pin_parsed_on_several_threads_keeps_order_and_text() {
+        let mut text = String::from("# Big\n\nintro\n\n");
+        for i in 0..3000 {
+            text += &format!("### m{i}\n**Keywords**: k{i}\n**File Paths**:\n- src/{i}.rs\n\n");
+            if i % 100 == 0 {
+                text += "Some prose between entries.\n\n---\n\n";
+            }
+        }
+        let p = Pin::parse(&text);
+        assert_eq!(p.entries().len(), 3000);
+        for (i, e) in p.entries().iter().enumerate() {
+            assert_eq!(e.name, format!("m{i}"));
+            assert_eq!(e.files, [format!("src/{i}.rs")]);
+        }
+        assert_eq!(p.entries()[2999].file_line(0), text.lines().count() - 1);
+        assert_eq!(p.to_markdown(), text);
+    }
 }

@@ -270,6 +270,10 @@ fn lines_in(text: &str, from: usize, to: usize) -> impl Iterator<Item = Line<'_>
     })
 }
 
+/// Entries per thread below which parsing stays on one thread (thread start-up is about the
+/// cost of parsing a few hundred entries).
+const PAR_ENTRIES: usize = 1000;
+
 /// A real heading (outside code fences) and what follows it up to the next one.
 struct Heading<'a> {
     line: Line<'a>,
@@ -345,18 +349,22 @@ impl<'a> PinView<'a> {
             .max_by_key(|&l| (per_level[l], usize::from(l == 3)))
             .unwrap_or(3);
 
+        let starts: Vec<&Heading> = heads
+            .iter()
+            .filter(|h| h.has_fields && h.level == entry_level)
+            .collect();
+        // Each entry depends only on its own section: a large Pin is parsed on all cores.
+        let entries = crate::par::map_chunks(&starts, PAR_ENTRIES, |_, hs| {
+            hs.iter().map(|h| parse_entry(text, h)).collect::<Vec<_>>()
+        });
         let mut pin = PinView::default();
         // Where the prose not yet pushed starts (prose is the text between entries).
         let mut prose_start = 0;
-        for h in heads
-            .iter()
-            .filter(|h| h.has_fields && h.level == entry_level)
-        {
+        for (h, entry) in starts.iter().zip(entries.into_iter().flatten()) {
             if h.line.start > prose_start {
                 pin.layout
                     .push(ItemView::Prose(&text[prose_start..h.line.start]));
             }
-            let entry = parse_entry(text, h);
             prose_start = h.line.start + entry.source.len();
             pin.layout.push(ItemView::Entry(pin.entries.len()));
             pin.entries.push(entry);
