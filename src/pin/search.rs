@@ -240,8 +240,8 @@ fn scan(
                 any = true;
             }
         });
-        for f in 0..3 {
-            out.total[f] += len[f];
+        for (t, l) in out.total.iter_mut().zip(len) {
+            *t += l;
         }
         if any {
             for (q, t) in tf.iter().enumerate() {
@@ -299,8 +299,8 @@ pub fn search(entries: &[impl Searchable + Sync], query: &str, limit: usize) -> 
     let mut df = vec![0usize; qterms.len()];
     let mut matched = Vec::new();
     for p in parts {
-        for f in 0..3 {
-            total[f] += p.total[f];
+        for (t, l) in total.iter_mut().zip(p.total) {
+            *t += l;
         }
         for (d, n) in df.iter_mut().zip(p.df) {
             *d += n;
