@@ -273,19 +273,31 @@ pub fn search(entries: &[impl Searchable + Sync], query: &str, limit: usize) -> 
             &b[..b.len().saturating_sub(1)]
         })
         .collect();
-    // The first bytes query prefixes start with (all bytes for an empty prefix), to reject
-    // most words with one lookup.
-    let mut first = [false; 256];
+    // A gate on a word's first three bytes (`& 31`: ASCII case folded, digits share slots with
+    // letters, a short word pads with 0): a bit is set for every start a query prefix allows.
+    // Most words are rejected by one bit test before the prefixes are compared.
+    let slot = |a: u8, b: u8, c: u8| {
+        usize::from(a & 31) << 10 | usize::from(b & 31) << 5 | usize::from(c & 31)
+    };
+    let mut gate = vec![0u64; 1 << 9];
+    let mut open = |k: usize| gate[k >> 6] |= 1 << (k & 63);
     for p in &prefixes {
-        match p.first() {
-            Some(&c) => first[usize::from(c)] = true,
-            None => first = [true; 256],
+        // Each of the three bytes: the prefix's, or any when the prefix is shorter.
+        let range = |i: usize| p.get(i).map_or(0..32, |&x| (x & 31)..(x & 31) + 1);
+        for a in range(0) {
+            for b in range(1) {
+                for c in range(2) {
+                    open(slot(a, b, c));
+                }
+            }
         }
     }
     // `w` may hold ASCII capitals (see `for_each_term_buf`); query terms are lowercase.
     let want = |w: &str| {
         let w = w.as_bytes();
-        first[usize::from(w.first().map_or(0, u8::to_ascii_lowercase))]
+        let at = |i: usize| w.get(i).copied().unwrap_or(0);
+        let k = slot(at(0), at(1), at(2));
+        gate[k >> 6] & (1 << (k & 63)) != 0
             && prefixes
                 .iter()
                 .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p))
