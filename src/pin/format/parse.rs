@@ -91,16 +91,31 @@ fn bullet_of(line: &str) -> Option<&str> {
 
 /// A thematic break: three or more `-`, `*` or `_` alone on a line.
 fn is_rule(line: &str) -> bool {
-    let first = line.as_bytes().first();
-    if visible(first) && !matches!(first, Some(b'-' | b'*' | b'_')) {
+    let b = line.as_bytes();
+    // Starting with a visible character, a rule starts with two of the same (`- item` is not).
+    if visible(b.first()) && (!matches!(b[0], b'-' | b'*' | b'_') || b.get(1) != Some(&b[0])) {
         return false;
     }
     let t = trim(line).as_bytes();
     t.len() >= 3 && matches!(t[0], b'-' | b'*' | b'_') && t.iter().all(|&b| b == t[0])
 }
 
+/// The labels of the canonical format (see the parent module), each with the space after it.
+const CANONICAL: [(&str, Field); 4] = [
+    ("**Keywords**: ", Field::Keywords),
+    ("**File Paths**:", Field::Files),
+    ("**Spec Link**: ", Field::Spec),
+    ("**Status**: ", Field::Status),
+];
+
 /// A field line (`**Keywords**: a, b`, `**Keywords:** a`, `- Files:`, …): its field and value.
 fn field_line(line: &str) -> Option<(Field, &str)> {
+    // The canonical labels `ralph pin generate` writes, matched as they are (the common case).
+    for (label, field) in CANONICAL {
+        if let Some(rest) = line.strip_prefix(label) {
+            return Some((field, trim(rest)));
+        }
+    }
     let mut t = trim_start(line);
     if let [b'-' | b'*' | b'+', b' ' | b'\t', ..] = t.as_bytes() {
         t = trim_start(&t[1..]);
