@@ -5,7 +5,7 @@
 //! that is not changed after parsing is written back exactly as it was read, so a hand-edited Pin
 //! survives a rewrite unchanged. Does not own generation, validation or search.
 //!
-//! An entry is a heading (`##` to `####`) whose section holds at least one field line:
+//! An entry is a heading (`##` to `####`) whose section holds a field line before any `---`:
 //! `**Keywords**:` (comma list, inline, continued on following lines or as bullets),
 //! `**File Paths**:` (bullets, `-`/`*`/`+`, or an inline comma list), `**Spec Link**:` (`N/A` or a
 //! path) and `**Status**:` (`stale` when its files all vanished). Labels may be written
@@ -372,6 +372,17 @@ mod tests {
         let again = Pin::parse(&text);
         assert_eq!(fields(&again), fields(&p));
         assert_eq!(again.to_markdown(), text);
+    }
+
+    #[test]
+    fn fields_after_a_rule_do_not_make_an_entry() {
+        // The `---` ends the section's entry: `### Store` has no fields of its own, so it is prose
+        // (and the text round-trips byte for byte instead of being rewritten canonically).
+        let text = "### Real\n**Keywords**: a\n\n---\n\n### Store\r\nnote\n---\nSpec Link: x.md\n\
+                    Keywords: db\n";
+        let p = Pin::parse(text);
+        assert_eq!(names(&p), ["Real"]);
+        assert_eq!(p.to_markdown(), text);
     }
 
     #[test]

@@ -306,6 +306,8 @@ struct Heading<'a> {
 fn headings(text: &str) -> Vec<Heading<'_>> {
     let mut out: Vec<Heading> = Vec::new();
     let mut in_fence = false;
+    // Whether the current section may still turn out to have fields.
+    let mut looking = false;
     for (i, line) in lines_in(text, 0, text.len()).enumerate() {
         if is_fence(line.text) {
             in_fence = !in_fence;
@@ -320,6 +322,7 @@ fn headings(text: &str) -> Vec<Heading<'_>> {
             if let Some(prev) = out.last_mut() {
                 prev.section_end = line.start;
             }
+            looking = (2..=4).contains(&level);
             out.push(Heading {
                 line,
                 number: i + 1,
@@ -330,13 +333,16 @@ fn headings(text: &str) -> Vec<Heading<'_>> {
             });
             continue;
         }
-        // Only the first field line of a section matters, and only at entry levels.
-        if let Some(h) = out.last_mut()
-            && !h.has_fields
-            && (2..=4).contains(&h.level)
-            && field_line(line.text).is_some()
-        {
-            h.has_fields = true;
+        // Only the first field line of a section matters, only at entry levels, and only
+        // before a `---`: an entry ends there, so fields after it would not be its own (and the
+        // entry could not be written back as it was read).
+        if looking && let Some(h) = out.last_mut() {
+            if field_line(line.text).is_some() {
+                h.has_fields = true;
+                looking = false;
+            } else if is_rule(line.text) {
+                looking = false;
+            }
         }
     }
     out
