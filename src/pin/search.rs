@@ -11,7 +11,7 @@
 //! Ties keep Pin order.
 
 use super::format::{Entry, EntryView};
-use super::text::{FastMap as HashMap, for_each_term, for_each_term_buf};
+use super::text::{FastMap as HashMap, Want, for_each_term, for_each_term_buf};
 
 pub use super::text::terms;
 
@@ -72,7 +72,7 @@ fn for_each_field_term(e: &impl Searchable, mut f: impl FnMut(usize, &str)) {
 fn for_each_field_term_if(
     e: &impl Searchable,
     buf: &mut String,
-    want: &impl Fn(&str) -> bool,
+    want: &impl Want,
     mut f: impl FnMut(usize, Option<&str>),
 ) {
     e.for_each_text(|field, text| for_each_term_buf(text, buf, want, |t| f(field, t)));
@@ -203,6 +203,58 @@ impl Index {
     }
 }
 
+/// The words search stems: those starting with a query prefix (a term less its last letter:
+/// stemming keeps a prefix, or replaces `ies` with `y`). A gate on a word's first three bytes
+/// (`& 31`: ASCII case folded, digits share slots with letters, a short word pads with 0) has a
+/// bit set for every start a prefix allows, so most words are rejected by one bit test.
+struct Gate<'a> {
+    bits: Vec<u64>,
+    prefixes: &'a [&'a [u8]],
+}
+
+impl<'a> Gate<'a> {
+    fn slot(a: u8, b: u8, c: u8) -> usize {
+        usize::from(a & 31) << 10 | usize::from(b & 31) << 5 | usize::from(c & 31)
+    }
+
+    fn new(prefixes: &'a [&'a [u8]]) -> Gate<'a> {
+        let mut bits = vec![0u64; 1 << 9];
+        for p in prefixes {
+            // Each of the three bytes: the prefix's, or any when the prefix is shorter.
+            let range = |i: usize| p.get(i).map_or(0..32, |&x| (x & 31)..(x & 31) + 1);
+            for a in range(0) {
+                for b in range(1) {
+                    for c in range(2) {
+                        let k = Gate::slot(a, b, c);
+                        bits[k >> 6] |= 1 << (k & 63);
+                    }
+                }
+            }
+        }
+        Gate { bits, prefixes }
+    }
+}
+
+impl Want for Gate<'_> {
+    /// `w` may hold ASCII capitals (see `for_each_term_buf`); query terms are lowercase.
+    #[inline(always)]
+    fn want(&self, w: &str) -> bool {
+        let b = w.as_bytes();
+        let at = |i: usize| b.get(i).copied().unwrap_or(0);
+        let k = Gate::slot(at(0), at(1), at(2));
+        self.bits[k >> 6] & (1 << (k & 63)) != 0 && starts_with_any(b, self.prefixes)
+    }
+}
+
+/// Whether `w` starts with one of `prefixes` (ASCII case folded). Kept out of line: the gate
+/// in front of it (inlined into the word loop) lets few words through.
+#[inline(never)]
+fn starts_with_any(w: &[u8], prefixes: &[&[u8]]) -> bool {
+    prefixes
+        .iter()
+        .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p))
+}
+
 /// Entries per thread below which search stays on one thread.
 const PAR_ENTRIES: usize = 1000;
 
@@ -217,12 +269,7 @@ struct Scan {
 }
 
 /// Count the terms of `entries` (the first at index `offset`) and the query terms they hold.
-fn scan(
-    entries: &[impl Searchable],
-    offset: usize,
-    qterms: &[String],
-    want: &impl Fn(&str) -> bool,
-) -> Scan {
+fn scan(entries: &[impl Searchable], offset: usize, qterms: &[String], want: &impl Want) -> Scan {
     let mut out = Scan {
         total: [0f64; 3],
         df: vec![0usize; qterms.len()],
@@ -273,35 +320,7 @@ pub fn search(entries: &[impl Searchable + Sync], query: &str, limit: usize) -> 
             &b[..b.len().saturating_sub(1)]
         })
         .collect();
-    // A gate on a word's first three bytes (`& 31`: ASCII case folded, digits share slots with
-    // letters, a short word pads with 0): a bit is set for every start a query prefix allows.
-    // Most words are rejected by one bit test before the prefixes are compared.
-    let slot = |a: u8, b: u8, c: u8| {
-        usize::from(a & 31) << 10 | usize::from(b & 31) << 5 | usize::from(c & 31)
-    };
-    let mut gate = vec![0u64; 1 << 9];
-    let mut open = |k: usize| gate[k >> 6] |= 1 << (k & 63);
-    for p in &prefixes {
-        // Each of the three bytes: the prefix's, or any when the prefix is shorter.
-        let range = |i: usize| p.get(i).map_or(0..32, |&x| (x & 31)..(x & 31) + 1);
-        for a in range(0) {
-            for b in range(1) {
-                for c in range(2) {
-                    open(slot(a, b, c));
-                }
-            }
-        }
-    }
-    // `w` may hold ASCII capitals (see `for_each_term_buf`); query terms are lowercase.
-    let want = |w: &str| {
-        let w = w.as_bytes();
-        let at = |i: usize| w.get(i).copied().unwrap_or(0);
-        let k = slot(at(0), at(1), at(2));
-        gate[k >> 6] & (1 << (k & 63)) != 0
-            && prefixes
-                .iter()
-                .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p))
-    };
+    let want = Gate::new(&prefixes);
     // Each entry is scored on its own: a large Pin is split over the cores, and the parts'
     // counts (whole numbers, so the sums are exact in any order) are added up.
     let parts = crate::par::map_chunks(entries, PAR_ENTRIES, |offset, chunk| {

@@ -278,7 +278,7 @@ pub fn terms(text: &str) -> Vec<String> {
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     for_each_term_if(
         text,
-        |_| true,
+        |_: &str| true,
         |t| {
             if let Some(t) = t {
                 f(t);
@@ -287,36 +287,48 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     );
 }
 
+/// Which words a caller of [`for_each_term_if`] wants stemmed (any `Fn(&str) -> bool` is one).
+pub trait Want {
+    fn want(&self, word: &str) -> bool;
+}
+
+impl<F: Fn(&str) -> bool> Want for F {
+    #[inline(always)]
+    fn want(&self, word: &str) -> bool {
+        self(word)
+    }
+}
+
 /// [`for_each_term`] that stems only the words `want` accepts: `f(Some(term))` for those,
 /// `f(None)` for the other terms (counted, not stemmed). `want` gets the word before lowercasing
 /// and stemming, with any non-ASCII letters already lowercased: compare it with ASCII case
 /// folding. Stemming keeps a word's first letters (the term is a prefix of the word, or that
 /// prefix plus `y`), so a caller looking for a few terms can reject most words before they are
 /// copied or stemmed.
-pub fn for_each_term_if(text: &str, want: impl Fn(&str) -> bool, f: impl FnMut(Option<&str>)) {
-    for_each_term_buf(text, &mut String::new(), want, f);
+pub fn for_each_term_if(text: &str, want: impl Want, f: impl FnMut(Option<&str>)) {
+    for_each_term_buf(text, &mut String::new(), &want, f);
 }
 
 /// [`for_each_term_if`] with a caller's buffer (reused across many short texts).
 pub fn for_each_term_buf(
     text: &str,
     buf: &mut String,
-    want: impl Fn(&str) -> bool,
+    want: &impl Want,
     mut f: impl FnMut(Option<&str>),
 ) {
     if text.is_ascii() {
-        ascii_terms(text, buf, &want, &mut f);
+        ascii_terms(text, buf, want, &mut f);
         return;
     }
     for_each_word(text, |w| {
         if w.is_ascii() {
-            ascii_term(w, w.as_bytes(), buf, &want, &mut f);
+            ascii_term(w, w.as_bytes(), buf, want, &mut f);
             return;
         }
         if lower_into(w, buf) || is_stop(buf) {
             return;
         }
-        if want(buf) {
+        if want.want(buf) {
             stem_in_place(buf);
             f(Some(buf));
         } else {
@@ -327,12 +339,7 @@ pub fn for_each_term_buf(
 
 /// [`for_each_term_buf`] for ASCII text: the word splitting of [`ascii_words`] and the term
 /// tests of [`ascii_term`] in one loop (the hot loop of search: every word of every entry).
-fn ascii_terms(
-    text: &str,
-    buf: &mut String,
-    want: &impl Fn(&str) -> bool,
-    f: &mut impl FnMut(Option<&str>),
-) {
+fn ascii_terms(text: &str, buf: &mut String, want: &impl Want, f: &mut impl FnMut(Option<&str>)) {
     let b = text.as_bytes();
     let n = b.len();
     let class = |i: usize| CLASS[usize::from(b[i])];
@@ -366,7 +373,7 @@ fn ascii_term(
     w: &str,
     tail: &[u8],
     buf: &mut String,
-    want: &impl Fn(&str) -> bool,
+    want: &impl Want,
     f: &mut impl FnMut(Option<&str>),
 ) {
     let b = w.as_bytes();
@@ -374,7 +381,7 @@ fn ascii_term(
     if number || (b.len() <= 7 && is_stop_key(stop_key(b, tail))) {
         return;
     }
-    if !want(w) {
+    if !want.want(w) {
         f(None);
         return;
     }
