@@ -209,12 +209,17 @@ pub(super) fn split_keywords<'a>(text: &'a str, out: &mut Vec<&'a str>) {
 fn clean_path(text: &str) -> Option<&str> {
     let t = trim(text);
     let b = t.as_bytes();
-    let (link, ticks) = b.iter().fold((false, false), |(l, k), &c| {
-        (l || c == b'[', k || c == b'`')
-    });
-    let p = if link && let Some(c) = LINK.captures(t) {
+    // Links and backticks are rare: one search for either before looking for each.
+    let special = memchr::memchr2(b'[', b'`', b).is_some();
+    let p = if special
+        && b.contains(&b'[')
+        && let Some(c) = LINK.captures(t)
+    {
         c.get(1)?.as_str()
-    } else if ticks && let Some(c) = TICKS.captures(t) {
+    } else if special
+        && b.contains(&b'`')
+        && let Some(c) = TICKS.captures(t)
+    {
         c.get(1)?.as_str().trim()
     } else {
         first_word(t)?
