@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use super::text::{FastMap as HashMap, FastSet, is_stop, split_words, stem};
+use super::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
 
 /// Keywords per generated entry.
 pub const MAX_KEYWORDS: usize = 20;
@@ -174,7 +174,27 @@ fn add(terms: &mut HashMap<String, Term>, word: &str, weight: f64, n: u32) {
     };
     let t = terms.entry(key).or_default();
     t.weight += weight * f64::from(n);
-    *t.surface.entry(word.to_string()).or_default() += n;
+    match t.surface.get_mut(word) {
+        Some(c) => *c += n,
+        None => {
+            t.surface.insert(word.to_string(), n);
+        }
+    }
+}
+
+/// Call `f` with each lowercase word of `text` (the words `split_words` gives), reusing `buf`
+/// instead of allocating a string per word.
+fn for_each_lower(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    for_each_word(text, |w| {
+        buf.clear();
+        if w.is_ascii() {
+            buf.push_str(w);
+            buf.make_ascii_lowercase();
+        } else {
+            buf.extend(w.chars().flat_map(char::to_lowercase));
+        }
+        f(buf);
+    });
 }
 
 /// Split each distinct text once and count its words `weight` times per occurrence.
@@ -188,15 +208,18 @@ fn add_split<'a>(
         *counts.entry(t).or_default() += 1;
     }
     let mut words: HashMap<String, u32> = HashMap::default();
+    let mut buf = String::new();
     for (t, n) in counts {
-        for w in split_words(t) {
-            *words.entry(w).or_default() += n;
-        }
+        for_each_lower(t, &mut buf, |w| match words.get_mut(w) {
+            Some(c) => *c += n,
+            None if is_noise(w) => {}
+            None => {
+                words.insert(w.to_string(), n);
+            }
+        });
     }
     for (w, n) in words {
-        if !is_noise(&w) {
-            add(terms, &w, weight, n);
-        }
+        add(terms, &w, weight, n);
     }
 }
 
@@ -204,21 +227,24 @@ fn module_terms(m: &ModuleText) -> HashMap<String, Term> {
     let mut terms = HashMap::default();
     add_split(&mut terms, m.defs.iter().map(String::as_str), 1.0);
     let mut folders = std::collections::BTreeSet::new();
+    let mut buf = String::new();
     for p in &m.paths {
         let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
         let stem_part = file.split('.').next().unwrap_or(file);
-        for w in split_words(stem_part) {
-            if !is_noise(&w) {
-                add(&mut terms, &w, 3.0, 1);
+        for_each_lower(stem_part, &mut buf, |w| {
+            if !is_noise(w) {
+                add(&mut terms, w, 3.0, 1);
             }
-        }
-        folders.insert(dir.to_string());
+        });
+        folders.insert(dir);
     }
     let mut folder_words = std::collections::BTreeSet::new();
     for d in folders {
-        for w in split_words(&d) {
-            folder_words.insert(w);
-        }
+        for_each_lower(d, &mut buf, |w| {
+            if !folder_words.contains(w) {
+                folder_words.insert(w.to_string());
+            }
+        });
     }
     for w in folder_words {
         if !is_noise(&w) {
