@@ -212,7 +212,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
             let mut any_import_lang = false;
             for f in u.files.iter().chain(&u.docs) {
                 if let Some(fx) = facts.get(f.as_str()) {
-                    m.defs.extend(fx.defs.iter().cloned());
+                    m.defs.extend(fx.defs.iter().map(String::as_str));
                     m.doc.push_str(&fx.doc);
                     imports.extend(fx.imports.iter().map(|i| norm_lib(i)));
                 }

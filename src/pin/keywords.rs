@@ -148,9 +148,9 @@ fn is_noise(w: &str) -> bool {
 
 /// The raw material of one module, before ranking.
 #[derive(Debug, Clone, Default)]
-pub struct ModuleText {
+pub struct ModuleText<'a> {
     /// Defined identifiers (each occurrence counts).
-    pub defs: Vec<String>,
+    pub defs: Vec<&'a str>,
     /// File paths of the module (their file and folder names count).
     pub paths: Vec<String>,
     /// Libraries the module uses.
@@ -223,9 +223,9 @@ fn add_split<'a>(
     }
 }
 
-fn module_terms(m: &ModuleText) -> HashMap<String, Term> {
+fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
     let mut terms = HashMap::default();
-    add_split(&mut terms, m.defs.iter().map(String::as_str), 1.0);
+    add_split(&mut terms, m.defs.iter().copied(), 1.0);
     let mut folders = std::collections::BTreeSet::new();
     let mut buf = String::new();
     for p in &m.paths {
@@ -259,7 +259,7 @@ fn module_terms(m: &ModuleText) -> HashMap<String, Term> {
 }
 
 /// [`module_terms`] of every module, spread over the available cores.
-fn terms_in_parallel(modules: &[ModuleText]) -> Vec<HashMap<String, Term>> {
+fn terms_in_parallel(modules: &[ModuleText<'_>]) -> Vec<HashMap<String, Term>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
@@ -287,7 +287,7 @@ fn terms_in_parallel(modules: &[ModuleText]) -> Vec<HashMap<String, Term>> {
 
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
 /// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
-pub fn rank(modules: &[ModuleText]) -> Vec<Vec<String>> {
+pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
     let per = terms_in_parallel(modules);
     let mut df: HashMap<&str, usize> = HashMap::default();
     for m in &per {
@@ -359,8 +359,8 @@ mod tests {
 
     #[test]
     fn ranks_distinctive_terms_first() {
-        let m = |defs: &[&str], paths: &[&str], deps: &[&str]| ModuleText {
-            defs: defs.iter().map(|s| s.to_string()).collect(),
+        let m = |defs: &[&'static str], paths: &[&str], deps: &[&str]| ModuleText {
+            defs: defs.to_vec(),
             paths: paths.iter().map(|s| s.to_string()).collect(),
             deps: deps.iter().map(|s| s.to_string()).collect(),
             doc: String::new(),
