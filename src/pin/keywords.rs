@@ -258,19 +258,23 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
     terms
 }
 
-/// [`module_terms`] of every module, spread over the available cores.
-fn terms_in_parallel(modules: &[ModuleText<'_>]) -> Vec<HashMap<String, Term>> {
-    let workers = std::thread::available_parallelism()
+fn workers() -> usize {
+    std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    let chunk = modules.len().div_ceil(workers).max(1);
+        .clamp(1, 8)
+}
+
+/// `f` of every item, in order, spread over the available cores (a contiguous chunk each).
+fn par_map<T: Sync, R: Send + Default>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let chunk = items.len().div_ceil(workers()).max(1);
+    let f = &f;
     std::thread::scope(|s| {
-        let handles: Vec<_> = modules
+        let handles: Vec<_> = items
             .chunks(chunk)
             .map(|c| {
                 (
                     c.len(),
-                    s.spawn(|| c.iter().map(module_terms).collect::<Vec<_>>()),
+                    s.spawn(move || c.iter().map(f).collect::<Vec<_>>()),
                 )
             })
             .collect();
@@ -278,17 +282,29 @@ fn terms_in_parallel(modules: &[ModuleText<'_>]) -> Vec<HashMap<String, Term>> {
             .into_iter()
             .flat_map(|(len, h)| match h.join() {
                 Ok(v) => v,
-                // module_terms does not panic; were it to, its modules just get no keywords.
-                Err(_) => (0..len).map(|_| HashMap::default()).collect(),
+                // Nothing here panics; were it to, its modules just get no keywords.
+                Err(_) => (0..len).map(|_| R::default()).collect(),
             })
             .collect()
     })
 }
 
+/// Free the per-module term maps on all cores (hundreds of thousands of small strings).
+fn par_drop<T: Send>(mut items: Vec<T>) {
+    let chunk = items.len().div_ceil(workers()).max(1);
+    std::thread::scope(|s| {
+        while items.len() > chunk {
+            let tail = items.split_off(items.len() - chunk);
+            s.spawn(move || drop(tail));
+        }
+        drop(items);
+    });
+}
+
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
 /// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
 pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
-    let per = terms_in_parallel(modules);
+    let per = par_map(modules, module_terms);
     let mut df: HashMap<&str, usize> = HashMap::default();
     for m in &per {
         for k in m.keys() {
@@ -296,54 +312,55 @@ pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
         }
     }
     let n = per.len() as f64;
-    per.iter()
-        .map(|terms| {
-            let all: Vec<(f64, &String, &Term)> = terms
-                .iter()
-                .map(|(k, t)| {
-                    let idf = 1.0 + ((n + 1.0) / (df[k.as_str()] as f64 + 1.0)).ln();
-                    ((1.0 + t.weight.ln()) * idf, k, t)
-                })
-                .collect();
-            // Only the best few (and anything tied with them) need their written form.
-            let cut = if all.len() > CANDIDATES {
-                let mut s: Vec<f64> = all.iter().map(|x| x.0).collect();
-                s.select_nth_unstable_by(CANDIDATES - 1, |a, b| b.total_cmp(a));
-                s[CANDIDATES - 1]
-            } else {
-                f64::NEG_INFINITY
-            };
-            let mut scored: Vec<(f64, String)> = all
-                .into_iter()
-                .filter(|x| x.0 >= cut)
-                .map(|(score, k, t)| {
-                    // The most frequent way it was written (ties: shortest, then alphabetical).
-                    let surface = t
-                        .surface
-                        .iter()
-                        .max_by(|a, b| {
-                            a.1.cmp(b.1)
-                                .then(b.0.len().cmp(&a.0.len()))
-                                .then(b.0.cmp(a.0))
-                        })
-                        .map(|(s, _)| s.clone())
-                        .unwrap_or_else(|| k.clone());
-                    (score, surface)
-                })
-                .collect();
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let mut out: Vec<String> = Vec::new();
-            for (_, s) in scored {
-                if !out.iter().any(|o| o.eq_ignore_ascii_case(&s)) {
-                    out.push(s);
-                }
-                if out.len() == MAX_KEYWORDS {
-                    break;
-                }
+    let ranked = par_map(&per, |terms| {
+        let all: Vec<(f64, &String, &Term)> = terms
+            .iter()
+            .map(|(k, t)| {
+                let idf = 1.0 + ((n + 1.0) / (df[k.as_str()] as f64 + 1.0)).ln();
+                ((1.0 + t.weight.ln()) * idf, k, t)
+            })
+            .collect();
+        // Only the best few (and anything tied with them) need their written form.
+        let cut = if all.len() > CANDIDATES {
+            let mut s: Vec<f64> = all.iter().map(|x| x.0).collect();
+            s.select_nth_unstable_by(CANDIDATES - 1, |a, b| b.total_cmp(a));
+            s[CANDIDATES - 1]
+        } else {
+            f64::NEG_INFINITY
+        };
+        let mut scored: Vec<(f64, String)> = all
+            .into_iter()
+            .filter(|x| x.0 >= cut)
+            .map(|(score, k, t)| {
+                // The most frequent way it was written (ties: shortest, then alphabetical).
+                let surface = t
+                    .surface
+                    .iter()
+                    .max_by(|a, b| {
+                        a.1.cmp(b.1)
+                            .then(b.0.len().cmp(&a.0.len()))
+                            .then(b.0.cmp(a.0))
+                    })
+                    .map(|(s, _)| s.clone())
+                    .unwrap_or_else(|| k.clone());
+                (score, surface)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut out: Vec<String> = Vec::new();
+        for (_, s) in scored {
+            if !out.iter().any(|o| o.eq_ignore_ascii_case(&s)) {
+                out.push(s);
             }
-            out
-        })
-        .collect()
+            if out.len() == MAX_KEYWORDS {
+                break;
+            }
+        }
+        out
+    });
+    drop(df);
+    par_drop(per);
+    ranked
 }
 
 #[cfg(test)]
