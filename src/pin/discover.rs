@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use super::text::{FastMap as HashMap, FastSet};
 
 use super::manifest::read_manifest;
+use super::par::par_map;
 
 /// At most this many paths or globs in one generated entry.
 pub const MAX_ITEMS: usize = 30;
@@ -95,8 +96,10 @@ fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Ve
             inherit: false,
         },
     );
-    for m in manifests {
-        let Some((name, deps)) = read_manifest(m) else {
+    // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
+    let parsed = par_map(manifests, read_manifest);
+    for (m, parsed) in manifests.iter().zip(parsed) {
+        let Some((name, deps)) = parsed else {
             continue;
         };
         let dir = parent_dir(&m.path).to_string();

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
+use super::par::{par_drop, par_map};
 use super::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
 
 /// Keywords per generated entry.
@@ -256,49 +257,6 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
     }
     add_split(&mut terms, m.doc.split_whitespace(), 0.5);
     terms
-}
-
-fn workers() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8)
-}
-
-/// `f` of every item, in order, spread over the available cores (a contiguous chunk each).
-fn par_map<T: Sync, R: Send + Default>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let chunk = items.len().div_ceil(workers()).max(1);
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|c| {
-                (
-                    c.len(),
-                    s.spawn(move || c.iter().map(f).collect::<Vec<_>>()),
-                )
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|(len, h)| match h.join() {
-                Ok(v) => v,
-                // Nothing here panics; were it to, its modules just get no keywords.
-                Err(_) => (0..len).map(|_| R::default()).collect(),
-            })
-            .collect()
-    })
-}
-
-/// Free the per-module term maps on all cores (hundreds of thousands of small strings).
-fn par_drop<T: Send>(mut items: Vec<T>) {
-    let chunk = items.len().div_ceil(workers()).max(1);
-    std::thread::scope(|s| {
-        while items.len() > chunk {
-            let tail = items.split_off(items.len() - chunk);
-            s.spawn(move || drop(tail));
-        }
-        drop(items);
-    });
 }
 
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
