@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use super::text::{FastMap as HashMap, FastSet};
 
 use super::manifest::read_manifest;
+use super::par::par_map;
 
 /// At most this many paths or globs in one generated entry.
 pub const MAX_ITEMS: usize = 30;
@@ -95,8 +96,10 @@ fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Ve
             inherit: false,
         },
     );
-    for m in manifests {
-        let Some((name, deps)) = read_manifest(m) else {
+    // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
+    let parsed = par_map(manifests, read_manifest);
+    for (m, parsed) in manifests.iter().zip(parsed) {
+        let Some((name, deps)) = parsed else {
             continue;
         };
         let dir = parent_dir(&m.path).to_string();
@@ -128,18 +131,22 @@ fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Ve
         }
     }
     // Java/Kotlin source roots.
+    let markers: Vec<(&str, String, String)> = [
+        "src/main/java",
+        "src/main/kotlin",
+        "src/test/java",
+        "src/test/kotlin",
+    ]
+    .into_iter()
+    .map(|m| (m, format!("{m}/"), format!("/{m}/")))
+    .collect();
     for f in files {
-        for marker in [
-            "src/main/java",
-            "src/main/kotlin",
-            "src/test/java",
-            "src/test/kotlin",
-        ] {
-            let dir = if f.path.starts_with(&format!("{marker}/")) {
+        for (marker, at_top, inside) in &markers {
+            let dir = if f.path.starts_with(at_top.as_str()) {
                 Some(marker.to_string())
             } else {
                 f.path
-                    .find(&format!("/{marker}/"))
+                    .find(inside.as_str())
                     .map(|i| f.path[..i + 1 + marker.len()].to_string())
             };
             if let Some(dir) = dir
@@ -260,12 +267,10 @@ pub fn discover(
         loop {
             let mut subs = std::collections::BTreeSet::new();
             let mut direct = false;
+            let prefix = format!("{base}/");
             for &i in &per_root[ri] {
                 let r = rel(&files[i].path);
-                let r = r
-                    .strip_prefix(&format!("{base}/"))
-                    .unwrap_or(&r)
-                    .to_string();
+                let r = r.strip_prefix(prefix.as_str()).unwrap_or(&r).to_string();
                 match r.split_once('/') {
                     Some((first, _)) if !base.is_empty() || !CONTAINERS.contains(&first) => {
                         subs.insert(first.to_string());

@@ -1,12 +1,14 @@
 //! Extraction: what one source file defines, imports and says about itself.
 //!
 //! Owns the per-language patterns (one ASCII regex per language, a single pass with a literal
-//! prefilter): definitions (fn/struct/enum/trait/type/class/def/function/interface/func/fun…),
+//! prefilter; Rust, the common case, by a hand scanner that finds exactly the regex's matches):
+//! definitions (fn/struct/enum/trait/type/class/def/function/interface/func/fun…),
 //! imported libraries and module docs (Rust `//!`, shell `#` lines, markdown headings). Pure:
 //! bytes in, facts out; never fails. Does not own ranking (see [`super::keywords`]).
 
 use std::sync::LazyLock;
 
+use aho_corasick::{AhoCorasick, Input, MatchKind};
 use regex::bytes::Regex;
 
 /// What one source file contributes.
@@ -97,6 +99,128 @@ static PATTERNS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
     ]
 });
 
+/// Whether `b` is a word byte for `\b` in an ASCII regex.
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The end of `[ \t]*` from `i`.
+fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|&c| c == b' ' || c == b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// The end of `:*[A-Za-z_][A-Za-z0-9_]*` at `i`, if that is there (`colons`: whether the
+/// leading colons are allowed).
+fn ident_end(b: &[u8], mut i: usize, colons: bool) -> Option<usize> {
+    if colons {
+        while b.get(i) == Some(&b':') {
+            i += 1;
+        }
+    }
+    let first = *b.get(i)?;
+    if !(first.is_ascii_alphabetic() || first == b'_') {
+        return None;
+    }
+    i += 1;
+    while b.get(i).copied().is_some_and(is_word) {
+        i += 1;
+    }
+    Some(i)
+}
+
+/// The end of the Rust pattern's match at the word `b[at..word_end]` (a whole word: `\b`
+/// holds on both sides), or `None` when it does not match there.
+fn rust_match_end(b: &[u8], at: usize, word_end: usize) -> Option<usize> {
+    let word = &b[at..word_end];
+    let keyword_end = match word {
+        b"macro_rules" if b.get(word_end) == Some(&b'!') => word_end + 1,
+        b"fn" | b"struct" | b"enum" | b"trait" | b"type" | b"union" | b"use" | b"extern" => {
+            word_end
+        }
+        _ => return None,
+    };
+    let after = skip_blanks(b, keyword_end);
+    if after == keyword_end {
+        return None; // `[ \t]+`
+    }
+    match word {
+        b"use" => ident_end(b, after, true),
+        b"extern" => {
+            let crate_end = after + 5;
+            if b.get(after..crate_end)? != b"crate" {
+                return None;
+            }
+            let name = skip_blanks(b, crate_end);
+            if name == crate_end {
+                return None;
+            }
+            ident_end(b, name, true)
+        }
+        _ => ident_end(b, after, false),
+    }
+}
+
+/// Where a Rust match can start: a keyword and the blank the pattern needs after it, or `//!`.
+static RUST_STARTS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    let words = [
+        "fn",
+        "struct",
+        "enum",
+        "trait",
+        "type",
+        "union",
+        "macro_rules!",
+        "use",
+        "extern",
+    ];
+    let mut pats: Vec<String> = words
+        .iter()
+        .flat_map(|w| [format!("{w} "), format!("{w}\t")])
+        .collect();
+    pats.push("//!".to_string());
+    AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(pats)
+        .ok()
+});
+
+/// Call `f` with each match of the Rust pattern (`PATTERNS[0]`) in `bytes`: the same matches,
+/// in the same order, as its `find_iter`, without the general regex engine. Every match starts
+/// where [`RUST_STARTS`] finds a keyword (after `\b`) or `//!`, and [`rust_match_end`] checks
+/// the rest by hand.
+fn rust_matches(b: &[u8], mut f: impl FnMut(&[u8])) {
+    let Some(starts) = RUST_STARTS.as_ref() else {
+        PATTERNS[0].find_iter(b).for_each(|m| f(m.as_bytes()));
+        return;
+    };
+    let mut pos = 0;
+    while let Some(hit) = starts.find(Input::new(b).span(pos..b.len())) {
+        let at = hit.start();
+        let end = if b[at] == b'/' {
+            Some(memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |e| at + e))
+        } else if at > 0 && is_word(b[at - 1]) {
+            None // no `\b`: the keyword ends a longer word
+        } else {
+            let word_end = at
+                + b[at..]
+                    .iter()
+                    .position(|&c| !is_word(c))
+                    .unwrap_or(b.len() - at);
+            rust_match_end(b, at, word_end)
+        };
+        match end {
+            Some(end) => {
+                f(&b[at..end]);
+                pos = end;
+            }
+            None => pos = at + 1,
+        }
+    }
+}
+
 static HEADINGS: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^#{1,6}[ \t]+[^\n]*"));
 
 #[derive(PartialEq, Eq)]
@@ -185,18 +309,22 @@ pub fn extract(path: &str, bytes: &[u8]) -> FileFacts {
     }
     let li = lang_index(lang);
     let mut doc_lines = 0;
-    for m in PATTERNS[li].find_iter(bytes) {
-        let m = m.as_bytes();
-        match kind(li, m) {
-            Kind::Def => facts.defs.extend(last_ident(m)),
-            Kind::Import => facts.imports.extend(import_name(m)),
-            Kind::Doc if doc_lines < 20 => {
-                doc_lines += 1;
-                facts.doc.push_str(&String::from_utf8_lossy(m));
-                facts.doc.push('\n');
-            }
-            Kind::Doc => {}
+    let mut each = |m: &[u8]| match kind(li, m) {
+        Kind::Def => facts.defs.extend(last_ident(m)),
+        Kind::Import => facts.imports.extend(import_name(m)),
+        Kind::Doc if doc_lines < 20 => {
+            doc_lines += 1;
+            facts.doc.push_str(&String::from_utf8_lossy(m));
+            facts.doc.push('\n');
         }
+        Kind::Doc => {}
+    };
+    if lang == Lang::Rust {
+        rust_matches(bytes, each);
+    } else {
+        PATTERNS[li]
+            .find_iter(bytes)
+            .for_each(|m| each(m.as_bytes()));
     }
     facts
 }
@@ -270,6 +398,43 @@ mod tests {
             b"import (\n\t\"fmt\"\n\t\"github.com/spf13/cobra\"\n)",
         );
         assert_eq!(go.imports, ["cobra"]);
+    }
+
+    /// The hand scanner finds exactly the regex's matches.
+    fn same_as_regex(text: &[u8]) {
+        let want: Vec<&[u8]> = PATTERNS[0].find_iter(text).map(|m| m.as_bytes()).collect();
+        let mut got: Vec<Vec<u8>> = Vec::new();
+        rust_matches(text, |m| got.push(m.to_vec()));
+        assert_eq!(got, want, "{:?}", String::from_utf8_lossy(text));
+    }
+
+    #[test]
+    fn rust_scanner_matches_the_regex_on_edge_cases() {
+        for text in [
+            "fn fn x",
+            "unsafe_fn x; fn\ty; fn(x); fn  _z9",
+            "use ::std::io; use self::a; pub use crate::b; reuse x; use\t::\n",
+            "extern crate foo; extern  crate\t::bar; extern \"C\" fn f(); extern cratex y",
+            "macro_rules! m {} macro_rules!x macro_rules ! y; xmacro_rules! z",
+            "//! doc\r\nfn a//! tail\n///! not\n//!",
+            "type T = u8; typex y; struct S; enum E; trait Tr; union U; é fn ü",
+            "fn",
+            "",
+        ] {
+            same_as_regex(text.as_bytes());
+        }
+        same_as_regex(&[
+            0xff, b'f', b'n', b' ', b'a', 0xfe, b'u', b's', b'e', b' ', b'b',
+        ]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn rust_scanner_matches_the_regex(
+            text in "((fn|use|extern|crate|macro_rules|type|//!|[ \t:!/_]|[a-z0-9]{1,3}|\n|é){0,12})"
+        ) {
+            same_as_regex(text.as_bytes());
+        }
     }
 
     #[test]

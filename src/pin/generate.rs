@@ -2,12 +2,11 @@
 //!
 //! Owns the I/O of generation: the gitignore-aware walk (the `ignore` crate; `.git`, `target`,
 //! `node_modules`, `vendor` and build output skipped), reading manifests and sources (in
-//! parallel), and producing the new Pin text. Policy lives in [`super::discover`],
+//! parallel, during the walk), and producing the new Pin text. Policy lives in [`super::discover`],
 //! [`super::keywords`] and [`super::merge`]. Does not write the file (the caller decides:
 //! write, print, or diff).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::check::{is_glob, resolve};
 use super::discover::{Manifest, SourceFile, discover};
@@ -15,6 +14,7 @@ use super::extract::{FileFacts, SOURCE_EXTS, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
+use super::par::par_drop;
 use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
 
@@ -66,13 +66,58 @@ struct Walked {
     sources: Vec<SourceFile>,
     docs: Vec<String>,
     manifests: Vec<String>,
+    /// What each source and doc file defines, imports and says (read during the walk).
+    facts: HashMap<String, FileFacts>,
 }
 
+/// One file the walk found.
+enum Found {
+    Source(SourceFile, FileFacts),
+    Doc(String, FileFacts),
+    Other,
+}
+
+/// Classify one walked file and, for a source or doc file, read and extract it.
+fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(String, bool, Found)> {
+    if !entry.file_type().is_some_and(|t| t.is_file()) {
+        return None;
+    }
+    let rel = entry.path().strip_prefix(root).ok()?;
+    let rel = rel.to_str()?; // not UTF-8: cannot be written in the Pin
+    let rel = rel.replace('\\', "/");
+    let name = rel.rsplit('/').next().unwrap_or(&rel);
+    let manifest = MANIFESTS.contains(&name);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    let size = || entry.metadata().map(|m| m.len()).unwrap_or(0);
+    let facts = |size: u64| match (size <= MAX_READ).then(|| std::fs::read(entry.path())) {
+        Some(Ok(bytes)) => extract(&rel, &bytes),
+        _ => FileFacts::default(),
+    };
+    let found = if SOURCE_EXTS.contains(&ext) {
+        let size = size();
+        let facts = facts(size);
+        Found::Source(
+            SourceFile {
+                path: rel.clone(),
+                size,
+            },
+            facts,
+        )
+    } else if (ext == "md" || ext == "markdown") && rel != INDEX_PATH {
+        let facts = facts(size());
+        Found::Doc(rel.clone(), facts)
+    } else {
+        Found::Other
+    };
+    Some((rel, manifest, found))
+}
+
+/// Walk the project on all cores, reading and extracting each source and doc file as it is
+/// found (the work is per file); the lists come out sorted, so the result does not depend on
+/// the order the threads saw the files in.
 fn walk(root: &Path) -> Result<Walked, PinError> {
-    let mut sources = Vec::new();
-    let mut docs = Vec::new();
-    let mut manifests = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
+    let (tx, rx) = std::sync::mpsc::channel();
+    ignore::WalkBuilder::new(root)
         .require_git(false)
         .follow_links(false)
         .filter_entry(|e| {
@@ -80,81 +125,53 @@ fn walk(root: &Path) -> Result<Walked, PinError> {
                 && e.depth() > 0
                 && SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
         })
-        .build();
-    for entry in walker {
-        let entry = entry.map_err(|source| PinError::Walk {
+        .build_parallel()
+        .run(|| {
+            let tx = tx.clone();
+            Box::new(move |entry| {
+                let (item, state) = match entry {
+                    Ok(entry) => (visit(root, &entry).map(Ok), ignore::WalkState::Continue),
+                    Err(e) => (Some(Err(e)), ignore::WalkState::Quit),
+                };
+                if let Some(item) = item
+                    && tx.send(item).is_err()
+                {
+                    return ignore::WalkState::Quit;
+                }
+                state
+            })
+        });
+    drop(tx);
+    let mut walked = Walked {
+        sources: Vec::new(),
+        docs: Vec::new(),
+        manifests: Vec::new(),
+        facts: HashMap::default(),
+    };
+    for item in rx {
+        let (rel, manifest, found) = item.map_err(|source| PinError::Walk {
             root: root.to_path_buf(),
             source,
         })?;
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
+        if manifest {
+            walked.manifests.push(rel);
         }
-        let Ok(rel) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        let Some(rel) = rel.to_str() else {
-            continue; // not UTF-8: cannot be written in the Pin
-        };
-        let rel = rel.replace('\\', "/");
-        let name = rel.rsplit('/').next().unwrap_or(&rel);
-        if MANIFESTS.contains(&name) {
-            manifests.push(rel.clone());
-        }
-        let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-        if SOURCE_EXTS.contains(&ext) {
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            sources.push(SourceFile { path: rel, size });
-        } else if (ext == "md" || ext == "markdown") && rel != INDEX_PATH {
-            docs.push(rel);
+        match found {
+            Found::Source(file, facts) => {
+                walked.facts.insert(file.path.clone(), facts);
+                walked.sources.push(file);
+            }
+            Found::Doc(path, facts) => {
+                walked.facts.insert(path.clone(), facts);
+                walked.docs.push(path);
+            }
+            Found::Other => {}
         }
     }
-    sources.sort_by(|a, b| a.path.cmp(&b.path));
-    docs.sort();
-    manifests.sort();
-    Ok(Walked {
-        sources,
-        docs,
-        manifests,
-    })
-}
-
-/// Read and extract every path in parallel; unreadable files contribute nothing.
-fn facts_of(root: &Path, paths: &[&str]) -> Vec<FileFacts> {
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    let mut all: Vec<(usize, FileFacts)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(p) = paths.get(i) else { break };
-                        let full = root.join(p);
-                        let small = full.metadata().is_ok_and(|m| m.len() <= MAX_READ);
-                        let facts = match small.then(|| std::fs::read(&full)) {
-                            Some(Ok(bytes)) => extract(p, &bytes),
-                            _ => FileFacts::default(),
-                        };
-                        mine.push((i, facts));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    all.sort_by_key(|(i, _)| *i);
-    let mut out: Vec<FileFacts> = vec![FileFacts::default(); paths.len()];
-    for (i, f) in all {
-        out[i] = f;
-    }
-    out
+    walked.sources.sort_by(|a, b| a.path.cmp(&b.path));
+    walked.docs.sort();
+    walked.manifests.sort();
+    Ok(walked)
 }
 
 fn norm_lib(s: &str) -> String {
@@ -166,7 +183,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
     let index = root.join(INDEX_PATH);
     let old = super::read_text(&index)?;
     let mut pin = Pin::parse(old.as_deref().unwrap_or(""));
-    let walked = walk(root)?;
+    let mut walked = walk(root)?;
     let mut manifests = Vec::new();
     for m in &walked.manifests {
         if let Ok(text) = std::fs::read_to_string(root.join(m)) {
@@ -183,18 +200,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
         .unwrap_or_else(|| "project".to_string());
     let units = discover(&project, &walked.sources, &walked.docs, &manifests);
 
-    let mut wanted: Vec<&str> = units
-        .iter()
-        .flat_map(|u| u.files.iter().map(String::as_str))
-        .collect();
-    wanted.extend(units.iter().flat_map(|u| u.docs.iter().map(String::as_str)));
-    wanted.sort_unstable();
-    wanted.dedup();
-    let facts: HashMap<&str, FileFacts> = wanted
-        .iter()
-        .copied()
-        .zip(facts_of(root, &wanted))
-        .collect();
+    let facts = std::mem::take(&mut walked.facts);
 
     let texts: Vec<ModuleText> = units
         .iter()
@@ -207,7 +213,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
             let mut any_import_lang = false;
             for f in u.files.iter().chain(&u.docs) {
                 if let Some(fx) = facts.get(f.as_str()) {
-                    m.defs.extend(fx.defs.iter().cloned());
+                    m.defs.extend(fx.defs.iter().map(String::as_str));
                     m.doc.push_str(&fx.doc);
                     imports.extend(fx.imports.iter().map(|i| norm_lib(i)));
                 }
@@ -231,6 +237,9 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
         })
         .collect();
     let keywords = rank(&texts);
+    drop(texts);
+    // Hundreds of thousands of small strings: freed on all cores.
+    par_drop(facts.into_iter().collect());
     let generated: Vec<Generated> = units
         .into_iter()
         .zip(keywords)

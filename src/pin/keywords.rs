@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use super::text::{FastMap as HashMap, FastSet, is_stop, split_words, stem};
+use super::par::{par_drop, par_map};
+use super::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
 
 /// Keywords per generated entry.
 pub const MAX_KEYWORDS: usize = 20;
@@ -148,9 +149,9 @@ fn is_noise(w: &str) -> bool {
 
 /// The raw material of one module, before ranking.
 #[derive(Debug, Clone, Default)]
-pub struct ModuleText {
+pub struct ModuleText<'a> {
     /// Defined identifiers (each occurrence counts).
-    pub defs: Vec<String>,
+    pub defs: Vec<&'a str>,
     /// File paths of the module (their file and folder names count).
     pub paths: Vec<String>,
     /// Libraries the module uses.
@@ -174,7 +175,27 @@ fn add(terms: &mut HashMap<String, Term>, word: &str, weight: f64, n: u32) {
     };
     let t = terms.entry(key).or_default();
     t.weight += weight * f64::from(n);
-    *t.surface.entry(word.to_string()).or_default() += n;
+    match t.surface.get_mut(word) {
+        Some(c) => *c += n,
+        None => {
+            t.surface.insert(word.to_string(), n);
+        }
+    }
+}
+
+/// Call `f` with each lowercase word of `text` (the words `split_words` gives), reusing `buf`
+/// instead of allocating a string per word.
+fn for_each_lower(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    for_each_word(text, |w| {
+        buf.clear();
+        if w.is_ascii() {
+            buf.push_str(w);
+            buf.make_ascii_lowercase();
+        } else {
+            buf.extend(w.chars().flat_map(char::to_lowercase));
+        }
+        f(buf);
+    });
 }
 
 /// Split each distinct text once and count its words `weight` times per occurrence.
@@ -188,37 +209,43 @@ fn add_split<'a>(
         *counts.entry(t).or_default() += 1;
     }
     let mut words: HashMap<String, u32> = HashMap::default();
+    let mut buf = String::new();
     for (t, n) in counts {
-        for w in split_words(t) {
-            *words.entry(w).or_default() += n;
-        }
+        for_each_lower(t, &mut buf, |w| match words.get_mut(w) {
+            Some(c) => *c += n,
+            None if is_noise(w) => {}
+            None => {
+                words.insert(w.to_string(), n);
+            }
+        });
     }
     for (w, n) in words {
-        if !is_noise(&w) {
-            add(terms, &w, weight, n);
-        }
+        add(terms, &w, weight, n);
     }
 }
 
-fn module_terms(m: &ModuleText) -> HashMap<String, Term> {
+fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
     let mut terms = HashMap::default();
-    add_split(&mut terms, m.defs.iter().map(String::as_str), 1.0);
+    add_split(&mut terms, m.defs.iter().copied(), 1.0);
     let mut folders = std::collections::BTreeSet::new();
+    let mut buf = String::new();
     for p in &m.paths {
         let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
         let stem_part = file.split('.').next().unwrap_or(file);
-        for w in split_words(stem_part) {
-            if !is_noise(&w) {
-                add(&mut terms, &w, 3.0, 1);
+        for_each_lower(stem_part, &mut buf, |w| {
+            if !is_noise(w) {
+                add(&mut terms, w, 3.0, 1);
             }
-        }
-        folders.insert(dir.to_string());
+        });
+        folders.insert(dir);
     }
     let mut folder_words = std::collections::BTreeSet::new();
     for d in folders {
-        for w in split_words(&d) {
-            folder_words.insert(w);
-        }
+        for_each_lower(d, &mut buf, |w| {
+            if !folder_words.contains(w) {
+                folder_words.insert(w.to_string());
+            }
+        });
     }
     for w in folder_words {
         if !is_noise(&w) {
@@ -232,37 +259,10 @@ fn module_terms(m: &ModuleText) -> HashMap<String, Term> {
     terms
 }
 
-/// [`module_terms`] of every module, spread over the available cores.
-fn terms_in_parallel(modules: &[ModuleText]) -> Vec<HashMap<String, Term>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    let chunk = modules.len().div_ceil(workers).max(1);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = modules
-            .chunks(chunk)
-            .map(|c| {
-                (
-                    c.len(),
-                    s.spawn(|| c.iter().map(module_terms).collect::<Vec<_>>()),
-                )
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|(len, h)| match h.join() {
-                Ok(v) => v,
-                // module_terms does not panic; were it to, its modules just get no keywords.
-                Err(_) => (0..len).map(|_| HashMap::default()).collect(),
-            })
-            .collect()
-    })
-}
-
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
 /// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
-pub fn rank(modules: &[ModuleText]) -> Vec<Vec<String>> {
-    let per = terms_in_parallel(modules);
+pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
+    let per = par_map(modules, module_terms);
     let mut df: HashMap<&str, usize> = HashMap::default();
     for m in &per {
         for k in m.keys() {
@@ -270,54 +270,55 @@ pub fn rank(modules: &[ModuleText]) -> Vec<Vec<String>> {
         }
     }
     let n = per.len() as f64;
-    per.iter()
-        .map(|terms| {
-            let all: Vec<(f64, &String, &Term)> = terms
-                .iter()
-                .map(|(k, t)| {
-                    let idf = 1.0 + ((n + 1.0) / (df[k.as_str()] as f64 + 1.0)).ln();
-                    ((1.0 + t.weight.ln()) * idf, k, t)
-                })
-                .collect();
-            // Only the best few (and anything tied with them) need their written form.
-            let cut = if all.len() > CANDIDATES {
-                let mut s: Vec<f64> = all.iter().map(|x| x.0).collect();
-                s.select_nth_unstable_by(CANDIDATES - 1, |a, b| b.total_cmp(a));
-                s[CANDIDATES - 1]
-            } else {
-                f64::NEG_INFINITY
-            };
-            let mut scored: Vec<(f64, String)> = all
-                .into_iter()
-                .filter(|x| x.0 >= cut)
-                .map(|(score, k, t)| {
-                    // The most frequent way it was written (ties: shortest, then alphabetical).
-                    let surface = t
-                        .surface
-                        .iter()
-                        .max_by(|a, b| {
-                            a.1.cmp(b.1)
-                                .then(b.0.len().cmp(&a.0.len()))
-                                .then(b.0.cmp(a.0))
-                        })
-                        .map(|(s, _)| s.clone())
-                        .unwrap_or_else(|| k.clone());
-                    (score, surface)
-                })
-                .collect();
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let mut out: Vec<String> = Vec::new();
-            for (_, s) in scored {
-                if !out.iter().any(|o| o.eq_ignore_ascii_case(&s)) {
-                    out.push(s);
-                }
-                if out.len() == MAX_KEYWORDS {
-                    break;
-                }
+    let ranked = par_map(&per, |terms| {
+        let all: Vec<(f64, &String, &Term)> = terms
+            .iter()
+            .map(|(k, t)| {
+                let idf = 1.0 + ((n + 1.0) / (df[k.as_str()] as f64 + 1.0)).ln();
+                ((1.0 + t.weight.ln()) * idf, k, t)
+            })
+            .collect();
+        // Only the best few (and anything tied with them) need their written form.
+        let cut = if all.len() > CANDIDATES {
+            let mut s: Vec<f64> = all.iter().map(|x| x.0).collect();
+            s.select_nth_unstable_by(CANDIDATES - 1, |a, b| b.total_cmp(a));
+            s[CANDIDATES - 1]
+        } else {
+            f64::NEG_INFINITY
+        };
+        let mut scored: Vec<(f64, String)> = all
+            .into_iter()
+            .filter(|x| x.0 >= cut)
+            .map(|(score, k, t)| {
+                // The most frequent way it was written (ties: shortest, then alphabetical).
+                let surface = t
+                    .surface
+                    .iter()
+                    .max_by(|a, b| {
+                        a.1.cmp(b.1)
+                            .then(b.0.len().cmp(&a.0.len()))
+                            .then(b.0.cmp(a.0))
+                    })
+                    .map(|(s, _)| s.clone())
+                    .unwrap_or_else(|| k.clone());
+                (score, surface)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut out: Vec<String> = Vec::new();
+        for (_, s) in scored {
+            if !out.iter().any(|o| o.eq_ignore_ascii_case(&s)) {
+                out.push(s);
             }
-            out
-        })
-        .collect()
+            if out.len() == MAX_KEYWORDS {
+                break;
+            }
+        }
+        out
+    });
+    drop(df);
+    par_drop(per);
+    ranked
 }
 
 #[cfg(test)]
@@ -333,8 +334,8 @@ mod tests {
 
     #[test]
     fn ranks_distinctive_terms_first() {
-        let m = |defs: &[&str], paths: &[&str], deps: &[&str]| ModuleText {
-            defs: defs.iter().map(|s| s.to_string()).collect(),
+        let m = |defs: &[&'static str], paths: &[&str], deps: &[&str]| ModuleText {
+            defs: defs.to_vec(),
             paths: paths.iter().map(|s| s.to_string()).collect(),
             deps: deps.iter().map(|s| s.to_string()).collect(),
             doc: String::new(),
