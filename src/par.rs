@@ -44,6 +44,36 @@ where
     })
 }
 
+/// `f` of every item, in order, spread over the cores (see [`map_chunks`]; one item per chunk
+/// at least).
+pub fn map_each<T, R, F>(items: &[T], f: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+{
+    map_chunks(items, 1, |_, chunk| {
+        chunk.iter().map(&f).collect::<Vec<R>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Drop `items` on all cores: freeing a large collection of small allocations is work too.
+pub fn drop_all<T: Send>(mut items: Vec<T>) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = items.len().div_ceil(cores.min(MAX_THREADS)).max(1);
+    std::thread::scope(|s| {
+        while items.len() > chunk {
+            let tail = items.split_off(items.len() - chunk);
+            // A thread that cannot start drops its part as it fails; the scope joins the rest.
+            let _started = std::thread::Builder::new().spawn_scoped(s, move || drop(tail));
+        }
+        drop(items);
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,6 +91,17 @@ mod tests {
             .flatten()
             .collect();
         assert_eq!(flat, items);
+    }
+
+    #[test]
+    fn map_each_keeps_order_and_drop_all_frees_everything() {
+        let items: Vec<String> = (0..5000).map(|i| i.to_string()).collect();
+        let lens = map_each(&items, |s| s.len());
+        assert_eq!(lens.len(), 5000);
+        assert_eq!(lens[4999], 4);
+        assert!(map_each(&[] as &[u8], |b| *b).is_empty());
+        drop_all(items);
+        drop_all(Vec::<String>::new());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use super::text::{FastMap as HashMap, FastSet};
 
 use super::manifest::read_manifest;
-use super::par::par_map;
+use crate::par::map_each;
 
 /// At most this many paths or globs in one generated entry.
 pub const MAX_ITEMS: usize = 30;
@@ -97,7 +97,7 @@ fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Ve
         },
     );
     // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
-    let parsed = par_map(manifests, read_manifest);
+    let parsed = map_each(manifests, read_manifest);
     for (m, parsed) in manifests.iter().zip(parsed) {
         let Some((name, deps)) = parsed else {
             continue;

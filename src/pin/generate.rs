@@ -14,9 +14,9 @@ use super::extract::{FileFacts, SOURCE_EXTS, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
-use super::par::par_drop;
 use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
+use crate::par::drop_all;
 
 /// Folders never walked, gitignored or not.
 const SKIP_DIRS: &[&str] = &[
@@ -239,7 +239,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
     let keywords = rank(&texts);
     drop(texts);
     // Hundreds of thousands of small strings: freed on all cores.
-    par_drop(facts.into_iter().collect());
+    drop_all(facts.into_iter().collect());
     let generated: Vec<Generated> = units
         .into_iter()
         .zip(keywords)

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use super::par::{par_drop, par_map};
 use super::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
+use crate::par::{drop_all, map_each};
 
 /// Keywords per generated entry.
 pub const MAX_KEYWORDS: usize = 20;
@@ -262,7 +262,7 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
 /// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
 pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
-    let per = par_map(modules, module_terms);
+    let per = map_each(modules, module_terms);
     let mut df: HashMap<&str, usize> = HashMap::default();
     for m in &per {
         for k in m.keys() {
@@ -270,7 +270,7 @@ pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
         }
     }
     let n = per.len() as f64;
-    let ranked = par_map(&per, |terms| {
+    let ranked = map_each(&per, |terms| {
         let all: Vec<(f64, &String, &Term)> = terms
             .iter()
             .map(|(k, t)| {
@@ -317,7 +317,7 @@ pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
         out
     });
     drop(df);
-    par_drop(per);
+    drop_all(per);
     ranked
 }
 

@@ -15,7 +15,6 @@ pub mod generate;
 pub mod keywords;
 pub mod manifest;
 pub mod merge;
-mod par;
 pub mod search;
 pub mod text;
 
