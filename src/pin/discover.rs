@@ -242,8 +242,16 @@ pub fn discover(
         }
     };
     let mut per_root: Vec<Vec<usize>> = vec![Vec::new(); roots.len()];
+    // Files come sorted, so neighbours mostly share a folder: look each folder up once in a row.
+    let mut last: Option<(&str, usize)> = None;
     for (i, f) in files.iter().enumerate() {
-        per_root[root_of(&f.path)].push(i);
+        let dir = parent_dir(&f.path);
+        let r = match last {
+            Some((d, r)) if d == dir => r,
+            _ => root_of(&f.path),
+        };
+        last = Some((dir, r));
+        per_root[r].push(i);
     }
     let mut docs_per_root: Vec<Vec<&String>> = vec![Vec::new(); roots.len()];
     for d in docs {
