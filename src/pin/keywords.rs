@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use super::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
+use super::text::{FastMap as HashMap, FastSet, for_each_lower_word, is_stop, stem};
 use crate::par::{drop_all, map_each};
 
 /// Keywords per generated entry.
@@ -183,21 +183,6 @@ fn add(terms: &mut HashMap<String, Term>, word: &str, weight: f64, n: u32) {
     }
 }
 
-/// Call `f` with each lowercase word of `text` (the words `split_words` gives), reusing `buf`
-/// instead of allocating a string per word.
-fn for_each_lower(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
-    for_each_word(text, |w| {
-        buf.clear();
-        if w.is_ascii() {
-            buf.push_str(w);
-            buf.make_ascii_lowercase();
-        } else {
-            buf.extend(w.chars().flat_map(char::to_lowercase));
-        }
-        f(buf);
-    });
-}
-
 /// Split each distinct text once and count its words `weight` times per occurrence.
 fn add_split<'a>(
     terms: &mut HashMap<String, Term>,
@@ -211,7 +196,7 @@ fn add_split<'a>(
     let mut words: HashMap<String, u32> = HashMap::default();
     let mut buf = String::new();
     for (t, n) in counts {
-        for_each_lower(t, &mut buf, |w| match words.get_mut(w) {
+        for_each_lower_word(t, &mut buf, |w| match words.get_mut(w) {
             Some(c) => *c += n,
             None if is_noise(w) => {}
             None => {
@@ -232,7 +217,7 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
     for p in &m.paths {
         let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
         let stem_part = file.split('.').next().unwrap_or(file);
-        for_each_lower(stem_part, &mut buf, |w| {
+        for_each_lower_word(stem_part, &mut buf, |w| {
             if !is_noise(w) {
                 add(&mut terms, w, 3.0, 1);
             }
@@ -241,7 +226,7 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
     }
     let mut folder_words = std::collections::BTreeSet::new();
     for d in folders {
-        for_each_lower(d, &mut buf, |w| {
+        for_each_lower_word(d, &mut buf, |w| {
             if !folder_words.contains(w) {
                 folder_words.insert(w.to_string());
             }

@@ -201,14 +201,19 @@ fn lower_into(word: &str, buf: &mut String) -> bool {
     }
 }
 
+/// Call `f` with each word of `text` lowercased (see [`for_each_word`]), in `buf`: no allocation
+/// per word.
+pub fn for_each_lower_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    for_each_word(text, |w| {
+        lower_into(w, buf);
+        f(buf);
+    });
+}
+
 /// Split text into lowercase words (see [`for_each_word`]).
 pub fn split_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut buf = String::new();
-    for_each_word(text, |w| {
-        lower_into(w, &mut buf);
-        out.push(buf.clone());
-    });
+    for_each_lower_word(text, &mut String::new(), |w| out.push(w.to_string()));
     out
 }
 
