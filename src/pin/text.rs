@@ -84,7 +84,7 @@ fn is_stop_key(key: u64) -> bool {
 /// stay with the letters before them (`utf8`, `v2`).
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     if text.is_ascii() {
-        ascii_words(text, &mut |w, _| f(w));
+        ascii_words(text, |s, e| f(&text[s..e]));
         return;
     }
     for chunk in text.split(|c: char| !c.is_alphanumeric()) {
@@ -92,7 +92,7 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             continue;
         }
         if chunk.is_ascii() {
-            ascii_words(chunk, &mut |w, _| f(w));
+            ascii_words(chunk, |s, e| f(&chunk[s..e]));
             continue;
         }
         let mut start = 0;
@@ -151,39 +151,33 @@ fn stop_key(word: &[u8], tail: &[u8]) -> u64 {
 }
 
 /// [`for_each_word`] for ASCII text (the common case), in one pass over the bytes: runs of
-/// alphanumerics, split where the case changes. Each word comes with the text from its first
-/// byte on (see [`stop_key`]).
-fn ascii_words<'a>(text: &'a str, f: &mut impl FnMut(&'a str, &'a [u8])) {
+/// alphanumerics, split where the case changes; `f(start, end)` for each word's byte span.
+/// Inlined into both callers: it is the hot loop of search (every word of every entry).
+#[inline(always)]
+fn ascii_words(text: &str, mut f: impl FnMut(usize, usize)) {
     let b = text.as_bytes();
     let n = b.len();
     let class = |i: usize| CLASS[usize::from(b[i])];
     let mut i = 0;
     while i < n {
-        let mut c = class(i);
-        if c == 0 {
+        if class(i) == 0 {
             i += 1;
             continue;
         }
-        let mut start = i;
-        let mut prev = c;
-        loop {
-            i += 1;
-            if i == n {
-                break;
-            }
-            c = class(i);
-            if c == 0 {
-                break;
-            }
+        let start = i;
+        let mut prev = class(i);
+        i += 1;
+        while i < n {
+            let c = class(i);
             // A capital starts a word after a lowercase letter or a digit, and ends a run of
             // capitals when a lowercase letter follows (`HTTPServer`: `HTTP`, `Server`).
-            if c == UPPER && (prev != UPPER || (i + 1 < n && class(i + 1) == LOWER)) {
-                f(&text[start..i], &b[start..]);
-                start = i;
+            if c == 0 || (c == UPPER && (prev != UPPER || (i + 1 < n && class(i + 1) == LOWER))) {
+                break;
             }
             prev = c;
+            i += 1;
         }
-        f(&text[start..i], &b[start..]);
+        f(start, i);
     }
 }
 
@@ -342,35 +336,15 @@ pub fn for_each_term_buf(
     });
 }
 
-/// [`for_each_term_buf`] for ASCII text: the word splitting of [`ascii_words`] and the term
-/// tests of [`ascii_term`] in one loop (the hot loop of search: every word of every entry).
+/// [`for_each_term_buf`] for ASCII text: [`ascii_words`] and the tests of [`ascii_term`].
 fn ascii_terms(text: &str, buf: &mut String, want: &impl Want, f: &mut impl FnMut(Option<&str>)) {
     let b = text.as_bytes();
-    let n = b.len();
-    let class = |i: usize| CLASS[usize::from(b[i])];
-    let mut i = 0;
-    while i < n {
-        if class(i) == 0 {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut prev = class(i);
-        i += 1;
-        while i < n {
-            let c = class(i);
-            // See `ascii_words` for where words split.
-            if c == 0 || (c == UPPER && (prev != UPPER || (i + 1 < n && class(i + 1) == LOWER))) {
-                break;
-            }
-            prev = c;
-            i += 1;
-        }
-        ascii_term(&text[start..i], &b[start..], buf, want, f);
-    }
+    ascii_words(text, |start, end| {
+        ascii_term(&text[start..end], &b[start..], buf, want, f);
+    });
 }
 
-/// One ASCII word of [`for_each_term_buf`] (`tail`: see [`ascii_words`]): numbers and stop
+/// One ASCII word of [`for_each_term_buf`] (`tail`: see [`stop_key`]): numbers and stop
 /// words are told from the word as written, and only a wanted word is copied, lowercased and
 /// stemmed.
 #[inline(always)]
