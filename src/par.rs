@@ -95,13 +95,23 @@ mod tests {
 
     #[test]
     fn map_each_keeps_order_and_drop_all_frees_everything() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
         let items: Vec<String> = (0..5000).map(|i| i.to_string()).collect();
         let lens = map_each(&items, |s| s.len());
-        assert_eq!(lens.len(), 5000);
-        assert_eq!(lens[4999], 4);
+        assert_eq!(lens, items.iter().map(String::len).collect::<Vec<_>>());
         assert!(map_each(&[] as &[u8], |b| *b).is_empty());
-        drop_all(items);
-        drop_all(Vec::<String>::new());
+
+        static DROPPED: AtomicUsize = AtomicUsize::new(0);
+        struct Counted;
+        impl Drop for Counted {
+            fn drop(&mut self) {
+                DROPPED.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        drop_all((0..5000).map(|_| Counted).collect());
+        assert_eq!(DROPPED.load(Ordering::Relaxed), 5000);
+        drop_all(Vec::<Counted>::new());
+        assert_eq!(DROPPED.load(Ordering::Relaxed), 5000);
     }
 
     #[test]
