@@ -12,6 +12,7 @@
 //! `**Keywords:**`, `Keywords:` or as a bullet (`- **Keywords**: …`). A `---` line closes an entry.
 
 mod parse;
+mod pass;
 mod view;
 
 pub use view::{EntryView, PinView};

@@ -1,18 +1,17 @@
-//! Parsing specs/INDEX.md: a line-based, lenient reader that never fails.
+//! Parsing specs/INDEX.md, one line at a time: a lenient reader that never fails.
 //!
-//! Owns recognising entries (headings with field lines, at the Pin's entry level), their fields
-//! (keywords inline, continued or as bullets; file bullets; spec link; status) and keeping the
-//! exact text of each entry and of the prose between them. Produces a borrowed [`PinView`] (no
-//! allocation per field); [`Pin::parse`] converts it. Does not own writing (see the parent module).
+//! Owns what a single line is: a heading, a bullet, a `---` rule, a code fence, a field line
+//! (`**Keywords**: a, b`, `- Files:`, …) and its value, a file path or spec link in a bullet.
+//! Does not own how lines make entries and prose (see `pass.rs`) or writing (see the parent
+//! module).
 //!
 //! Trimming is Unicode-aware like `str::trim`, with a fast path for lines that start (and end)
 //! with a visible ASCII character, which is nearly every line of a Pin.
 
-use super::view::{EntryView, ItemView, PinView};
-use super::{LINK, Pin, TICKS};
+use super::{LINK, TICKS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
+pub(super) enum Field {
     Keywords,
     Files,
     Spec,
@@ -51,7 +50,7 @@ fn trim_end(s: &str) -> &str {
 }
 
 /// Whether a line is empty or whitespace only.
-fn is_blank(line: &str) -> bool {
+pub(super) fn is_blank(line: &str) -> bool {
     !visible(line.as_bytes().first()) && trim(line).is_empty()
 }
 
@@ -61,7 +60,7 @@ fn trim(s: &str) -> &str {
 }
 
 /// `# Title ##` → (level, "Title"); `None` unless 1-6 `#` are followed by a space.
-fn heading_of(line: &str) -> Option<(usize, &str)> {
+pub(super) fn heading_of(line: &str) -> Option<(usize, &str)> {
     let level = line.bytes().take_while(|&b| b == b'#').count();
     let rest = &line[level..];
     if !(1..=6).contains(&level) || !rest.starts_with([' ', '\t']) {
@@ -79,7 +78,7 @@ fn heading_of(line: &str) -> Option<(usize, &str)> {
 }
 
 /// The text of a bullet (`-`, `*`, `+` or `1.`/`1)` then a space), if the line is one.
-fn bullet_of(line: &str) -> Option<&str> {
+pub(super) fn bullet_of(line: &str) -> Option<&str> {
     let t = trim_start(line);
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     let rest = match (digits, &t.as_bytes()[digits..]) {
@@ -90,7 +89,7 @@ fn bullet_of(line: &str) -> Option<&str> {
 }
 
 /// A thematic break: three or more `-`, `*` or `_` alone on a line.
-fn is_rule(line: &str) -> bool {
+pub(super) fn is_rule(line: &str) -> bool {
     let b = line.as_bytes();
     // Starting with a visible character, a rule starts with two of the same (`- item` is not).
     if visible(b.first()) && (!matches!(b[0], b'-' | b'*' | b'_') || b.get(1) != Some(&b[0])) {
@@ -109,7 +108,7 @@ const CANONICAL: [(&str, Field); 4] = [
 ];
 
 /// A field line (`**Keywords**: a, b`, `**Keywords:** a`, `- Files:`, …): its field and value.
-fn field_line(line: &str) -> Option<(Field, &str)> {
+pub(super) fn field_line(line: &str) -> Option<(Field, &str)> {
     // The canonical labels `ralph pin generate` writes, matched as they are (the common case).
     for (label, field) in CANONICAL {
         if let Some(rest) = line.strip_prefix(label) {
@@ -173,7 +172,7 @@ fn field_named(label: &[u8]) -> Option<Field> {
     }
 }
 
-fn is_fence(line: &str) -> bool {
+pub(super) fn is_fence(line: &str) -> bool {
     let first = line.as_bytes().first();
     if visible(first) && !matches!(first, Some(b'`' | b'~')) {
         return false;
@@ -206,7 +205,7 @@ pub(super) fn split_keywords<'a>(text: &'a str, out: &mut Vec<&'a str>) {
 }
 
 /// The path in one file bullet: a link target, text in backticks, or the first word.
-fn clean_path(text: &str) -> Option<&str> {
+pub(super) fn clean_path(text: &str) -> Option<&str> {
     let t = trim(text);
     let b = t.as_bytes();
     // Links and backticks are rare: one search for either before looking for each.
@@ -245,7 +244,7 @@ fn first_word(t: &str) -> Option<&str> {
     }
 }
 
-fn clean_spec(text: &str) -> Option<&str> {
+pub(super) fn clean_spec(text: &str) -> Option<&str> {
     let t = trim(text);
     let none = t.is_empty()
         || (t.len() <= 5
@@ -254,245 +253,6 @@ fn clean_spec(text: &str) -> Option<&str> {
                 "n/a" | "na" | "none" | "-" | "—" | "_n/a_" | "*n/a*"
             ));
     (!none).then_some(t)
-}
-
-/// One line: its text without the terminator, and where it starts and ends (after the
-/// terminator) in the Pin.
-#[derive(Clone, Copy)]
-struct Line<'a> {
-    text: &'a str,
-    start: usize,
-    end: usize,
-}
-
-/// The lines of `text[from..to]` (`split_inclusive('\n')`, one memchr pass), with positions in
-/// `text`.
-fn lines_in(text: &str, from: usize, to: usize) -> impl Iterator<Item = Line<'_>> {
-    let mut start = from;
-    let mut newlines = memchr::memchr_iter(b'\n', &text.as_bytes()[from..to]);
-    std::iter::from_fn(move || {
-        if start >= to {
-            return None;
-        }
-        let end = newlines.next().map_or(to, |i| from + i + 1);
-        let raw = &text[start..end];
-        let keep = raw
-            .bytes()
-            .rposition(|b| b != b'\n' && b != b'\r')
-            .map_or(0, |i| i + 1);
-        let line = Line {
-            text: &raw[..keep],
-            start,
-            end,
-        };
-        start = end;
-        Some(line)
-    })
-}
-
-/// Entries per thread below which parsing stays on one thread (thread start-up is about the
-/// cost of parsing a few hundred entries).
-const PAR_ENTRIES: usize = 1000;
-
-/// A real heading (outside code fences) and what follows it up to the next one.
-struct Heading<'a> {
-    line: Line<'a>,
-    /// 1-based line number.
-    number: usize,
-    level: usize,
-    title: &'a str,
-    /// Whether a field line follows before the next heading (outside code fences).
-    has_fields: bool,
-    /// Where the next heading starts (or the end of the text).
-    section_end: usize,
-}
-
-/// Find the real headings and whether each has fields, in one pass over the lines.
-fn headings(text: &str) -> Vec<Heading<'_>> {
-    let mut out: Vec<Heading> = Vec::new();
-    let mut in_fence = false;
-    // Whether the current section may still turn out to have fields.
-    let mut looking = false;
-    for (i, line) in lines_in(text, 0, text.len()).enumerate() {
-        if is_fence(line.text) {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
-        if line.text.starts_with('#')
-            && let Some((level, title)) = heading_of(line.text)
-        {
-            if let Some(prev) = out.last_mut() {
-                prev.section_end = line.start;
-            }
-            looking = (2..=4).contains(&level);
-            out.push(Heading {
-                line,
-                number: i + 1,
-                level,
-                title,
-                has_fields: false,
-                section_end: text.len(),
-            });
-            continue;
-        }
-        // Only the first field line of a section matters, only at entry levels, and only
-        // before a `---`: an entry ends there, so fields after it would not be its own (and the
-        // entry could not be written back as it was read).
-        if looking && let Some(h) = out.last_mut() {
-            if field_line(line.text).is_some() {
-                h.has_fields = true;
-                looking = false;
-            } else if is_rule(line.text) {
-                looking = false;
-            }
-        }
-    }
-    out
-}
-
-impl Pin {
-    /// Parse a Pin. Never fails: text that is not an entry is kept as prose.
-    pub fn parse(text: &str) -> Pin {
-        PinView::parse(text).to_pin()
-    }
-}
-
-impl<'a> PinView<'a> {
-    /// Parse a Pin without copying its text. Never fails: text that is not an entry is prose.
-    pub fn parse(text: &'a str) -> PinView<'a> {
-        let heads = headings(text);
-        // Entries are the headings with fields at the most common such level (ties: level 3),
-        // so a section describing the format (`## Format` with field examples) stays prose.
-        let mut per_level = [0usize; 5];
-        for h in heads.iter().filter(|h| h.has_fields) {
-            per_level[h.level] += 1;
-        }
-        let entry_level = [3, 2, 4]
-            .into_iter()
-            .max_by_key(|&l| (per_level[l], usize::from(l == 3)))
-            .unwrap_or(3);
-
-        let starts: Vec<&Heading> = heads
-            .iter()
-            .filter(|h| h.has_fields && h.level == entry_level)
-            .collect();
-        // Each entry depends only on its own section: a large Pin is parsed on all cores.
-        let entries = crate::par::map_chunks(&starts, PAR_ENTRIES, |_, hs| {
-            hs.iter().map(|h| parse_entry(text, h)).collect::<Vec<_>>()
-        });
-        let mut pin = PinView::default();
-        // Where the prose not yet pushed starts (prose is the text between entries).
-        let mut prose_start = 0;
-        for (h, entry) in starts.iter().zip(entries.into_iter().flatten()) {
-            if h.line.start > prose_start {
-                pin.layout
-                    .push(ItemView::Prose(&text[prose_start..h.line.start]));
-            }
-            prose_start = h.line.start + entry.source.len();
-            pin.layout.push(ItemView::Entry(pin.entries.len()));
-            pin.entries.push(entry);
-        }
-        if prose_start < text.len() {
-            pin.layout.push(ItemView::Prose(&text[prose_start..]));
-        }
-        pin
-    }
-}
-
-/// Parse the entry under heading `h`: its fields, up to a `---` line or the next heading.
-fn parse_entry<'a>(text: &'a str, h: &Heading<'a>) -> EntryView<'a> {
-    let mut e = EntryView {
-        name: h.title,
-        keyword_lists: Vec::with_capacity(2),
-        files: Vec::with_capacity(8),
-        spec: None,
-        stale: false,
-        notes: Vec::new(),
-        line: h.number,
-        file_lines: Vec::with_capacity(8),
-        source: "",
-    };
-    let mut field: Option<Field> = None;
-    let mut prev_blank = false;
-    let mut in_fence = false;
-    // Without a closing `---`, blank lines at the end belong to the prose after the entry.
-    let mut end = h.line.end;
-    for (k, l) in lines_in(text, h.line.end, h.section_end).enumerate() {
-        let number = h.number + 1 + k;
-        let line = l.text;
-        let blank = is_blank(line);
-        if !blank {
-            end = l.end;
-        }
-        if is_fence(line) {
-            in_fence = !in_fence;
-            e.notes.push(line);
-            field = None;
-            continue;
-        }
-        if in_fence {
-            e.notes.push(line);
-            continue;
-        }
-        if is_rule(line) {
-            end = l.end;
-            break;
-        }
-        if blank {
-            prev_blank = true;
-            continue;
-        }
-        let blank_before = std::mem::replace(&mut prev_blank, false);
-        if let Some((f, value)) = field_line(line) {
-            match f {
-                Field::Keywords => e.keyword_lists.push(value),
-                Field::Files => {
-                    for p in value.split(',').filter_map(clean_path) {
-                        e.files.push(p);
-                        e.file_lines.push(number);
-                    }
-                }
-                Field::Spec => e.spec = clean_spec(value),
-                Field::Status => e.stale = value.to_ascii_lowercase().contains("stale"),
-            }
-            field = Some(f);
-            continue;
-        }
-        if let Some(item) = bullet_of(line) {
-            match field {
-                Some(Field::Keywords) => {
-                    e.keyword_lists.push(item);
-                    continue;
-                }
-                Some(Field::Files) => {
-                    if let Some(p) = clean_path(item) {
-                        e.files.push(p);
-                        e.file_lines.push(number);
-                    }
-                    continue;
-                }
-                Some(Field::Spec) if e.spec.is_none() => {
-                    e.spec = clean_spec(item);
-                    continue;
-                }
-                _ => {}
-            }
-        } else if field == Some(Field::Keywords) && !blank_before {
-            // Keywords continued on the next line.
-            e.keyword_lists.push(line);
-            continue;
-        }
-        field = None;
-        if blank_before && !e.notes.is_empty() {
-            e.notes.push("");
-        }
-        e.notes.push(line);
-    }
-    e.source = &text[h.line.start..end];
-    e
 }
 
 #[cfg(test)]
