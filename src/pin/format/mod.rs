@@ -108,6 +108,10 @@ impl Entry {
                 s.push_str(n);
                 s.push('\n');
             }
+            // A code fence the notes leave open would swallow the fields written after them.
+            if self.notes.iter().filter(|n| parse::is_fence(n)).count() % 2 == 1 {
+                s.push_str("```\n");
+            }
             s.push('\n');
         }
         if self.stale {
@@ -397,6 +401,18 @@ mod tests {
             let p = Pin::parse(t);
             assert_eq!(p.to_markdown(), t);
         }
+    }
+
+    #[test]
+    fn a_code_fence_left_open_round_trips_and_survives_an_edit() {
+        let t = "### A\n**Keywords**: a, b\n### B\n**Keywords**: c\n```\n# not a heading\n\n\n";
+        let mut p = Pin::parse(t);
+        assert_eq!(p.entries()[1].notes, ["```", "# not a heading"]);
+        assert_eq!(p.to_markdown(), t);
+        // Rewritten canonically, the open fence is closed so the fields stay fields.
+        p.entries_mut()[1].keywords.push("d".into());
+        let again = Pin::parse(&p.to_markdown());
+        assert_eq!(again.entries()[1].keywords, ["c", "d"]);
     }
 
     #[test]
