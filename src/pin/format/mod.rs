@@ -100,9 +100,14 @@ impl Entry {
         }
     }
 
-    /// The entry in the canonical format, ending with its `---` line.
+    /// The entry in the canonical format (a level-3 heading), ending with its `---` line.
     pub fn to_canonical(&self) -> String {
-        let mut s = format!("### {}\n", self.name.trim());
+        self.to_canonical_at(DEFAULT_LEVEL)
+    }
+
+    /// [`Entry::to_canonical`] with a heading at `level` (2-4: the level of the Pin's entries).
+    pub fn to_canonical_at(&self, level: usize) -> String {
+        let mut s = format!("{} {}\n", "#".repeat(level.clamp(2, 4)), self.name.trim());
         if !self.notes.is_empty() {
             for n in &self.notes {
                 s.push_str(n);
@@ -143,11 +148,27 @@ impl Entry {
 pub const STALE_TEXT: &str =
     "**Status**: stale (none of its files exist any more: update the paths or remove this entry)";
 
+/// The heading level of entries in a new Pin (and in one without entries).
+const DEFAULT_LEVEL: usize = 3;
+
 /// A parsed Pin: entries, and the prose around them in file order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
     entries: Vec<Entry>,
     layout: Vec<Item>,
+    /// The heading level of its entries (2-4): new and edited entries are written at it, so
+    /// they stay entries when the Pin is read again.
+    level: usize,
+}
+
+impl Default for Pin {
+    fn default() -> Pin {
+        Pin {
+            entries: Vec::new(),
+            layout: Vec::new(),
+            level: DEFAULT_LEVEL,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,7 +251,7 @@ impl Pin {
                             if !out.is_empty() && !out.ends_with("\n\n") {
                                 out.push('\n');
                             }
-                            out.push_str(&e.to_canonical());
+                            out.push_str(&e.to_canonical_at(self.level));
                             let blank_next = match self.layout.get(pos + 1) {
                                 None => true,
                                 Some(Item::Prose(p)) => {
@@ -413,6 +434,17 @@ mod tests {
         p.entries_mut()[1].keywords.push("d".into());
         let again = Pin::parse(&p.to_markdown());
         assert_eq!(again.entries()[1].keywords, ["c", "d"]);
+    }
+
+    #[test]
+    fn new_and_edited_entries_are_written_at_the_pins_entry_level() {
+        let t = "## A\n**Keywords**: a\n\n## B\n**Keywords**: b\n";
+        let mut p = Pin::parse(t);
+        p.entries_mut()[1].keywords.push("c".into());
+        p.push_entry(Entry::new("C"));
+        let md = p.to_markdown();
+        assert!(md.contains("\n## B\n") && md.contains("\n## C\n"), "{md}");
+        assert_eq!(names(&Pin::parse(&md)), ["A", "B", "C"]);
     }
 
     #[test]

@@ -338,8 +338,11 @@ impl<'a> PinView<'a> {
             .into_iter()
             .max_by_key(|&l| (per_level[l], usize::from(l == 3)))
             .unwrap_or(3);
-        let mut pin = PinView::default();
-        pin.entries.reserve(per_level[entry_level]);
+        let mut pin = PinView {
+            entries: Vec::with_capacity(per_level[entry_level]),
+            layout: Vec::new(),
+            level: entry_level,
+        };
         // Where the prose not yet pushed starts (prose is the text between entries).
         let mut prose_start = 0;
         for c in candidates.into_iter().filter(|c| c.level == entry_level) {

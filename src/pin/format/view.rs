@@ -26,10 +26,12 @@ pub struct EntryView<'a> {
 }
 
 /// A parsed Pin borrowed from its text: the entries, and the prose around them in file order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PinView<'a> {
     pub(super) entries: Vec<EntryView<'a>>,
     pub(super) layout: Vec<ItemView<'a>>,
+    /// The heading level of the entries (see [`Pin`]).
+    pub(super) level: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +58,7 @@ impl<'a> PinView<'a> {
                     ItemView::Entry(i) => Item::Entry(*i),
                 })
                 .collect(),
+            level: self.level,
         }
     }
 }
