@@ -147,8 +147,7 @@ fn check(ctx: &Ctx) -> anyhow::Result<Code> {
 
 fn search(ctx: &Ctx, query: &str, limit: usize, as_json: bool) -> anyhow::Result<Code> {
     let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
-    let p = pin::PinView::parse(&text);
-    let hits = pin::search::search(p.entries(), query, limit);
+    let (p, hits) = pin::search::parse_and_search(&text, query, limit);
     if as_json {
         let list: Vec<_> = hits
             .iter()

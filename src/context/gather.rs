@@ -185,8 +185,7 @@ fn from_progress(root: &Path, story: &Story, opts: &Options) -> Result<Progress,
 /// the head of each one's spec.
 fn pin_hits(root: &Path, query: &str, opts: &Options) -> Result<Vec<PinHit>, ContextError> {
     let text = crate::pin::read_index(root)?;
-    let pin = crate::pin::PinView::parse(&text);
-    let hits = crate::pin::search::search(pin.entries(), query, opts.top_k);
+    let (pin, hits) = crate::pin::search::parse_and_search(&text, query, opts.top_k);
     Ok(hits
         .into_iter()
         .filter_map(|h| {

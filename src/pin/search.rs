@@ -10,7 +10,7 @@
 //! `k1 = 1.2`, `b = 0.75`, weights keywords 3, name 2, files (and spec link) 1.
 //! Ties keep Pin order.
 
-use super::format::{Entry, EntryView};
+use super::format::{Entry, EntryView, PinView};
 use super::text::{FastMap as HashMap, Want, for_each_term, for_each_term_buf};
 
 pub use super::text::terms;
@@ -209,7 +209,7 @@ impl Index {
 /// bit set for every start a prefix allows, so most words are rejected by one bit test.
 struct Gate<'a> {
     bits: Vec<u64>,
-    prefixes: &'a [&'a [u8]],
+    prefixes: &'a [Vec<u8>],
 }
 
 impl<'a> Gate<'a> {
@@ -217,7 +217,7 @@ impl<'a> Gate<'a> {
         usize::from(a & 31) << 10 | usize::from(b & 31) << 5 | usize::from(c & 31)
     }
 
-    fn new(prefixes: &'a [&'a [u8]]) -> Gate<'a> {
+    fn new(prefixes: &'a [Vec<u8>]) -> Gate<'a> {
         let mut bits = vec![0u64; 1 << 9];
         for p in prefixes {
             // Each of the three bytes: the prefix's, or any when the prefix is shorter.
@@ -249,7 +249,7 @@ impl Want for Gate<'_> {
 /// Whether `w` starts with one of `prefixes` (ASCII case folded). Kept out of line: the gate
 /// in front of it (inlined into the word loop) lets few words through.
 #[inline(never)]
-fn starts_with_any(w: &[u8], prefixes: &[&[u8]]) -> bool {
+fn starts_with_any(w: &[u8], prefixes: &[Vec<u8>]) -> bool {
     prefixes
         .iter()
         .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p))
@@ -258,107 +258,117 @@ fn starts_with_any(w: &[u8], prefixes: &[&[u8]]) -> bool {
 /// Entries per thread below which search stays on one thread.
 const PAR_ENTRIES: usize = 1000;
 
-/// What one pass over some entries finds for a query.
-struct Scan {
-    /// Field lengths (in terms) summed over the entries.
-    total: [f64; 3],
-    /// Per query term, how many entries hold it.
-    df: Vec<usize>,
-    /// (entry index, field lengths, per query term field frequencies) of entries matching a term.
-    matched: Vec<(usize, [f64; 3], Vec<[u32; 3]>)>,
+/// A query ready to count its terms in entries.
+struct Query {
+    /// The distinct terms, in order.
+    terms: Vec<String>,
+    /// Per term, the term less its last letter: a word can stem to the term only if it starts
+    /// with that (stemming keeps a prefix, or replaces `ies` with `y`).
+    prefixes: Vec<Vec<u8>>,
 }
 
-/// Count the terms of `entries` (the first at index `offset`) and the query terms they hold.
-fn scan(entries: &[impl Searchable], offset: usize, qterms: &[String], want: &impl Want) -> Scan {
-    let mut out = Scan {
-        total: [0f64; 3],
-        df: vec![0usize; qterms.len()],
-        matched: Vec::new(),
-    };
-    let mut tf = vec![[0u32; 3]; qterms.len()];
-    let mut buf = String::new();
-    for (i, e) in entries.iter().enumerate() {
-        let mut len = [0f64; 3];
-        let mut any = false;
-        for_each_field_term_if(e, &mut buf, want, |f, t| {
-            len[f] += 1.0;
-            if let Some(q) = t.and_then(|t| qterms.iter().position(|q| q == t)) {
-                tf[q][f] += 1;
-                any = true;
+/// What ranking needs of one entry.
+struct Counts {
+    /// Field lengths in terms.
+    len: [u32; 3],
+    /// Per query term, its frequency in each field; `None` when the entry holds no query term.
+    tf: Option<Vec<[u32; 3]>>,
+}
+
+impl Query {
+    fn new(query: &str) -> Query {
+        let terms = query_terms(query);
+        let prefixes = terms
+            .iter()
+            .map(|t| t.as_bytes()[..t.len().saturating_sub(1)].to_vec())
+            .collect();
+        Query { terms, prefixes }
+    }
+
+    /// Count the terms of one entry and the query terms among them (`buf`: scratch space).
+    fn count(&self, e: &impl Searchable, want: &Gate, buf: &mut String) -> Counts {
+        let mut len = [0u32; 3];
+        let mut tf: Option<Vec<[u32; 3]>> = None;
+        for_each_field_term_if(e, buf, want, |f, t| {
+            len[f] += 1;
+            if let Some(q) = t.and_then(|t| self.terms.iter().position(|q| q == t)) {
+                tf.get_or_insert_with(|| vec![[0u32; 3]; self.terms.len()])[q][f] += 1;
             }
         });
-        for (t, l) in out.total.iter_mut().zip(len) {
-            *t += l;
-        }
-        if any {
-            for (q, t) in tf.iter().enumerate() {
-                if t.iter().any(|&c| c > 0) {
-                    out.df[q] += 1;
-                }
-            }
-            out.matched.push((
-                offset + i,
-                len,
-                std::mem::replace(&mut tf, vec![[0u32; 3]; qterms.len()]),
-            ));
-        }
+        Counts { len, tf }
     }
-    out
+
+    /// The best `limit` entries, best first, from every entry's counts (in entry order).
+    fn rank(&self, counts: impl IntoIterator<Item = Counts>, limit: usize) -> Vec<Hit> {
+        let mut n = 0;
+        let mut total = [0f64; 3];
+        let mut df = vec![0usize; self.terms.len()];
+        let mut matched = Vec::new();
+        for (i, c) in counts.into_iter().enumerate() {
+            n += 1;
+            for (t, l) in total.iter_mut().zip(c.len) {
+                *t += f64::from(l);
+            }
+            if let Some(tf) = c.tf {
+                for (d, t) in df.iter_mut().zip(&tf) {
+                    *d += usize::from(t.iter().any(|&x| x > 0));
+                }
+                matched.push((i, c.len.map(f64::from), tf));
+            }
+        }
+        let stats = Stats::new(n, total);
+        let idf: Vec<f64> = df.iter().map(|&d| stats.idf(d)).collect();
+        let hits = matched
+            .into_iter()
+            .map(|(entry, len, tfs)| {
+                let mut score = 0.0;
+                let mut m = Vec::new();
+                for (q, t) in tfs.iter().enumerate() {
+                    if t.iter().any(|&c| c > 0) {
+                        score += stats.term_score(idf[q], *t, len);
+                        m.push(self.terms[q].clone());
+                    }
+                }
+                Hit {
+                    entry,
+                    score,
+                    matched: m,
+                }
+            })
+            .collect();
+        finish(hits, limit)
+    }
+
+    fn gate(&self) -> Gate<'_> {
+        Gate::new(&self.prefixes)
+    }
 }
 
 /// Rank a Pin's entries for `query`: the best `limit`, best first, ties in Pin order.
 /// One pass over the Pin without building an [`Index`] (cheaper for a single query; keep an
 /// `Index` to query one Pin many times). Both give the same ranking.
 pub fn search(entries: &[impl Searchable + Sync], query: &str, limit: usize) -> Vec<Hit> {
-    let qterms = query_terms(query);
-    // A word can stem to a query term only if it starts with that term less its last letter
-    // (stemming keeps a prefix, or replaces `ies` with `y`): check that before stemming.
-    let prefixes: Vec<&[u8]> = qterms
-        .iter()
-        .map(|t| {
-            let b = t.as_bytes();
-            &b[..b.len().saturating_sub(1)]
-        })
-        .collect();
-    let want = Gate::new(&prefixes);
-    // Each entry is scored on its own: a large Pin is split over the cores, and the parts'
-    // counts (whole numbers, so the sums are exact in any order) are added up.
-    let parts = crate::par::map_chunks(entries, PAR_ENTRIES, |offset, chunk| {
-        scan(chunk, offset, &qterms, &want)
+    let q = Query::new(query);
+    let want = q.gate();
+    // Each entry is counted on its own: a large Pin is split over the cores.
+    let parts = crate::par::map_chunks(entries, PAR_ENTRIES, |_, chunk| {
+        let mut buf = String::new();
+        chunk
+            .iter()
+            .map(|e| q.count(e, &want, &mut buf))
+            .collect::<Vec<_>>()
     });
-    let mut total = [0f64; 3];
-    let mut df = vec![0usize; qterms.len()];
-    let mut matched = Vec::new();
-    for p in parts {
-        for (t, l) in total.iter_mut().zip(p.total) {
-            *t += l;
-        }
-        for (d, n) in df.iter_mut().zip(p.df) {
-            *d += n;
-        }
-        matched.extend(p.matched);
-    }
-    let stats = Stats::new(entries.len(), total);
-    let idf: Vec<f64> = df.iter().map(|&d| stats.idf(d)).collect();
-    let hits = matched
-        .into_iter()
-        .map(|(entry, len, tfs)| {
-            let mut score = 0.0;
-            let mut m = Vec::new();
-            for (q, t) in tfs.iter().enumerate() {
-                if t.iter().any(|&c| c > 0) {
-                    score += stats.term_score(idf[q], *t, len);
-                    m.push(qterms[q].clone());
-                }
-            }
-            Hit {
-                entry,
-                score,
-                matched: m,
-            }
-        })
-        .collect();
-    finish(hits, limit)
+    q.rank(parts.into_iter().flatten(), limit)
+}
+
+/// Parse a Pin's text and rank its entries for `query` (as [`search`] does), counting each
+/// entry on the core that parsed it: one parallel pass instead of two.
+pub fn parse_and_search<'a>(text: &'a str, query: &str, limit: usize) -> (PinView<'a>, Vec<Hit>) {
+    let q = Query::new(query);
+    let want = q.gate();
+    let (pin, counts) = PinView::parse_map(text, |e| q.count(e, &want, &mut String::new()));
+    let hits = q.rank(counts, limit);
+    (pin, hits)
 }
 
 #[cfg(test)]
@@ -420,6 +430,7 @@ mod tests {
                     search(p.entries(), q, 10),
                     "{q}"
                 );
+                assert_eq!(parse_and_search(&text, q, 10).1, search(p.entries(), q, 10));
             }
         }
     }
@@ -441,11 +452,14 @@ mod tests {
         for i in 0..(3 * PAR_ENTRIES) {
             text += &format!(
                 "### module {i}\n**Keywords**: alpha{}, beta, gamma{}\n**File Paths**:\n\
-                 - src/m{i}/lib.rs\n\n---\n\n",
+                 - src/m{i}/lib.rs\n\n{}\n\n---\n\n",
                 i % 7,
-                i % 13
+                i % 13,
+                // Notes (not searched) make the text large enough to be parsed in parts.
+                "A note that is not searched. ".repeat(4)
             );
         }
+        assert!(text.len() > 2 * 256 * 1024, "{}", text.len());
         let view = PinView::parse(&text);
         assert_eq!(view.entries().len(), 3 * PAR_ENTRIES);
         let idx = Index::new(view.entries());
@@ -453,6 +467,7 @@ mod tests {
             let hits = search(view.entries(), q, 20);
             assert!(!hits.is_empty(), "{q}");
             assert_eq!(hits, idx.search(q, 20), "{q}");
+            assert_eq!(parse_and_search(&text, q, 20), (view.clone(), hits), "{q}");
         }
     }
 }

@@ -194,10 +194,10 @@ struct Candidate<'a> {
 }
 
 /// What reading one part of a Pin finds.
-struct Part<'a> {
-    /// The candidates whose heading starts in the part, with line numbers counted from the
-    /// part's first line.
-    entries: Vec<Candidate<'a>>,
+struct Part<'a, R> {
+    /// The candidates whose heading starts in the part (line numbers counted from the part's
+    /// first line), each with what the caller's function made of it.
+    entries: Vec<(Candidate<'a>, R)>,
     /// Lines starting in the part.
     lines: usize,
     /// Code fence lines starting in the part.
@@ -206,7 +206,20 @@ struct Part<'a> {
 
 /// Read the lines starting in `text[from..to]` (`from` a line start), `in_fence` telling
 /// whether `from` is inside a code fence. The last entry is read past `to`, up to its end.
-fn read_part(text: &str, from: usize, to: usize, mut in_fence: bool) -> Part<'_> {
+/// `f` maps each candidate as soon as it is read.
+fn read_part<'a, R>(
+    text: &'a str,
+    from: usize,
+    to: usize,
+    mut in_fence: bool,
+    f: &impl Fn(&EntryView<'a>) -> R,
+) -> Part<'a, R> {
+    let close = |o: Open<'a>| {
+        o.close(text).map(|c| {
+            let r = f(&c.entry);
+            (c, r)
+        })
+    };
     let mut part = Part {
         entries: Vec::new(),
         lines: 0,
@@ -230,7 +243,7 @@ fn read_part(text: &str, from: usize, to: usize, mut in_fence: bool) -> Part<'_>
             && line.text.starts_with('#')
             && let Some((level, title)) = heading_of(line.text)
         {
-            part.entries.extend(open.take().and_then(|o| o.close(text)));
+            part.entries.extend(open.take().and_then(close));
             if !inside {
                 break;
             }
@@ -243,10 +256,10 @@ fn read_part(text: &str, from: usize, to: usize, mut in_fence: bool) -> Part<'_>
         if let Some(o) = &mut open
             && !o.feed(line, number)
         {
-            part.entries.extend(open.take().and_then(|o| o.close(text)));
+            part.entries.extend(open.take().and_then(close));
         }
     }
-    part.entries.extend(open.and_then(|o| o.close(text)));
+    part.entries.extend(open.and_then(close));
     part
 }
 
@@ -269,14 +282,19 @@ fn cuts(text: &str, n: usize) -> Vec<usize> {
 /// Read `text` in `n` parts (each on its own thread when `threads`) and join them: line numbers
 /// made absolute, and a part that started inside a code fence (odd fence lines before it) read
 /// again knowing so.
-fn read_parts(text: &str, n: usize, threads: bool) -> Vec<Candidate<'_>> {
+fn read_parts<'a, R: Send>(
+    text: &'a str,
+    n: usize,
+    threads: bool,
+    f: &(impl Fn(&EntryView<'a>) -> R + Sync),
+) -> Vec<(Candidate<'a>, R)> {
     let cuts = cuts(text, n);
     let ranges: Vec<(usize, usize)> = cuts
         .iter()
         .zip(cuts.iter().skip(1).chain([&text.len()]))
         .map(|(&a, &b)| (a, b))
         .collect();
-    let read = |&(a, b): &(usize, usize)| read_part(text, a, b, false);
+    let read = |&(a, b): &(usize, usize)| read_part(text, a, b, false, f);
     let parts = if threads {
         crate::par::map_each(&ranges, read)
     } else {
@@ -286,16 +304,16 @@ fn read_parts(text: &str, n: usize, threads: bool) -> Vec<Candidate<'_>> {
     let (mut lines, mut fences) = (0, 0);
     for (part, &(a, b)) in parts.into_iter().zip(&ranges) {
         let part = if fences % 2 == 1 {
-            read_part(text, a, b, true)
+            read_part(text, a, b, true, f)
         } else {
             part
         };
-        out.extend(part.entries.into_iter().map(|mut c| {
+        out.extend(part.entries.into_iter().map(|(mut c, r)| {
             c.entry.line += lines;
             for l in &mut c.entry.file_lines {
                 *l += lines;
             }
-            c
+            (c, r)
         }));
         lines += part.lines;
         fences += part.fences;
@@ -314,24 +332,38 @@ impl<'a> PinView<'a> {
     /// Parse a Pin without copying its text. Never fails: text that is not an entry is prose.
     /// A large Pin is read on all cores.
     pub fn parse(text: &'a str) -> PinView<'a> {
+        PinView::parse_map(text, |_| ()).0
+    }
+
+    /// [`PinView::parse`], and `f` of each entry (in entry order), computed on the core that
+    /// read the entry while it is fresh in that core's cache. `f` sees an entry before its line
+    /// numbers are final (they count from wherever that core started): use it for what an entry
+    /// says, not where it is.
+    pub fn parse_map<R: Send>(
+        text: &'a str,
+        f: impl Fn(&EntryView<'a>) -> R + Sync,
+    ) -> (PinView<'a>, Vec<R>) {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let n = (text.len() / PAR_BYTES).clamp(1, cores);
-        PinView::from_candidates(text, read_parts(text, n, n > 1))
+        PinView::from_candidates(text, read_parts(text, n, n > 1, &f))
     }
 
     /// [`PinView::parse`] reading the text in `parts` parts one after the other: the same result
     /// for any number of parts (for tests of the parallel read).
     #[doc(hidden)]
     pub fn parse_in_parts(text: &'a str, parts: usize) -> PinView<'a> {
-        PinView::from_candidates(text, read_parts(text, parts.max(1), false))
+        PinView::from_candidates(text, read_parts(text, parts.max(1), false, &|_| ())).0
     }
 
     /// The Pin from the headings with fields at levels 2-4: entries are those at the most common
     /// such level (ties: level 3), so a section describing the format (`## Format` with field
     /// examples) stays prose.
-    fn from_candidates(text: &'a str, candidates: Vec<Candidate<'a>>) -> PinView<'a> {
+    fn from_candidates<R>(
+        text: &'a str,
+        candidates: Vec<(Candidate<'a>, R)>,
+    ) -> (PinView<'a>, Vec<R>) {
         let mut per_level = [0usize; 5];
-        for c in &candidates {
+        for (c, _) in &candidates {
             per_level[c.level] += 1;
         }
         let entry_level = [3, 2, 4]
@@ -343,9 +375,13 @@ impl<'a> PinView<'a> {
             layout: Vec::new(),
             level: entry_level,
         };
+        let mut mapped = Vec::with_capacity(per_level[entry_level]);
         // Where the prose not yet pushed starts (prose is the text between entries).
         let mut prose_start = 0;
-        for c in candidates.into_iter().filter(|c| c.level == entry_level) {
+        for (c, r) in candidates {
+            if c.level != entry_level {
+                continue;
+            }
             if c.start > prose_start {
                 pin.layout
                     .push(ItemView::Prose(&text[prose_start..c.start]));
@@ -353,11 +389,12 @@ impl<'a> PinView<'a> {
             prose_start = c.start + c.entry.source.len();
             pin.layout.push(ItemView::Entry(pin.entries.len()));
             pin.entries.push(c.entry);
+            mapped.push(r);
         }
         if prose_start < text.len() {
             pin.layout.push(ItemView::Prose(&text[prose_start..]));
         }
-        pin
+        (pin, mapped)
     }
 }
 
