@@ -462,5 +462,14 @@ mod tests {
             for_each_word(&text, |w| got.push(w.to_string()));
             proptest::prop_assert_eq!(got, reference_words(&text));
         }
+
+        #[test]
+        fn long_text_splitting_matches_the_char_definition(
+            text in "([a-z0-9]{1,12}|[A-Z][a-z]{0,5}|[A-Z0-9]{1,4}|[ _./,:`@\\[{~-]{1,3}){0,40}",
+        ) {
+            let mut got = Vec::new();
+            for_each_word(&text, |w| got.push(w.to_string()));
+            proptest::prop_assert_eq!(got, reference_words(&text));
+        }
     }
 }
