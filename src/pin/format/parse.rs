@@ -204,12 +204,46 @@ pub(super) fn split_keywords<'a>(text: &'a str, out: &mut Vec<&'a str>) {
     push(&text[start..], ticks);
 }
 
+/// Per byte of a file bullet: [`WORD_END`] for ASCII whitespace (and any non-ASCII byte, which
+/// may be Unicode whitespace: checked the slow way), [`SPECIAL`] for `[` and a backtick.
+static PATH_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_whitespace() || b == 0x0b || b >= 0x80 {
+            WORD_END
+        } else if b == b'[' || b == b'`' {
+            SPECIAL
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+const WORD_END: u8 = 1;
+const SPECIAL: u8 = 2;
+
 /// The path in one file bullet: a link target, text in backticks, or the first word.
 pub(super) fn clean_path(text: &str) -> Option<&str> {
     let t = trim(text);
     let b = t.as_bytes();
-    // Links and backticks are rare: one search for either before looking for each.
-    let special = memchr::memchr2(b'[', b'`', b).is_some();
+    // One pass finds where the first word ends and whether a link or backtick (rare) follows.
+    let mut end = None;
+    let mut special = false;
+    for (i, &c) in b.iter().enumerate() {
+        match PATH_BYTES[usize::from(c)] {
+            0 => {}
+            WORD_END => {
+                end.get_or_insert(i);
+            }
+            _ => {
+                special = true;
+                break;
+            }
+        }
+    }
     let p = if special
         && b.contains(&b'[')
         && let Some(c) = LINK.captures(t)
@@ -221,7 +255,7 @@ pub(super) fn clean_path(text: &str) -> Option<&str> {
     {
         c.get(1)?.as_str().trim()
     } else {
-        first_word(t)?
+        first_word(t, end)?
     };
     let keep = p
         .bytes()
@@ -231,13 +265,10 @@ pub(super) fn clean_path(text: &str) -> Option<&str> {
     (!p.is_empty()).then_some(p)
 }
 
-/// The first whitespace-separated word of trimmed text (`str::split_whitespace`, on bytes while
-/// the text is ASCII).
-fn first_word(t: &str) -> Option<&str> {
-    match t
-        .bytes()
-        .position(|b| b.is_ascii_whitespace() || b == 0x0b || b >= 0x80)
-    {
+/// The first whitespace-separated word of trimmed text (`str::split_whitespace`), given where
+/// the first ASCII whitespace or non-ASCII byte is (`end`; `None` when there is none).
+fn first_word(t: &str, end: Option<usize>) -> Option<&str> {
+    match end {
         None => (!t.is_empty()).then_some(t),
         Some(i) if t.as_bytes()[i] < 0x80 => Some(&t[..i]),
         Some(_) => t.split_whitespace().next(),
