@@ -238,8 +238,7 @@ impl<'a> Gate<'a> {
 impl Want for Gate<'_> {
     /// `w` may hold ASCII capitals (see `for_each_term_buf`); query terms are lowercase.
     #[inline(always)]
-    fn want(&self, w: &str) -> bool {
-        let b = w.as_bytes();
+    fn want(&self, b: &[u8]) -> bool {
         let at = |i: usize| b.get(i).copied().unwrap_or(0);
         let k = Gate::slot(at(0), at(1), at(2));
         self.bits[k >> 6] & (1 << (k & 63)) != 0 && starts_with_any(b, self.prefixes)

@@ -277,7 +277,7 @@ pub fn terms(text: &str) -> Vec<String> {
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     for_each_term_if(
         text,
-        |_: &str| true,
+        |_: &[u8]| true,
         |t| {
             if let Some(t) = t {
                 f(t);
@@ -286,14 +286,15 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     );
 }
 
-/// Which words a caller of [`for_each_term_if`] wants stemmed (any `Fn(&str) -> bool` is one).
+/// Which words a caller of [`for_each_term_if`] wants stemmed, given a word's UTF-8 bytes (any
+/// `Fn(&[u8]) -> bool` is one).
 pub trait Want {
-    fn want(&self, word: &str) -> bool;
+    fn want(&self, word: &[u8]) -> bool;
 }
 
-impl<F: Fn(&str) -> bool> Want for F {
+impl<F: Fn(&[u8]) -> bool> Want for F {
     #[inline(always)]
-    fn want(&self, word: &str) -> bool {
+    fn want(&self, word: &[u8]) -> bool {
         self(word)
     }
 }
@@ -321,13 +322,13 @@ pub fn for_each_term_buf(
     }
     for_each_word(text, |w| {
         if w.is_ascii() {
-            ascii_term(w, w.as_bytes(), buf, want, &mut f);
+            ascii_term(w.as_bytes(), w.as_bytes(), buf, want, &mut f);
             return;
         }
         if lower_into(w, buf) || is_stop(buf) {
             return;
         }
-        if want.want(buf) {
+        if want.want(buf.as_bytes()) {
             stem_in_place(buf);
             f(Some(buf));
         } else {
@@ -340,7 +341,7 @@ pub fn for_each_term_buf(
 fn ascii_terms(text: &str, buf: &mut String, want: &impl Want, f: &mut impl FnMut(Option<&str>)) {
     let b = text.as_bytes();
     ascii_words(text, |start, end| {
-        ascii_term(&text[start..end], &b[start..], buf, want, f);
+        ascii_term(&b[start..end], &b[start..], buf, want, f);
     });
 }
 
@@ -349,22 +350,22 @@ fn ascii_terms(text: &str, buf: &mut String, want: &impl Want, f: &mut impl FnMu
 /// stemmed.
 #[inline(always)]
 fn ascii_term(
-    w: &str,
+    b: &[u8],
     tail: &[u8],
     buf: &mut String,
     want: &impl Want,
     f: &mut impl FnMut(Option<&str>),
 ) {
-    let b = w.as_bytes();
     let number = b[0].is_ascii_digit() && b.iter().all(u8::is_ascii_digit);
     if number || (b.len() <= 7 && is_stop_key(stop_key(b, tail))) {
         return;
     }
-    if !want.want(w) {
+    if !want.want(b) {
         f(None);
         return;
     }
-    lower_into(w, buf);
+    buf.clear();
+    buf.extend(b.iter().map(|&c| char::from(c.to_ascii_lowercase())));
     stem_in_place(buf);
     f(Some(buf));
 }
