@@ -115,10 +115,10 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
-/// Byte classes for [`ascii_words`]: 0 for a separator.
+/// Byte classes for [`ascii_words`] (bit flags): 0 for a separator.
 const LOWER: u8 = 1;
 const UPPER: u8 = 2;
-const DIGIT: u8 = 3;
+const DIGIT: u8 = 4;
 
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -152,7 +152,11 @@ fn stop_key(word: &[u8], tail: &[u8]) -> u64 {
 
 /// [`for_each_word`] for ASCII text (the common case), in one pass over the bytes: runs of
 /// alphanumerics, split where the case changes; `f(start, end)` for each word's byte span.
-/// Inlined into both callers: it is the hot loop of search (every word of every entry).
+/// A word is a run of capitals then a run of lowercase letters and digits, either possibly
+/// empty; when more than one capital comes before a lowercase letter, the last capital starts
+/// the next word (`HTTPServer`: `HTTP`, `Server`). Inlined into both callers: it is the hot loop
+/// of search (every word of every entry), so `f` has one call site and the common run of
+/// lowercase letters and digits is a tight loop.
 #[inline(always)]
 fn ascii_words(text: &str, mut f: impl FnMut(usize, usize)) {
     let b = text.as_bytes();
@@ -160,21 +164,23 @@ fn ascii_words(text: &str, mut f: impl FnMut(usize, usize)) {
     let class = |i: usize| CLASS[usize::from(b[i])];
     let mut i = 0;
     while i < n {
-        if class(i) == 0 {
+        let c = class(i);
+        if c == 0 {
             i += 1;
             continue;
         }
         let start = i;
-        let mut prev = class(i);
         i += 1;
-        while i < n {
-            let c = class(i);
-            // A capital starts a word after a lowercase letter or a digit, and ends a run of
-            // capitals when a lowercase letter follows (`HTTPServer`: `HTTP`, `Server`).
-            if c == 0 || (c == UPPER && (prev != UPPER || (i + 1 < n && class(i + 1) == LOWER))) {
-                break;
+        let mut split = false;
+        if c == UPPER {
+            while i < n && class(i) == UPPER {
+                i += 1;
             }
-            prev = c;
+            // Leave the last capital to the next word.
+            split = i < n && class(i) == LOWER && i - start > 1;
+            i -= usize::from(split);
+        }
+        while !split && i < n && class(i) & (LOWER | DIGIT) != 0 {
             i += 1;
         }
         f(start, i);
