@@ -22,30 +22,50 @@ struct Line<'a> {
     end: usize,
 }
 
-/// The lines of `text[from..]` (`split_inclusive('\n')`, one memchr pass), with positions in
-/// `text`.
+/// The lines of `text[from..]` (`split_inclusive('\n')`, terminators `\n`, `\r\n`, `\r\r\n`
+/// stripped), with positions in `text`.
 fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line<'_>> {
-    let to = text.len();
+    let b = text.as_bytes();
     let mut start = from;
-    let mut newlines = memchr::memchr_iter(b'\n', &text.as_bytes()[from..]);
     std::iter::from_fn(move || {
-        if start >= to {
+        if start >= b.len() {
             return None;
         }
-        let end = newlines.next().map_or(to, |i| from + i + 1);
-        let raw = &text[start..end];
-        let keep = raw
-            .bytes()
-            .rposition(|b| b != b'\n' && b != b'\r')
-            .map_or(0, |i| i + 1);
+        let (mut keep, end) = match next_newline(b, start) {
+            Some(nl) => (nl, nl + 1),
+            None => (b.len(), b.len()),
+        };
+        while keep > start && b[keep - 1] == b'\r' {
+            keep -= 1;
+        }
         let line = Line {
-            text: &raw[..keep],
+            text: text.get(start..keep)?,
             start,
             end,
         };
         start = end;
         Some(line)
     })
+}
+
+/// The first `\n` in `b` at or after `from`, 8 bytes at a time (Pin lines are short: a call to
+/// `memchr` costs more than the search).
+#[inline(always)]
+fn next_newline(b: &[u8], from: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        // A byte of `x` is zero where the text has `\n`; the lowest such byte sets the lowest
+        // high bit of `(x - 1) & !x` (higher bytes may be flagged falsely, never lower ones).
+        let x = u64::from_le_bytes(*chunk) ^ (LO * u64::from(b'\n'));
+        let zero = x.wrapping_sub(LO) & !x & HI;
+        if zero != 0 {
+            return Some(i + (zero.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b.get(i..)?.iter().position(|&c| c == b'\n').map(|k| i + k)
 }
 
 /// Bytes per part below which a Pin is read on one thread (thread start-up costs about as much
@@ -443,6 +463,13 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn newlines_are_found_like_memchr(text in "[a\n\r]{0,40}", from in 0..45usize) {
+            let b = text.as_bytes();
+            let from = from.min(b.len());
+            prop_assert_eq!(next_newline(b, from), memchr::memchr(b'\n', &b[from..]).map(|i| from + i));
+        }
+
         #[test]
         fn any_number_of_parts_reads_like_one_pass(
             picks in proptest::collection::vec((0..FRAGS.len(), 0..3u8), 0..60),
