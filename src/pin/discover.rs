@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 
 use super::text::{FastMap as HashMap, FastSet};
 
+use memchr::memmem;
+
 use super::manifest::read_manifest;
 use crate::par::map_each;
 
@@ -85,7 +87,7 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
-fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Vec<Root> {
+fn find_roots(project: &str, files: &[SourceFile], manifests: &[Declared]) -> Vec<Root> {
     let mut roots: BTreeMap<String, Root> = BTreeMap::new();
     roots.insert(
         String::new(),
@@ -96,10 +98,8 @@ fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Ve
             inherit: false,
         },
     );
-    // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
-    let parsed = map_each(manifests, read_manifest);
-    for (m, parsed) in manifests.iter().zip(parsed) {
-        let Some((name, deps)) = parsed else {
+    for m in manifests {
+        let Some((name, deps)) = m.package.clone() else {
             continue;
         };
         let dir = parent_dir(&m.path).to_string();
@@ -130,23 +130,35 @@ fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Ve
             });
         }
     }
-    // Java/Kotlin source roots.
-    let markers: Vec<(&str, String, String)> = [
+    // Java/Kotlin source roots. Each marker has the form `src/…/…`: a path without `src/` has
+    // none of them, and the searchers are built once, not once per file.
+    let markers: Vec<(&str, String, memmem::Finder<'static>)> = [
         "src/main/java",
         "src/main/kotlin",
         "src/test/java",
         "src/test/kotlin",
     ]
     .into_iter()
-    .map(|m| (m, format!("{m}/"), format!("/{m}/")))
+    .map(|m| {
+        let inside = format!("/{m}/");
+        (
+            m,
+            format!("{m}/"),
+            memmem::Finder::new(&inside).into_owned(),
+        )
+    })
     .collect();
-    for f in files {
+    let src = memmem::Finder::new("src/");
+    for f in files
+        .iter()
+        .filter(|f| src.find(f.path.as_bytes()).is_some())
+    {
         for (marker, at_top, inside) in &markers {
             let dir = if f.path.starts_with(at_top.as_str()) {
                 Some(marker.to_string())
             } else {
-                f.path
-                    .find(inside.as_str())
+                inside
+                    .find(f.path.as_bytes())
                     .map(|i| f.path[..i + 1 + marker.len()].to_string())
             };
             if let Some(dir) = dir
@@ -190,20 +202,19 @@ fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Ve
     list
 }
 
-/// Group key of a file under a root: "" for the top, else a folder path relative to the root.
-fn group_key(rel: &str, named: bool) -> String {
-    let parts: Vec<&str> = rel.split('/').collect();
-    match parts.len() {
-        0 | 1 => String::new(),
-        2 if CONTAINERS.contains(&parts[0]) => {
-            if named && (parts[0] == "src" || parts[0] == "lib") {
-                String::new()
-            } else {
-                parts[0].to_string()
-            }
-        }
-        _ if CONTAINERS.contains(&parts[0]) => format!("{}/{}", parts[0], parts[1]),
-        _ => parts[0].to_string(),
+/// Group key of a file under a root: "" for the top, else a folder path relative to the root
+/// (always a prefix of `rel`: its first one or two folders).
+fn group_key(rel: &str, named: bool) -> &str {
+    let Some((first, rest)) = rel.split_once('/') else {
+        return "";
+    };
+    if !CONTAINERS.contains(&first) {
+        return first;
+    }
+    match rest.find('/') {
+        None if named && (first == "src" || first == "lib") => "",
+        None => first,
+        Some(j) => &rel[..first.len() + 1 + j],
     }
 }
 
@@ -215,12 +226,42 @@ fn parent_key(key: &str, keys: &BTreeMap<String, Vec<usize>>) -> String {
     k
 }
 
+/// A manifest already read: its path and what it declares (see [`read_manifest`]).
+#[derive(Debug, Clone)]
+pub struct Declared {
+    pub path: String,
+    /// Name and dependencies (`None` when the manifest declares no package).
+    pub package: Option<(Option<String>, Vec<String>)>,
+}
+
+impl Declared {
+    /// Parse one manifest.
+    pub fn read(m: &Manifest) -> Self {
+        Declared {
+            path: m.path.clone(),
+            package: read_manifest(m),
+        }
+    }
+}
+
 /// Find the modules of a project. `project` names the top when no manifest does.
 pub fn discover(
     project: &str,
     files: &[SourceFile],
     docs: &[String],
     manifests: &[Manifest],
+) -> Vec<Unit> {
+    // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
+    let declared = map_each(manifests, Declared::read);
+    discover_declared(project, files, docs, &declared)
+}
+
+/// [`discover`] with the manifests already parsed (in path order), e.g. during the walk.
+pub fn discover_declared<'f>(
+    project: &str,
+    files: &'f [SourceFile],
+    docs: &[String],
+    manifests: &[Declared],
 ) -> Vec<Unit> {
     let roots = find_roots(project, files, manifests);
     let by_dir: HashMap<&str, usize> = roots
@@ -263,11 +304,11 @@ pub fn discover(
         if per_root[ri].is_empty() {
             continue;
         }
-        let rel = |p: &str| -> String {
+        let rel = |p: &'f str| -> &'f str {
             if root.dir.is_empty() {
-                p.to_string()
+                p
             } else {
-                p[root.dir.len() + 1..].to_string()
+                &p[root.dir.len() + 1..]
             }
         };
         // Skip single-folder chains (com/example/app/...).
@@ -278,13 +319,13 @@ pub fn discover(
             let prefix = format!("{base}/");
             for &i in &per_root[ri] {
                 let r = rel(&files[i].path);
-                let r = r.strip_prefix(prefix.as_str()).unwrap_or(&r).to_string();
+                let r = r.strip_prefix(prefix.as_str()).unwrap_or(r);
                 match r.split_once('/') {
                     Some((first, _)) if !base.is_empty() || !CONTAINERS.contains(&first) => {
-                        subs.insert(first.to_string());
+                        subs.insert(first);
                     }
                     Some((first, _)) => {
-                        subs.insert(first.to_string());
+                        subs.insert(first);
                         direct = true; // keep container folders visible
                     }
                     None => direct = true,
@@ -294,23 +335,34 @@ pub fn discover(
                 break;
             }
             let only = subs.into_iter().next().unwrap_or_default();
-            base = join(&base, &only);
+            base = join(&base, only);
         }
-        let inner = |p: &str| -> String {
+        let inner = |p: &'f str| -> &'f str {
             let r = rel(p);
             if base.is_empty() {
                 r
             } else {
-                r[base.len() + 1..].to_string()
+                &r[base.len() + 1..]
             }
         };
         let named = root.name.is_some();
         let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        // Files of one folder come in a row and share a key: look the group up once per run.
+        let mut last: Option<(&str, &str)> = None;
         for &i in &per_root[ri] {
-            groups
-                .entry(group_key(&inner(&files[i].path), named))
-                .or_default()
-                .push(i);
+            let path = files[i].path.as_str();
+            let dir = parent_dir(path);
+            let key = match last {
+                Some((d, k)) if d == dir => k,
+                _ => group_key(inner(path), named),
+            };
+            last = Some((dir, key));
+            match groups.get_mut(key) {
+                Some(g) => g.push(i),
+                None => {
+                    groups.insert(key.to_string(), vec![i]);
+                }
+            }
         }
         // Merge tiny groups into their parent (deepest first).
         let keys: Vec<String> = groups.keys().rev().cloned().collect();
@@ -328,16 +380,13 @@ pub fn discover(
         }
         let root_base = join(&root.dir, &base);
         let mut root_docs: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for d in docs
-            .iter()
-            .filter(|d| root_of(d) == ri && under(&root_base, d))
-        {
+        for &d in docs_per_root[ri].iter().filter(|d| under(&root_base, d)) {
             let r = if root_base.is_empty() {
                 d.clone()
             } else {
                 d[root_base.len() + 1..].to_string()
             };
-            let mut k = group_key(&r, named);
+            let mut k = group_key(&r, named).to_string();
             if !groups.contains_key(&k) {
                 k = parent_key(&k, &groups);
             }

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::check::{is_glob, resolve};
-use super::discover::{Manifest, SourceFile, discover};
+use super::discover::{Declared, Manifest, SourceFile, discover_declared};
 use super::extract::{FileFacts, SOURCE_EXTS, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
@@ -65,7 +65,8 @@ pub struct Outcome {
 struct Walked {
     sources: Vec<SourceFile>,
     docs: Vec<String>,
-    manifests: Vec<String>,
+    /// Manifests, read and parsed during the walk (sorted by path).
+    manifests: Vec<Declared>,
     /// What each source and doc file defines, imports and says (read during the walk).
     facts: HashMap<String, FileFacts>,
 }
@@ -77,8 +78,18 @@ enum Found {
     Other,
 }
 
-/// Classify one walked file and, for a source or doc file, read and extract it.
-fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(String, bool, Found)> {
+/// Read and parse a manifest (`None` when it cannot be read as text: it declares nothing).
+fn read_declared(path: &str, file: &Path) -> Option<Declared> {
+    let text = std::fs::read_to_string(file).ok()?;
+    Some(Declared::read(&Manifest {
+        path: path.to_string(),
+        text,
+    }))
+}
+
+/// Classify one walked file and, for a source or doc file, read and extract it; a manifest is
+/// read and parsed here too.
+fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(Option<Declared>, Found)> {
     if !entry.file_type().is_some_and(|t| t.is_file()) {
         return None;
     }
@@ -86,7 +97,11 @@ fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(String, bool, Found)>
     let rel = rel.to_str()?; // not UTF-8: cannot be written in the Pin
     let rel = rel.replace('\\', "/");
     let name = rel.rsplit('/').next().unwrap_or(&rel);
-    let manifest = MANIFESTS.contains(&name);
+    let manifest = if MANIFESTS.contains(&name) {
+        read_declared(&rel, entry.path())
+    } else {
+        None
+    };
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
     let size = || entry.metadata().map(|m| m.len()).unwrap_or(0);
     let facts = |size: u64| match (size <= MAX_READ).then(|| std::fs::read(entry.path())) {
@@ -109,7 +124,7 @@ fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(String, bool, Found)>
     } else {
         Found::Other
     };
-    Some((rel, manifest, found))
+    Some((manifest, found))
 }
 
 /// Walk the project on all cores, reading and extracting each source and doc file as it is
@@ -149,12 +164,12 @@ fn walk(root: &Path) -> Result<Walked, PinError> {
         facts: HashMap::default(),
     };
     for item in rx {
-        let (rel, manifest, found) = item.map_err(|source| PinError::Walk {
+        let (manifest, found) = item.map_err(|source| PinError::Walk {
             root: root.to_path_buf(),
             source,
         })?;
-        if manifest {
-            walked.manifests.push(rel);
+        if let Some(m) = manifest {
+            walked.manifests.push(m);
         }
         match found {
             Found::Source(file, facts) => {
@@ -170,7 +185,7 @@ fn walk(root: &Path) -> Result<Walked, PinError> {
     }
     walked.sources.sort_by(|a, b| a.path.cmp(&b.path));
     walked.docs.sort();
-    walked.manifests.sort();
+    walked.manifests.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(walked)
 }
 
@@ -184,21 +199,12 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
     let old = super::read_text(&index)?;
     let mut pin = Pin::parse(old.as_deref().unwrap_or(""));
     let mut walked = walk(root)?;
-    let mut manifests = Vec::new();
-    for m in &walked.manifests {
-        if let Ok(text) = std::fs::read_to_string(root.join(m)) {
-            manifests.push(Manifest {
-                path: m.clone(),
-                text,
-            });
-        }
-    }
     let project = root
         .canonicalize()
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".to_string());
-    let units = discover(&project, &walked.sources, &walked.docs, &manifests);
+    let units = discover_declared(&project, &walked.sources, &walked.docs, &walked.manifests);
 
     let facts = std::mem::take(&mut walked.facts);
 
@@ -209,18 +215,24 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
                 paths: u.files.clone(),
                 ..ModuleText::default()
             };
-            let mut imports = HashSet::default();
+            let mut raw_imports: HashSet<&str> = HashSet::default();
             let mut any_import_lang = false;
             for f in u.files.iter().chain(&u.docs) {
                 if let Some(fx) = facts.get(f.as_str()) {
                     m.defs.extend(fx.defs.iter().map(String::as_str));
                     m.doc.push_str(&fx.doc);
-                    imports.extend(fx.imports.iter().map(|i| norm_lib(i)));
+                    raw_imports.extend(fx.imports.iter().map(String::as_str));
                 }
                 any_import_lang |= [".rs", ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".go"]
                     .iter()
                     .any(|e| f.ends_with(e));
             }
+            // Each distinct import normalised once (a library is imported by many files).
+            let imports: HashSet<String> = if any_import_lang && !u.deps.is_empty() {
+                raw_imports.into_iter().map(norm_lib).collect()
+            } else {
+                HashSet::default()
+            };
             m.deps = u
                 .deps
                 .iter()
