@@ -16,7 +16,7 @@ use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
 use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
-use crate::par::drop_all;
+use crate::par::drop_later;
 
 /// Folders never walked, gitignored or not.
 const SKIP_DIRS: &[&str] = &[
@@ -250,8 +250,8 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
         .collect();
     let keywords = rank(&texts);
     drop(texts);
-    // Hundreds of thousands of small strings: freed on all cores.
-    drop_all(facts.into_iter().collect());
+    // Hundreds of thousands of small strings: freed while the merge goes on.
+    drop_later(facts);
     let generated: Vec<Generated> = units
         .into_iter()
         .zip(keywords)
