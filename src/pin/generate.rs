@@ -78,6 +78,23 @@ enum Found {
     Other,
 }
 
+/// The size of a walked file and, when it has at most [`MAX_READ`] bytes, its bytes (`None`:
+/// too large or unreadable). One open and one fstat: no separate stat of the path.
+fn size_and_bytes(entry: &ignore::DirEntry) -> (u64, Option<Vec<u8>>) {
+    use std::io::Read;
+    let opened = std::fs::File::open(entry.path()).and_then(|f| Ok((f.metadata()?.len(), f)));
+    match opened {
+        Ok((size, _)) if size > MAX_READ => (size, None),
+        Ok((size, mut file)) => {
+            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
+            let read = file.read_to_end(&mut bytes);
+            (size, read.ok().map(|_| bytes))
+        }
+        // Not readable: its size may still be known.
+        Err(_) => (entry.metadata().map_or(0, |m| m.len()), None),
+    }
+}
+
 /// Read and parse a manifest (`None` when it cannot be read as text: it declares nothing).
 fn read_declared(path: &str, file: &Path) -> Option<Declared> {
     let text = std::fs::read_to_string(file).ok()?;
@@ -103,14 +120,13 @@ fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(Option<Declared>, Fou
         None
     };
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-    let size = || entry.metadata().map(|m| m.len()).unwrap_or(0);
-    let facts = |size: u64| match (size <= MAX_READ).then(|| std::fs::read(entry.path())) {
-        Some(Ok(bytes)) => extract(&rel, &bytes),
-        _ => FileFacts::default(),
+    let facts = |bytes: Option<Vec<u8>>| match bytes {
+        Some(bytes) => extract(&rel, &bytes),
+        None => FileFacts::default(),
     };
     let found = if SOURCE_EXTS.contains(&ext) {
-        let size = size();
-        let facts = facts(size);
+        let (size, bytes) = size_and_bytes(entry);
+        let facts = facts(bytes);
         Found::Source(
             SourceFile {
                 path: rel.clone(),
@@ -119,7 +135,7 @@ fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(Option<Declared>, Fou
             facts,
         )
     } else if (ext == "md" || ext == "markdown") && rel != INDEX_PATH {
-        let facts = facts(size());
+        let facts = facts(size_and_bytes(entry).1);
         Found::Doc(rel.clone(), facts)
     } else {
         Found::Other
