@@ -222,11 +222,14 @@ fn add_split<'a>(
     texts: impl Iterator<Item = &'a str>,
     weight: f64,
 ) {
-    let mut counts: HashMap<&str, u32> = HashMap::default();
+    // Sized up front: growing these maps rehashes every key several times.
+    let mut counts: HashMap<&str, u32> =
+        HashMap::with_capacity_and_hasher(texts.size_hint().0, Default::default());
     for t in texts {
         *counts.entry(t).or_default() += 1;
     }
-    let mut words: HashMap<String, u32> = HashMap::default();
+    let mut words: HashMap<String, u32> =
+        HashMap::with_capacity_and_hasher(counts.len(), Default::default());
     let mut buf = String::new();
     for (t, n) in counts {
         for_each_lower_word(t, &mut buf, |w| match words.get_mut(w) {
