@@ -70,21 +70,32 @@ where
     R: Send,
     F: Fn(&T) -> R + Sync,
 {
+    map_balanced_by(items, |_| 0, f)
+}
+
+/// [`map_balanced`] handing out the costliest items first (by `cost`, an estimate; equal
+/// costs in input order): a big item started last would keep one core busy while the others
+/// wait. Results are in input order.
+pub fn map_balanced_by<T, R, C, F>(items: &[T], cost: C, f: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    C: Fn(&T) -> usize,
+    F: Fn(&T) -> R + Sync,
+{
     use std::sync::atomic::{AtomicUsize, Ordering};
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = cores.min(MAX_THREADS).min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
     }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cost(&items[i])));
     let next = AtomicUsize::new(0);
     let work = || {
         let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else {
-                break;
-            };
-            done.push((i, f(item)));
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            done.push((i, f(&items[i])));
         }
         done
     };
@@ -182,6 +193,8 @@ mod tests {
         assert_eq!(got, want);
         assert!(map_balanced(&[] as &[u8], |b| *b).is_empty());
         assert_eq!(map_balanced(&[7u8], |b| *b + 1), [8]);
+        let by_cost = map_balanced_by(&items, |&i| (i % 7) as usize, |&i| i * 2);
+        assert_eq!(by_cost, items.iter().map(|&i| i * 2).collect::<Vec<_>>());
 
         let (tx, rx) = std::sync::mpsc::channel();
         struct Signal(std::sync::mpsc::Sender<()>);

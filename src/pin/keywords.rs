@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use super::text::{FastMap as HashMap, FastSet, for_each_lower_word, is_stop, stem};
-use crate::par::{drop_later, map_balanced};
+use crate::par::{drop_later, map_balanced_by};
 
 /// Keywords per generated entry.
 pub const MAX_KEYWORDS: usize = 20;
@@ -284,8 +284,9 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
 /// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
 pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
-    // Modules differ in size by orders of magnitude: hand them out one at a time.
-    let per = map_balanced(modules, module_terms);
+    // Modules differ in size by orders of magnitude: hand them out one at a time, the largest
+    // first, so that no big one is left for the end while the other cores wait.
+    let per = map_balanced_by(modules, |m| m.defs.len() + m.doc.len() / 8, module_terms);
     let mut df: HashMap<&str, usize> = HashMap::default();
     for m in &per {
         for k in m.keys() {
@@ -293,11 +294,15 @@ pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
         }
     }
     let n = per.len() as f64;
-    let ranked = map_balanced(&per, |terms| {
+    // The idf of each possible document frequency, computed once instead of once per term.
+    let idf_of: Vec<f64> = (0..=per.len())
+        .map(|df| 1.0 + ((n + 1.0) / (df as f64 + 1.0)).ln())
+        .collect();
+    let ranked = map_balanced_by(&per, HashMap::len, |terms| {
         let all: Vec<(f64, &String, &Term)> = terms
             .iter()
             .map(|(k, t)| {
-                let idf = 1.0 + ((n + 1.0) / (df[k.as_str()] as f64 + 1.0)).ln();
+                let idf = idf_of[df[k.as_str()]];
                 ((1.0 + t.weight.ln()) * idf, k, t)
             })
             .collect();
