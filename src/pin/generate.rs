@@ -9,14 +9,14 @@
 use std::path::Path;
 
 use super::check::{is_glob, resolve};
-use super::discover::{Declared, Manifest, SourceFile, discover_declared};
+use super::discover::{Declared, Manifest, SourceFile, Unit, discover_declared};
 use super::extract::{FileFacts, SOURCE_EXTS, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
 use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
-use crate::par::drop_later;
+use crate::par::{drop_later, map_balanced_by};
 
 /// Folders never walked, gitignored or not.
 const SKIP_DIRS: &[&str] = &[
@@ -212,6 +212,46 @@ fn norm_lib(s: &str) -> String {
     s.to_lowercase().replace('-', "_")
 }
 
+/// The raw material of one unit's keywords: its files' definitions and docs, and the libraries
+/// of its root that its files import.
+fn module_text<'a>(u: &Unit, facts: &'a HashMap<String, FileFacts>) -> ModuleText<'a> {
+    let mut m = ModuleText {
+        paths: u.files.clone(),
+        ..ModuleText::default()
+    };
+    let mut raw_imports: HashSet<&str> = HashSet::default();
+    let mut any_import_lang = false;
+    for f in u.files.iter().chain(&u.docs) {
+        if let Some(fx) = facts.get(f.as_str()) {
+            m.defs.extend(fx.defs.iter().map(String::as_str));
+            m.doc.push_str(&fx.doc);
+            raw_imports.extend(fx.imports.iter().map(String::as_str));
+        }
+        any_import_lang |= [".rs", ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".go"]
+            .iter()
+            .any(|e| f.ends_with(e));
+    }
+    // Each distinct import normalised once (a library is imported by many files).
+    let imports: HashSet<String> = if any_import_lang && !u.deps.is_empty() {
+        raw_imports.into_iter().map(norm_lib).collect()
+    } else {
+        HashSet::default()
+    };
+    m.deps = u
+        .deps
+        .iter()
+        .filter(|d| {
+            if any_import_lang {
+                imports.contains(&norm_lib(d))
+            } else {
+                u.root_entry // imports not read: the libraries go to the package's own entry
+            }
+        })
+        .cloned()
+        .collect();
+    m
+}
+
 /// Generate the Pin for the project at `root`, merged into its current specs/INDEX.md.
 pub fn generate(root: &Path) -> Result<Outcome, PinError> {
     let index = root.join(INDEX_PATH);
@@ -227,46 +267,9 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
 
     let facts = std::mem::take(&mut walked.facts);
 
-    let texts: Vec<ModuleText> = units
-        .iter()
-        .map(|u| {
-            let mut m = ModuleText {
-                paths: u.files.clone(),
-                ..ModuleText::default()
-            };
-            let mut raw_imports: HashSet<&str> = HashSet::default();
-            let mut any_import_lang = false;
-            for f in u.files.iter().chain(&u.docs) {
-                if let Some(fx) = facts.get(f.as_str()) {
-                    m.defs.extend(fx.defs.iter().map(String::as_str));
-                    m.doc.push_str(&fx.doc);
-                    raw_imports.extend(fx.imports.iter().map(String::as_str));
-                }
-                any_import_lang |= [".rs", ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".go"]
-                    .iter()
-                    .any(|e| f.ends_with(e));
-            }
-            // Each distinct import normalised once (a library is imported by many files).
-            let imports: HashSet<String> = if any_import_lang && !u.deps.is_empty() {
-                raw_imports.into_iter().map(norm_lib).collect()
-            } else {
-                HashSet::default()
-            };
-            m.deps = u
-                .deps
-                .iter()
-                .filter(|d| {
-                    if any_import_lang {
-                        imports.contains(&norm_lib(d))
-                    } else {
-                        u.root_entry // imports not read: the libraries go to the package's own entry
-                    }
-                })
-                .cloned()
-                .collect();
-            m
-        })
-        .collect();
+    // Per unit and independent: built on all cores.
+    let texts: Vec<ModuleText> =
+        map_balanced_by(&units, |u| u.files.len(), |u| module_text(u, &facts));
     let keywords = rank(&texts);
     drop(texts);
     // Hundreds of thousands of small strings: freed while the merge goes on.
