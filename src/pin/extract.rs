@@ -287,9 +287,8 @@ fn last_ident(m: &[u8]) -> Option<String> {
         .iter()
         .rposition(|c| !is_id(c))
         .map_or(0, |p| p + 1);
-    let id = &m[start..end];
-    // Every byte is an ASCII identifier byte: valid UTF-8 without a check.
-    (!id.is_empty()).then(|| id.iter().map(|&c| char::from(c)).collect())
+    let id = std::str::from_utf8(&m[start..end]).ok()?;
+    (!id.is_empty()).then(|| id.to_string())
 }
 
 /// The library named by an import match.
