@@ -232,17 +232,22 @@ fn add_split<'a>(
         HashMap::with_capacity_and_hasher(counts.len(), Default::default());
     let mut buf = String::new();
     for (t, n) in counts {
+        // A noise word is kept with a count of 0, so it is checked once, not at every
+        // occurrence (short words, the most common noise, cost nothing to check).
         for_each_lower_word(t, &mut buf, |w| match words.get_mut(w) {
+            Some(0) => {}
             Some(c) => *c += n,
-            None if is_noise(w) => {}
+            None if w.len() < 3 => {}
             None => {
-                words.insert(w.to_string(), n);
+                words.insert(w.to_string(), if is_noise(w) { 0 } else { n });
             }
         });
     }
     terms.reserve(words.len());
     for (w, n) in words {
-        add(terms, &w, weight, n);
+        if n > 0 {
+            add(terms, &w, weight, n);
+        }
     }
 }
 
