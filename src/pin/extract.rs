@@ -8,7 +8,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, Input, MatchKind};
 use regex::bytes::Regex;
 
 /// What one source file contributes.
@@ -213,15 +213,9 @@ fn rust_matches(b: &[u8], mut f: impl FnMut(&[u8])) {
         PATTERNS[0].find_iter(b).for_each(|m| f(m.as_bytes()));
         return;
     };
-    // One pass over the starts. No start can begin inside another (each pattern ends with the
-    // only blank it holds, and no proper suffix of one begins another), so stepping over a
-    // rejected start loses nothing; starts inside an accepted match are skipped.
     let mut pos = 0;
-    for hit in starts.find_iter(b) {
+    while let Some(hit) = starts.find(Input::new(b).span(pos..b.len())) {
         let at = hit.start();
-        if at < pos {
-            continue;
-        }
         let end = if b[at] == b'/' {
             Some(memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |e| at + e))
         } else if at > 0 && is_word(b[at - 1]) {
@@ -234,9 +228,12 @@ fn rust_matches(b: &[u8], mut f: impl FnMut(&[u8])) {
                     .unwrap_or(b.len() - at);
             rust_match_end(b, at, word_end)
         };
-        if let Some(end) = end {
-            f(&b[at..end]);
-            pos = end;
+        match end {
+            Some(end) => {
+                f(&b[at..end]);
+                pos = end;
+            }
+            None => pos = at + 1,
         }
     }
 }
