@@ -517,6 +517,17 @@ mod tests {
     }
 
     #[test]
+    fn group_keys_are_the_first_folder_or_two_under_a_container() {
+        assert_eq!(group_key("build.rs", true), "");
+        assert_eq!(group_key("src/lib.rs", true), "");
+        assert_eq!(group_key("src/lib.rs", false), "src");
+        assert_eq!(group_key("app/main.rs", true), "app");
+        assert_eq!(group_key("src/parse/lex.rs", true), "src/parse");
+        assert_eq!(group_key("src/parse/deep/x.rs", false), "src/parse");
+        assert_eq!(group_key("tools/gen/x.rs", true), "tools");
+    }
+
+    #[test]
     fn cargo_workspace_crates_and_their_folders() {
         let files = sf(&[
             ("crates/core/src/lib.rs", 5000),

@@ -301,3 +301,33 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
         summary,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_and_bytes_reads_small_files_and_only_sizes_large_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("small.rs"), b"fn a() {}").unwrap();
+        let big = usize::try_from(MAX_READ).unwrap() + 1;
+        std::fs::write(dir.path().join("big.rs"), vec![b'x'; big]).unwrap();
+        let mut seen: Vec<(String, (u64, Option<Vec<u8>>))> = ignore::WalkBuilder::new(dir.path())
+            .build()
+            .map(Result::unwrap)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    size_and_bytes(&e),
+                )
+            })
+            .collect();
+        seen.sort();
+        assert_eq!(seen[0], ("big.rs".to_string(), (MAX_READ + 1, None)));
+        assert_eq!(
+            seen[1],
+            ("small.rs".to_string(), (9, Some(b"fn a() {}".to_vec())))
+        );
+    }
+}

@@ -215,6 +215,22 @@ mod tests {
     }
 
     #[test]
+    fn names_match_ignoring_case_and_blanks_first_untaken_first() {
+        let old = "### Alpha\n**Keywords**: a\n\n**File Paths**:\n- a.rs\n\n**Spec Link**: N/A\n\n---\n\n\
+### alpha\n**Keywords**: b\n\n**File Paths**:\n- b.rs\n\n**Spec Link**: N/A\n\n---\n";
+        let mut pin = Pin::parse(old);
+        let gen_ = vec![
+            g(" ALPHA ", &["k1"], &["a.rs"], &["a.rs"]),
+            g("alpha", &["k2"], &["b.rs"], &["b.rs"]),
+            g("Alpha", &["k3"], &["c.rs"], &["c.rs"]),
+        ];
+        let s = merge(&mut pin, gen_, |_| true);
+        assert_eq!(pin.entries()[0].keywords, ["a", "k1"]);
+        assert_eq!(pin.entries()[1].keywords, ["b", "k2"]);
+        assert_eq!(s.added, ["Alpha"], "both old entries were taken");
+    }
+
+    #[test]
     fn merging_twice_changes_nothing() {
         let gen_ = || {
             vec![
