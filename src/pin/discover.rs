@@ -1,19 +1,19 @@
 //! Module discovery: which files form which Pin entry.
 //!
-//! Owns the policy, pure over a list of paths and manifest texts: module roots as their
-//! ecosystems define them (Cargo crates, package.json packages, Python projects and packages, Go
-//! modules, Java/Kotlin source roots), then inside each root the first-level folders (one level
-//! deeper under `src/`, `lib/`, `pkg/`, `crates/`, …), tiny ones merged into their parent, large
-//! ones split so an entry names at most [`MAX_ITEMS`] files or globs. Does not read files (see
-//! [`super::generate`]) or choose keywords (see [`super::keywords`]).
+//! Owns the policy, pure over a list of paths and manifest texts: from the module roots as their
+//! ecosystems define them (found by [`super::roots`]: Cargo crates, package.json packages, Python
+//! projects and packages, Go modules, Java/Kotlin source roots), inside each root the
+//! first-level folders (one level deeper under `src/`, `lib/`, `pkg/`, `crates/`, …), tiny ones
+//! merged into their parent, large ones split so an entry names at most [`MAX_ITEMS`] files or
+//! globs. Does not read files (see [`super::generate`]) or choose keywords (see
+//! [`super::keywords`]).
 
 use std::collections::BTreeMap;
 
 use super::text::{FastMap as HashMap, FastSet};
 
-use memchr::memmem;
-
-use super::manifest::read_manifest;
+pub use super::roots::Declared;
+use super::roots::find_roots;
 use crate::par::map_each;
 
 /// At most this many paths or globs in one generated entry.
@@ -57,24 +57,15 @@ pub struct Unit {
     pub docs: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
-struct Root {
-    dir: String,
-    name: Option<String>,
-    deps: Vec<String>,
-    /// Inherits the deps of the nearest enclosing root that has a manifest.
-    inherit: bool,
-}
-
-fn parent_dir(path: &str) -> &str {
+pub(super) fn parent_dir(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..i])
 }
 
-fn base_name(path: &str) -> &str {
+pub(super) fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-fn under(dir: &str, path: &str) -> bool {
+pub(super) fn under(dir: &str, path: &str) -> bool {
     dir.is_empty()
         || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
 }
@@ -85,121 +76,6 @@ fn join(a: &str, b: &str) -> String {
         (_, true) => a.to_string(),
         _ => format!("{a}/{b}"),
     }
-}
-
-fn find_roots(project: &str, files: &[SourceFile], manifests: &[Declared]) -> Vec<Root> {
-    let mut roots: BTreeMap<String, Root> = BTreeMap::new();
-    roots.insert(
-        String::new(),
-        Root {
-            dir: String::new(),
-            name: None,
-            deps: Vec::new(),
-            inherit: false,
-        },
-    );
-    for m in manifests {
-        let Some((name, deps)) = m.package.clone() else {
-            continue;
-        };
-        let dir = parent_dir(&m.path).to_string();
-        let r = roots.entry(dir.clone()).or_insert(Root {
-            dir,
-            name: None,
-            deps: Vec::new(),
-            inherit: false,
-        });
-        if r.name.is_none() {
-            r.name = name;
-        }
-        r.deps.extend(deps);
-    }
-    // Python packages: the top-most folders holding an __init__.py.
-    let inits: std::collections::BTreeSet<&str> = files
-        .iter()
-        .filter(|f| base_name(&f.path) == "__init__.py")
-        .map(|f| parent_dir(&f.path))
-        .collect();
-    for dir in &inits {
-        if !dir.is_empty() && !inits.contains(parent_dir(dir)) {
-            roots.entry(dir.to_string()).or_insert(Root {
-                dir: dir.to_string(),
-                name: Some(base_name(dir).to_string()),
-                deps: Vec::new(),
-                inherit: true,
-            });
-        }
-    }
-    // Java/Kotlin source roots. Each marker has the form `src/…/…`: a path without `src/` has
-    // none of them, and the searchers are built once, not once per file.
-    let markers: Vec<(&str, String, memmem::Finder<'static>)> = [
-        "src/main/java",
-        "src/main/kotlin",
-        "src/test/java",
-        "src/test/kotlin",
-    ]
-    .into_iter()
-    .map(|m| {
-        let inside = format!("/{m}/");
-        (
-            m,
-            format!("{m}/"),
-            memmem::Finder::new(&inside).into_owned(),
-        )
-    })
-    .collect();
-    let src = memmem::Finder::new("src/");
-    for f in files
-        .iter()
-        .filter(|f| src.find(f.path.as_bytes()).is_some())
-    {
-        for (marker, at_top, inside) in &markers {
-            let dir = if f.path.starts_with(at_top.as_str()) {
-                Some(marker.to_string())
-            } else {
-                inside
-                    .find(f.path.as_bytes())
-                    .map(|i| f.path[..i + 1 + marker.len()].to_string())
-            };
-            if let Some(dir) = dir
-                && !roots.contains_key(&dir)
-            {
-                let project_dir = dir[..dir.len() - marker.len()].trim_end_matches('/');
-                let label = if project_dir.is_empty() {
-                    project.to_string()
-                } else {
-                    base_name(project_dir).to_string()
-                };
-                let kind = &marker[4..];
-                roots.insert(
-                    dir.clone(),
-                    Root {
-                        dir,
-                        name: Some(format!("{label} ({})", kind.replace('/', " "))),
-                        deps: Vec::new(),
-                        inherit: true,
-                    },
-                );
-            }
-        }
-    }
-    let mut list: Vec<Root> = roots.into_values().collect();
-    for i in 0..list.len() {
-        if list[i].inherit {
-            let dir = list[i].dir.clone();
-            let parent = list
-                .iter()
-                .filter(|r| !r.inherit && under(&r.dir, &dir))
-                .max_by_key(|r| r.dir.len())
-                .map(|r| r.deps.clone());
-            if let Some(d) = parent {
-                list[i].deps = d;
-            }
-        }
-        let mut seen = FastSet::default();
-        list[i].deps.retain(|d| seen.insert(d.clone()));
-    }
-    list
 }
 
 /// Group key of a file under a root: "" for the top, else a folder path relative to the root
@@ -224,24 +100,6 @@ fn parent_key(key: &str, keys: &BTreeMap<String, Vec<usize>>) -> String {
         k = parent_dir(&k).to_string();
     }
     k
-}
-
-/// A manifest already read: its path and what it declares (see [`read_manifest`]).
-#[derive(Debug, Clone)]
-pub struct Declared {
-    pub path: String,
-    /// Name and dependencies (`None` when the manifest declares no package).
-    pub package: Option<(Option<String>, Vec<String>)>,
-}
-
-impl Declared {
-    /// Parse one manifest.
-    pub fn read(m: &Manifest) -> Self {
-        Declared {
-            path: m.path.clone(),
-            package: read_manifest(m),
-        }
-    }
 }
 
 /// Find the modules of a project. `project` names the top when no manifest does.

@@ -312,7 +312,8 @@ mod tests {
         std::fs::write(dir.path().join("small.rs"), b"fn a() {}").unwrap();
         let big = usize::try_from(MAX_READ).unwrap() + 1;
         std::fs::write(dir.path().join("big.rs"), vec![b'x'; big]).unwrap();
-        let mut seen: Vec<(String, (u64, Option<Vec<u8>>))> = ignore::WalkBuilder::new(dir.path())
+        type Seen = (String, (u64, Option<Vec<u8>>));
+        let mut seen: Vec<Seen> = ignore::WalkBuilder::new(dir.path())
             .build()
             .map(Result::unwrap)
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
