@@ -1,6 +1,8 @@
 //! Spreading pure, CPU-bound work over the cores: a slice is cut into contiguous chunks, each
 //! chunk is mapped on its own thread, and the results come back in input order, so the outcome
-//! is the same as a sequential map. Owns only the threading; callers own the work.
+//! is the same as a sequential map; for items of very uneven cost, [`map_balanced_by`] hands
+//! them out one at a time instead. Big drops go to the background ([`drop_later`]) or are spread
+//! ([`drop_all`]). Owns only the threading; callers own the work.
 
 /// At most this many threads, however many cores there are.
 const MAX_THREADS: usize = 8;
@@ -60,6 +62,73 @@ where
     .collect()
 }
 
+/// `f` of every item, in order, the items handed out one at a time to whichever thread is free
+/// (the calling thread works too). For items of very uneven cost, where [`map_each`]'s fixed
+/// chunks leave one core idle while another finishes a chunk of big items. If a thread cannot
+/// be started, the others (at least the calling one) take its share.
+pub fn map_balanced<T, R, F>(items: &[T], f: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+{
+    map_balanced_by(items, |_| 0, f)
+}
+
+/// [`map_balanced`] handing out the costliest items first (by `cost`, an estimate; equal
+/// costs in input order): a big item started last would keep one core busy while the others
+/// wait. Results are in input order.
+pub fn map_balanced_by<T, R, C, F>(items: &[T], cost: C, f: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    C: Fn(&T) -> usize,
+    F: Fn(&T) -> R + Sync,
+{
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores.min(MAX_THREADS).min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cost(&items[i])));
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            done.push((i, f(&items[i])));
+        }
+        done
+    };
+    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
+        let started: Vec<_> = (1..threads)
+            .map(|_| std::thread::Builder::new().spawn_scoped(s, work))
+            .collect();
+        let mut parts = vec![work()];
+        for handle in started.into_iter().flatten() {
+            parts.push(
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        parts
+    });
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    for (i, r) in parts.into_iter().flatten() {
+        slots[i] = Some(r);
+    }
+    slots.into_iter().flatten().collect()
+}
+
+/// Drop `value` on a background thread and return at once: freeing a large collection of
+/// small allocations is work the caller need not wait for (the thread is not joined; if it
+/// cannot be started, `value` is dropped here, with the closure that failed to start).
+pub fn drop_later<T: Send + 'static>(value: T) {
+    let _started = std::thread::Builder::new().spawn(move || drop(value));
+}
+
 /// Drop `items` on all cores: freeing a large collection of small allocations is work too.
 pub fn drop_all<T: Send>(mut items: Vec<T>) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -112,6 +181,34 @@ mod tests {
         assert_eq!(DROPPED.load(Ordering::Relaxed), 5000);
         drop_all(Vec::<Counted>::new());
         assert_eq!(DROPPED.load(Ordering::Relaxed), 5000);
+    }
+
+    #[test]
+    fn map_balanced_keeps_order_and_drop_later_drops() {
+        let items: Vec<u64> = (0..3000).collect();
+        // Uneven costs: the late items are far dearer than the early ones.
+        let got = map_balanced(&items, |&i| (0..i).fold(i, |a, b| a ^ b.wrapping_mul(31)));
+        let want: Vec<u64> = items
+            .iter()
+            .map(|&i| (0..i).fold(i, |a, b| a ^ b.wrapping_mul(31)))
+            .collect();
+        assert_eq!(got, want);
+        assert!(map_balanced(&[] as &[u8], |b| *b).is_empty());
+        assert_eq!(map_balanced(&[7u8], |b| *b + 1), [8]);
+        let by_cost = map_balanced_by(&items, |&i| (i % 7) as usize, |&i| i * 2);
+        assert_eq!(by_cost, items.iter().map(|&i| i * 2).collect::<Vec<_>>());
+
+        let (tx, rx) = std::sync::mpsc::channel();
+        struct Signal(std::sync::mpsc::Sender<()>);
+        impl Drop for Signal {
+            fn drop(&mut self) {
+                let _ = self.0.send(());
+            }
+        }
+        drop_later(vec![Signal(tx.clone()), Signal(tx)]);
+        for _ in 0..2 {
+            rx.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
+        }
     }
 
     #[test]

@@ -1,17 +1,19 @@
 //! Module discovery: which files form which Pin entry.
 //!
-//! Owns the policy, pure over a list of paths and manifest texts: module roots as their
-//! ecosystems define them (Cargo crates, package.json packages, Python projects and packages, Go
-//! modules, Java/Kotlin source roots), then inside each root the first-level folders (one level
-//! deeper under `src/`, `lib/`, `pkg/`, `crates/`, …), tiny ones merged into their parent, large
-//! ones split so an entry names at most [`MAX_ITEMS`] files or globs. Does not read files (see
-//! [`super::generate`]) or choose keywords (see [`super::keywords`]).
+//! Owns the policy, pure over a list of paths and manifest texts: from the module roots as their
+//! ecosystems define them (found by [`super::roots`]: Cargo crates, package.json packages, Python
+//! projects and packages, Go modules, Java/Kotlin source roots), inside each root the
+//! first-level folders (one level deeper under `src/`, `lib/`, `pkg/`, `crates/`, …), tiny ones
+//! merged into their parent, large ones split so an entry names at most [`MAX_ITEMS`] files or
+//! globs. Does not read files (see [`super::generate`]) or choose keywords (see
+//! [`super::keywords`]).
 
 use std::collections::BTreeMap;
 
 use super::text::{FastMap as HashMap, FastSet};
 
-use super::manifest::read_manifest;
+pub use super::roots::Declared;
+use super::roots::find_roots;
 use crate::par::map_each;
 
 /// At most this many paths or globs in one generated entry.
@@ -55,24 +57,15 @@ pub struct Unit {
     pub docs: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
-struct Root {
-    dir: String,
-    name: Option<String>,
-    deps: Vec<String>,
-    /// Inherits the deps of the nearest enclosing root that has a manifest.
-    inherit: bool,
-}
-
-fn parent_dir(path: &str) -> &str {
+pub(super) fn parent_dir(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..i])
 }
 
-fn base_name(path: &str) -> &str {
+pub(super) fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-fn under(dir: &str, path: &str) -> bool {
+pub(super) fn under(dir: &str, path: &str) -> bool {
     dir.is_empty()
         || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
 }
@@ -85,125 +78,19 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
-fn find_roots(project: &str, files: &[SourceFile], manifests: &[Manifest]) -> Vec<Root> {
-    let mut roots: BTreeMap<String, Root> = BTreeMap::new();
-    roots.insert(
-        String::new(),
-        Root {
-            dir: String::new(),
-            name: None,
-            deps: Vec::new(),
-            inherit: false,
-        },
-    );
-    // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
-    let parsed = map_each(manifests, read_manifest);
-    for (m, parsed) in manifests.iter().zip(parsed) {
-        let Some((name, deps)) = parsed else {
-            continue;
-        };
-        let dir = parent_dir(&m.path).to_string();
-        let r = roots.entry(dir.clone()).or_insert(Root {
-            dir,
-            name: None,
-            deps: Vec::new(),
-            inherit: false,
-        });
-        if r.name.is_none() {
-            r.name = name;
-        }
-        r.deps.extend(deps);
+/// Group key of a file under a root: "" for the top, else a folder path relative to the root
+/// (always a prefix of `rel`: its first one or two folders).
+fn group_key(rel: &str, named: bool) -> &str {
+    let Some((first, rest)) = rel.split_once('/') else {
+        return "";
+    };
+    if !CONTAINERS.contains(&first) {
+        return first;
     }
-    // Python packages: the top-most folders holding an __init__.py.
-    let inits: std::collections::BTreeSet<&str> = files
-        .iter()
-        .filter(|f| base_name(&f.path) == "__init__.py")
-        .map(|f| parent_dir(&f.path))
-        .collect();
-    for dir in &inits {
-        if !dir.is_empty() && !inits.contains(parent_dir(dir)) {
-            roots.entry(dir.to_string()).or_insert(Root {
-                dir: dir.to_string(),
-                name: Some(base_name(dir).to_string()),
-                deps: Vec::new(),
-                inherit: true,
-            });
-        }
-    }
-    // Java/Kotlin source roots.
-    let markers: Vec<(&str, String, String)> = [
-        "src/main/java",
-        "src/main/kotlin",
-        "src/test/java",
-        "src/test/kotlin",
-    ]
-    .into_iter()
-    .map(|m| (m, format!("{m}/"), format!("/{m}/")))
-    .collect();
-    for f in files {
-        for (marker, at_top, inside) in &markers {
-            let dir = if f.path.starts_with(at_top.as_str()) {
-                Some(marker.to_string())
-            } else {
-                f.path
-                    .find(inside.as_str())
-                    .map(|i| f.path[..i + 1 + marker.len()].to_string())
-            };
-            if let Some(dir) = dir
-                && !roots.contains_key(&dir)
-            {
-                let project_dir = dir[..dir.len() - marker.len()].trim_end_matches('/');
-                let label = if project_dir.is_empty() {
-                    project.to_string()
-                } else {
-                    base_name(project_dir).to_string()
-                };
-                let kind = &marker[4..];
-                roots.insert(
-                    dir.clone(),
-                    Root {
-                        dir,
-                        name: Some(format!("{label} ({})", kind.replace('/', " "))),
-                        deps: Vec::new(),
-                        inherit: true,
-                    },
-                );
-            }
-        }
-    }
-    let mut list: Vec<Root> = roots.into_values().collect();
-    for i in 0..list.len() {
-        if list[i].inherit {
-            let dir = list[i].dir.clone();
-            let parent = list
-                .iter()
-                .filter(|r| !r.inherit && under(&r.dir, &dir))
-                .max_by_key(|r| r.dir.len())
-                .map(|r| r.deps.clone());
-            if let Some(d) = parent {
-                list[i].deps = d;
-            }
-        }
-        let mut seen = FastSet::default();
-        list[i].deps.retain(|d| seen.insert(d.clone()));
-    }
-    list
-}
-
-/// Group key of a file under a root: "" for the top, else a folder path relative to the root.
-fn group_key(rel: &str, named: bool) -> String {
-    let parts: Vec<&str> = rel.split('/').collect();
-    match parts.len() {
-        0 | 1 => String::new(),
-        2 if CONTAINERS.contains(&parts[0]) => {
-            if named && (parts[0] == "src" || parts[0] == "lib") {
-                String::new()
-            } else {
-                parts[0].to_string()
-            }
-        }
-        _ if CONTAINERS.contains(&parts[0]) => format!("{}/{}", parts[0], parts[1]),
-        _ => parts[0].to_string(),
+    match rest.find('/') {
+        None if named && (first == "src" || first == "lib") => "",
+        None => first,
+        Some(j) => &rel[..first.len() + 1 + j],
     }
 }
 
@@ -221,6 +108,18 @@ pub fn discover(
     files: &[SourceFile],
     docs: &[String],
     manifests: &[Manifest],
+) -> Vec<Unit> {
+    // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
+    let declared = map_each(manifests, Declared::read);
+    discover_declared(project, files, docs, &declared)
+}
+
+/// [`discover`] with the manifests already parsed (in path order), e.g. during the walk.
+pub fn discover_declared<'f>(
+    project: &str,
+    files: &'f [SourceFile],
+    docs: &[String],
+    manifests: &[Declared],
 ) -> Vec<Unit> {
     let roots = find_roots(project, files, manifests);
     let by_dir: HashMap<&str, usize> = roots
@@ -263,11 +162,11 @@ pub fn discover(
         if per_root[ri].is_empty() {
             continue;
         }
-        let rel = |p: &str| -> String {
+        let rel = |p: &'f str| -> &'f str {
             if root.dir.is_empty() {
-                p.to_string()
+                p
             } else {
-                p[root.dir.len() + 1..].to_string()
+                &p[root.dir.len() + 1..]
             }
         };
         // Skip single-folder chains (com/example/app/...).
@@ -278,13 +177,13 @@ pub fn discover(
             let prefix = format!("{base}/");
             for &i in &per_root[ri] {
                 let r = rel(&files[i].path);
-                let r = r.strip_prefix(prefix.as_str()).unwrap_or(&r).to_string();
+                let r = r.strip_prefix(prefix.as_str()).unwrap_or(r);
                 match r.split_once('/') {
                     Some((first, _)) if !base.is_empty() || !CONTAINERS.contains(&first) => {
-                        subs.insert(first.to_string());
+                        subs.insert(first);
                     }
                     Some((first, _)) => {
-                        subs.insert(first.to_string());
+                        subs.insert(first);
                         direct = true; // keep container folders visible
                     }
                     None => direct = true,
@@ -294,23 +193,34 @@ pub fn discover(
                 break;
             }
             let only = subs.into_iter().next().unwrap_or_default();
-            base = join(&base, &only);
+            base = join(&base, only);
         }
-        let inner = |p: &str| -> String {
+        let inner = |p: &'f str| -> &'f str {
             let r = rel(p);
             if base.is_empty() {
                 r
             } else {
-                r[base.len() + 1..].to_string()
+                &r[base.len() + 1..]
             }
         };
         let named = root.name.is_some();
         let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        // Files of one folder come in a row and share a key: look the group up once per run.
+        let mut last: Option<(&str, &str)> = None;
         for &i in &per_root[ri] {
-            groups
-                .entry(group_key(&inner(&files[i].path), named))
-                .or_default()
-                .push(i);
+            let path = files[i].path.as_str();
+            let dir = parent_dir(path);
+            let key = match last {
+                Some((d, k)) if d == dir => k,
+                _ => group_key(inner(path), named),
+            };
+            last = Some((dir, key));
+            match groups.get_mut(key) {
+                Some(g) => g.push(i),
+                None => {
+                    groups.insert(key.to_string(), vec![i]);
+                }
+            }
         }
         // Merge tiny groups into their parent (deepest first).
         let keys: Vec<String> = groups.keys().rev().cloned().collect();
@@ -328,16 +238,13 @@ pub fn discover(
         }
         let root_base = join(&root.dir, &base);
         let mut root_docs: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for d in docs
-            .iter()
-            .filter(|d| root_of(d) == ri && under(&root_base, d))
-        {
+        for &d in docs_per_root[ri].iter().filter(|d| under(&root_base, d)) {
             let r = if root_base.is_empty() {
                 d.clone()
             } else {
                 d[root_base.len() + 1..].to_string()
             };
-            let mut k = group_key(&r, named);
+            let mut k = group_key(&r, named).to_string();
             if !groups.contains_key(&k) {
                 k = parent_key(&k, &groups);
             }
@@ -465,6 +372,17 @@ mod tests {
 
     fn names(u: &[Unit]) -> Vec<&str> {
         u.iter().map(|u| u.name.as_str()).collect()
+    }
+
+    #[test]
+    fn group_keys_are_the_first_folder_or_two_under_a_container() {
+        assert_eq!(group_key("build.rs", true), "");
+        assert_eq!(group_key("src/lib.rs", true), "");
+        assert_eq!(group_key("src/lib.rs", false), "src");
+        assert_eq!(group_key("app/main.rs", true), "app");
+        assert_eq!(group_key("src/parse/lex.rs", true), "src/parse");
+        assert_eq!(group_key("src/parse/deep/x.rs", false), "src/parse");
+        assert_eq!(group_key("tools/gen/x.rs", true), "tools");
     }
 
     #[test]

@@ -9,14 +9,14 @@
 use std::path::Path;
 
 use super::check::{is_glob, resolve};
-use super::discover::{Manifest, SourceFile, discover};
+use super::discover::{Declared, Manifest, SourceFile, Unit, discover_declared};
 use super::extract::{FileFacts, SOURCE_EXTS, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
 use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
-use crate::par::drop_all;
+use crate::par::{drop_later, map_balanced_by};
 
 /// Folders never walked, gitignored or not.
 const SKIP_DIRS: &[&str] = &[
@@ -65,7 +65,8 @@ pub struct Outcome {
 struct Walked {
     sources: Vec<SourceFile>,
     docs: Vec<String>,
-    manifests: Vec<String>,
+    /// Manifests, read and parsed during the walk (sorted by path).
+    manifests: Vec<Declared>,
     /// What each source and doc file defines, imports and says (read during the walk).
     facts: HashMap<String, FileFacts>,
 }
@@ -77,8 +78,35 @@ enum Found {
     Other,
 }
 
-/// Classify one walked file and, for a source or doc file, read and extract it.
-fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(String, bool, Found)> {
+/// The size of a walked file and, when it has at most [`MAX_READ`] bytes, its bytes (`None`:
+/// too large or unreadable). One open and one fstat: no separate stat of the path.
+fn size_and_bytes(entry: &ignore::DirEntry) -> (u64, Option<Vec<u8>>) {
+    use std::io::Read;
+    let opened = std::fs::File::open(entry.path()).and_then(|f| Ok((f.metadata()?.len(), f)));
+    match opened {
+        Ok((size, _)) if size > MAX_READ => (size, None),
+        Ok((size, mut file)) => {
+            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
+            let read = file.read_to_end(&mut bytes);
+            (size, read.ok().map(|_| bytes))
+        }
+        // Not readable: its size may still be known.
+        Err(_) => (entry.metadata().map_or(0, |m| m.len()), None),
+    }
+}
+
+/// Read and parse a manifest (`None` when it cannot be read as text: it declares nothing).
+fn read_declared(path: &str, file: &Path) -> Option<Declared> {
+    let text = std::fs::read_to_string(file).ok()?;
+    Some(Declared::read(&Manifest {
+        path: path.to_string(),
+        text,
+    }))
+}
+
+/// Classify one walked file and, for a source or doc file, read and extract it; a manifest is
+/// read and parsed here too.
+fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(Option<Declared>, Found)> {
     if !entry.file_type().is_some_and(|t| t.is_file()) {
         return None;
     }
@@ -86,16 +114,19 @@ fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(String, bool, Found)>
     let rel = rel.to_str()?; // not UTF-8: cannot be written in the Pin
     let rel = rel.replace('\\', "/");
     let name = rel.rsplit('/').next().unwrap_or(&rel);
-    let manifest = MANIFESTS.contains(&name);
+    let manifest = if MANIFESTS.contains(&name) {
+        read_declared(&rel, entry.path())
+    } else {
+        None
+    };
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-    let size = || entry.metadata().map(|m| m.len()).unwrap_or(0);
-    let facts = |size: u64| match (size <= MAX_READ).then(|| std::fs::read(entry.path())) {
-        Some(Ok(bytes)) => extract(&rel, &bytes),
-        _ => FileFacts::default(),
+    let facts = |bytes: Option<Vec<u8>>| match bytes {
+        Some(bytes) => extract(&rel, &bytes),
+        None => FileFacts::default(),
     };
     let found = if SOURCE_EXTS.contains(&ext) {
-        let size = size();
-        let facts = facts(size);
+        let (size, bytes) = size_and_bytes(entry);
+        let facts = facts(bytes);
         Found::Source(
             SourceFile {
                 path: rel.clone(),
@@ -104,12 +135,12 @@ fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(String, bool, Found)>
             facts,
         )
     } else if (ext == "md" || ext == "markdown") && rel != INDEX_PATH {
-        let facts = facts(size());
+        let facts = facts(size_and_bytes(entry).1);
         Found::Doc(rel.clone(), facts)
     } else {
         Found::Other
     };
-    Some((rel, manifest, found))
+    Some((manifest, found))
 }
 
 /// Walk the project on all cores, reading and extracting each source and doc file as it is
@@ -149,12 +180,12 @@ fn walk(root: &Path) -> Result<Walked, PinError> {
         facts: HashMap::default(),
     };
     for item in rx {
-        let (rel, manifest, found) = item.map_err(|source| PinError::Walk {
+        let (manifest, found) = item.map_err(|source| PinError::Walk {
             root: root.to_path_buf(),
             source,
         })?;
-        if manifest {
-            walked.manifests.push(rel);
+        if let Some(m) = manifest {
+            walked.manifests.push(m);
         }
         match found {
             Found::Source(file, facts) => {
@@ -168,14 +199,57 @@ fn walk(root: &Path) -> Result<Walked, PinError> {
             Found::Other => {}
         }
     }
-    walked.sources.sort_by(|a, b| a.path.cmp(&b.path));
-    walked.docs.sort();
-    walked.manifests.sort();
+    // A walk finds each path once: an unstable sort gives the same order, with fewer moves.
+    walked
+        .sources
+        .sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.size.cmp(&b.size)));
+    walked.docs.sort_unstable();
+    walked.manifests.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(walked)
 }
 
 fn norm_lib(s: &str) -> String {
     s.to_lowercase().replace('-', "_")
+}
+
+/// The raw material of one unit's keywords: its files' definitions and docs, and the libraries
+/// of its root that its files import.
+fn module_text<'a>(u: &Unit, facts: &'a HashMap<String, FileFacts>) -> ModuleText<'a> {
+    let mut m = ModuleText {
+        paths: u.files.clone(),
+        ..ModuleText::default()
+    };
+    let mut raw_imports: HashSet<&str> = HashSet::default();
+    let mut any_import_lang = false;
+    for f in u.files.iter().chain(&u.docs) {
+        if let Some(fx) = facts.get(f.as_str()) {
+            m.defs.extend(fx.defs.iter().map(String::as_str));
+            m.doc.push_str(&fx.doc);
+            raw_imports.extend(fx.imports.iter().map(String::as_str));
+        }
+        any_import_lang |= [".rs", ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".go"]
+            .iter()
+            .any(|e| f.ends_with(e));
+    }
+    // Each distinct import normalised once (a library is imported by many files).
+    let imports: HashSet<String> = if any_import_lang && !u.deps.is_empty() {
+        raw_imports.into_iter().map(norm_lib).collect()
+    } else {
+        HashSet::default()
+    };
+    m.deps = u
+        .deps
+        .iter()
+        .filter(|d| {
+            if any_import_lang {
+                imports.contains(&norm_lib(d))
+            } else {
+                u.root_entry // imports not read: the libraries go to the package's own entry
+            }
+        })
+        .cloned()
+        .collect();
+    m
 }
 
 /// Generate the Pin for the project at `root`, merged into its current specs/INDEX.md.
@@ -184,62 +258,22 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
     let old = super::read_text(&index)?;
     let mut pin = Pin::parse(old.as_deref().unwrap_or(""));
     let mut walked = walk(root)?;
-    let mut manifests = Vec::new();
-    for m in &walked.manifests {
-        if let Ok(text) = std::fs::read_to_string(root.join(m)) {
-            manifests.push(Manifest {
-                path: m.clone(),
-                text,
-            });
-        }
-    }
     let project = root
         .canonicalize()
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".to_string());
-    let units = discover(&project, &walked.sources, &walked.docs, &manifests);
+    let units = discover_declared(&project, &walked.sources, &walked.docs, &walked.manifests);
 
     let facts = std::mem::take(&mut walked.facts);
 
-    let texts: Vec<ModuleText> = units
-        .iter()
-        .map(|u| {
-            let mut m = ModuleText {
-                paths: u.files.clone(),
-                ..ModuleText::default()
-            };
-            let mut imports = HashSet::default();
-            let mut any_import_lang = false;
-            for f in u.files.iter().chain(&u.docs) {
-                if let Some(fx) = facts.get(f.as_str()) {
-                    m.defs.extend(fx.defs.iter().map(String::as_str));
-                    m.doc.push_str(&fx.doc);
-                    imports.extend(fx.imports.iter().map(|i| norm_lib(i)));
-                }
-                any_import_lang |= [".rs", ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".go"]
-                    .iter()
-                    .any(|e| f.ends_with(e));
-            }
-            m.deps = u
-                .deps
-                .iter()
-                .filter(|d| {
-                    if any_import_lang {
-                        imports.contains(&norm_lib(d))
-                    } else {
-                        u.root_entry // imports not read: the libraries go to the package's own entry
-                    }
-                })
-                .cloned()
-                .collect();
-            m
-        })
-        .collect();
+    // Per unit and independent: built on all cores.
+    let texts: Vec<ModuleText> =
+        map_balanced_by(&units, |u| u.files.len(), |u| module_text(u, &facts));
     let keywords = rank(&texts);
     drop(texts);
-    // Hundreds of thousands of small strings: freed on all cores.
-    drop_all(facts.into_iter().collect());
+    // Hundreds of thousands of small strings: freed while the merge goes on.
+    drop_later(facts);
     let generated: Vec<Generated> = units
         .into_iter()
         .zip(keywords)
@@ -266,4 +300,35 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
         old,
         summary,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_and_bytes_reads_small_files_and_only_sizes_large_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("small.rs"), b"fn a() {}").unwrap();
+        let big = usize::try_from(MAX_READ).unwrap() + 1;
+        std::fs::write(dir.path().join("big.rs"), vec![b'x'; big]).unwrap();
+        type Seen = (String, (u64, Option<Vec<u8>>));
+        let mut seen: Vec<Seen> = ignore::WalkBuilder::new(dir.path())
+            .build()
+            .map(Result::unwrap)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    size_and_bytes(&e),
+                )
+            })
+            .collect();
+        seen.sort();
+        assert_eq!(seen[0], ("big.rs".to_string(), (MAX_READ + 1, None)));
+        assert_eq!(
+            seen[1],
+            ("small.rs".to_string(), (9, Some(b"fn a() {}".to_vec())))
+        );
+    }
 }

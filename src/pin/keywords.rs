@@ -4,11 +4,10 @@
 //! names and doc words, with stop words and code noise dropped. Pure: no I/O. Does not own reading
 //! files (see [`super::extract`]) or which files form a module (see [`super::discover`]).
 
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use super::text::{FastMap as HashMap, FastSet, for_each_lower_word, is_stop, stem};
-use crate::par::{drop_all, map_each};
+use crate::par::{drop_later, map_balanced_by};
 
 /// Keywords per generated entry.
 pub const MAX_KEYWORDS: usize = 20;
@@ -163,7 +162,45 @@ pub struct ModuleText<'a> {
 #[derive(Default)]
 struct Term {
     weight: f64,
-    surface: BTreeMap<String, u32>,
+    surface: Surfaces,
+}
+
+/// The ways one term was written and how often. Most terms are written exactly as their key
+/// (the stem of a word that stemming leaves alone): that form is only counted, the others are
+/// kept in a list, so a term costs no allocation beyond its key in the common case.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Surfaces {
+    /// Times written as the term's key itself.
+    same: u32,
+    /// Every other written form and its count.
+    other: Vec<(String, u32)>,
+}
+
+impl Surfaces {
+    /// Count `word` `n` times (`as_key`: it is written exactly as the term's key).
+    fn add(&mut self, word: &str, as_key: bool, n: u32) {
+        if as_key {
+            self.same += n;
+        } else if let Some((_, c)) = self.other.iter_mut().find(|(w, _)| w == word) {
+            *c += n;
+        } else {
+            self.other.push((word.to_string(), n));
+        }
+    }
+
+    /// The most frequent written form (ties: shortest, then alphabetical); `None` when nothing
+    /// was counted.
+    fn best<'s>(&'s self, key: &'s str) -> Option<&'s str> {
+        let same = (self.same > 0).then_some((key, self.same));
+        same.into_iter()
+            .chain(self.other.iter().map(|(w, c)| (w.as_str(), *c)))
+            .max_by(|a, b| {
+                a.1.cmp(&b.1)
+                    .then(b.0.len().cmp(&a.0.len()))
+                    .then(b.0.cmp(a.0))
+            })
+            .map(|(w, _)| w)
+    }
 }
 
 /// Count `word` `n` times with `weight` each.
@@ -173,14 +210,10 @@ fn add(terms: &mut HashMap<String, Term>, word: &str, weight: f64, n: u32) {
     } else {
         stem(word)
     };
+    let as_key = key == word;
     let t = terms.entry(key).or_default();
     t.weight += weight * f64::from(n);
-    match t.surface.get_mut(word) {
-        Some(c) => *c += n,
-        None => {
-            t.surface.insert(word.to_string(), n);
-        }
-    }
+    t.surface.add(word, as_key, n);
 }
 
 /// Split each distinct text once and count its words `weight` times per occurrence.
@@ -189,23 +222,32 @@ fn add_split<'a>(
     texts: impl Iterator<Item = &'a str>,
     weight: f64,
 ) {
-    let mut counts: HashMap<&str, u32> = HashMap::default();
+    // Sized up front: growing these maps rehashes every key several times.
+    let mut counts: HashMap<&str, u32> =
+        HashMap::with_capacity_and_hasher(texts.size_hint().0, Default::default());
     for t in texts {
         *counts.entry(t).or_default() += 1;
     }
-    let mut words: HashMap<String, u32> = HashMap::default();
+    let mut words: HashMap<String, u32> =
+        HashMap::with_capacity_and_hasher(counts.len(), Default::default());
     let mut buf = String::new();
     for (t, n) in counts {
+        // A noise word is kept with a count of 0, so it is checked once, not at every
+        // occurrence (short words, the most common noise, cost nothing to check).
         for_each_lower_word(t, &mut buf, |w| match words.get_mut(w) {
+            Some(0) => {}
             Some(c) => *c += n,
-            None if is_noise(w) => {}
+            None if w.len() < 3 => {}
             None => {
-                words.insert(w.to_string(), n);
+                words.insert(w.to_string(), if is_noise(w) { 0 } else { n });
             }
         });
     }
+    terms.reserve(words.len());
     for (w, n) in words {
-        add(terms, &w, weight, n);
+        if n > 0 {
+            add(terms, &w, weight, n);
+        }
     }
 }
 
@@ -247,7 +289,9 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
 /// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
 pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
-    let per = map_each(modules, module_terms);
+    // Modules differ in size by orders of magnitude: hand them out one at a time, the largest
+    // first, so that no big one is left for the end while the other cores wait.
+    let per = map_balanced_by(modules, |m| m.defs.len() + m.doc.len() / 8, module_terms);
     let mut df: HashMap<&str, usize> = HashMap::default();
     for m in &per {
         for k in m.keys() {
@@ -255,11 +299,15 @@ pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
         }
     }
     let n = per.len() as f64;
-    let ranked = map_each(&per, |terms| {
+    // The idf of each possible document frequency, computed once instead of once per term.
+    let idf_of: Vec<f64> = (0..=per.len())
+        .map(|df| 1.0 + ((n + 1.0) / (df as f64 + 1.0)).ln())
+        .collect();
+    let ranked = map_balanced_by(&per, HashMap::len, |terms| {
         let all: Vec<(f64, &String, &Term)> = terms
             .iter()
             .map(|(k, t)| {
-                let idf = 1.0 + ((n + 1.0) / (df[k.as_str()] as f64 + 1.0)).ln();
+                let idf = idf_of[df[k.as_str()]];
                 ((1.0 + t.weight.ln()) * idf, k, t)
             })
             .collect();
@@ -276,16 +324,7 @@ pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
             .filter(|x| x.0 >= cut)
             .map(|(score, k, t)| {
                 // The most frequent way it was written (ties: shortest, then alphabetical).
-                let surface = t
-                    .surface
-                    .iter()
-                    .max_by(|a, b| {
-                        a.1.cmp(b.1)
-                            .then(b.0.len().cmp(&a.0.len()))
-                            .then(b.0.cmp(a.0))
-                    })
-                    .map(|(s, _)| s.clone())
-                    .unwrap_or_else(|| k.clone());
+                let surface = t.surface.best(k).unwrap_or(k).to_string();
                 (score, surface)
             })
             .collect();
@@ -302,13 +341,33 @@ pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
         out
     });
     drop(df);
-    drop_all(per);
+    // Hundreds of thousands of small strings: freed while the caller goes on.
+    drop_later(per);
     ranked
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn surfaces_pick_the_most_frequent_form_then_shortest_then_alphabetical() {
+        let mut s = Surfaces::default();
+        assert_eq!(s.best("pars"), None);
+        s.add("parse", false, 2);
+        s.add("parses", false, 2);
+        assert_eq!(s.best("pars"), Some("parse"));
+        s.add("pars", true, 1);
+        s.add("pars", true, 1);
+        assert_eq!(s.best("pars"), Some("pars"), "ties: the shortest");
+        s.add("parsed", false, 3);
+        assert_eq!(s.best("pars"), Some("parsed"));
+        assert_eq!(s.other.len(), 3, "the key's own form is only counted");
+        let mut t = Surfaces::default();
+        t.add("abd", false, 1);
+        t.add("abc", false, 1);
+        assert_eq!(t.best("ab"), Some("abc"), "then alphabetical");
+    }
 
     #[test]
     fn noise_list_is_sorted() {

@@ -6,9 +6,12 @@
 //! stale, not deleted. Pure: whether a path exists is asked through a closure. Does not own
 //! discovery, keywords or writing.
 
+use std::collections::VecDeque;
+
 use super::check::is_glob;
 use super::format::{Entry, Pin};
 use super::keywords::MAX_KEYWORDS;
+use super::text::FastMap as HashMap;
 
 /// A generated entry: its name, keywords, the items it lists and every file it covers.
 #[derive(Debug, Clone)]
@@ -66,11 +69,20 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
     let n_old = pin.entries().len();
     let mut taken = vec![false; n_old];
     let mut target: Vec<Option<usize>> = vec![None; generated.len()];
-    // By name first, then by the files they share.
+    // By name first (each generated entry takes the first untaken entry of its name, case
+    // and surrounding blanks ignored; the names are lowered once, not once per pair), then by
+    // the files they share.
+    let mut by_name: HashMap<String, VecDeque<usize>> = HashMap::default();
+    for (i, e) in pin.entries().iter().enumerate() {
+        by_name
+            .entry(e.name.trim().to_lowercase())
+            .or_default()
+            .push_back(i);
+    }
     for (gi, g) in generated.iter().enumerate() {
-        let key = g.name.trim().to_lowercase();
-        if let Some(ei) =
-            (0..n_old).find(|&i| !taken[i] && pin.entries()[i].name.trim().to_lowercase() == key)
+        if let Some(ei) = by_name
+            .get_mut(&g.name.trim().to_lowercase())
+            .and_then(VecDeque::pop_front)
         {
             taken[ei] = true;
             target[gi] = Some(ei);
@@ -200,6 +212,22 @@ mod tests {
         assert!(text.ends_with("## Footer\n"));
         let graph_at = text.find("### p: src/graph").unwrap();
         assert!(graph_at < text.find("## Footer").unwrap());
+    }
+
+    #[test]
+    fn names_match_ignoring_case_and_blanks_first_untaken_first() {
+        let old = "### Alpha\n**Keywords**: a\n\n**File Paths**:\n- a.rs\n\n**Spec Link**: N/A\n\n---\n\n\
+### alpha\n**Keywords**: b\n\n**File Paths**:\n- b.rs\n\n**Spec Link**: N/A\n\n---\n";
+        let mut pin = Pin::parse(old);
+        let gen_ = vec![
+            g(" ALPHA ", &["k1"], &["a.rs"], &["a.rs"]),
+            g("alpha", &["k2"], &["b.rs"], &["b.rs"]),
+            g("Alpha", &["k3"], &["c.rs"], &["c.rs"]),
+        ];
+        let s = merge(&mut pin, gen_, |_| true);
+        assert_eq!(pin.entries()[0].keywords, ["a", "k1"]);
+        assert_eq!(pin.entries()[1].keywords, ["b", "k2"]);
+        assert_eq!(s.added, ["Alpha"], "both old entries were taken");
     }
 
     #[test]

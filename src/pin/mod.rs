@@ -15,6 +15,7 @@ pub mod generate;
 pub mod keywords;
 pub mod manifest;
 pub mod merge;
+mod roots;
 pub mod search;
 pub mod text;
 
