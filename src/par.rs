@@ -7,6 +7,13 @@
 /// At most this many threads, however many cores there are.
 const MAX_THREADS: usize = 8;
 
+/// The cores this process may use, asked once (`available_parallelism` reads cgroup files each
+/// time: thousands of instructions, and small parses call this often).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Map `f(offset, chunk)` over contiguous chunks of `items` (`offset`: the index of the chunk's
 /// first item), one chunk per available core, results in order. Small inputs (fewer than
 /// `min_chunk` items per chunk) use fewer chunks; a single chunk runs on the calling thread. A
@@ -17,7 +24,7 @@ where
     R: Send,
     F: Fn(usize, &[T]) -> R + Sync,
 {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = cores();
     let chunks = (items.len() / min_chunk.max(1)).clamp(1, cores.min(MAX_THREADS));
     if chunks == 1 {
         return vec![f(0, items)];
@@ -86,7 +93,7 @@ where
     F: Fn(&T) -> R + Sync,
 {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = cores();
     let threads = cores.min(MAX_THREADS).min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
@@ -131,7 +138,7 @@ pub fn drop_later<T: Send + 'static>(value: T) {
 
 /// Drop `items` on all cores: freeing a large collection of small allocations is work too.
 pub fn drop_all<T: Send>(mut items: Vec<T>) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = cores();
     let chunk = items.len().div_ceil(cores.min(MAX_THREADS)).max(1);
     std::thread::scope(|s| {
         while items.len() > chunk {

@@ -365,8 +365,7 @@ impl<'a> PinView<'a> {
         text: &'a str,
         f: impl Fn(&EntryView<'a>) -> R + Sync,
     ) -> (PinView<'a>, Vec<R>) {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let n = (text.len() / PAR_BYTES).clamp(1, cores);
+        let n = (text.len() / PAR_BYTES).clamp(1, crate::par::cores());
         PinView::from_candidates(text, read_parts(text, n, n > 1, &f))
     }
 
