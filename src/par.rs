@@ -1,8 +1,8 @@
 //! Spreading pure, CPU-bound work over the cores: a slice is cut into contiguous chunks, each
 //! chunk is mapped on its own thread, and the results come back in input order, so the outcome
 //! is the same as a sequential map; for items of very uneven cost, [`map_balanced_by`] hands
-//! them out one at a time instead. Big drops go to the background ([`drop_later`]) or are spread
-//! ([`drop_all`]). Owns only the threading; callers own the work.
+//! them out one at a time instead. Big drops go to the background ([`drop_later`]). Owns only
+//! the threading; callers own the work.
 
 /// At most this many threads, however many cores there are.
 const MAX_THREADS: usize = 8;
@@ -69,22 +69,11 @@ where
     .collect()
 }
 
-/// `f` of every item, in order, the items handed out one at a time to whichever thread is free
-/// (the calling thread works too). For items of very uneven cost, where [`map_each`]'s fixed
-/// chunks leave one core idle while another finishes a chunk of big items. If a thread cannot
-/// be started, the others (at least the calling one) take its share.
-pub fn map_balanced<T, R, F>(items: &[T], f: F) -> Vec<R>
-where
-    T: Sync,
-    R: Send,
-    F: Fn(&T) -> R + Sync,
-{
-    map_balanced_by(items, |_| 0, f)
-}
-
-/// [`map_balanced`] handing out the costliest items first (by `cost`, an estimate; equal
-/// costs in input order): a big item started last would keep one core busy while the others
-/// wait. Results are in input order.
+/// `f` of every item, in input order, the items handed out one at a time to whichever thread
+/// is free (the calling thread works too), costliest first (by `cost`, an estimate; equal costs
+/// in input order): for items of very uneven cost, where [`map_each`]'s fixed chunks, or a big
+/// item started last, would leave one core idle while another finishes. If a thread cannot be
+/// started, the others (at least the calling one) take its share.
 pub fn map_balanced_by<T, R, C, F>(items: &[T], cost: C, f: F) -> Vec<R>
 where
     T: Sync,
@@ -136,20 +125,6 @@ pub fn drop_later<T: Send + 'static>(value: T) {
     let _started = std::thread::Builder::new().spawn(move || drop(value));
 }
 
-/// Drop `items` on all cores: freeing a large collection of small allocations is work too.
-pub fn drop_all<T: Send>(mut items: Vec<T>) {
-    let cores = cores();
-    let chunk = items.len().div_ceil(cores.min(MAX_THREADS)).max(1);
-    std::thread::scope(|s| {
-        while items.len() > chunk {
-            let tail = items.split_off(items.len() - chunk);
-            // A thread that cannot start drops its part as it fails; the scope joins the rest.
-            let _started = std::thread::Builder::new().spawn_scoped(s, move || drop(tail));
-        }
-        drop(items);
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,38 +145,29 @@ mod tests {
     }
 
     #[test]
-    fn map_each_keeps_order_and_drop_all_frees_everything() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+    fn map_each_keeps_order() {
         let items: Vec<String> = (0..5000).map(|i| i.to_string()).collect();
         let lens = map_each(&items, |s| s.len());
         assert_eq!(lens, items.iter().map(String::len).collect::<Vec<_>>());
         assert!(map_each(&[] as &[u8], |b| *b).is_empty());
-
-        static DROPPED: AtomicUsize = AtomicUsize::new(0);
-        struct Counted;
-        impl Drop for Counted {
-            fn drop(&mut self) {
-                DROPPED.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        drop_all((0..5000).map(|_| Counted).collect());
-        assert_eq!(DROPPED.load(Ordering::Relaxed), 5000);
-        drop_all(Vec::<Counted>::new());
-        assert_eq!(DROPPED.load(Ordering::Relaxed), 5000);
     }
 
     #[test]
     fn map_balanced_keeps_order_and_drop_later_drops() {
         let items: Vec<u64> = (0..3000).collect();
         // Uneven costs: the late items are far dearer than the early ones.
-        let got = map_balanced(&items, |&i| (0..i).fold(i, |a, b| a ^ b.wrapping_mul(31)));
+        let got = map_balanced_by(
+            &items,
+            |_| 0,
+            |&i| (0..i).fold(i, |a, b| a ^ b.wrapping_mul(31)),
+        );
         let want: Vec<u64> = items
             .iter()
             .map(|&i| (0..i).fold(i, |a, b| a ^ b.wrapping_mul(31)))
             .collect();
         assert_eq!(got, want);
-        assert!(map_balanced(&[] as &[u8], |b| *b).is_empty());
-        assert_eq!(map_balanced(&[7u8], |b| *b + 1), [8]);
+        assert!(map_balanced_by(&[] as &[u8], |_| 0, |b| *b).is_empty());
+        assert_eq!(map_balanced_by(&[7u8], |_| 0, |b| *b + 1), [8]);
         let by_cost = map_balanced_by(&items, |&i| (i % 7) as usize, |&i| i * 2);
         assert_eq!(by_cost, items.iter().map(|&i| i * 2).collect::<Vec<_>>());
 
