@@ -322,7 +322,7 @@ fn read_parts<'a, R: Send>(
     } else {
         ranges.iter().map(read).collect()
     };
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.entries.len()).sum());
     let (mut lines, mut fences) = (0, 0);
     for (part, &(a, b)) in parts.into_iter().zip(&ranges) {
         let part = if fences % 2 == 1 {
