@@ -78,6 +78,34 @@ fn new_code_adds_files_and_keywords_without_touching_human_ones() {
 }
 
 #[test]
+fn a_pin_with_level_two_entries_keeps_them_when_one_is_updated() {
+    let tmp = project();
+    let root = tmp.path();
+    ralph(root).args(["pin", "generate"]).assert().success();
+    // A person prefers `## Module` headings for the entries.
+    let level2 = index(root).replace("\n### ", "\n## ");
+    let before = level2.matches("\n## ").count();
+    std::fs::write(root.join("specs/INDEX.md"), &level2).unwrap();
+    std::fs::write(
+        root.join("src/hir/zebra_stripes.rs"),
+        "pub fn paint_zebra_stripes() {}\npub struct ZebraStripe;\n".repeat(20),
+    )
+    .unwrap();
+    ralph(root)
+        .args(["pin", "generate"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("0 added, 1 updated"));
+    let after = index(root);
+    // The updated entry is written at the Pin's level, so every entry is still an entry.
+    assert!(after.contains("\n## regex-syntax: src/hir\n"), "{after}");
+    assert!(!after.contains("\n### "), "{after}");
+    assert_eq!(after.matches("\n## ").count(), before);
+    ralph(root).args(["pin", "generate"]).assert().success();
+    assert_eq!(index(root), after, "a second run changes nothing");
+}
+
+#[test]
 fn an_entry_whose_files_vanished_is_flagged_not_deleted() {
     let tmp = project();
     let root = tmp.path();
