@@ -13,6 +13,21 @@ fn project() -> tempfile::TempDir {
     tmp
 }
 
+/// Add a source file to src/hir (the regex-syntax `src/hir` entry gains it) and regenerate,
+/// expecting `summary` in the report.
+fn add_zebra_stripes(root: &std::path::Path, summary: &str) {
+    std::fs::write(
+        root.join("src/hir/zebra_stripes.rs"),
+        "pub fn paint_zebra_stripes() {}\npub struct ZebraStripe;\n".repeat(20),
+    )
+    .unwrap();
+    ralph(root)
+        .args(["pin", "generate"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(summary));
+}
+
 #[test]
 fn a_hand_edited_pin_survives_regeneration_byte_for_byte() {
     let tmp = project();
@@ -56,16 +71,7 @@ fn new_code_adds_files_and_keywords_without_touching_human_ones() {
     );
     let mine = mine.replace(", \n", "\n");
     std::fs::write(root.join("specs/INDEX.md"), generated.replace(&hir, &mine)).unwrap();
-    std::fs::write(
-        root.join("src/hir/zebra_stripes.rs"),
-        "pub fn paint_zebra_stripes() {}\npub struct ZebraStripe;\n".repeat(20),
-    )
-    .unwrap();
-    ralph(root)
-        .args(["pin", "generate"])
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("1 updated"));
+    add_zebra_stripes(root, "1 updated");
     let after = index(root);
     let entry = section(&after, "regex-syntax: src/hir");
     assert!(entry.contains("- src/hir/zebra_stripes.rs\n"), "{entry}");
@@ -86,16 +92,7 @@ fn a_pin_with_level_two_entries_keeps_them_when_one_is_updated() {
     let level2 = index(root).replace("\n### ", "\n## ");
     let before = level2.matches("\n## ").count();
     std::fs::write(root.join("specs/INDEX.md"), &level2).unwrap();
-    std::fs::write(
-        root.join("src/hir/zebra_stripes.rs"),
-        "pub fn paint_zebra_stripes() {}\npub struct ZebraStripe;\n".repeat(20),
-    )
-    .unwrap();
-    ralph(root)
-        .args(["pin", "generate"])
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("0 added, 1 updated"));
+    add_zebra_stripes(root, "0 added, 1 updated");
     let after = index(root);
     // The updated entry is written at the Pin's level, so every entry is still an entry.
     assert!(after.contains("\n## regex-syntax: src/hir\n"), "{after}");
