@@ -371,8 +371,8 @@ impl<'a> PinView<'a> {
 
     /// [`PinView::parse`] reading the text in `parts` parts one after the other: the same result
     /// for any number of parts (for tests of the parallel read).
-    #[doc(hidden)]
-    pub fn parse_in_parts(text: &'a str, parts: usize) -> PinView<'a> {
+    #[cfg(test)]
+    fn parse_in_parts(text: &'a str, parts: usize) -> PinView<'a> {
         PinView::from_candidates(text, read_parts(text, parts.max(1), false, &|_| ())).0
     }
 
