@@ -1,6 +1,7 @@
 //! Secret redaction: every text is passed through here before it enters a prompt or a log.
 //!
-//! Owns the patterns (API keys, tokens, private keys, credentials in assignments and URLs), the
+//! Owns the patterns (API keys, tokens, JWTs, private keys, credentials in assignments and URLs,
+//! and a high-entropy fallback for values assigned to `*_KEY`/`*_TOKEN`/`*_SECRET` names), the
 //! order they apply in (Anthropic `sk-ant-` before OpenAI `sk-`, private key blocks first), and
 //! the per-kind counts. A redacted secret becomes `[REDACTED:<kind>]`; what surrounds it (a
 //! `password=` key, a `Bearer ` prefix, a URL's user and host) is kept so the text still reads.
@@ -142,6 +143,46 @@ fn secret_value(v: &str) -> bool {
     true
 }
 
+/// Shannon entropy of `v` in bits per byte.
+fn entropy(v: &str) -> f64 {
+    let mut freq = [0u32; 256];
+    for b in v.bytes() {
+        freq[b as usize] += 1;
+    }
+    let n = v.len() as f64;
+    freq.iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// An identifier made of words (`created_at_desc`, `userProfileCacheV2`, `SORT_ORDER`): code,
+/// not a random value.
+fn wordy(v: &str) -> bool {
+    let parts: Vec<&str> = v.split(['_', '-', '.']).filter(|p| !p.is_empty()).collect();
+    let upper = v.bytes().filter(u8::is_ascii_uppercase).count();
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    // snake/kebab/dotted words, or camelCase with few capitals and digits.
+    (parts.len() > 1 && parts.iter().all(|p| p.len() >= 2) && digits * 4 <= v.len())
+        || (upper * 5 <= v.len() && digits * 8 <= v.len())
+}
+
+/// The fallback for values assigned to `*_KEY`, `*_TOKEN`, `*_SECRET` names that no specific
+/// pattern knows: redacted when long and random-looking (high entropy, letters mixed with
+/// digits or both cases), never when it reads as code or words.
+fn high_entropy(v: &str) -> bool {
+    let v = v.trim_matches(['"', '\'']);
+    let classes = [
+        v.bytes().any(|b| b.is_ascii_lowercase()),
+        v.bytes().any(|b| b.is_ascii_uppercase()),
+        v.bytes().any(|b| b.is_ascii_digit()),
+    ];
+    v.len() >= 16 && classes.iter().filter(|c| **c).count() >= 2 && entropy(v) >= 3.5 && !wordy(v)
+}
+
 fn rule(
     kind: &'static str,
     pattern: &'static str,
@@ -168,6 +209,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "private-key",
             r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
             &["-----BEGIN"],
+            0,
+            always,
+        ),
+        rule(
+            "jwt",
+            r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*",
+            &["eyJ"],
             0,
             always,
         ),
@@ -265,6 +313,26 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             ],
             2,
             secret_value,
+        ),
+        rule(
+            "high-entropy-secret",
+            r#"(?i)(?-u:\b)([A-Za-z0-9_.-]*[_.-](?:key|token|secret|credentials?)["']?[ \t]*[=:][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'`,;]+)"#,
+            &[
+                "_key",
+                "-key",
+                ".key",
+                "_token",
+                "-token",
+                ".token",
+                "_secret",
+                "-secret",
+                ".secret",
+                "_credential",
+                "-credential",
+                ".credential",
+            ],
+            2,
+            high_entropy,
         ),
     ]
 });
@@ -379,7 +447,7 @@ mod tests {
 
     #[test]
     fn every_rule_compiles() {
-        assert_eq!(kinds().len(), 12);
+        assert_eq!(kinds().len(), 14);
         assert!(RULES.len() <= 32, "candidates() keeps one bit per rule");
         for r in RULES.iter() {
             assert!(
@@ -468,13 +536,71 @@ mod tests {
     #[test]
     fn bearer_headers_keep_the_prefix() {
         assert_eq!(
-            one(
-                "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc123",
-                "bearer-token"
-            ),
+            one("Authorization: Bearer abc123.def456.ghi789", "bearer-token"),
             "Authorization: Bearer [REDACTED:bearer-token]"
         );
+        assert_eq!(
+            one(
+                "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc123",
+                "jwt"
+            ),
+            "Authorization: Bearer [REDACTED:jwt]"
+        );
         untouched("We use Bearer authentication for the API.");
+    }
+
+    #[test]
+    fn bare_jwts_are_redacted_anywhere() {
+        let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+        assert_eq!(
+            one(&format!("got {jwt} from the login call"), "jwt"),
+            "got [REDACTED:jwt] from the login call"
+        );
+        one(&format!("session={jwt}"), "jwt");
+        one(&format!("{{\"id_token\": \"{jwt}\"}}"), "jwt");
+        // An unsigned token (alg none) has an empty signature.
+        one("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "jwt");
+        untouched("JWTs start with eyJ (base64 of {\"); see src/auth/jwt.rs");
+    }
+
+    #[test]
+    fn random_values_of_key_token_secret_names_are_redacted() {
+        assert_eq!(
+            one(
+                "STRIPE_PUBLISHABLE_KEY=Xk29fQp7LmZr4TbW8vNc",
+                "high-entropy-secret"
+            ),
+            "STRIPE_PUBLISHABLE_KEY=[REDACTED:high-entropy-secret]"
+        );
+        one(
+            "export SENDGRID_KEY='SG7hT2kLp9QwZx4VbN3m'",
+            "high-entropy-secret",
+        );
+        one(
+            "signing.key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+            "high-entropy-secret",
+        );
+        one(
+            "VENDOR_CREDENTIALS=aZ3kP9qL2mX7wR4tY8uB",
+            "high-entropy-secret",
+        );
+    }
+
+    #[test]
+    fn ordinary_code_and_git_hashes_in_progress_txt_are_not_redacted() {
+        untouched(
+            "## 2026-11-20 10:02 - US-003\n\
+             - Commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 (feat: cache user profiles)\n\
+             - Reverted 9c1d8e7 and e7d6c5b after the flaky test\n\
+             - PRIMARY_KEY = \"id\"; SORT_KEY: created_at_desc_index\n\
+             - let cache_key = format!(\"{user_id}:{version}\");\n\
+             - CACHE_KEY=userProfileCacheVersion2 and LOCK_KEY=ralph-project-lock\n\
+             - const MAX_TOKENS: usize = 4096; NEXT_TOKEN=Some(tok)\n\
+             - ENCRYPTION_KEY=${ENCRYPTION_KEY} from the environment\n\
+             - storage.key: src/storage/keys.rs::KeyRing\n\
+             - JWT parsing lives in src/auth/jwt.rs (tokens start with eyJ)\n\
+             - sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n",
+        );
     }
 
     #[test]
@@ -553,7 +679,9 @@ mod tests {
                 "AIzaSyA1234567890abcdefghijklmnopqrstuv", "postgres://user:hunter2@db",
                 "Authorization: BEARER abc.def.ghi123", "PassWord=\"s3cret!\"", "api-KEY: x9y8z7",
                 "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
-                "token = self.token", "plain words", " ", "\n", "=", ":", "keywords", "ſecret=abcdef",
+                "token = self.token", "plain words",
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.sig", "MY_KEY=Xk29fQp7LmZr4TbW8vNc",
+                "x.secret: 'aZ3kP9qL2mX7wR4tY8uB'", " ", "\n", "=", ":", "keywords", "ſecret=abcdef",
             ]), 0..8)
         ) {
             let text = parts.concat();
