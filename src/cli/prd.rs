@@ -60,7 +60,7 @@ pub fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
     };
     let mut failed = false;
     for file in &files {
-        let report = match std::fs::read(file) {
+        let report = match crate::fsutil::read(file) {
             Ok(bytes) => {
                 let (report, value) = validate::validate_bytes(file, &bytes);
                 // The document is not needed any more and the process is about to exit: freeing a
@@ -148,7 +148,10 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
         .iter()
         .map(|s| s.id.chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        // A format width must fit in u16 (a longer one panics); past 64 columns padding helps
+        // nobody anyway.
+        .min(64);
     for (s, st) in prd.stories.iter().zip(&states) {
         let extra = match st {
             State::Blocked { unmet } => {

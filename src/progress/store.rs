@@ -51,20 +51,12 @@ fn stamp(path: &Path) -> Option<(u64, SystemTime)> {
 /// Read a progress log; None when the file does not exist.
 pub fn read_if_exists(path: &Path) -> Result<Option<Original>, ProgressError> {
     let before = stamp(path);
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(Original {
-            path: path.to_path_buf(),
-            bytes,
-            stamp: before,
-        })),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(FsError {
-            path: path.to_path_buf(),
-            action: "read",
-            source,
-        }
-        .into()),
-    }
+    // Never blocks on a FIFO nor reads a device: regular files only, bounded.
+    Ok(fsutil::read_if_exists(path)?.map(|bytes| Original {
+        path: path.to_path_buf(),
+        bytes,
+        stamp: before,
+    }))
 }
 
 /// Read a progress log that must exist.

@@ -62,13 +62,12 @@ fn io(path: &Path, e: std::io::Error, action: &'static str) -> RunError {
 }
 
 fn copy_if_exists(from: &Path, to: &Path) -> Result<bool, RunError> {
-    match std::fs::read(from) {
-        Ok(bytes) => {
+    match fsutil::read_if_exists(from)? {
+        Some(bytes) => {
             fsutil::atomic_write(to, &bytes)?;
             Ok(true)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(io(from, e, "read")),
+        None => Ok(false),
     }
 }
 
@@ -116,7 +115,7 @@ pub fn on_branch(
 /// Keep a copy of the prd.json last seen (what gets archived on the next branch change).
 pub fn remember_prd(state_dir: &Path, prd_bytes: &[u8]) -> Result<(), RunError> {
     let path = state_dir.join("last-prd.json");
-    if std::fs::read(&path).ok().as_deref() != Some(prd_bytes) {
+    if fsutil::read(&path).ok().as_deref() != Some(prd_bytes) {
         fsutil::atomic_write(&path, prd_bytes)?;
     }
     Ok(())

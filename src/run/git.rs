@@ -32,7 +32,8 @@ fn git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
 
 fn content_hash(path: &Path) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    match std::fs::read(path) {
+    // Regular files only, bounded: a FIFO the agent left in the tree must not hang the loop.
+    match crate::fsutil::read(path) {
         Ok(b) => b.hash(&mut h),
         Err(_) => return 0,
     }
@@ -67,6 +68,9 @@ pub fn parse_porcelain_v2(out: &[u8]) -> (Option<String>, Vec<String>) {
     }
     (head, paths)
 }
+
+/// The ignore pattern of `fsutil::atomic_write`'s temp files, at any depth.
+const TEMP_PATTERN: &str = ".ralph-tmp-*";
 
 /// Whether `line` of an ignore file already covers a top-level-or-any-depth `.ralph/` dir.
 fn covers_state_dir(line: &str) -> bool {
@@ -116,7 +120,9 @@ pub fn exclude_state_dir(
             });
         }
     };
-    if text.lines().any(covers_state_dir) {
+    let has_state = text.lines().any(covers_state_dir);
+    let has_temp = text.lines().any(|l| l.trim() == TEMP_PATTERN);
+    if has_state && has_temp {
         return Ok(None);
     }
     if let Some(dir) = path.parent() {
@@ -125,9 +131,67 @@ pub fn exclude_state_dir(
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str("# ralph's own state (lock, logs, history)\n.ralph/\n");
+    if !has_state {
+        text.push_str("# ralph's own state (lock, logs, history)\n.ralph/\n");
+    }
+    if !has_temp {
+        text.push_str("# ralph's temp files of interrupted writes (removed by the next run)\n");
+        text.push_str(TEMP_PATTERN);
+        text.push('\n');
+    }
     crate::fsutil::atomic_write(&path, text.as_bytes())?;
     Ok(Some(path))
+}
+
+fn git_ok(root: &Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Commit ralph's own correction of prd.json (a restore, or its `passes` writes) so the branch
+/// never keeps a state ralph rejected (an agent may have committed a cheated prd.json before
+/// ralph repaired the work tree). Only prd.json is committed (`--only`: whatever else is
+/// staged stays staged), without hooks (the file is one ralph validated; a hook must not keep a
+/// cheated HEAD). Nothing happens outside git, when prd.json is not tracked, or when HEAD
+/// already has this content. `Ok(Some(head))`: the new HEAD.
+pub fn commit_correction(
+    root: &Path,
+    prd_rel: &str,
+    message: &str,
+) -> Result<Option<String>, String> {
+    if !git_ok(root, &["ls-files", "--error-unmatch", "--", prd_rel])
+        || git_ok(root, &["diff", "--quiet", "HEAD", "--", prd_rel])
+    {
+        return Ok(None);
+    }
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "commit",
+            "--quiet",
+            "--no-verify",
+            "--only",
+            "-m",
+            message,
+            "--",
+            prd_rel,
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("git commit failed: {}", err.trim()));
+    }
+    Ok(git(root, &["rev-parse", "HEAD"]).map(|h| String::from_utf8_lossy(&h).trim().to_string()))
 }
 
 /// Take a snapshot (one `git status` call); `None` outside a git repository.
@@ -261,5 +325,21 @@ mod tests {
         let (c, t, files) = compare(root, &s2, &s2.clone());
         assert!(!c && !t && files.is_empty());
         assert!(snapshot(&root.join("nonexistent"), "prd.json").is_none());
+        // Corrections: only prd.json, only when tracked and different from HEAD.
+        assert_eq!(commit_correction(root, "prd.json", "m"), Ok(None));
+        run(&["add", "prd.json"]);
+        run(&["commit", "-qm", "prd"]);
+        assert_eq!(commit_correction(root, "prd.json", "m"), Ok(None));
+        std::fs::write(root.join("prd.json"), "{\"fixed\": 1}").unwrap();
+        std::fs::write(root.join("a.txt"), "staged").unwrap();
+        run(&["add", "a.txt"]);
+        let head = commit_correction(root, "prd.json", "ralph: fix")
+            .unwrap()
+            .unwrap();
+        assert_eq!(head.len(), 40);
+        let staged = git(root, &["diff", "--cached", "--name-only"]).unwrap();
+        assert_eq!(String::from_utf8_lossy(&staged).trim(), "a.txt");
+        let msg = git(root, &["log", "-1", "--format=%s"]).unwrap();
+        assert_eq!(String::from_utf8_lossy(&msg).trim(), "ralph: fix");
     }
 }
