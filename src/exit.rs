@@ -19,6 +19,8 @@ impl Code {
     pub const NO_READY: Code = Code(4);
     /// Interrupted by Ctrl-C or SIGTERM.
     pub const INTERRUPTED: Code = Code(130);
+    /// The terminal hung up (SIGHUP: terminal closed, ssh dropped); handled like SIGTERM.
+    pub const HANGUP: Code = Code(129);
 
     pub fn as_u8(self) -> u8 {
         self.0

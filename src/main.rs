@@ -10,6 +10,15 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = ralph::cli::Cli::parse();
+    if !cli.command.supervises() {
+        // `ralph status | head -1`: a closed pipe ends a read command quietly, as it ends
+        // `cat`, instead of a panic in println!. The loop keeps SIGPIPE ignored: it must
+        // outlive a closed terminal pipe to stop its agent and write history.
+        // SAFETY: restoring the default disposition of one signal before any thread starts.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     match ralph::cli::dispatch(cli) {
         Ok(code) => ExitCode::from(code.as_u8()),
         Err(err) => {

@@ -46,19 +46,64 @@ fn claude_preset_runs_every_story_in_dependency_order_and_records_history() {
 }
 
 #[test]
-fn completion_signal_without_an_edit_makes_the_loop_write_passes() {
+fn completion_signal_without_an_edit_counts_behind_a_verify_gate() {
     let p = Project::new(&two_stories());
     p.agent(
         "claude",
         &format!("{WORK}\necho\necho \"STORY COMPLETE: $RALPH_STORY_ID\""),
     );
-    p.run().assert().code(0);
+    p.run()
+        .args(["--verify", "true"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("nothing verifies").not());
     assert!(p.passes("A") && p.passes("B"));
     let h = p.history();
     assert_eq!(h[0]["signal_seen"], true);
+    assert_eq!(h[0]["outcome"], "done");
     // Written by ralph: 2-space pretty JSON.
     let text = std::fs::read_to_string(p.root().join("prd.json")).unwrap();
     assert!(text.contains("  \"userStories\": ["));
+}
+
+#[test]
+fn a_bare_completion_signal_without_a_gate_leaves_the_story_open() {
+    for signal in [
+        "echo \"STORY COMPLETE: $RALPH_STORY_ID\"",
+        "echo '<promise>COMPLETE</promise>'",
+    ] {
+        let p = Project::new(&two_stories());
+        let before = std::fs::read(p.root().join("prd.json")).unwrap();
+        // Work is done and committed, but prd.json is never marked: a claim without evidence.
+        p.agent("claude", &format!("{WORK}\n{signal}"));
+        let out = p.run().args(["2"]).assert().code(3).get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.matches("nothing verifies the agent's claims").count(),
+            1,
+            "{err}"
+        );
+        assert!(
+            err.contains("claimed completion without marking prd.json"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(p.root().join("prd.json")).unwrap(), before);
+        let h = p.history();
+        assert_eq!(h.len(), 2);
+        // (The retry prompt quotes the first attempt's output, so the second signal reads as an
+        // echo of the prompt; either way it does not count.)
+        assert_eq!(h[0]["signal_seen"], true);
+        for r in &h {
+            assert_eq!(r["story"], "A");
+            assert_eq!(r["outcome"], "incomplete");
+        }
+        // The retry prompt says why it did not count.
+        assert!(
+            p.stdin(2).contains("did not set \"passes\": true"),
+            "{}",
+            p.stdin(2)
+        );
+    }
 }
 
 #[test]
@@ -77,13 +122,13 @@ fn early_completion_tag_never_ends_the_run_by_itself() {
     assert_eq!(h[0]["outcome"], "verify-failed");
     assert_eq!(h[0]["signal_seen"], true);
     assert_eq!(h[0]["verify"][0]["passed"], false);
-    // Without a gate, the tag counts for the current story only: the run goes on to B.
+    // Behind a gate that passes, the tag counts for the current story only: the run goes on to B.
     let q = Project::new(&two_stories());
     q.agent(
         "claude",
         &format!("{WORK}\necho '<promise>COMPLETE</promise>'"),
     );
-    q.run().assert().code(0);
+    q.run().args(["--verify", "test -f A.txt"]).assert().code(0);
     assert_eq!(q.calls(), 2);
 }
 

@@ -314,7 +314,9 @@ fn sigkill_at_any_moment_leaves_a_whole_prd_json() {
         let delay_ms = delays[i];
         i += 1;
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
-            .args(["run", "30", "--sleep", "0", "--grace", "0.3"])
+            .args([
+                "run", "30", "--sleep", "0", "--grace", "0.3", "--verify", "true",
+            ])
             .current_dir(p.root())
             .env("PATH", p.path_env())
             .stdout(std::process::Stdio::null())

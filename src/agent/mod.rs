@@ -7,6 +7,7 @@
 //! rate-limit messages is in [`detect`]. Does not own the loop or the prompt's content.
 
 pub mod detect;
+pub mod group;
 pub mod process;
 
 use std::path::{Path, PathBuf};

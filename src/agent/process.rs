@@ -49,6 +49,9 @@ pub struct Supervise<'a> {
     /// process group and were re-parented here, see [`stop_orphans`]). Only for a caller
     /// that has no other child processes of its own running at the time (the loop).
     pub sweep_orphans: bool,
+    /// Record the process group here while it runs (removed once it is gone), so the next run
+    /// can stop it if ralph is killed outright ([`super::group`]).
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// How the run ended.
@@ -144,29 +147,18 @@ fn group_alive(pgid: i32) -> bool {
 /// ones (zombies, e.g. an orphaned grandchild that died) are reaped on the way.
 fn live_children() -> Vec<i32> {
     let me = std::process::id() as i32;
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return vec![];
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
-            // "pid (comm) state ppid …"; comm may hold spaces and parentheses.
-            let mut rest = stat
-                .rsplit_once(')')
-                .map_or("", |(_, r)| r)
-                .split_whitespace();
-            let state = rest.next().unwrap_or("");
-            let ppid: Option<i32> = rest.next().and_then(|p| p.parse().ok());
-            if ppid != Some(me) {
+    super::group::all()
+        .into_iter()
+        .filter(|(pid, st)| {
+            if st.ppid != me {
                 return false;
             }
-            if state == "Z" {
+            if st.gone() {
                 reap(&[*pid]);
             }
-            state != "Z" && state != "X"
+            !st.gone()
         })
+        .map(|(pid, _)| pid)
         .collect()
 }
 
@@ -334,6 +326,10 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
     })?;
     // The child is its own group leader, so its pid is the group id.
     let pgid = child.id() as i32;
+    if let (Some(path), Some(rec)) = (&s.record, super::group::Record::of(pgid)) {
+        // Best effort: without the record only a SIGKILL of ralph itself loses track.
+        let _ = crate::fsutil::atomic_write(path, rec.to_line().as_bytes());
+    }
 
     if let (Some(mut stdin), Some(text)) = (child.stdin.take(), s.stdin) {
         std::thread::spawn(move || {
@@ -429,6 +425,9 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
     if s.sweep_orphans && stop_orphans(s.grace) {
         stopped_leftovers = true;
     }
+    if let Some(path) = &s.record {
+        let _ = std::fs::remove_file(path);
+    }
     // Readers end when every writer of the pipes is gone; a process that left the group and
     // kept the pipe open must not hang the loop.
     let read_deadline = Instant::now() + Duration::from_secs(2);
@@ -479,6 +478,7 @@ mod tests {
             interrupt: &never,
             watch: None,
             sweep_orphans: false,
+            record: None,
         })
         .unwrap()
     }
@@ -517,6 +517,7 @@ mod tests {
             interrupt: &never,
             watch: None,
             sweep_orphans: false,
+            record: None,
         })
         .unwrap_err();
         assert!(err.to_string().contains("/nonexistent/agent"));

@@ -153,6 +153,10 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
             return Ok(Code::USAGE);
         }
     };
+    // A running loop (or another compact) writes progress.txt: wait for it, never race it.
+    let _lock = (!args.dry_run)
+        .then(|| crate::run::lock::Lock::acquire(&ctx.root))
+        .transpose()?;
     let path = progress::path_in(&ctx.root);
     let original = store::read(&path)?;
     let shown = path.display();

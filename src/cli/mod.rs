@@ -52,6 +52,20 @@ pub enum Command {
     Pin(pin::PinArgs),
 }
 
+impl Command {
+    /// Commands that supervise child processes (`run`, `demo`, `compact` with an agent
+    /// summarizer): a closed pipe to a child must be a write error, never kill ralph before it
+    /// has stopped the child and released the lock.
+    pub fn supervises(&self) -> bool {
+        match self {
+            Command::Run(a) => !a.dry_run,
+            Command::Demo(_) => true,
+            Command::Compact(a) => a.summarizer == compact::SummarizerKind::Agent,
+            _ => false,
+        }
+    }
+}
+
 /// Where the command works: resolved from the global options.
 #[derive(Debug, Clone)]
 pub struct Ctx {

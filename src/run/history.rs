@@ -2,7 +2,10 @@
 //!
 //! Owns the record's shape (a stable, documented serde struct other modules read, e.g. the
 //! context builder shows what a blocker story produced). Appends are one `write` of one line;
-//! a torn last line (a crash mid-write) is skipped by [`read`].
+//! a line that is not a record (torn by a crash, or junk written by anyone) is skipped by
+//! [`read`] and counted by [`read_counted`] (the loop warns once); the file is kept and new
+//! records go on being appended. Something that is not a regular file in its place is moved
+//! to `.ralph/rejected/` and a new history started.
 
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -101,16 +104,21 @@ pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
     if let Some(dir) = p.parent() {
         crate::fsutil::create_dir_all(dir)?;
     }
+    if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
+        super::rejected::move_aside(&root.join(".ralph"), rec.iteration, &p)?;
+    }
     let mut line = serde_json::to_string(rec).map_err(|source| HistoryError::Corrupt {
         path: p.clone(),
         line: 0,
         source,
     })?;
     line.push('\n');
+    use std::os::unix::fs::OpenOptionsExt;
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .read(true)
         .append(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
         .open(&p)
         .map_err(fs_err("open for append"))?;
     // A torn last line (a crash mid-append) must stay a line of its own: gluing this record
@@ -122,45 +130,30 @@ pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
     Ok(())
 }
 
-/// Every record, oldest first. A missing file is an empty history; an unparsable LAST line
-/// and a line that stops mid-JSON (both torn by a crash) are skipped; any other unparsable
-/// line is an error naming it.
+/// Every record, oldest first. A missing file is an empty history; a line that is not a
+/// record is skipped.
 pub fn read(root: &Path) -> Result<Vec<Record>, HistoryError> {
+    read_counted(root).map(|(r, _)| r)
+}
+
+/// Every record, and how many non-empty lines were skipped because they are not records
+/// (a torn line from a crash, junk; the file itself is never changed here).
+pub fn read_counted(root: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
     let p = path(root);
-    let text = match std::fs::read_to_string(&p) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
-        Err(source) => {
-            return Err(crate::fsutil::FsError {
-                path: p,
-                action: "read",
-                source,
-            }
-            .into());
-        }
+    let bytes = match crate::fsutil::read_if_exists(&p)? {
+        Some(b) => b,
+        None => return Ok((vec![], 0)),
     };
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::with_capacity(lines.len());
-    for (i, l) in lines.iter().enumerate() {
-        if l.trim().is_empty() {
-            continue;
-        }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    for l in text.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str(l) {
             Ok(r) => out.push(r),
-            Err(_) if i + 1 == lines.len() => {}
-            // A line cut short by a crash (the JSON just stops) that later appends ended with a
-            // newline: a torn record, not corruption.
-            Err(e) if e.is_eof() => {}
-            Err(source) => {
-                return Err(HistoryError::Corrupt {
-                    path: p,
-                    line: i + 1,
-                    source,
-                });
-            }
+            Err(_) => skipped += 1,
         }
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 #[cfg(test)]
@@ -222,15 +215,36 @@ mod tests {
     }
 
     #[test]
-    fn corrupt_middle_line_is_an_error_naming_the_line() {
+    fn junk_lines_are_skipped_counted_and_kept() {
         let dir = tempfile::tempdir().unwrap();
         append(dir.path(), &rec(1)).unwrap();
         let p = path(dir.path());
         let mut text = std::fs::read_to_string(&p).unwrap();
-        text.push_str("garbage\n");
+        text.push_str("garbage\n{\"run_id\": 3}\n\u{0}\u{ff}\n");
         text.push_str(&serde_json::to_string(&rec(2)).unwrap());
-        std::fs::write(&p, text).unwrap();
-        let err = read(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("history.jsonl:2:"), "{err}");
+        std::fs::write(&p, &text).unwrap();
+        assert_eq!(read_counted(dir.path()).unwrap(), (vec![rec(1), rec(2)], 3));
+        append(dir.path(), &rec(3)).unwrap();
+        assert_eq!(read(dir.path()).unwrap(), vec![rec(1), rec(2), rec(3)]);
+        assert!(std::fs::read_to_string(&p).unwrap().starts_with(&text));
+    }
+
+    #[test]
+    fn a_fifo_in_place_of_the_history_is_moved_aside_never_blocked_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = path(dir.path());
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert!(read(dir.path()).is_err());
+        append(dir.path(), &rec(1)).unwrap();
+        assert_eq!(read(dir.path()).unwrap(), vec![rec(1)]);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join(".ralph/rejected"))
+                .unwrap()
+                .count(),
+            1
+        );
     }
 }

@@ -5,8 +5,11 @@
 //! pass yet). A false→true flip on another story, or a new story that arrives passing, is a
 //! violation of that one field: the loop sets it back to false and keeps the rest. Everything
 //! else (removing or reordering stories, editing titles, criteria, priorities, dependencies,
-//! top-level fields) is a violation, and the loop restores the copy it took before the
-//! iteration, re-applying the legitimate `passes` flips. Reading and writing the file is the
+//! top-level fields) is a violation, and only what breaks a rule is reverted: [`repair`] starts
+//! from the copy taken before the iteration and re-applies everything allowed (the legitimate
+//! `passes` flips, `notes`, discovered stories). progress.txt has one rule
+//! ([`progress_kept`]): what was there before is still there, in order; [`progress_added`] is
+//! the agent's new text, kept when the file is restored. Reading and writing the files is the
 //! loop's job (`super::guard`).
 
 use serde_json::{Map, Value};
@@ -17,6 +20,9 @@ use std::collections::{HashMap, HashSet};
 pub enum Violation {
     /// The file is gone.
     Deleted,
+    /// Something that is not a regular file took its place (a directory, FIFO, device, a
+    /// symlink): moved aside, the file restored.
+    NotRegular(&'static str),
     /// The file no longer parses or validates (the first diagnostic).
     Invalid(String),
     TopLevelChanged(String),
@@ -49,6 +55,7 @@ impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Violation::Deleted => write!(f, "prd.json was deleted"),
+            Violation::NotRegular(kind) => write!(f, "prd.json was replaced by {kind}"),
             Violation::Invalid(why) => write!(f, "prd.json became invalid: {why}"),
             Violation::TopLevelChanged(k) => write!(f, "top-level field \"{k}\" was changed"),
             Violation::StoryRemoved(id) => write!(f, "story {id} was removed"),
@@ -179,10 +186,139 @@ pub fn passes_flips(before: &Value, after: &Value, current: &str) -> Vec<(String
         .collect()
 }
 
+/// The prd value to keep after an iteration that broke a rule: the copy from before it, with
+/// everything the agent was allowed to do re-applied (legitimate `passes` flips, `notes` of
+/// existing stories, new stories with `discoveredFrom`, which never arrive passing).
+pub fn repair(before: &Value, after: &Value, current: &str) -> Value {
+    let mut out = before.clone();
+    let flips: HashMap<String, bool> = passes_flips(before, after, current).into_iter().collect();
+    let after_by_id: HashMap<&str, &Value> = stories(after).iter().map(|s| (id_of(s), s)).collect();
+    let before_ids: HashSet<&str> = stories(before).iter().map(id_of).collect();
+    let discovered: Vec<Value> = stories(after)
+        .iter()
+        .filter(|s| !before_ids.contains(id_of(s)))
+        .filter(|s| s.get("discoveredFrom").and_then(Value::as_str).is_some())
+        .map(|s| {
+            let mut s = s.clone();
+            if let Some(o) = s.as_object_mut()
+                && o.get("passes").and_then(Value::as_bool) == Some(true)
+            {
+                o.insert("passes".into(), Value::Bool(false));
+            }
+            s
+        })
+        .collect();
+    let Some(arr) = out.get_mut("userStories").and_then(Value::as_array_mut) else {
+        return out;
+    };
+    for s in arr.iter_mut() {
+        let id = id_of(s).to_string();
+        let (Some(new), Some(o)) = (after_by_id.get(id.as_str()), s.as_object_mut()) else {
+            continue;
+        };
+        if let Some(p) = flips.get(&id) {
+            o.insert("passes".into(), Value::Bool(*p));
+        }
+        if let Some(n) = new.get("notes").filter(|n| n.is_string()) {
+            o.insert("notes".into(), n.clone());
+        }
+    }
+    arr.extend(discovered);
+    out
+}
+
+fn lines(b: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let b = b.strip_suffix(b"\n").unwrap_or(b);
+    b.split(|&c| c == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !b.is_empty() || !l.is_empty())
+}
+
+/// progress.txt's rule: every line that was there before the iteration is still there, in the
+/// same order (appended entries and inserted patterns are fine; truncating, rewriting or
+/// dropping a section is not).
+pub fn progress_kept(before: &[u8], after: &[u8]) -> bool {
+    let mut after_lines = lines(after);
+    lines(before).all(|want| after_lines.any(|l| l == want))
+}
+
+/// The agent's new text in a progress.txt that broke the rule: the lines it inserted (by a
+/// line diff against the copy from before), in order, to be appended to the restored copy.
+pub fn progress_added(before: &[u8], after: &[u8]) -> Vec<u8> {
+    let (b, a) = (
+        String::from_utf8_lossy(before),
+        String::from_utf8_lossy(after),
+    );
+    let diff = similar::TextDiff::from_lines(b.as_ref(), a.as_ref());
+    let mut out = String::new();
+    for change in diff.iter_all_changes() {
+        if change.tag() == similar::ChangeTag::Insert {
+            out.push_str(change.value());
+            if !change.value().ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    if out.trim().is_empty() {
+        return vec![];
+    }
+    out.into_bytes()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn repair_reverts_only_what_breaks_a_rule() {
+        let before = prd();
+        let mut after = prd();
+        after["userStories"][0]["passes"] = json!(true);
+        after["userStories"][0]["notes"] = json!("done via X");
+        after["userStories"][1]["title"] = json!("easier");
+        after["branchName"] = json!("main");
+        after["userStories"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": "C", "title": "c", "discoveredFrom": "A", "passes": true}));
+        let fixed = repair(&before, &after, "A");
+        let mut want = prd();
+        want["userStories"][0]["passes"] = json!(true);
+        want["userStories"][0]["notes"] = json!("done via X");
+        want["userStories"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": "C", "title": "c", "discoveredFrom": "A", "passes": false}));
+        assert_eq!(fixed, want);
+        assert!(check(&before, &fixed, "A").is_empty());
+        // An undeclared new story is dropped with the rest.
+        let mut sneaky = prd();
+        sneaky["userStories"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": "D", "title": "d"}));
+        assert_eq!(repair(&before, &sneaky, "A"), prd());
+    }
+
+    #[test]
+    fn progress_may_grow_but_not_lose_a_line() {
+        let before = b"# Log\n## Codebase Patterns\n- use X\n---\n## e1\n- did a\n---\n";
+        let appended = [&before[..], b"## e2\n- did b\n---\n"].concat();
+        assert!(progress_kept(before, &appended));
+        let pattern = b"# Log\n## Codebase Patterns\n- use X\n- use Y\n---\n## e1\n- did a\n---\n";
+        assert!(progress_kept(before, pattern));
+        assert!(progress_kept(b"", b"anything"));
+        assert!(progress_kept(b"a\r\nb\r\n", b"a\nb\nc\n"));
+        let truncated = b"# Log\n";
+        assert!(!progress_kept(before, truncated));
+        let no_patterns = b"# Log\n---\n## e1\n- did a\n---\n## e2\n";
+        assert!(!progress_kept(before, no_patterns));
+        assert_eq!(progress_added(before, no_patterns), b"## e2\n");
+        assert!(progress_added(before, truncated).is_empty());
+        let rewritten = b"everything is fine\n";
+        assert_eq!(progress_added(before, rewritten), b"everything is fine\n");
+    }
 
     fn prd() -> Value {
         json!({"project": "p", "branchName": "ralph/x", "userStories": [

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use super::history::{self, Record};
 use super::outcome::{self, AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
-use super::{Options, RunError, git, guard, verify};
+use super::{Options, RunError, git, guard, report, verify};
 use crate::agent::process::{LogSink, Supervise, supervise};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
@@ -81,6 +81,10 @@ pub fn last_lines(s: &str, n: usize) -> String {
 }
 
 const NOTE_TAIL: usize = 4096;
+
+/// The retry note when the agent printed a completion signal but left prd.json unmarked and no
+/// verify command could check the claim.
+const BARE_CLAIM_NOTE: &str = "You printed the completion signal but did not set \"passes\": true for your story in prd.json. With no verify commands configured, a signal alone does not count: finish the story, then mark it passing in prd.json.";
 
 /// The lines of `prompt` (trimmed) that would read as a completion signal for `story_id`: an
 /// output line equal to one of them does not count.
@@ -171,6 +175,8 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             shell_words::join(&inv.argv)
         ),
     );
+    let progress_path = opts.root.join("progress.txt");
+    let progress_before = guard::progress_before(&progress_path);
     let signalled = Arc::new(AtomicBool::new(false));
     let watch: agent::process::LineWatch = {
         let flag = signalled.clone();
@@ -204,13 +210,21 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         interrupt: inp.interrupt,
         watch: Some(watch),
         sweep_orphans: true,
+        record: Some(super::state_dir(&opts.root).join(super::AGENT_GROUP)),
     })?;
     if run.stopped_leftovers {
         eprintln!("ralph: stopped processes the agent left running");
     }
 
     // Step 7: the integrity guard.
-    let g = guard::after_agent(&opts.prd_path, inp.prd, inp.prd_bytes, &story.id)?;
+    let gctx = guard::Ctx {
+        state_dir: &super::state_dir(&opts.root),
+        n: inp.n,
+    };
+    if let Some(p) = guard::progress_after(gctx, &progress_path, progress_before.as_deref())? {
+        eprintln!("ralph: {}", report::progress_restored(&p));
+    }
+    let g = guard::after_agent(gctx, &opts.prd_path, inp.prd, inp.prd_bytes, &story.id)?;
     let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
         Some(g) => (
             g.restored.iter().map(ToString::to_string).collect(),
@@ -218,31 +232,12 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ),
         None => (vec![], vec![]),
     };
-    let only_passes = g
-        .as_ref()
-        .is_some_and(|g| g.restored.iter().all(|v| v.passes_only().is_some()));
-    if !restored.is_empty() && only_passes {
-        eprintln!(
-            "ralph: set passes back to false in {}: {}",
-            opts.prd_path.display(),
-            restored.join("; ")
-        );
-    } else if !restored.is_empty() {
-        let kept = flips
-            .iter()
-            .map(|(id, p)| format!("{id} passes={p}"))
-            .collect::<Vec<_>>();
-        eprintln!(
-            "ralph: restored {} from before the iteration: {}{}",
-            opts.prd_path.display(),
-            restored.join("; "),
-            if kept.is_empty() {
-                String::new()
-            } else {
-                format!(" (re-applied {})", kept.join(", "))
-            }
-        );
+    if let Some(g) = &g
+        && let Some(line) = report::prd_restored(&opts.prd_path, g)
+    {
+        eprintln!("ralph: {line}");
     }
+    let rejected = g.as_ref().and_then(|g| g.rejected.clone());
     let mut changed: Option<(Prd, Vec<u8>)> = g.map(|g| (g.prd, g.bytes));
 
     // Step 8: outcome and the verify gate.
@@ -264,6 +259,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             .is_some_and(|x| x.passes),
         signalled: signalled.load(Ordering::SeqCst),
         rate_limited: rate_line.is_some(),
+        gated: !s.verify.is_empty(),
     };
     let mut verify_results = vec![];
     let mut retry = None;
@@ -337,17 +333,22 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         for (id, passes) in &settle {
             prd.set_passes(id, *passes)?;
         }
-        prd.save()?;
-        let bytes = prd.to_pretty().into_bytes();
+        let bytes = guard::save_settled(gctx, &prd)?;
         changed = Some((prd, bytes));
     }
     let all_done = changed.as_ref().map_or(inp.prd, |(p, _)| p).all_done();
+    if facts.bare_claim() && outcome != Outcome::Interrupted {
+        extra = "the agent claimed completion without marking prd.json".to_string();
+    }
     if retry.is_none() {
         let reason = match outcome {
             Outcome::TimedOut => Some(format!(
                 "The agent timed out after {} and was stopped.",
                 super::ratelimit::format_remaining(s.timeout)
             )),
+            Outcome::Incomplete | Outcome::AgentFailed if facts.bare_claim() => {
+                Some(BARE_CLAIM_NOTE.to_string())
+            }
             Outcome::AgentFailed => Some(format!(
                 "The agent exited with {} before finishing the story.",
                 match (run.exit_code, run.signal) {
@@ -432,6 +433,29 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             .filter(|_| outcome == Outcome::RateLimited),
         skipped: false,
     };
+    let mut after = after;
+    if !record.restored.is_empty() || !settle.is_empty() {
+        let msg = report::correction_message(&report::Correction {
+            n: inp.n,
+            story: &story.id,
+            restored: &record.restored,
+            settled: &settle,
+            outcome,
+            rejected: rejected.as_deref(),
+        });
+        match git::commit_correction(&opts.root, &prd_rel, &msg) {
+            Ok(Some(head)) => {
+                eprintln!("ralph: committed its correction of {prd_rel} ({head:.12})");
+                if let Some(a) = after.as_mut() {
+                    a.head = Some(head);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => eprintln!(
+                "ralph: warning: {e}; {prd_rel} in the work tree is corrected, but HEAD may still hold the rejected version"
+            ),
+        }
+    }
     Ok(Done {
         outcome,
         progress,

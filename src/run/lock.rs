@@ -1,8 +1,11 @@
-//! The project lock `.ralph/lock`: one `ralph run` per project at a time.
+//! The project lock: one writer of prd.json and progress.txt per project at a time (`ralph run`,
+//! `ralph compact`, every command that writes them).
 //!
-//! An advisory `flock` held for the whole run (the kernel drops it if ralph dies, so a crash
-//! never wedges the project); the file holds the owner's pid so a second run can name it, and
-//! a pid left by a dead process is reported when the lock is taken over.
+//! An advisory `flock` on the project root directory itself, held for the whole command: the
+//! kernel drops it if ralph dies (a crash never wedges the project), and an agent deleting
+//! `.ralph/` cannot release it (a lock on a file inside `.ralph/` would be gone with the
+//! directory, and a second run would start). `.ralph/lock` holds the owner's pid so a second
+//! command can name it; a pid left by a dead process is reported when the lock is taken over.
 
 use std::io::{Read, Seek, Write};
 use std::os::fd::AsRawFd;
@@ -12,7 +15,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error(
-        "{path}: another ralph run (pid {pid}) holds the project lock; wait for it to finish or stop it (kill {pid})"
+        "{path}: another ralph run (pid {pid}) holds the project lock (ralph run and ralph compact take it); wait for it to finish or stop it (kill {pid})"
     )]
     Held { path: PathBuf, pid: String },
     #[error("{path}: cannot use the lock file: {source}")]
@@ -23,10 +26,11 @@ pub enum LockError {
     },
 }
 
-/// A held lock; released (file emptied, flock dropped) on drop.
+/// A held lock; released (pid file emptied, flock dropped) on drop.
 #[derive(Debug)]
 pub struct Lock {
-    file: std::fs::File,
+    dir: std::fs::File,
+    file: Option<std::fs::File>,
     pub path: PathBuf,
     /// The pid of a dead process whose lock was taken over.
     pub took_over_from: Option<String>,
@@ -44,26 +48,32 @@ fn pid_alive(pid: &str) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+fn read_pid(path: &Path) -> String {
+    let mut previous = String::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(64).read_to_string(&mut previous);
+    }
+    previous.trim().to_string()
+}
+
 impl Lock {
-    pub fn acquire(state_dir: &Path) -> Result<Lock, LockError> {
+    /// Take the lock of the project at `root` (state in `root/.ralph`).
+    pub fn acquire(root: &Path) -> Result<Lock, LockError> {
+        let state_dir = super::state_dir(root);
         let path = state_dir.join("lock");
         let io = |source| LockError::Io {
             path: path.clone(),
             source,
         };
-        std::fs::create_dir_all(state_dir).map_err(io)?;
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io)?;
-        let mut previous = String::new();
+        let dir = std::fs::File::open(if root.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            root
+        })
+        .map_err(io)?;
         // SAFETY: flock on a descriptor we own.
-        let got = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
-        let _ = file.read_to_string(&mut previous);
-        let previous = previous.trim().to_string();
+        let got = unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        let previous = read_pid(&path);
         if !got {
             return Err(LockError::Held {
                 path,
@@ -74,15 +84,27 @@ impl Lock {
                 },
             });
         }
+        std::fs::create_dir_all(&state_dir).map_err(io)?;
+        // Nobody else writes here while we hold the lock: temp files are left by killed writes.
+        crate::fsutil::sweep_temp_files(root);
+        crate::fsutil::sweep_temp_files(&state_dir);
         let me = std::process::id().to_string();
         let took_over_from =
             (!previous.is_empty() && previous != me && !pid_alive(&previous)).then_some(previous);
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
         file.set_len(0).map_err(io)?;
         file.rewind().map_err(io)?;
         file.write_all(format!("{me}\n").as_bytes()).map_err(io)?;
         let _ = file.sync_all();
         Ok(Lock {
-            file,
+            dir,
+            file: Some(file),
             path,
             took_over_from,
         })
@@ -91,10 +113,16 @@ impl Lock {
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        let _ = self.file.set_len(0);
+        // Empty the pid file only if it is still ours (an agent may have replaced `.ralph/`).
+        if read_pid(&self.path) == std::process::id().to_string()
+            && let Some(f) = &self.file
+        {
+            let _ = f.set_len(0);
+        }
+        self.file = None;
         // SAFETY: unlocking our own descriptor.
         unsafe {
-            libc::flock(self.file.as_raw_fd(), libc::LOCK_UN);
+            libc::flock(self.dir.as_raw_fd(), libc::LOCK_UN);
         }
     }
 }
@@ -109,18 +137,30 @@ mod tests {
         let first = Lock::acquire(dir.path()).unwrap();
         assert_eq!(first.took_over_from, None);
         let err = Lock::acquire(dir.path()).unwrap_err().to_string();
+        assert!(err.contains(".ralph/lock"), "{err}");
         assert!(
             err.contains(&format!("pid {}", std::process::id())),
             "{err}"
         );
         drop(first);
         assert_eq!(
-            std::fs::read_to_string(dir.path().join("lock")).unwrap(),
+            std::fs::read_to_string(dir.path().join(".ralph/lock")).unwrap(),
             ""
         );
         // A pid that cannot be alive (beyond pid_max) left behind by a crash.
-        std::fs::write(dir.path().join("lock"), "99999999\n").unwrap();
+        std::fs::write(dir.path().join(".ralph/lock"), "99999999\n").unwrap();
         let again = Lock::acquire(dir.path()).unwrap();
         assert_eq!(again.took_over_from.as_deref(), Some("99999999"));
+    }
+
+    #[test]
+    fn deleting_the_state_dir_does_not_release_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = Lock::acquire(dir.path()).unwrap();
+        std::fs::remove_dir_all(dir.path().join(".ralph")).unwrap();
+        let err = Lock::acquire(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("pid unknown"), "{err}");
+        drop(held);
+        Lock::acquire(dir.path()).unwrap();
     }
 }

@@ -19,6 +19,8 @@ pub mod lock;
 pub mod outcome;
 pub mod prompt;
 pub mod ratelimit;
+pub mod rejected;
+pub mod report;
 pub mod signals;
 pub mod status;
 pub mod verify;
@@ -36,6 +38,10 @@ use crate::graph::{self, State};
 use crate::prd::{Prd, PrdError};
 use outcome::{Outcome, Strikes};
 use prompt::RetryNote;
+
+/// The file under `.ralph/` that records the running agent's (or verify command's) process
+/// group, for the next run to stop if ralph is killed outright ([`crate::agent::group`]).
+pub const AGENT_GROUP: &str = "agent-group";
 
 /// Consecutive rate-limited attempts before the loop gives up (exit 1).
 pub const MAX_RATE_LIMIT_WAITS: usize = 12;
@@ -55,6 +61,18 @@ pub enum RunError {
     History(#[from] history::HistoryError),
     #[error(transparent)]
     Prompt(#[from] prompt::PromptError),
+    #[error(
+        "{path}: cannot write ({source}); {state}. The good copy from before the iteration is {good}: once the disk has room, put it back with `cp {good} {path}` and run again",
+        path = path.display(),
+        good = good.display()
+    )]
+    WriteFailed {
+        path: PathBuf,
+        #[source]
+        source: crate::fsutil::FsError,
+        state: String,
+        good: PathBuf,
+    },
     #[error("cannot install the Ctrl-C handler: {0}")]
     Signals(std::io::Error),
     #[error("--story {id}: {why}")]
@@ -99,6 +117,7 @@ impl Exit {
             Exit::AllDone => Code::OK,
             Exit::Limit => Code::LIMIT,
             Exit::NoReady => Code::NO_READY,
+            Exit::Interrupted if signals::hung_up() => Code::HANGUP,
             Exit::Interrupted => Code::INTERRUPTED,
         }
     }
@@ -266,7 +285,15 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     opts.agent.locate()?;
     crate::agent::process::become_subreaper();
     let state = state_dir(&opts.root);
-    let lock = lock::Lock::acquire(&state)?;
+    let lock = lock::Lock::acquire(&opts.root)?;
+    // A ralph killed outright (SIGKILL, OOM) could not stop its agent's children: do it now,
+    // checking each one's identity (start time) so a reused pid is never killed.
+    let left = crate::agent::group::stop_recorded(&state.join(AGENT_GROUP), opts.settings.grace);
+    if left > 0 {
+        eprintln!(
+            "ralph: stopped {left} process(es) of an agent left running by a ralph that was killed"
+        );
+    }
     if let Some(pid) = &lock.took_over_from {
         eprintln!(
             "ralph: warning: took over {} left by pid {pid}, which is no longer running",
@@ -278,6 +305,14 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         Ok(Some(path)) => eprintln!("ralph: added .ralph/ to {}", path.display()),
         Ok(None) => {}
         Err(e) => eprintln!("ralph: warning: cannot keep .ralph/ out of git: {e}"),
+    }
+    match history::read_counted(&opts.root) {
+        Ok((_, 0)) => {}
+        Ok((_, k)) => eprintln!(
+            "ralph: warning: {}: skipped {k} line(s) that are not history records; the file is kept and new records are appended",
+            history::path(&opts.root).display()
+        ),
+        Err(e) => eprintln!("ralph: warning: {e}"),
     }
     let run_id = new_run_id();
     // Absolute, so the agent can be told where its prompt file is whatever its cwd.
@@ -300,6 +335,8 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     // per iteration, not two); forgotten when ralph changes the tree (archive) or waits long
     // (rate limit). Edits made by hand during `--sleep` would be credited to the next agent.
     let mut tree: Option<git::Snapshot> = None;
+    // What `.ralph/prd.good.json` holds.
+    let mut good: Option<Rc<Vec<u8>>> = None;
     let progress_path = opts.root.join("progress.txt");
     eprintln!(
         "ralph: run {run_id}: agent {}, up to {} iterations{}",
@@ -311,13 +348,24 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             format!(", verify: {}", s.verify.join(" && "))
         }
     );
+    if s.verify.is_empty() {
+        eprintln!(
+            "ralph: warning: no verify commands (--verify, [verify] in ralph.toml): nothing verifies the agent's claims; a story counts as done only when the agent marks it passing in prd.json"
+        );
+    }
     loop {
         if interrupt.load(Ordering::SeqCst) {
             eprintln!("ralph: interrupted");
             return Ok(Exit::Interrupted);
         }
+        crate::fsutil::create_dir_all(&run_dir)?;
         // Step 2: load and validate (errors carry the full diagnostics).
         let (prd, bytes, fresh) = cache.load(&opts.prd_path)?;
+        if good.as_deref() != Some(&*bytes) || !guard::good_copy(&state).exists() {
+            // The copy a failed write falls back to (see `guard`); written while there is room.
+            crate::fsutil::atomic_write(&guard::good_copy(&state), &bytes)?;
+            good = Some(bytes.clone());
+        }
         // Step 3: archive on a branch change (the branch only changes with the file).
         let branch = prd
             .value
@@ -400,6 +448,9 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             before: tree.take(),
         })?;
         tree = done.after.clone();
+        // The agent may have deleted `.ralph/` (the lock does not live there): ralph's own
+        // state goes on being written.
+        crate::fsutil::create_dir_all(&run_dir)?;
         if let Some((p, b)) = done.changed {
             archive::remember_prd(&state, &b)?;
             cache.set(p, b);

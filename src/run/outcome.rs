@@ -1,7 +1,8 @@
 //! The outcome of one iteration and the no-progress skip rule, as pure policy.
 //!
-//! A story is done only when (a) prd.json marks it passing or the agent printed a completion
-//! signal for it, and (b) every verify command passed. Owns that decision and when a story is
+//! A story is done only when (a) prd.json marks it passing, or the agent printed a completion
+//! signal for it AND verify commands are configured (a bare signal is a claim without evidence:
+//! with nothing to check it, it never counts), and (b) every verify command passed. Owns that decision and when a story is
 //! skipped for making no progress; does not run anything.
 
 use serde::{Deserialize, Serialize};
@@ -53,12 +54,20 @@ pub struct AgentFacts {
     pub signalled: bool,
     /// A usage/rate-limit message was seen where it matters.
     pub rate_limited: bool,
+    /// Verify commands are configured: a bare completion signal can be checked.
+    pub gated: bool,
 }
 
 impl AgentFacts {
     /// The agent claims the story: verify commands must run before it counts.
     pub fn claimed(&self) -> bool {
-        !self.interrupted && (self.passes_after || self.signalled)
+        !self.interrupted && (self.passes_after || (self.signalled && self.gated))
+    }
+
+    /// The agent printed a completion signal but did not mark prd.json, and nothing is
+    /// configured to check the claim: it does not count, and the iteration says so.
+    pub fn bare_claim(&self) -> bool {
+        !self.interrupted && self.signalled && !self.passes_after && !self.gated
     }
 }
 
@@ -156,8 +165,27 @@ mod tests {
     fn facts() -> AgentFacts {
         AgentFacts {
             exit_code: Some(0),
+            gated: true,
             ..AgentFacts::default()
         }
+    }
+
+    #[test]
+    fn a_bare_signal_counts_only_behind_a_verify_gate() {
+        let mut f = facts();
+        f.signalled = true;
+        f.gated = false;
+        assert!(!f.claimed() && f.bare_claim());
+        assert_eq!(decide(&f, true), Outcome::Incomplete);
+        f.exit_code = Some(1);
+        assert_eq!(decide(&f, true), Outcome::AgentFailed);
+        // Marking prd.json is the evidence when nothing verifies.
+        f.passes_after = true;
+        assert!(f.claimed() && !f.bare_claim());
+        assert_eq!(decide(&f, true), Outcome::Done);
+        f.gated = true;
+        f.passes_after = false;
+        assert!(f.claimed() && !f.bare_claim());
     }
 
     #[test]

@@ -57,6 +57,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             interrupt: env.interrupt,
             watch: None,
             sweep_orphans: true,
+            record: Some(super::state_dir(env.root).join(super::AGENT_GROUP)),
         })?;
         results.push(VerifyResult {
             command: cmd.clone(),
