@@ -29,6 +29,16 @@ fn spawn_run(p: &Project, args: &[&str]) -> std::process::Child {
         .unwrap()
 }
 
+/// A progress.txt that `compact --force --keep-recent 5` does compact.
+fn long_progress() -> String {
+    format!(
+        "# Ralph Progress Log\n\n## Codebase Patterns\n- p\n\n---\n{}",
+        (0..60)
+            .map(|i| format!("## 2026-11-2{} - S{i}\n- did {i}\n---\n", i % 10))
+            .collect::<String>()
+    )
+}
+
 fn git(p: &Project, args: &[&str]) -> String {
     let out = Command::new("git")
         .arg("-C")
@@ -42,6 +52,7 @@ fn git(p: &Project, args: &[&str]) -> String {
 #[test]
 fn an_agent_deleting_the_state_dir_does_not_let_a_second_run_start() {
     let p = Project::new(&two());
+    std::fs::write(p.root().join("progress.txt"), long_progress()).unwrap();
     p.agent(
         "claude",
         &pausing("rm -rf .ralph", &format!("{WORK}\n{FLIP}")),
@@ -54,7 +65,7 @@ fn an_agent_deleting_the_state_dir_does_not_let_a_second_run_start() {
         .code(1)
         .stderr(predicate::str::contains("holds the project lock"));
     p.ralph()
-        .args(["compact", "--force"])
+        .args(["compact", "--force", "--keep-recent", "5"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("holds the project lock"));
@@ -70,12 +81,7 @@ fn an_agent_deleting_the_state_dir_does_not_let_a_second_run_start() {
 #[test]
 fn compact_waits_for_no_one_and_writes_nothing_while_a_run_holds_the_lock() {
     let p = Project::new(&two());
-    let progress = format!(
-        "# Ralph Progress Log\n\n## Codebase Patterns\n- p\n\n---\n{}",
-        (0..60)
-            .map(|i| format!("## 2026-11-2{} - S{i}\n- did {i}\n---\n", i % 10))
-            .collect::<String>()
-    );
+    let progress = long_progress();
     std::fs::write(p.root().join("progress.txt"), &progress).unwrap();
     p.agent("claude", &pausing("true", &format!("{WORK}\n{FLIP}")));
     let mut run = spawn_run(&p, &["1", "--no-compact"]);

@@ -153,10 +153,6 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
             return Ok(Code::USAGE);
         }
     };
-    // A running loop (or another compact) writes progress.txt: wait for it, never race it.
-    let _lock = (!args.dry_run)
-        .then(|| crate::run::lock::Lock::acquire(&ctx.root))
-        .transpose()?;
     let path = progress::path_in(&ctx.root);
     let original = store::read(&path)?;
     let shown = path.display();
@@ -203,6 +199,9 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
         }
         return Ok(Code::OK);
     }
+    // A running loop (or another compact) writes progress.txt: never race it. Taken only to
+    // write; `commit` refuses a file changed since it was read.
+    let _lock = crate::run::lock::Lock::acquire(&ctx.root)?;
     let summary =
         store::commit(&ctx.root, &original, &c).with_context(|| format!("compacting {shown}"))?;
     if args.json {
