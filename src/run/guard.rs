@@ -75,12 +75,21 @@ fn write_failed(ctx: Ctx<'_>, path: &Path, source: FsError) -> RunError {
         )
     } else {
         let _ = std::fs::remove_file(&tmp);
-        match rejected::move_aside(ctx.state_dir, ctx.n, path) {
+        let moved = match rejected::move_aside(ctx.state_dir, ctx.n, path) {
             Ok(p) => format!(
                 "the agent's version was moved to {} so it cannot count",
                 p.display()
             ),
             Err(e) => format!("the agent's version could not be moved aside either ({e})"),
+        };
+        if good.exists() {
+            moved
+        } else {
+            // The agent deleted `.ralph/`: git is the last good copy.
+            format!(
+                "{moved}; the good copy is gone too (.ralph/ was deleted): restore the file from git (git checkout HEAD -- {})",
+                path.display()
+            )
         }
     };
     RunError::WriteFailed {
@@ -341,6 +350,39 @@ mod tests {
         let now = Prd::load(&path).unwrap();
         assert!(now.story("A").unwrap().passes);
         assert_eq!(now.story("B").unwrap().title, "b");
+    }
+
+    #[test]
+    fn a_failed_write_never_leaves_the_agents_version_in_place() {
+        let (d, path, _prd) = setup();
+        let c = ctx(&d);
+        std::fs::create_dir_all(c.state_dir).unwrap();
+        std::fs::write(good_copy(c.state_dir), SRC).unwrap();
+        let enospc = || FsError {
+            path: path.clone(),
+            action: "write temp file",
+            source: std::io::Error::from_raw_os_error(libc::ENOSPC),
+        };
+        std::fs::write(&path, "{ cheated").unwrap();
+        let err = write_failed(c, &path, enospc()).to_string();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), SRC);
+        assert!(
+            err.contains("cp ") && err.contains("prd.good.json"),
+            "{err}"
+        );
+        // No good copy left (the agent deleted .ralph/): the bad file goes aside, git is named.
+        std::fs::remove_file(good_copy(c.state_dir)).unwrap();
+        std::fs::write(&path, "{ cheated").unwrap();
+        let err = write_failed(c, &path, enospc()).to_string();
+        assert!(!path.exists());
+        assert!(err.contains("git checkout HEAD --"), "{err}");
+        assert_eq!(rejected_count(c.state_dir), 1);
+    }
+
+    fn rejected_count(state: &Path) -> usize {
+        std::fs::read_dir(super::rejected::dir(state))
+            .unwrap()
+            .count()
     }
 
     #[test]
