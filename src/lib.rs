@@ -17,6 +17,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod code;
 pub mod config;
 pub mod context;
 pub mod exit;

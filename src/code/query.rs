@@ -1,0 +1,155 @@
+//! A story as a search: its words split the way code is written (`renderTable`,
+//! `render_table`, `--render-table` all give `render` and `table`), stop words and story
+//! boilerplate dropped, lightly stemmed by the one tokenizer ([`crate::pin::text`]), each term
+//! weighted by where it appears. Pure.
+
+use std::sync::LazyLock;
+
+use crate::pin::text::{FastSet, for_each_word, terms};
+
+/// Weight of a word in the title (the rest of the story weighs 1).
+const TITLE: f64 = 2.0;
+/// Factor for a word that is part of a code identifier written in the story.
+const IDENT: f64 = 1.5;
+/// Factor for a word inside backticks (the author pointed at code).
+const BACKTICK: f64 = 2.0;
+
+/// Words that say how a story is told, not what it is about ("As a user I want … so that",
+/// "add support for", "make sure"). Compared after stemming.
+const BOILERPLATE: &[&str] = &[
+    "able", "acceptance", "add", "added", "adding", "adds", "allow", "allowed", "allows",
+    "author", "bug", "bugs", "correctly", "criteria", "currently", "ensure", "feature",
+    "features", "fix", "fixed", "fixes", "fixing", "handle", "handles", "implement",
+    "implemented", "improve", "instead", "issue", "issues", "make", "makes", "need", "needs",
+    "new", "please", "possible", "properly", "should", "stories", "story", "support",
+    "supported", "supports", "sure", "thing", "things", "tool", "update", "updated", "updates",
+    "want", "wants", "way", "work", "working", "works",
+];
+
+static BOILER: LazyLock<FastSet<String>> =
+    LazyLock::new(|| BOILERPLATE.iter().flat_map(|w| terms(w)).collect());
+
+/// One term of a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    /// As the index stores it (lowercase, stemmed).
+    pub term: String,
+    /// The word as the story first wrote it (shown to people instead of the stem).
+    pub written: String,
+    pub weight: f64,
+}
+
+/// Whether a term is story boilerplate (see [`BOILERPLATE`]).
+pub fn is_boilerplate(term: &str) -> bool {
+    BOILER.contains(term)
+}
+
+/// The query of a story: `title` weighs more than `rest` (description, criteria, notes).
+pub fn query(title: &str, rest: &str) -> Vec<QueryTerm> {
+    let mut q: Vec<(QueryTerm, usize)> = Vec::new();
+    add_text(&mut q, title, TITLE);
+    add_text(&mut q, rest, 1.0);
+    q.into_iter()
+        .map(|(mut t, n)| {
+            // Repetition adds a little: a story about tables says "table" more than once.
+            t.weight *= 1.0 + 0.25 * (n.min(5) as f64 - 1.0);
+            t
+        })
+        .collect()
+}
+
+fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
+    for (i, span) in text.split('`').enumerate() {
+        let quoted = i % 2 == 1;
+        for raw in span.split_whitespace() {
+            let factor = if quoted {
+                BACKTICK
+            } else if is_identifier(raw) {
+                IDENT
+            } else {
+                1.0
+            };
+            for_each_word(raw, |w| {
+                for term in terms(w) {
+                    if is_boilerplate(&term) {
+                        continue;
+                    }
+                    add(q, term, w, base * factor);
+                }
+            });
+        }
+    }
+}
+
+fn add(q: &mut Vec<(QueryTerm, usize)>, term: String, written: &str, weight: f64) {
+    match q.iter_mut().find(|(t, _)| t.term == term) {
+        Some((t, n)) => {
+            t.weight = t.weight.max(weight);
+            *n += 1;
+        }
+        None => q.push((
+            QueryTerm {
+                term,
+                written: written.to_string(),
+                weight,
+            },
+            1,
+        )),
+    }
+}
+
+/// Whether a whitespace-separated token of prose is written like code: snake_case, camelCase,
+/// a `--flag`, `a::path`, `obj.method`, `call()`.
+fn is_identifier(raw: &str) -> bool {
+    let t = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
+    let b = t.as_bytes();
+    let inner_dot = b
+        .windows(3)
+        .any(|w| w[0].is_ascii_alphanumeric() && w[1] == b'.' && w[2].is_ascii_alphabetic());
+    t.starts_with("--")
+        || t.trim_matches('_').contains('_')
+        || t.contains("::")
+        || raw.contains("()")
+        || inner_dot
+        || b.windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms_of(q: &[QueryTerm]) -> Vec<&str> {
+        q.iter().map(|t| t.term.as_str()).collect()
+    }
+
+    #[test]
+    fn code_styles_split_alike_and_weigh_more() {
+        for title in ["renderTable", "render_table", "--render-table", "`render-table`"] {
+            let q = query(title, "");
+            assert_eq!(terms_of(&q), ["render", "tabl"], "{title}");
+            assert!(q[0].weight > TITLE, "{title}");
+        }
+        let plain = query("render table", "");
+        assert_eq!(plain[0].weight, TITLE);
+    }
+
+    #[test]
+    fn stop_words_and_boilerplate_match_nothing() {
+        let q = query(
+            "As a user I want to add support for the thing",
+            "so that it works properly",
+        );
+        assert_eq!(terms_of(&q), ["user"]);
+        assert!(query("the a of and", "so that").is_empty());
+    }
+
+    #[test]
+    fn written_form_is_kept_and_title_outweighs_body() {
+        let q = query("Configurable variables", "configuration of variables");
+        assert_eq!(q[0].written, "Configurable");
+        assert_eq!(q[1].written, "variables");
+        let body_only = query("x", "tables");
+        assert!(q[1].weight > body_only.iter().find(|t| t.term == "tabl").unwrap().weight);
+    }
+}

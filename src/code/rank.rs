@@ -1,0 +1,327 @@
+//! Ranking the project's files for a story: BM25F over the index's fields (path and defined
+//! names above comments above all text), then the other evidence ralph has — the Pin entries
+//! the story matches, the files its blockers changed, and files changed together with the best
+//! candidates in recent git history. Tests, examples, fixtures and docs rank below sources
+//! unless the story is about them.
+//!
+//! Pure and deterministic (ties by path); every score carries its reasons so `ralph context
+//! --explain` can show them. Does not read files (see [`super::scan`]) nor print.
+
+use super::facts::{BODY, DOC, FIELDS, NAMES, PATH, Symbol};
+use super::kind::Kind;
+use super::query::QueryTerm;
+use super::store::Index;
+use crate::pin::text::{FastMap, terms};
+
+const K1: f64 = 1.2;
+/// Field weights and length normalisation: path, names, comments, all text.
+const WEIGHT: [f64; FIELDS] = {
+    let mut w = [0.0; FIELDS];
+    w[PATH] = 3.0;
+    w[NAMES] = 2.0;
+    w[DOC] = 1.0;
+    w[BODY] = 1.0;
+    w
+};
+const B: [f64; FIELDS] = {
+    let mut b = [0.0; FIELDS];
+    b[PATH] = 0.3;
+    b[NAMES] = 0.5;
+    b[DOC] = 0.75;
+    b[BODY] = 0.75;
+    b
+};
+/// A Pin entry the story matches multiplies its files' scores by up to `1 + PIN_BOOST`.
+const PIN_BOOST: f64 = 0.3;
+/// A file a blocker changed gains this share of the best text score.
+const BLOCKER_BOOST: f64 = 0.5;
+/// A file changed together with a top candidate gains up to this share of the best score.
+const COCHANGE_BOOST: f64 = 0.3;
+/// How many of the best candidates seed the co-change evidence.
+const COCHANGE_SEEDS: usize = 5;
+/// The most definitions shown per file.
+const MAX_SYMBOLS: usize = 6;
+
+/// A Pin entry the story matched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PinEvidence {
+    pub name: String,
+    /// Its score relative to the best entry's, in (0, 1].
+    pub strength: f64,
+    /// Its file paths and globs as the Pin lists them.
+    pub files: Vec<String>,
+}
+
+/// The evidence besides the story's words.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evidence {
+    pub pins: Vec<PinEvidence>,
+    /// (blocker story id, file it changed).
+    pub blockers: Vec<(String, String)>,
+}
+
+/// One ranked file and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub path: String,
+    pub kind: Kind,
+    pub score: f64,
+    /// The story's words found in the file (as the story wrote them) and what each added.
+    pub matched: Vec<(String, f64)>,
+    /// Other reasons, in words ("Pin entry …", "changed by blocker …", "changed with …").
+    pub evidence: Vec<String>,
+    /// Its definitions whose names share words with the story, best first.
+    pub symbols: Vec<Symbol>,
+    pub summary: String,
+}
+
+/// Per file, while scoring.
+struct Cand {
+    file: usize,
+    score: f64,
+    matched: Vec<(usize, f64)>,
+    evidence: Vec<String>,
+}
+
+/// The best `limit` files of `index` for `query`, best first.
+pub fn rank(index: &Index, query: &[QueryTerm], ev: &Evidence, limit: usize) -> Vec<Ranked> {
+    let query = &query[..query.len().min(250)];
+    let mut cands = text_scores(index, query);
+    let about = |t: &str| query.iter().any(|q| q.term == t);
+    for c in &mut cands {
+        let kind = index.files[c.file].kind;
+        let w = kind.weight(about);
+        if w < 1.0 {
+            c.score *= w;
+            c.evidence.push(format!("{} file ×{w}", kind.name()));
+        }
+    }
+    let top = cands.iter().map(|c| c.score).fold(0.0, f64::max);
+    let mut by_file: FastMap<usize, usize> =
+        cands.iter().enumerate().map(|(i, c)| (c.file, i)).collect();
+    let mut cand_of = |file: usize, cands: &mut Vec<Cand>| -> usize {
+        *by_file.entry(file).or_insert_with(|| {
+            cands.push(Cand {
+                file,
+                score: 0.0,
+                matched: Vec::new(),
+                evidence: Vec::new(),
+            });
+            cands.len() - 1
+        })
+    };
+    pin_evidence(index, ev, top, &mut cands, &mut cand_of);
+    blocker_evidence(index, ev, top, &mut cands, &mut cand_of);
+    cochange_evidence(index, ev, &mut cands, &mut cand_of);
+
+    cands.retain(|c| c.score > 0.0);
+    cands.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| index.files[a.file].path.cmp(&index.files[b.file].path))
+    });
+    cands.truncate(limit);
+    cands
+        .into_iter()
+        .map(|c| finish(index, query, c))
+        .collect()
+}
+
+/// BM25F of every file that has at least one query term.
+fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
+    let n_terms = index.dict.lines().count();
+    // Term id → query position + 1 (0: not in the query).
+    let mut mark = vec![0u8; n_terms];
+    let wanted: FastMap<&str, usize> = query
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.term.as_str(), i))
+        .collect();
+    for (id, t) in index.dict.lines().enumerate() {
+        if let Some(&qi) = wanted.get(t) {
+            mark[id] = u8::try_from(qi + 1).unwrap_or(0);
+        }
+    }
+    let mut df = vec![0u32; query.len()];
+    let mut hits: Vec<(usize, Vec<(usize, [u8; FIELDS])>)> = Vec::new();
+    for (fi, f) in index.files.iter().enumerate() {
+        let mut found = Vec::new();
+        f.for_each_posting(|id, tf| {
+            if let Some(&m) = mark.get(id as usize)
+                && m > 0
+            {
+                found.push((usize::from(m) - 1, tf));
+            }
+        });
+        for (qi, _) in &found {
+            df[*qi] += 1;
+        }
+        if !found.is_empty() {
+            hits.push((fi, found));
+        }
+    }
+    let n = index.files.len().max(1) as f64;
+    let mut avg = [0.0; FIELDS];
+    for f in &index.files {
+        for (a, l) in avg.iter_mut().zip(f.lens) {
+            *a += f64::from(l);
+        }
+    }
+    let avg = avg.map(|a| (a / n).max(1.0));
+    hits.into_iter()
+        .map(|(fi, found)| {
+            let lens = index.files[fi].lens;
+            let mut matched = Vec::with_capacity(found.len());
+            for (qi, tf) in found {
+                let d = f64::from(df[qi]);
+                let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
+                let mut tfw = 0.0;
+                for f in 0..FIELDS {
+                    if tf[f] > 0 {
+                        let norm = 1.0 - B[f] + B[f] * f64::from(lens[f]) / avg[f];
+                        tfw += WEIGHT[f] * f64::from(tf[f]) / norm;
+                    }
+                }
+                matched.push((qi, query[qi].weight * idf * tfw / (K1 + tfw)));
+            }
+            Cand {
+                file: fi,
+                score: matched.iter().map(|(_, s)| s).sum(),
+                matched,
+                evidence: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+/// Whether `path` is one of a Pin entry's `files` (a path, a folder, or a glob).
+fn in_entry(path: &str, files: &[String]) -> bool {
+    files.iter().any(|f| {
+        if f.contains(['*', '?', '[']) {
+            glob::Pattern::new(f).is_ok_and(|p| {
+                p.matches_with(
+                    path,
+                    glob::MatchOptions {
+                        require_literal_separator: true,
+                        ..glob::MatchOptions::new()
+                    },
+                )
+            })
+        } else {
+            let d = f.trim_end_matches('/');
+            path == d || path.strip_prefix(d).is_some_and(|r| r.starts_with('/'))
+        }
+    })
+}
+
+type CandOf<'a> = dyn FnMut(usize, &mut Vec<Cand>) -> usize + 'a;
+
+fn pin_evidence(index: &Index, ev: &Evidence, top: f64, cands: &mut Vec<Cand>, cand_of: &mut CandOf) {
+    for p in &ev.pins {
+        let members: Vec<usize> = (0..index.files.len())
+            .filter(|&i| in_entry(&index.files[i].path, &p.files))
+            .collect();
+        let spread = (members.len().max(1) as f64).sqrt();
+        for fi in members {
+            let c = cand_of(fi, cands);
+            let c = &mut cands[c];
+            // Multiplies what the words found; a little on its own, shared among the entry's files.
+            c.score = c.score * (1.0 + PIN_BOOST * p.strength) + 0.1 * top * p.strength / spread;
+            c.evidence
+                .push(format!("Pin entry \"{}\" ({:.2})", p.name, p.strength));
+        }
+    }
+}
+
+fn blocker_evidence(
+    index: &Index,
+    ev: &Evidence,
+    top: f64,
+    cands: &mut Vec<Cand>,
+    cand_of: &mut CandOf,
+) {
+    for (story, path) in &ev.blockers {
+        let Ok(fi) = index.files.binary_search_by(|f| f.path.as_str().cmp(path)) else {
+            continue;
+        };
+        let c = cand_of(fi, cands);
+        cands[c].score += BLOCKER_BOOST * top.max(1.0);
+        cands[c].evidence.push(format!("changed by blocker {story}"));
+    }
+}
+
+fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_of: &mut CandOf) {
+    let Some(co) = &index.cochange else { return };
+    let mut order: Vec<usize> = (0..cands.len()).collect();
+    order.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score));
+    let top = order.first().map_or(0.0, |&i| cands[i].score);
+    if top <= 0.0 {
+        return;
+    }
+    let mut seeds: Vec<(&str, f64)> = order
+        .iter()
+        .take(COCHANGE_SEEDS)
+        .map(|&i| (index.files[cands[i].file].path.as_str(), cands[i].score / top))
+        .collect();
+    for (_, p) in &ev.blockers {
+        seeds.push((p.as_str(), 1.0));
+    }
+    let seed_weight: FastMap<&str, f64> = seeds.iter().copied().collect();
+    let paths: Vec<&str> = seeds.iter().map(|(p, _)| *p).collect();
+    let mut links: Vec<(String, super::cochange::Link)> = co.related(&paths).into_iter().collect();
+    links.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, link) in links {
+        if link.both < 2 {
+            continue;
+        }
+        let Ok(fi) = index.files.binary_search_by(|f| f.path.as_str().cmp(&path)) else {
+            continue;
+        };
+        let w = seed_weight.get(link.seed.as_str()).copied().unwrap_or(0.0);
+        let bonus = COCHANGE_BOOST * top * w * link.strength();
+        if bonus <= 0.0 {
+            continue;
+        }
+        let c = cand_of(fi, cands);
+        cands[c].score += bonus;
+        cands[c].evidence.push(format!(
+            "changed with {} in {} of its {} commits",
+            link.seed, link.both, link.seed_commits
+        ));
+    }
+}
+
+/// The report of one candidate: matched words as written, matching definitions.
+fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Ranked {
+    let f = &index.files[c.file];
+    let mut matched: Vec<(String, f64)> = c
+        .matched
+        .iter()
+        .map(|(qi, s)| (query[*qi].written.clone(), *s))
+        .collect();
+    matched.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let weight: FastMap<&str, f64> = query.iter().map(|q| (q.term.as_str(), q.weight)).collect();
+    let mut symbols: Vec<(f64, Symbol)> = f
+        .symbols()
+        .filter_map(|s| {
+            let w: f64 = terms(&s.name)
+                .iter()
+                .filter_map(|t| weight.get(t.as_str()))
+                .sum();
+            (w > 0.0).then_some((w, s))
+        })
+        .collect();
+    symbols.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.line.cmp(&b.1.line)));
+    symbols.truncate(MAX_SYMBOLS);
+    let mut symbols: Vec<Symbol> = symbols.into_iter().map(|(_, s)| s).collect();
+    symbols.sort_by_key(|s| s.line);
+    Ranked {
+        path: f.path.clone(),
+        kind: f.kind,
+        score: c.score,
+        matched,
+        evidence: c.evidence,
+        symbols,
+        summary: f.summary.clone(),
+    }
+}
