@@ -33,6 +33,9 @@ pub struct ContextArgs {
     /// How many lines of each Pin entry's spec to include (default 100, or [context] spec_lines).
     #[arg(long, value_name = "N")]
     pub spec_lines: Option<usize>,
+    /// How many files "Where to look" names (default 15, or [context] files).
+    #[arg(long, value_name = "N")]
+    pub files: Option<usize>,
     /// The agent whose instructions to use: claude, codex, amp, copilot, gemini, opencode,
     /// custom (default: the agent `ralph run` would use).
     #[arg(long, value_name = "NAME")]
@@ -76,6 +79,7 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
         context_budget: args.budget,
         context_top_k: args.top_k,
         context_spec_lines: args.spec_lines,
+        context_files: args.files,
         ..Layer::default()
     };
     let file = config::load_file(&ctx.root)?;
@@ -85,6 +89,9 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
     let opts = &settings.context;
     let built = context::build_prompt(&ctx.root, &prd, &args.story_id, None, flavour, opts)
         .with_context(|| format!("cannot build the prompt for {}", args.story_id))?;
+    for w in &built.warnings {
+        eprintln!("warning: {w}");
+    }
     if args.json {
         println!("{}", built.to_json());
     } else if args.explain {

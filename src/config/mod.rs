@@ -24,6 +24,7 @@
 //! [context]
 //! budget = 24000           # prompt token budget (estimated as chars/4 + 15%)
 //! top_k = 5                # Pin entries per prompt
+//! files = 15               # files named under "Where to look"
 //! spec_lines = 100         # lines of each Pin entry's spec
 //! [context.codex]          # per agent: any of budget, top_k, spec_lines
 //! top_k = 3
@@ -53,6 +54,7 @@ const CONTEXT_KEYS: &[&str] = &[
     "budget",
     "top_k",
     "spec_lines", // and per agent: [context.codex] top_k = 3
+    "files",
     "claude",
     "codex",
     "amp",
@@ -114,6 +116,8 @@ pub struct Layer {
     pub context_budget: Option<usize>,
     pub context_top_k: Option<usize>,
     pub context_spec_lines: Option<usize>,
+    /// `[context] files`: how many files "where to look" names.
+    pub context_files: Option<usize>,
     /// `[context.<agent>]`: per-agent overrides of the three above.
     pub context_agents: std::collections::BTreeMap<String, ContextOverride>,
     /// Hidden: SIGTERM→SIGKILL grace (default 10 s).
@@ -212,7 +216,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         max_failures: pick!(max_failures, d.max_failures),
         no_wait: pick!(no_wait, d.no_wait),
         compact: pick!(compact, d.compact),
-        verify: pick!(verify, d.verify),
+        verify: pick!(verify, d.verify.clone()),
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
         context: {
@@ -238,6 +242,12 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
                     |o| o.spec_lines,
                     d.context.spec_lines,
                 ),
+                files: layers
+                    .iter()
+                    .find_map(|l| l.context_files)
+                    .unwrap_or(d.context.files),
+                // The prompt names the checks the gate will run.
+                verify: pick!(verify, d.verify.clone()),
                 ..d.context
             }
         },
@@ -342,6 +352,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         context_top_k: v("RALPH_CONTEXT_TOP_K")
             .map(|s| parse_count("RALPH_CONTEXT_TOP_K", &s).map(|n| n as usize))
+            .transpose()?,
+        context_files: v("RALPH_CONTEXT_FILES")
+            .map(|s| parse_count("RALPH_CONTEXT_FILES", &s).map(|n| n as usize))
             .transpose()?,
         context_spec_lines: v("RALPH_CONTEXT_SPEC_LINES")
             .map(|s| parse_count("RALPH_CONTEXT_SPEC_LINES", &s).map(|n| n as usize))
@@ -481,6 +494,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("context", "budget") => layer.context_budget = Some(count(v)? as usize),
                 ("context", "top_k") => layer.context_top_k = Some(count(v)? as usize),
                 ("context", "spec_lines") => layer.context_spec_lines = Some(count(v)? as usize),
+                ("context", "files") => layer.context_files = Some(count(v)? as usize),
                 ("context", agent) => {
                     let t = v.as_table().ok_or_else(|| {
                         bad(

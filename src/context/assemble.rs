@@ -13,6 +13,7 @@ use super::budget::{self, Zone};
 use super::redact::{Redactions, redact_into};
 use super::render::{self, PinView};
 use super::{ContextError, Options};
+use crate::code::Ranked;
 use crate::prd::Story;
 
 /// What a `blockedBy` story produced.
@@ -65,6 +66,15 @@ pub struct Inputs {
     /// The keywords the Pin was searched with (reported, not printed in the prompt).
     pub keywords: Vec<String>,
     pub remaining: Vec<RemainingStory>,
+    /// The project's files ranked for the story, best first ("where to look").
+    pub files: Vec<Ranked>,
+    /// Whether the project has a Pin (specs/INDEX.md): without one the prompt says to search
+    /// the code instead.
+    pub has_pin: bool,
+    /// The branch the work belongs on (prd.json's `branchName`).
+    pub branch: Option<String>,
+    /// Warnings for the person running ralph (not part of the prompt).
+    pub notes: Vec<String>,
 }
 
 /// What happened to a section.
@@ -102,6 +112,23 @@ pub struct SectionReport {
     pub status: Status,
 }
 
+/// What happened to a file of "where to look".
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileReport {
+    pub rank: usize,
+    pub path: String,
+    pub kind: &'static str,
+    pub score: f64,
+    /// The story's words found in it, as the story wrote them, most telling first.
+    pub matched: Vec<String>,
+    /// Evidence besides words (Pin entry, blocker, co-change, kind).
+    pub evidence: Vec<String>,
+    /// Definitions shown under it (0 when its signatures were cut or it was dropped).
+    pub signatures: usize,
+    /// Whether the file is in the prompt at all.
+    pub shown: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PinReport {
     pub rank: usize,
@@ -125,9 +152,13 @@ pub struct Assembled {
     /// The zone whose reductions were applied (green: none).
     pub reduced_for: Zone,
     pub sections: Vec<SectionReport>,
-    /// The keywords the Pin was searched with.
+    /// The keywords the Pin and the code were searched with, as the story wrote them.
     pub keywords: Vec<String>,
+    /// The files of "where to look" (all ranked files, shown or not).
+    pub files: Vec<FileReport>,
     pub pins: Vec<PinReport>,
+    /// Warnings for the person running ralph (no Pin, cache not writable, …).
+    pub warnings: Vec<String>,
     /// Secrets redacted from the material in the prompt, by kind.
     pub redactions: Redactions,
     pub prompt: String,
@@ -153,6 +184,44 @@ struct Prepared {
     recent_red: Redactions,
     remaining: Vec<RemainingStory>,
     remaining_shown: usize,
+    /// The branch and the checks, under the story (redacted with the story).
+    work: String,
+    files: Vec<PrepFile>,
+    files_red: Redactions,
+    has_pin: bool,
+}
+
+/// A ranked file, redacted, as the prompt shows it.
+pub(super) struct PrepFile {
+    pub path: String,
+    pub summary: String,
+    pub matched: Vec<String>,
+    /// `line`, signature.
+    pub sigs: Vec<(u32, String)>,
+}
+
+fn prep_file(f: &Ranked, red: &mut Redactions) -> PrepFile {
+    let mut r = |s: &str| redact_into(s, red);
+    PrepFile {
+        path: r(&f.path),
+        summary: r(&f.summary),
+        matched: f.matched.iter().take(6).map(|(w, _)| r(w)).collect(),
+        sigs: f.symbols.iter().map(|s| (s.line, r(&s.sig))).collect(),
+    }
+}
+
+/// Definitions shown per file at a reduction level (`None`: the file is not shown): signatures
+/// shrink first, then files drop from the bottom; at level 4 the section is gone.
+fn file_plan(level: usize, n: usize) -> Vec<Option<usize>> {
+    (0..n)
+        .map(|i| match level {
+            0 => Some(6),
+            1 => Some(3),
+            2 => Some(if i < 5 { 2 } else { 0 }),
+            3 if i < 10 => Some(0),
+            _ => None,
+        })
+        .collect()
 }
 
 struct PrepPin {
@@ -260,6 +329,16 @@ impl Prepared {
             })
             .count();
         core_red.merge(&rest_red); // ids and titles of other stories: counted with the story
+        let work = redact_into(
+            &render::work(inp.branch.as_deref(), &opts.verify),
+            &mut core_red,
+        );
+        let mut files_red = Redactions::default();
+        let files = inp
+            .files
+            .iter()
+            .map(|f| prep_file(f, &mut files_red))
+            .collect();
 
         Prepared {
             instructions,
@@ -276,6 +355,10 @@ impl Prepared {
             recent_red,
             remaining,
             remaining_shown,
+            work,
+            files,
+            files_red,
+            has_pin: inp.has_pin,
         }
     }
 }
@@ -354,6 +437,18 @@ fn build(p: &Prepared, opts: &Options, level: usize) -> (Vec<Part>, Vec<PinStatu
         part("dependencies", text, shortened_if(cut))
     });
 
+    let plan = file_plan(level, p.files.len());
+    parts.push(if level >= 4 {
+        part("files", String::new(), Status::Dropped)
+    } else {
+        let text = render::where_to_look(&p.files, &plan, p.has_pin);
+        let cut = plan
+            .iter()
+            .zip(&p.files)
+            .any(|(k, f)| k.is_none_or(|k| k < f.sigs.len()));
+        part("files", text, shortened_if(cut))
+    });
+
     parts.push(match &p.patterns {
         None => empty("patterns"),
         Some((text, cut)) => part("patterns", render::patterns(text, *cut), shortened_if(*cut)),
@@ -424,7 +519,7 @@ fn core_story(p: &Prepared) -> Part {
     };
     part(
         "story",
-        render::story(&p.story, retry, cut),
+        render::story(&p.story, &p.work, retry, cut),
         shortened_if(cut),
     )
 }
@@ -516,6 +611,7 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
             "dependencies" => Some(&p.deps_red),
             "patterns" => Some(&p.patterns_red),
             "pin" => Some(&p.pins_red),
+            "files" => Some(&p.files_red),
             "recent" => Some(&p.recent_red),
             _ => None,
         };
@@ -537,6 +633,24 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
             cut: *st != PinStatus::Full,
         })
         .collect();
+    let plan = file_plan(level, p.files.len());
+    let files = inputs
+        .files
+        .iter()
+        .zip(&p.files)
+        .zip(&plan)
+        .enumerate()
+        .map(|(i, ((f, pf), k))| FileReport {
+            rank: i + 1,
+            path: pf.path.clone(),
+            kind: f.kind.name(),
+            score: f.score,
+            matched: pf.matched.clone(),
+            evidence: f.evidence.clone(),
+            signatures: k.map_or(0, |k| k.min(pf.sigs.len())),
+            shown: k.is_some(),
+        })
+        .collect();
     Ok(Assembled {
         story: inputs.story.id.clone(),
         budget: opts.budget,
@@ -545,7 +659,9 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
         reduced_for: Zone::ALL[level.min(4)],
         sections,
         keywords: inputs.keywords.clone(),
+        files,
         pins,
+        warnings: inputs.notes.clone(),
         redactions,
         prompt,
     })

@@ -18,26 +18,16 @@ use crate::prd::{Prd, Story};
 /// The most bytes read from one spec file, whatever its line count (a minified file is one line).
 const SPEC_READ_LIMIT: u64 = 256 * 1024;
 
-/// The search text for a story: its title, description and acceptance criteria.
-pub fn story_text(s: &Story) -> String {
-    let mut q = format!("{}\n{}\n", s.title, s.description);
+/// The search terms of a story (title weighing more than the rest), redacted first: a secret
+/// is never a search term.
+pub fn story_query(s: &Story) -> Vec<crate::code::QueryTerm> {
+    let title = super::redact::redact(&s.title).0;
+    let mut rest = format!("{}\n{}\n", s.description, s.notes);
     for c in &s.acceptance_criteria {
-        q.push_str(c);
-        q.push('\n');
+        rest.push_str(c);
+        rest.push('\n');
     }
-    q
-}
-
-/// The keywords in a search text, as the Pin's own tokenizer sees them (duplicates removed,
-/// first occurrence kept).
-pub fn keywords(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for t in crate::pin::search::terms(text) {
-        if !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    out
+    crate::code::query(&title, &super::redact::redact(&rest).0)
 }
 
 /// Everything the prompt for `story_id` is made of, read from the project at `root`.
@@ -61,30 +51,35 @@ pub fn gather(
         })?;
     let instructions = instructions::load(root, flavour)?.text;
 
-    // The progress log and the Pin are independent reads; a big log is scanned on a second
-    // core while the Pin is searched.
-    let query = super::redact::redact(&story_text(story)).0;
-    let (progress, pins) = std::thread::scope(|s| {
+    // The progress log and the code are independent reads; a big log is scanned on a second
+    // core while the index is refreshed and the Pin searched.
+    let query = story_query(story);
+    let (progress, found) = std::thread::scope(|s| {
         let progress =
             std::thread::Builder::new().spawn_scoped(s, || from_progress(root, story, opts));
-        let pins = pin_hits(root, &query, opts);
+        let found = find(root, &query, opts);
         let progress = match progress {
             Ok(handle) => handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             Err(_) => from_progress(root, story, opts),
         };
-        (progress, pins)
+        (progress, found)
     });
     let Progress {
         dep_entries,
         patterns,
         recent,
     } = progress?;
-    let pins = pins?;
+    let Found {
+        pins,
+        index,
+        has_pin,
+        mut notes,
+    } = found?;
     let history = crate::run::history::read(root)?;
 
-    let deps = story
+    let deps: Vec<DepOutput> = story
         .blocked_by
         .iter()
         .zip(dep_entries)
@@ -105,6 +100,20 @@ pub fn gather(
             }
         })
         .collect();
+    let evidence = crate::code::Evidence {
+        pins: pin_evidence(&pins),
+        blockers: deps
+            .iter()
+            .flat_map(|d| d.files_changed.iter().map(|f| (d.id.clone(), f.clone())))
+            .collect(),
+    };
+    let files = crate::code::rank(&index, &query, &evidence, opts.files);
+    if index.files.is_empty() {
+        notes.push(format!(
+            "{}: no source files found to name in the prompt",
+            root.display()
+        ));
+    }
 
     let mut rest: Vec<&Story> = prd
         .stories
@@ -126,11 +135,84 @@ pub fn gather(
         retry: retry.map(str::to_string),
         deps,
         patterns,
-        pins,
+        pins: pins
+            .into_iter()
+            .map(|mut p| {
+                p.matched = p.matched.iter().map(|m| written(&query, m)).collect();
+                p
+            })
+            .collect(),
         recent,
-        keywords: keywords(&query),
+        keywords: query.iter().map(|q| q.written.clone()).collect(),
         remaining,
+        files,
+        has_pin,
+        branch: prd
+            .value
+            .get("branchName")
+            .and_then(serde_json::Value::as_str)
+            .filter(|b| !b.trim().is_empty())
+            .map(str::to_string),
+        notes,
     })
+}
+
+/// A stemmed term as the story wrote it (the term itself when the story did not).
+fn written(query: &[crate::code::QueryTerm], term: &str) -> String {
+    query
+        .iter()
+        .find(|q| q.term == term)
+        .map_or_else(|| term.to_string(), |q| q.written.clone())
+}
+
+/// What the search side of gathering found.
+struct Found {
+    pins: Vec<PinHit>,
+    index: crate::code::store::Index,
+    has_pin: bool,
+    notes: Vec<String>,
+}
+
+/// Refresh the code index and search the Pin for the story's terms.
+fn find(
+    root: &Path,
+    query: &[crate::code::QueryTerm],
+    opts: &Options,
+) -> Result<Found, ContextError> {
+    let mut notes = Vec::new();
+    let has_pin = root.join(crate::pin::INDEX_PATH).is_file();
+    if !has_pin {
+        notes.push(format!(
+            "no {} (the Pin) in {}: the prompt names files from the code alone; run `ralph pin generate` to create it",
+            crate::pin::INDEX_PATH,
+            root.display()
+        ));
+    }
+    let words: Vec<&str> = query.iter().map(|q| q.written.as_str()).collect();
+    let pins = pin_hits(root, &words.join(" "), opts)?;
+    let refreshed = crate::code::refresh(root);
+    notes.extend(refreshed.warning);
+    Ok(Found {
+        pins,
+        index: refreshed.index,
+        has_pin,
+        notes,
+    })
+}
+
+/// The Pin entries found, as evidence for the file ranking (strength relative to the best).
+fn pin_evidence(pins: &[PinHit]) -> Vec<crate::code::PinEvidence> {
+    let top = pins.iter().map(|p| p.score).fold(0.0, f64::max);
+    if top <= 0.0 {
+        return Vec::new();
+    }
+    pins.iter()
+        .map(|p| crate::code::PinEvidence {
+            name: p.name.clone(),
+            strength: p.score / top,
+            files: p.files.clone(),
+        })
+        .collect()
 }
 
 /// What the prompt takes from progress.txt.

@@ -29,8 +29,8 @@ mod tests;
 use std::path::PathBuf;
 
 pub use assemble::{
-    Assembled, DepOutput, Inputs, PinHit, PinReport, PinStatus, RemainingStory, SectionReport,
-    Status, assemble,
+    Assembled, DepOutput, FileReport, Inputs, PinHit, PinReport, PinStatus, RemainingStory,
+    SectionReport, Status, assemble,
 };
 pub use budget::Zone;
 pub use gather::{build_prompt, gather};
@@ -52,6 +52,10 @@ pub struct Options {
     pub full_pin_entries: usize,
     /// How many recent progress entries to include. Default 3.
     pub recent_entries: usize,
+    /// How many files the "where to look" section names, best first. Default 15.
+    pub files: usize,
+    /// The verify commands the gate runs (named in the prompt so the agent runs them first).
+    pub verify: Vec<String>,
 }
 
 impl Default for Options {
@@ -63,6 +67,8 @@ impl Default for Options {
             short_spec_lines: 20,
             full_pin_entries: 2,
             recent_entries: 3,
+            files: 15,
+            verify: Vec::new(),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::prd::Story;
 
-use super::assemble::{DepOutput, PinHit, RemainingStory};
+use super::assemble::{DepOutput, PinHit, PrepFile, RemainingStory};
 
 /// `content` in a code fence longer than any backtick run inside it (CommonMark rule), so the
 /// content can never close the fence early.
@@ -41,8 +41,37 @@ pub fn instructions(text: &str) -> String {
     out
 }
 
-/// Section 2: the story, and on a retry why the last attempt failed.
-pub fn story(s: &Story, retry: Option<&str>, retry_cut: bool) -> String {
+/// `text` as inline code, with enough backticks that none inside can close it.
+fn code(text: &str) -> String {
+    let ticks = if text.contains('`') { "``" } else { "`" };
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{ticks}{pad}{text}{pad}{ticks}")
+}
+
+/// Under the story: the branch its work belongs on and the checks the gate will run.
+pub fn work(branch: Option<&str>, verify: &[String]) -> String {
+    let mut out = String::new();
+    if let Some(b) = branch {
+        out.push_str(&format!("\nBranch: {} (commit your work there).\n", code(b)));
+    }
+    if verify.is_empty() {
+        out.push_str(
+            "\nNo verify commands are configured: run the project's own checks (build, lint, \
+             tests) before you finish.\n",
+        );
+    } else {
+        out.push_str(
+            "\nBefore the story counts as done, ralph runs these checks (run them yourself first):\n",
+        );
+        for v in verify {
+            out.push_str(&format!("- {}\n", code(v)));
+        }
+    }
+    out
+}
+
+/// Section 2: the story (with `work`, see [`work`]), and on a retry why the last attempt failed.
+pub fn story(s: &Story, work: &str, retry: Option<&str>, retry_cut: bool) -> String {
     let mut out = format!("\n# Your story: {} - {}\n\n", s.id, s.title);
     if !s.description.trim().is_empty() {
         out.push_str(s.description.trim_end());
@@ -64,6 +93,7 @@ pub fn story(s: &Story, retry: Option<&str>, retry_cut: bool) -> String {
     if !s.notes.trim().is_empty() {
         out.push_str(&format!("\nNotes: {}\n", s.notes.trim_end()));
     }
+    out.push_str(work);
     if let Some(r) = retry {
         out.push_str("\n## Why the last attempt failed\n\n");
         if retry_cut {
@@ -99,6 +129,42 @@ pub fn dep(d: &DepOutput, entry: Option<&str>, cut: bool) -> String {
             out.push_str(&fence(e));
         }
         None => out.push_str("(no progress.txt entry found for it)\n"),
+    }
+    out
+}
+
+/// Section 3b: the files ranked for the story, each with the definitions shown for it
+/// (`plan[i]`: how many; `None`: the file is left out).
+pub fn where_to_look(files: &[PrepFile], plan: &[Option<usize>], has_pin: bool) -> String {
+    let mut out = String::from("\n# Where to look\n\n");
+    if files.is_empty() {
+        out.push_str("No source file of this project matches the words of your story.\n");
+    } else {
+        out.push_str(
+            "The files of this project that best match your story, best first (by the names \
+             they define, their paths, their comments, the Pin and git history). Read them \
+             before writing code and extend what is there.\n\n",
+        );
+    }
+    for (i, (f, k)) in files.iter().zip(plan).enumerate() {
+        let Some(k) = k else { break };
+        out.push_str(&format!("{}. {}", i + 1, f.path));
+        if !f.summary.is_empty() {
+            out.push_str(&format!(" — {}", f.summary));
+        }
+        if !f.matched.is_empty() {
+            out.push_str(&format!(" (matched: {})", f.matched.join(", ")));
+        }
+        out.push('\n');
+        for (line, sig) in f.sigs.iter().take(*k) {
+            out.push_str(&format!("   - {line}: {}\n", code(sig)));
+        }
+    }
+    if !has_pin {
+        out.push_str(
+            "\nThis project has no Pin (specs/INDEX.md) yet: also search the code for the words of \
+             your story before writing anything new.\n",
+        );
     }
     out
 }

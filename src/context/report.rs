@@ -47,8 +47,10 @@ impl Assembled {
         }
         out.push('\n');
         if !self.keywords.is_empty() {
-            out.push_str(&format!("pin query: {}\n", self.keywords.join(" ")));
+            out.push_str(&format!("query: {}\n", self.keywords.join(" ")));
         }
+        out.push_str(&self.explain_files());
+        out.push('\n');
         if self.pins.is_empty() {
             out.push_str("pin: no entry matched this story\n");
         } else {
@@ -86,6 +88,40 @@ impl Assembled {
                 self.redactions.total(),
                 kinds.join(", ")
             ));
+        }
+        out
+    }
+
+    /// The "where to look" part of [`Assembled::explain`]: each ranked file's score, the
+    /// story's words it has and the other evidence behind it.
+    fn explain_files(&self) -> String {
+        if self.files.is_empty() {
+            return "where to look: no file matched this story\n".to_string();
+        }
+        let mut out = format!(
+            "{:<4} {:>7}  {:<6} {:<5} {}\n",
+            "rank", "score", "shown", "sigs", "file"
+        );
+        for f in &self.files {
+            out.push_str(&format!(
+                "{:<4} {:>7.2}  {:<6} {:<5} {}{}\n",
+                f.rank,
+                f.score,
+                if f.shown { "yes" } else { "no" },
+                f.signatures,
+                f.path,
+                if f.kind == "source" {
+                    String::new()
+                } else {
+                    format!(" [{}]", f.kind)
+                }
+            ));
+            if !f.matched.is_empty() {
+                out.push_str(&format!("{:14}words: {}\n", "", f.matched.join(", ")));
+            }
+            for e in &f.evidence {
+                out.push_str(&format!("{:14}{e}\n", ""));
+            }
         }
         out
     }

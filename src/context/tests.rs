@@ -71,6 +71,27 @@ fn inputs() -> Inputs {
                 title: "Discovery protocol".into(),
             },
         ],
+        files: (1..=3).map(|i| ranked(&format!("src/m{i}/mod.rs"), "fn ready() -> bool")).collect(),
+        has_pin: true,
+        branch: Some("ralph/deps".into()),
+        notes: vec![],
+    }
+}
+
+fn ranked(path: &str, sig: &str) -> crate::code::Ranked {
+    crate::code::Ranked {
+        path: path.into(),
+        kind: crate::code::Kind::of(path),
+        score: 1.0,
+        matched: vec![("ready".into(), 1.0)],
+        evidence: vec![],
+        symbols: vec![crate::code::facts::Symbol {
+            kind: "fn".into(),
+            name: "ready".into(),
+            line: 3,
+            sig: sig.into(),
+        }],
+        summary: "A module.".into(),
     }
 }
 
@@ -363,6 +384,10 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
         }),
         0..8,
     );
+    let files = proptest::collection::vec(
+        (text(2), text(3)).prop_map(|(p, sig)| ranked(&p, &sig)),
+        0..20,
+    );
     (
         text(60),
         text(20),
@@ -372,8 +397,10 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
         pins,
         proptest::collection::vec(text(30), 0..6),
         proptest::collection::vec(text(1), 0..40),
+        files,
+        proptest::collection::vec(text(2), 0..4),
     )
-        .prop_map(|(instr, desc, retry, deps, patterns, pins, recent, rest)| {
+        .prop_map(|(instr, desc, retry, deps, patterns, pins, recent, rest, files, verify)| {
             let mut s = story("US-002");
             s.description = desc;
             Inputs {
@@ -393,6 +420,10 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
                         title: t,
                     })
                     .collect(),
+                files,
+                has_pin: verify.len() % 2 == 0,
+                branch: verify.first().cloned(),
+                notes: verify,
             }
         })
 }
@@ -413,6 +444,8 @@ proptest! {
             short_spec_lines,
             full_pin_entries,
             recent_entries,
+            files: 15,
+            verify: inp.notes.clone(),
         };
         match assemble(&inp, &opts) {
             Ok(a) => {
