@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::Ctx;
+use crate::code::QueryTerm;
 use crate::exit::Code;
 use crate::pin::{self, INDEX_PATH, check::Severity};
 
@@ -27,14 +28,20 @@ pub enum PinCommand {
     },
     /// Validate specs/INDEX.md: paths, spec links, names, keyword counts.
     Check,
-    /// Rank Pin entries for free text.
+    /// Rank Pin entries (or, with --files, the project's files) for free text.
+    #[command(
+        after_help = "Examples:\n  ralph pin search render table\n  ralph pin search --files -- add a --draft flag\n\nWords after `--` may start with a dash."
+    )]
     Search {
-        /// The words to search for.
+        /// The words to search for (put them after `--` when one starts with a dash).
         #[arg(required = true)]
         words: Vec<String>,
         /// How many hits to print.
         #[arg(long, default_value_t = 5)]
         limit: usize,
+        /// Rank files (the code index, as the prompt's "where to look" does) instead of entries.
+        #[arg(long)]
+        files: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -57,7 +64,19 @@ pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
     match args.command {
         PinCommand::Generate { check, stdout } => generate(ctx, check, stdout),
         PinCommand::Check => check(ctx),
-        PinCommand::Search { words, limit, json } => search(ctx, &words.join(" "), limit, json),
+        PinCommand::Search {
+            words,
+            limit,
+            files,
+            json,
+        } => {
+            let query = crate::code::query(&words.join(" "), "");
+            if files {
+                search_files(ctx, &query, limit, json)
+            } else {
+                search(ctx, &query, limit, json)
+            }
+        }
     }
 }
 
@@ -89,6 +108,11 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
         )?;
         eprintln!("{INDEX_PATH} is out of date; run `ralph pin generate` to update it");
         return Ok(Code::ERROR);
+    }
+    // The machine's index, one level finer than the Pin: built now so the first prompt is fast.
+    let refreshed = crate::code::refresh(&ctx.root);
+    if let Some(w) = &refreshed.warning {
+        eprintln!("warning: {w}");
     }
     if out.old.as_deref() == Some(out.text.as_str()) {
         eprintln!(
@@ -145,9 +169,27 @@ fn check(ctx: &Ctx) -> anyhow::Result<Code> {
     }
 }
 
-fn search(ctx: &Ctx, query: &str, limit: usize, as_json: bool) -> anyhow::Result<Code> {
+/// The query's words as written (boilerplate and stop words already dropped), for the Pin.
+fn written(query: &[QueryTerm]) -> String {
+    let words: Vec<&str> = query.iter().map(|q| q.written.as_str()).collect();
+    words.join(" ")
+}
+
+/// A stemmed term shown as the user wrote it.
+fn as_written(query: &[QueryTerm], term: &str) -> String {
+    query
+        .iter()
+        .find(|q| q.term == term)
+        .map_or_else(|| term.to_string(), |q| q.written.clone())
+}
+
+fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Result<Code> {
     let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
-    let (p, hits) = pin::search::parse_and_search(&text, query, limit);
+    let query = written(q);
+    let (p, mut hits) = pin::search::parse_and_search(&text, &query, limit);
+    for h in &mut hits {
+        h.matched = h.matched.iter().map(|m| as_written(q, m)).collect();
+    }
     if as_json {
         let list: Vec<_> = hits
             .iter()
@@ -189,5 +231,69 @@ fn search(ctx: &Ctx, query: &str, limit: usize, as_json: bool) -> anyhow::Result
     emit(&text)?;
     // The process ends here: skip freeing every entry of a large Pin one by one.
     std::mem::forget(p);
+    Ok(Code::OK)
+}
+
+/// `--files`: the files the prompt's "where to look" would name for these words.
+fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Result<Code> {
+    let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
+    let (p, hits) = pin::search::parse_and_search(&text, &written(q), 5);
+    let top = hits.first().map_or(0.0, |h| h.score);
+    let pins = hits
+        .iter()
+        .filter_map(|h| {
+            let e = p.entries().get(h.entry)?;
+            Some(crate::code::PinEvidence {
+                name: e.name.to_string(),
+                strength: if top > 0.0 { h.score / top } else { 0.0 },
+                files: e.files.iter().map(|f| (*f).to_string()).collect(),
+            })
+        })
+        .collect();
+    let refreshed = crate::code::refresh(&ctx.root);
+    if let Some(w) = &refreshed.warning {
+        eprintln!("warning: {w}");
+    }
+    let evidence = crate::code::Evidence {
+        pins,
+        blockers: Vec::new(),
+    };
+    let ranked = crate::code::rank(&refreshed.index, q, &evidence, limit);
+    if as_json {
+        let list: Vec<_> = ranked
+            .iter()
+            .map(|r| {
+                json!({
+                    "path": r.path, "kind": r.kind.name(), "score": (r.score * 1000.0).round() / 1000.0,
+                    "matched": r.matched.iter().map(|(w, _)| w).collect::<Vec<_>>(),
+                    "evidence": r.evidence, "summary": r.summary,
+                    "definitions": r.symbols.iter().map(|s| json!({"line": s.line, "kind": s.kind, "name": s.name, "signature": s.sig})).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        emit(&format!("{}\n", serde_json::to_string_pretty(&list)?))?;
+        return Ok(Code::OK);
+    }
+    if ranked.is_empty() {
+        eprintln!("no file matches: {}", written(q));
+    }
+    let mut out = String::new();
+    for (i, r) in ranked.iter().enumerate() {
+        let words: Vec<&str> = r.matched.iter().map(|(w, _)| w.as_str()).collect();
+        out += &format!(
+            "{}. {}  (score {:.3}; matched: {})\n",
+            i + 1,
+            r.path,
+            r.score,
+            words.join(", ")
+        );
+        for e in &r.evidence {
+            out += &format!("   {e}\n");
+        }
+        for s in &r.symbols {
+            out += &format!("   {}: {}\n", s.line, s.sig);
+        }
+    }
+    emit(&out)?;
     Ok(Code::OK)
 }

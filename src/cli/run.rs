@@ -194,10 +194,19 @@ pub fn demo(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<Code> {
             .keep(),
     };
     demo::create(&dir)?;
+    let pin = std::fs::read_to_string(dir.join(crate::pin::INDEX_PATH)).unwrap_or_default();
     eprintln!(
         "ralph demo: created {} (git repo, prd.json with 5 stories and dependencies)\n\
-         ralph demo: running the loop with a scripted agent; verify gate: sh check.sh\n",
-        dir.display()
+         ralph demo: its Pin ({}), the module map every prompt draws on:\n",
+        dir.display(),
+        crate::pin::INDEX_PATH
+    );
+    for line in pin.lines().filter(|l| !l.trim().is_empty()).take(24) {
+        eprintln!("  | {line}");
+    }
+    eprintln!(
+        "\nralph demo: running the loop with a scripted agent; verify gate: sh check.sh\n\
+         ralph demo: each prompt's \"Where to look\" section names the files ranked for its story\n"
     );
     let exe = std::env::current_exe().context("cannot find the ralph executable")?;
     let opts = demo::options(&dir, &exe);

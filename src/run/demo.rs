@@ -86,6 +86,8 @@ pub enum DemoError {
     Fs(#[from] crate::fsutil::FsError),
     #[error(transparent)]
     Prd(#[from] crate::prd::PrdError),
+    #[error(transparent)]
+    Pin(#[from] crate::pin::PinError),
     #[error("{0} exists and is not empty; give a new or empty directory (or none for a temp dir)")]
     NotEmpty(PathBuf),
     #[error("git {args}: {why}; the demo needs git installed (https://git-scm.com)")]
@@ -137,6 +139,9 @@ pub fn create(dir: &Path) -> Result<(), DemoError> {
     for (rel, content) in PROJECT {
         write(dir, rel, content)?;
     }
+    // The Pin, as `ralph pin generate` makes it, so the first prompt already has one.
+    let pin = crate::pin::generate::generate(dir)?;
+    write(dir, crate::pin::INDEX_PATH, &pin.text)?;
     git(dir, &["init", "-q"])?;
     git(dir, &["config", "user.name", "Ralph Demo"])?;
     git(dir, &["config", "user.email", "demo@ralph.invalid"])?;
@@ -204,6 +209,12 @@ pub fn scripted_agent(
     if prompt.contains("Verification failed") {
         println!("demo agent: the last attempt failed verification; fixing that first");
     }
+    if let Some(section) = where_to_look(prompt) {
+        println!("demo agent: ralph told me where to look:");
+        for line in section.lines().take(8) {
+            println!("demo agent: | {line}");
+        }
+    }
     let files: Vec<&(&str, &str, &str)> = STAGES.iter().filter(|(s, _, _)| *s == story).collect();
     if files.is_empty() {
         return Err(DemoError::UnknownStory(story.into()));
@@ -243,9 +254,36 @@ pub fn scripted_agent(
     Ok(())
 }
 
+/// The files of the prompt's "Where to look" section (its numbered lines and the
+/// definitions under them), or `None` when it names none.
+pub fn where_to_look(prompt: &str) -> Option<String> {
+    let start = prompt.find("\n# Where to look\n")? + 1;
+    let rest = &prompt[start..];
+    let end = rest[1..].find("\n# ").map_or(rest.len(), |i| i + 1);
+    let listed: Vec<&str> = rest[..end]
+        .lines()
+        .filter(|l| {
+            l.split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<usize>().is_ok())
+                || l.starts_with("   - ")
+        })
+        .collect();
+    (!listed.is_empty()).then(|| listed.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn where_to_look_takes_the_numbered_files_of_that_section_only() {
+        let p = "# Your story: X\n1. not this\n\n# Where to look\n\nIntro.\n\n1. greet.sh — Greets.\n   - 3: `greet()`\n2. check.sh\n\n# Remaining stories\n\n1. no\n";
+        assert_eq!(
+            where_to_look(p).as_deref(),
+            Some("1. greet.sh — Greets.\n   - 3: `greet()`\n2. check.sh")
+        );
+        assert_eq!(where_to_look("# Where to look\n\nNo source file.\n"), None);
+    }
 
     #[test]
     fn embedded_prd_is_valid_with_dependencies_and_every_story_has_files() {
