@@ -178,6 +178,7 @@ fn json_has_the_same_account_and_the_prompt() {
             "instructions",
             "story",
             "dependencies",
+            "files",
             "patterns",
             "pin",
             "recent",

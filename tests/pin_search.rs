@@ -30,7 +30,7 @@ fn prints_ranked_hits_with_scores_and_matched_terms() {
     let out = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("1. Pin search  (score "), "{out}");
-    assert!(lines[0].ends_with("matched: rank, search)"), "{out}");
+    assert!(lines[0].ends_with("matched: ranking, search)"), "{out}");
     assert_eq!(lines[1], "   files: src/pin/search.rs");
     assert_eq!(lines[2], "   spec: specs/pin.md");
     assert!(lines[3].starts_with("2. Search box  (score "), "{out}");

@@ -117,6 +117,10 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
 }
 
 fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
+    // A dry run writes nothing, not even the code index cache.
+    let mut opts = opts.clone();
+    opts.settings.context.save_index = false;
+    let opts = &opts;
     let plan =
         run::dry_run(opts).with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
     let Some((id, title)) = &plan.story else {

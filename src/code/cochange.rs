@@ -130,7 +130,11 @@ impl CoChange {
             let sid = u32::try_from(sid).unwrap_or(u32::MAX);
             let mut counts: FastMap<u32, u32> = FastMap::default();
             let mut n = 0u32;
-            for c in self.commits.iter().filter(|c| c.binary_search(&sid).is_ok()) {
+            for c in self
+                .commits
+                .iter()
+                .filter(|c| c.binary_search(&sid).is_ok())
+            {
                 n += 1;
                 for &f in c.iter().filter(|&&f| f != sid) {
                     *counts.entry(f).or_default() += 1;

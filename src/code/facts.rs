@@ -150,18 +150,18 @@ fn comments(text: &str, lang: Lang) -> Vec<&str> {
             }
             continue;
         }
-        if lang == Lang::Python {
-            if let Some(q) = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q)) {
-                let rest = &t[3..];
-                match rest.find(q) {
-                    Some(i) => out.push(&rest[..i]),
-                    None => {
-                        out.push(rest);
-                        in_doc = Some(q);
-                    }
+        if lang == Lang::Python
+            && let Some(q) = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q))
+        {
+            let rest = &t[3..];
+            match rest.find(q) {
+                Some(i) => out.push(&rest[..i]),
+                None => {
+                    out.push(rest);
+                    in_doc = Some(q);
                 }
-                continue;
             }
+            continue;
         }
         if let Some(c) = comment_text(t, lang) {
             out.push(c);
@@ -190,8 +190,23 @@ fn comment_text(t: &str, lang: Lang) -> Option<&str> {
 /// or more; not a licence, a tool directive or a shebang), cut to 100 characters.
 fn summary(comments: &[&str]) -> String {
     const NOT_PROSE: &[&str] = &[
-        "copyright", "licen", "spdx", "eslint", "prettier", "@ts-", "noqa", "type:", "pylint",
-        "nolint", "go:build", "+build", "coding", "-*-", "@flow", "jshint", "istanbul",
+        "copyright",
+        "licen",
+        "spdx",
+        "eslint",
+        "prettier",
+        "@ts-",
+        "noqa",
+        "type:",
+        "pylint",
+        "nolint",
+        "go:build",
+        "+build",
+        "coding",
+        "-*-",
+        "@flow",
+        "jshint",
+        "istanbul",
     ];
     comments
         .iter()
@@ -269,7 +284,11 @@ mod tests {
         let f = facts("src/middleware/cors/index.ts", ts.as_bytes());
         assert_eq!(
             names(&f),
-            [("const", "cors", 2), ("class", "Router", 4), ("method", "add", 5)]
+            [
+                ("const", "cors", 2),
+                ("class", "Router", 4),
+                ("method", "add", 5)
+            ]
         );
         assert_eq!(f.imports, ["../../hono"]);
     }
@@ -281,6 +300,12 @@ mod tests {
         let f = facts("a.py", b"\"\"\"unclosed\n\xff\xfe def \n");
         assert!(f.symbols.is_empty());
         let long = format!("fn {}() {{}}", "a".repeat(400));
-        assert!(facts("a.rs", long.as_bytes()).symbols[0].sig.chars().count() <= MAX_SIG + 1);
+        assert!(
+            facts("a.rs", long.as_bytes()).symbols[0]
+                .sig
+                .chars()
+                .count()
+                <= MAX_SIG + 1
+        );
     }
 }

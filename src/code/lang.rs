@@ -33,7 +33,9 @@ impl Lang {
         match ext {
             "rs" => Lang::Rust,
             "py" | "pyi" => Lang::Python,
-            "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" | "vue" | "svelte" => Lang::Js,
+            "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" | "vue" | "svelte" => {
+                Lang::Js
+            }
             "go" => Lang::Go,
             "java" | "kt" | "kts" | "scala" | "groovy" | "cs" | "dart" => Lang::Jvm,
             "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "m" | "mm" => Lang::C,
@@ -117,10 +119,7 @@ static GO: LazyLock<Vec<DefPattern>> = LazyLock::new(|| {
             "func",
         ),
         def(r"^type[ \t]+(?P<n>[A-Za-z_][A-Za-z0-9_]*)", "type"),
-        def(
-            r"^(?P<k>var|const)[ \t]+(?P<n>[A-Za-z_][A-Za-z0-9_]*)",
-            "",
-        ),
+        def(r"^(?P<k>var|const)[ \t]+(?P<n>[A-Za-z_][A-Za-z0-9_]*)", ""),
     ]
 });
 
@@ -147,7 +146,10 @@ static C: LazyLock<Vec<DefPattern>> = LazyLock::new(|| {
             r"^(?:(?:static|inline|extern|const|unsigned|signed)[ \t]+)*[A-Za-z_][A-Za-z0-9_:<>]*[ \t\*&]+\**(?P<n>[A-Za-z_][A-Za-z0-9_:~]*)[ \t]*\([^;\n]*$",
             "function",
         ),
-        def(r"^#[ \t]*define[ \t]+(?P<n>[A-Za-z_][A-Za-z0-9_]*)", "macro"),
+        def(
+            r"^#[ \t]*define[ \t]+(?P<n>[A-Za-z_][A-Za-z0-9_]*)",
+            "macro",
+        ),
     ]
 });
 
@@ -167,8 +169,14 @@ static PHP: LazyLock<Vec<DefPattern>> = LazyLock::new(|| {
 
 static SHELL: LazyLock<Vec<DefPattern>> = LazyLock::new(|| {
     vec![
-        def(r"^[ \t]*function[ \t]+(?P<n>[A-Za-z_][A-Za-z0-9_-]*)", "function"),
-        def(r"^[ \t]*(?P<n>[A-Za-z_][A-Za-z0-9_-]*)[ \t]*\(\)", "function"),
+        def(
+            r"^[ \t]*function[ \t]+(?P<n>[A-Za-z_][A-Za-z0-9_-]*)",
+            "function",
+        ),
+        def(
+            r"^[ \t]*(?P<n>[A-Za-z_][A-Za-z0-9_-]*)[ \t]*\(\)",
+            "function",
+        ),
     ]
 });
 
@@ -236,7 +244,10 @@ static IMPORTS: LazyLock<Regex> = LazyLock::new(|| {
 /// Call `f` with each module `text` imports, as written.
 pub fn for_each_import(text: &str, mut f: impl FnMut(&str)) {
     for c in IMPORTS.captures_iter(text) {
-        if let Some(m) = ["m", "p", "q", "j", "g", "c"].iter().find_map(|g| c.name(g)) {
+        if let Some(m) = ["m", "p", "q", "j", "g", "c"]
+            .iter()
+            .find_map(|g| c.name(g))
+        {
             f(m.as_str());
         }
     }

@@ -121,11 +121,11 @@ pub fn rank(index: &Index, query: &[QueryTerm], ev: &Evidence, limit: usize) -> 
             .then_with(|| index.files[a.file].path.cmp(&index.files[b.file].path))
     });
     cands.truncate(limit);
-    cands
-        .into_iter()
-        .map(|c| finish(index, query, c))
-        .collect()
+    cands.into_iter().map(|c| finish(index, query, c)).collect()
 }
+
+/// A file's query terms: (query position, counts per field).
+type Matches = Vec<(usize, [u8; FIELDS])>;
 
 /// BM25F of every file that has at least one query term.
 fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
@@ -143,7 +143,7 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
         }
     }
     let mut df = vec![0u32; query.len()];
-    let mut hits: Vec<(usize, Vec<(usize, [u8; FIELDS])>)> = Vec::new();
+    let mut hits: Vec<(usize, Matches)> = Vec::new();
     for (fi, f) in index.files.iter().enumerate() {
         let mut found = Vec::new();
         f.for_each_posting(|id, tf| {
@@ -216,7 +216,13 @@ fn in_entry(path: &str, files: &[String]) -> bool {
 
 type CandOf<'a> = dyn FnMut(usize, &mut Vec<Cand>) -> usize + 'a;
 
-fn pin_evidence(index: &Index, ev: &Evidence, top: f64, cands: &mut Vec<Cand>, cand_of: &mut CandOf) {
+fn pin_evidence(
+    index: &Index,
+    ev: &Evidence,
+    top: f64,
+    cands: &mut Vec<Cand>,
+    cand_of: &mut CandOf,
+) {
     for p in &ev.pins {
         let members: Vec<usize> = (0..index.files.len())
             .filter(|&i| in_entry(&index.files[i].path, &p.files))
@@ -246,7 +252,9 @@ fn blocker_evidence(
         };
         let c = cand_of(fi, cands);
         cands[c].score += BLOCKER_BOOST * top.max(1.0);
-        cands[c].evidence.push(format!("changed by blocker {story}"));
+        cands[c]
+            .evidence
+            .push(format!("changed by blocker {story}"));
     }
 }
 
@@ -261,7 +269,12 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
     let mut seeds: Vec<(&str, f64)> = order
         .iter()
         .take(COCHANGE_SEEDS)
-        .map(|&i| (index.files[cands[i].file].path.as_str(), cands[i].score / top))
+        .map(|&i| {
+            (
+                index.files[cands[i].file].path.as_str(),
+                cands[i].score / top,
+            )
+        })
         .collect();
     for (_, p) in &ev.blockers {
         seeds.push((p.as_str(), 1.0));

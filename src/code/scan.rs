@@ -62,8 +62,13 @@ struct Found {
     mtime: (i64, u32),
 }
 
-/// Bring the cached index of `root` up to date (see the module doc) and return it.
+/// Bring the cached index of `root` up to date (see the module doc), save it, and return it.
 pub fn refresh(root: &Path) -> Refresh {
+    refresh_with(root, true)
+}
+
+/// [`refresh`], saving the cache only when `save` (a dry run writes nothing).
+pub fn refresh_with(root: &Path, save: bool) -> Refresh {
     let cached = store::load(root);
     let rebuilt = cached.is_none();
     let mut old = cached.unwrap_or_default();
@@ -72,9 +77,8 @@ pub fn refresh(root: &Path) -> Refresh {
         .into_iter()
         .map(|f| (f.path.clone(), f))
         .collect();
-    let fresh = |f: &Found, r: &FileRec| {
-        r.size == f.size && r.mtime == f.mtime && f.mtime.0 < old.built_at
-    };
+    let fresh =
+        |f: &Found, r: &FileRec| r.size == f.size && r.mtime == f.mtime && f.mtime.0 < old.built_at;
     let stale: Vec<&Found> = walked
         .iter()
         .filter(|f| by_path.get(&f.path).is_none_or(|r| !fresh(f, r)))
@@ -82,7 +86,12 @@ pub fn refresh(root: &Path) -> Refresh {
     let read: Vec<(String, super::facts::Facts)> = crate::par::map_balanced_by(
         &stale,
         |f| usize::try_from(f.size).unwrap_or(usize::MAX),
-        |f| (f.path.clone(), facts(&f.path, &read_head(&root.join(&f.path)))),
+        |f| {
+            (
+                f.path.clone(),
+                facts(&f.path, &read_head(&root.join(&f.path))),
+            )
+        },
     );
     let mut changed = !read.is_empty() || rebuilt;
     let mut dict = None;
@@ -90,7 +99,10 @@ pub fn refresh(root: &Path) -> Refresh {
     if !read.is_empty() {
         let mut d = DictBuilder::new(std::mem::take(&mut old.dict));
         for ((path, f), found) in read.iter().zip(&stale) {
-            new_recs.insert(path.clone(), d.record(path.clone(), found.size, found.mtime, f));
+            new_recs.insert(
+                path.clone(),
+                d.record(path.clone(), found.size, found.mtime, f),
+            );
         }
         dict = Some(d.finish());
     }
@@ -120,9 +132,11 @@ pub fn refresh(root: &Path) -> Refresh {
         cochange,
         built_at: if changed { now() } else { old.built_at },
     };
-    let warning = if changed {
+    let warning = if changed && save {
         store::save(root, &index).err().map(|e| {
-            format!("the code index could not be saved ({e}); it is rebuilt on every run until it can")
+            format!(
+                "the code index could not be saved ({e}); it is rebuilt on every run until it can"
+            )
         })
     } else {
         None
@@ -190,14 +204,22 @@ fn found(root: &Path, e: &ignore::DirEntry) -> Option<Found> {
     if !SOURCE_EXTS.contains(&ext) {
         return None;
     }
-    let rel = e.path().strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
+    let rel = e
+        .path()
+        .strip_prefix(root)
+        .ok()?
+        .to_str()?
+        .replace('\\', "/");
     let meta = e.metadata().ok()?;
     let mtime = meta
         .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or((0, 0), |d| {
-            (i64::try_from(d.as_secs()).unwrap_or(i64::MAX), d.subsec_nanos())
+            (
+                i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+                d.subsec_nanos(),
+            )
         });
     Some(Found {
         path: rel,

@@ -181,10 +181,7 @@ pub fn decode(bytes: &[u8]) -> Option<Index> {
         return None;
     }
     let index: Index = postcard::from_bytes(body).ok()?;
-    let ok = index
-        .files
-        .iter()
-        .all(|f| f.postings.len() % POSTING == 0);
+    let ok = index.files.iter().all(|f| f.postings.len() % POSTING == 0);
     ok.then_some(index)
 }
 

@@ -190,7 +190,7 @@ fn find(
     }
     let words: Vec<&str> = query.iter().map(|q| q.written.as_str()).collect();
     let pins = pin_hits(root, &words.join(" "), opts)?;
-    let refreshed = crate::code::refresh(root);
+    let refreshed = crate::code::scan::refresh_with(root, opts.save_index);
     notes.extend(refreshed.warning);
     Ok(Found {
         pins,

@@ -56,6 +56,9 @@ pub struct Options {
     pub files: usize,
     /// The verify commands the gate runs (named in the prompt so the agent runs them first).
     pub verify: Vec<String>,
+    /// Save the refreshed code index under `.ralph/` (false for `ralph run --dry-run`, which
+    /// writes nothing). Default true.
+    pub save_index: bool,
 }
 
 impl Default for Options {
@@ -69,6 +72,7 @@ impl Default for Options {
             recent_entries: 3,
             files: 15,
             verify: Vec::new(),
+            save_index: true,
         }
     }
 }

@@ -44,7 +44,11 @@ pub fn instructions(text: &str) -> String {
 /// `text` as inline code, with enough backticks that none inside can close it.
 fn code(text: &str) -> String {
     let ticks = if text.contains('`') { "``" } else { "`" };
-    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
     format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
@@ -52,7 +56,10 @@ fn code(text: &str) -> String {
 pub fn work(branch: Option<&str>, verify: &[String]) -> String {
     let mut out = String::new();
     if let Some(b) = branch {
-        out.push_str(&format!("\nBranch: {} (commit your work there).\n", code(b)));
+        out.push_str(&format!(
+            "\nBranch: {} (commit your work there).\n",
+            code(b)
+        ));
     }
     if verify.is_empty() {
         out.push_str(

@@ -71,7 +71,9 @@ fn inputs() -> Inputs {
                 title: "Discovery protocol".into(),
             },
         ],
-        files: (1..=3).map(|i| ranked(&format!("src/m{i}/mod.rs"), "fn ready() -> bool")).collect(),
+        files: (1..=3)
+            .map(|i| ranked(&format!("src/m{i}/mod.rs"), "fn ready() -> bool"))
+            .collect(),
         has_pin: true,
         branch: Some("ralph/deps".into()),
         notes: vec![],
@@ -403,32 +405,34 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
         files,
         proptest::collection::vec(text(2), 0..4),
     )
-        .prop_map(|(instr, desc, retry, deps, patterns, pins, recent, rest, files, verify)| {
-            let mut s = story("US-002");
-            s.description = desc;
-            Inputs {
-                instructions: instr,
-                story: s,
-                retry,
-                deps,
-                patterns,
-                pins,
-                recent,
-                keywords: vec![],
-                remaining: rest
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, t)| RemainingStory {
-                        id: format!("US-{i}"),
-                        title: t,
-                    })
-                    .collect(),
-                files,
-                has_pin: verify.len() % 2 == 0,
-                branch: verify.first().cloned(),
-                notes: verify,
-            }
-        })
+        .prop_map(
+            |(instr, desc, retry, deps, patterns, pins, recent, rest, files, verify)| {
+                let mut s = story("US-002");
+                s.description = desc;
+                Inputs {
+                    instructions: instr,
+                    story: s,
+                    retry,
+                    deps,
+                    patterns,
+                    pins,
+                    recent,
+                    keywords: vec![],
+                    remaining: rest
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, t)| RemainingStory {
+                            id: format!("US-{i}"),
+                            title: t,
+                        })
+                        .collect(),
+                    files,
+                    has_pin: verify.len() % 2 == 0,
+                    branch: verify.first().cloned(),
+                    notes: verify,
+                }
+            },
+        )
 }
 
 proptest! {
@@ -449,6 +453,7 @@ proptest! {
             recent_entries,
             files: 15,
             verify: inp.notes.clone(),
+            save_index: false,
         };
         match assemble(&inp, &opts) {
             Ok(a) => {
