@@ -5,7 +5,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::Ctx;
-use crate::code::QueryTerm;
+use crate::code::{PinEvidence, QueryTerm, as_written, written_words};
 use crate::exit::Code;
 use crate::pin::{self, INDEX_PATH, check::Severity};
 
@@ -169,23 +169,9 @@ fn check(ctx: &Ctx) -> anyhow::Result<Code> {
     }
 }
 
-/// The query's words as written (boilerplate and stop words already dropped), for the Pin.
-fn written(query: &[QueryTerm]) -> String {
-    let words: Vec<&str> = query.iter().map(|q| q.written.as_str()).collect();
-    words.join(" ")
-}
-
-/// A stemmed term shown as the user wrote it.
-fn as_written(query: &[QueryTerm], term: &str) -> String {
-    query
-        .iter()
-        .find(|q| q.term == term)
-        .map_or_else(|| term.to_string(), |q| q.written.clone())
-}
-
 fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Result<Code> {
     let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
-    let query = written(q);
+    let query = written_words(q);
     let (p, mut hits) = pin::search::parse_and_search(&text, &query, limit);
     for h in &mut hits {
         h.matched = h.matched.iter().map(|m| as_written(q, m)).collect();
@@ -237,19 +223,16 @@ fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Re
 /// `--files`: the files the prompt's "where to look" would name for these words.
 fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Result<Code> {
     let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
-    let (p, hits) = pin::search::parse_and_search(&text, &written(q), 5);
-    let top = hits.first().map_or(0.0, |h| h.score);
-    let pins = hits
-        .iter()
-        .filter_map(|h| {
-            let e = p.entries().get(h.entry)?;
-            Some(crate::code::PinEvidence {
-                name: e.name.to_string(),
-                strength: if top > 0.0 { h.score / top } else { 0.0 },
-                files: e.files.iter().map(|f| (*f).to_string()).collect(),
+    let (p, hits) = pin::search::parse_and_search(&text, &written_words(q), 5);
+    let pins = PinEvidence::from_scores(
+        hits.iter()
+            .filter_map(|h| {
+                let e = p.entries().get(h.entry)?;
+                let files = e.files.iter().map(|f| (*f).to_string()).collect();
+                Some((e.name.to_string(), h.score, files))
             })
-        })
-        .collect();
+            .collect(),
+    );
     let refreshed = crate::code::refresh(&ctx.root);
     if let Some(w) = &refreshed.warning {
         eprintln!("warning: {w}");
@@ -275,7 +258,7 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
         return Ok(Code::OK);
     }
     if ranked.is_empty() {
-        eprintln!("no file matches: {}", written(q));
+        eprintln!("no file matches: {}", written_words(q));
     }
     let mut out = String::new();
     for (i, r) in ranked.iter().enumerate() {

@@ -26,6 +26,6 @@ pub mod scan;
 pub mod store;
 
 pub use kind::Kind;
-pub use query::{QueryTerm, query};
+pub use query::{QueryTerm, as_written, query, written_words};
 pub use rank::{Evidence, PinEvidence, Ranked, rank};
 pub use scan::{Refresh, refresh};

@@ -148,6 +148,22 @@ fn add(q: &mut Vec<(QueryTerm, usize)>, term: String, written: &str, weight: f64
     }
 }
 
+/// A term (as the index stores it) shown as the story wrote it; the term itself when the
+/// story did not write it.
+pub fn as_written(query: &[QueryTerm], term: &str) -> String {
+    query
+        .iter()
+        .find(|q| q.term == term)
+        .map_or_else(|| term.to_string(), |q| q.written.clone())
+}
+
+/// The query's words as written, joined by spaces (stop words and boilerplate already gone):
+/// the text the Pin is searched with.
+pub fn written_words(query: &[QueryTerm]) -> String {
+    let words: Vec<&str> = query.iter().map(|q| q.written.as_str()).collect();
+    words.join(" ")
+}
+
 /// Whether a whitespace-separated token of prose is written like code: snake_case, camelCase,
 /// a `--flag`, `a::path`, `obj.method`, `call()`.
 fn is_identifier(raw: &str) -> bool {
@@ -204,6 +220,9 @@ mod tests {
         let q = query("Configurable variables", "configuration of variables");
         assert_eq!(q[0].written, "Configurable");
         assert_eq!(q[1].written, "variables");
+        assert_eq!(as_written(&q, "variabl"), "variables");
+        assert_eq!(as_written(&q, "other"), "other");
+        assert_eq!(written_words(&q), "Configurable variables configuration");
         let body_only = query("x", "tables");
         assert!(q[1].weight > body_only.iter().find(|t| t.term == "tabl").unwrap().weight);
     }

@@ -52,6 +52,25 @@ pub struct PinEvidence {
     pub files: Vec<String>,
 }
 
+impl PinEvidence {
+    /// The matched entries as evidence: `(name, score, files)`, best first or not; each
+    /// strength is the score relative to the best (none when no entry scored).
+    pub fn from_scores(entries: Vec<(String, f64, Vec<String>)>) -> Vec<PinEvidence> {
+        let top = entries.iter().map(|e| e.1).fold(0.0, f64::max);
+        if top <= 0.0 {
+            return Vec::new();
+        }
+        entries
+            .into_iter()
+            .map(|(name, score, files)| PinEvidence {
+                name,
+                strength: score / top,
+                files,
+            })
+            .collect()
+    }
+}
+
 /// The evidence besides the story's words.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Evidence {
@@ -129,19 +148,21 @@ type Matches = Vec<(usize, [u8; FIELDS])>;
 
 /// BM25F of every file that has at least one query term.
 fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
-    let n_terms = index.dict.lines().count();
-    // Term id → query position + 1 (0: not in the query).
-    let mut mark = vec![0u8; n_terms];
     let wanted: FastMap<&str, usize> = query
         .iter()
         .enumerate()
         .map(|(i, q)| (q.term.as_str(), i))
         .collect();
-    for (id, t) in index.dict.lines().enumerate() {
-        if let Some(&qi) = wanted.get(t) {
-            mark[id] = u8::try_from(qi + 1).unwrap_or(0);
-        }
-    }
+    // Term id → query position + 1 (0: not in the query).
+    let mark: Vec<u8> = index
+        .dict
+        .lines()
+        .map(|t| {
+            wanted
+                .get(t)
+                .map_or(0, |&qi| u8::try_from(qi + 1).unwrap_or(0))
+        })
+        .collect();
     let mut df = vec![0u32; query.len()];
     let mut hits: Vec<(usize, Matches)> = Vec::new();
     for (fi, f) in index.files.iter().enumerate() {

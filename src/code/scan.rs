@@ -14,43 +14,16 @@ use super::cochange;
 use super::facts::facts;
 use super::store::{self, DictBuilder, FileRec, Index};
 use crate::pin::extract::SOURCE_EXTS;
+use crate::pin::generate::SKIP_DIRS;
 use crate::pin::text::FastMap;
 
-/// Folders never indexed, gitignored or not (dependencies, build output, caches).
-pub const SKIP_DIRS: &[&str] = &[
-    ".git",
-    ".ralph",
-    "target",
-    "node_modules",
-    "vendor",
-    "build",
-    "dist",
-    "out",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".tox",
-    ".mypy_cache",
-    ".pytest_cache",
-    "bower_components",
-    ".next",
-    ".gradle",
-    ".idea",
-    "coverage",
-];
 /// The most bytes of one file that are read (the rest of a huge generated file says little).
 const MAX_READ: u64 = 1 << 20;
 
-/// The refreshed index and what the refresh did.
+/// The refreshed index, and why it could not be saved if it could not.
 #[derive(Debug)]
 pub struct Refresh {
     pub index: Index,
-    /// Source files in the index.
-    pub files: usize,
-    /// Files read (new or changed since the cache was built).
-    pub read: usize,
-    /// There was no usable cache (missing, other version, corrupt): everything was read.
-    pub rebuilt: bool,
     /// Why the cache could not be saved, when it could not.
     pub warning: Option<String>,
 }
@@ -141,13 +114,7 @@ pub fn refresh_with(root: &Path, save: bool) -> Refresh {
     } else {
         None
     };
-    Refresh {
-        files: index.files.len(),
-        read: read.len(),
-        rebuilt,
-        warning,
-        index,
-    }
+    Refresh { warning, index }
 }
 
 fn now() -> i64 {

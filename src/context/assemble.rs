@@ -7,11 +7,10 @@
 //! the prompt's estimate never exceeds the budget. Every input text is redacted first.
 //! Reads no files: gathering the inputs is [`super::gather`]'s job.
 
-use serde::Serialize;
-
 use super::budget::{self, Zone};
 use super::redact::{Redactions, redact_into};
 use super::render::{self, PinView};
+use super::report::{Assembled, FileReport, PinReport, PinStatus, SectionReport, Status};
 use super::{ContextError, Options};
 use crate::code::Ranked;
 use crate::prd::Story;
@@ -75,93 +74,6 @@ pub struct Inputs {
     pub branch: Option<String>,
     /// Warnings for the person running ralph (not part of the prompt).
     pub notes: Vec<String>,
-}
-
-/// What happened to a section.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Kept,
-    Shortened,
-    Dropped,
-    /// Nothing to put there (no blockers, no patterns, …).
-    Empty,
-}
-
-/// What happened to a Pin entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PinStatus {
-    /// With its spec excerpt (up to `spec_lines` lines).
-    Full,
-    /// Spec excerpt shortened to `short_spec_lines` (60% zone).
-    SpecShortened,
-    /// Name and files only (75% zone).
-    NamesOnly,
-    /// Not in the prompt (95% zone).
-    Dropped,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SectionReport {
-    pub name: &'static str,
-    /// Estimated tokens of this section's text.
-    pub tokens: usize,
-    /// The zone the prompt is in once this section is added.
-    pub zone: Zone,
-    pub status: Status,
-}
-
-/// What happened to a file of "where to look".
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FileReport {
-    pub rank: usize,
-    pub path: String,
-    pub kind: &'static str,
-    pub score: f64,
-    /// The story's words found in it, as the story wrote them, most telling first.
-    pub matched: Vec<String>,
-    /// Evidence besides words (Pin entry, blocker, co-change, kind).
-    pub evidence: Vec<String>,
-    /// Definitions shown under it (0 when its signatures were cut or it was dropped).
-    pub signatures: usize,
-    /// Whether the file is in the prompt at all.
-    pub shown: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PinReport {
-    pub rank: usize,
-    pub name: String,
-    pub score: f64,
-    pub matched: Vec<String>,
-    pub status: PinStatus,
-    /// True unless the entry is in the prompt in full.
-    pub cut: bool,
-}
-
-/// The prompt and the account of how it was built.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Assembled {
-    pub story: String,
-    pub budget: usize,
-    /// Estimated tokens of the whole prompt (never above `budget`).
-    pub tokens: usize,
-    /// The zone the finished prompt is in.
-    pub zone: Zone,
-    /// The zone whose reductions were applied (green: none).
-    pub reduced_for: Zone,
-    pub sections: Vec<SectionReport>,
-    /// The keywords the Pin and the code were searched with, as the story wrote them.
-    pub keywords: Vec<String>,
-    /// The files of "where to look" (all ranked files, shown or not).
-    pub files: Vec<FileReport>,
-    pub pins: Vec<PinReport>,
-    /// Warnings for the person running ralph (no Pin, cache not writable, …).
-    pub warnings: Vec<String>,
-    /// Secrets redacted from the material in the prompt, by kind.
-    pub redactions: Redactions,
-    pub prompt: String,
 }
 
 fn chars(s: &str) -> usize {

@@ -13,6 +13,7 @@ use std::path::{Component, Path};
 use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
 use super::instructions::{self, Flavour};
 use super::{ContextError, Options};
+use crate::code::{PinEvidence, as_written, written_words};
 use crate::prd::{Prd, Story};
 
 /// The most bytes read from one spec file, whatever its line count (a minified file is one line).
@@ -101,7 +102,11 @@ pub fn gather(
         })
         .collect();
     let evidence = crate::code::Evidence {
-        pins: pin_evidence(&pins),
+        pins: PinEvidence::from_scores(
+            pins.iter()
+                .map(|p| (p.name.clone(), p.score, p.files.clone()))
+                .collect(),
+        ),
         blockers: deps
             .iter()
             .flat_map(|d| d.files_changed.iter().map(|f| (d.id.clone(), f.clone())))
@@ -138,7 +143,7 @@ pub fn gather(
         pins: pins
             .into_iter()
             .map(|mut p| {
-                p.matched = p.matched.iter().map(|m| written(&query, m)).collect();
+                p.matched = p.matched.iter().map(|m| as_written(&query, m)).collect();
                 p
             })
             .collect(),
@@ -155,14 +160,6 @@ pub fn gather(
             .map(str::to_string),
         notes,
     })
-}
-
-/// A stemmed term as the story wrote it (the term itself when the story did not).
-fn written(query: &[crate::code::QueryTerm], term: &str) -> String {
-    query
-        .iter()
-        .find(|q| q.term == term)
-        .map_or_else(|| term.to_string(), |q| q.written.clone())
 }
 
 /// What the search side of gathering found.
@@ -188,8 +185,7 @@ fn find(
             root.display()
         ));
     }
-    let words: Vec<&str> = query.iter().map(|q| q.written.as_str()).collect();
-    let pins = pin_hits(root, &words.join(" "), opts)?;
+    let pins = pin_hits(root, &written_words(query), opts)?;
     let refreshed = crate::code::scan::refresh_with(root, opts.save_index);
     notes.extend(refreshed.warning);
     Ok(Found {
@@ -198,21 +194,6 @@ fn find(
         has_pin,
         notes,
     })
-}
-
-/// The Pin entries found, as evidence for the file ranking (strength relative to the best).
-fn pin_evidence(pins: &[PinHit]) -> Vec<crate::code::PinEvidence> {
-    let top = pins.iter().map(|p| p.score).fold(0.0, f64::max);
-    if top <= 0.0 {
-        return Vec::new();
-    }
-    pins.iter()
-        .map(|p| crate::code::PinEvidence {
-            name: p.name.clone(),
-            strength: p.score / top,
-            files: p.files.clone(),
-        })
-        .collect()
 }
 
 /// What the prompt takes from progress.txt.

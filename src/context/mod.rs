@@ -13,7 +13,8 @@
 //! - [`assemble`]: the pure function from [`Inputs`] to the [`Assembled`] prompt.
 //! - [`gather`]: reading the project's files into [`Inputs`]; [`build_prompt`] is what the loop
 //!   and `ralph context` call.
-//! - [`report`]: the `--explain` table.
+//! - [`report`]: the account of a built prompt ([`Assembled`]), the `--explain` table and
+//!   the `--json` document.
 
 pub mod assemble;
 pub mod budget;
@@ -28,13 +29,11 @@ mod tests;
 
 use std::path::PathBuf;
 
-pub use assemble::{
-    Assembled, DepOutput, FileReport, Inputs, PinHit, PinReport, PinStatus, RemainingStory,
-    SectionReport, Status, assemble,
-};
+pub use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
 pub use budget::Zone;
 pub use gather::{build_prompt, gather};
 pub use instructions::Flavour;
+pub use report::{Assembled, FileReport, PinReport, PinStatus, SectionReport, Status};
 
 /// Knobs of the context builder. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]

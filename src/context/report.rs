@@ -1,11 +1,100 @@
-//! Presenting an [`Assembled`] prompt's account: the `--explain` table and the `--json` document.
+//! A prompt's account: what happened to each section, Pin entry and file ([`Assembled`] and
+//! its parts), and presenting it as the `--explain` table and the `--json` document.
 //!
-//! Owns the layout of both; the numbers come from [`super::assemble`].
+//! Owns these types and both layouts; the numbers come from [`super::assemble`].
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::assemble::Assembled;
 use super::budget::{Zone, percent};
+use super::redact::Redactions;
+
+/// What happened to a section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Kept,
+    Shortened,
+    Dropped,
+    /// Nothing to put there (no blockers, no patterns, …).
+    Empty,
+}
+
+/// What happened to a Pin entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PinStatus {
+    /// With its spec excerpt (up to `spec_lines` lines).
+    Full,
+    /// Spec excerpt shortened to `short_spec_lines` (60% zone).
+    SpecShortened,
+    /// Name and files only (75% zone).
+    NamesOnly,
+    /// Not in the prompt (95% zone).
+    Dropped,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionReport {
+    pub name: &'static str,
+    /// Estimated tokens of this section's text.
+    pub tokens: usize,
+    /// The zone the prompt is in once this section is added.
+    pub zone: Zone,
+    pub status: Status,
+}
+
+/// What happened to a file of "where to look".
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileReport {
+    pub rank: usize,
+    pub path: String,
+    pub kind: &'static str,
+    pub score: f64,
+    /// The story's words found in it, as the story wrote them, most telling first.
+    pub matched: Vec<String>,
+    /// Evidence besides words (Pin entry, blocker, co-change, kind).
+    pub evidence: Vec<String>,
+    /// Definitions shown under it (0 when its signatures were cut or it was dropped).
+    pub signatures: usize,
+    /// Whether the file is in the prompt at all.
+    pub shown: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PinReport {
+    pub rank: usize,
+    pub name: String,
+    pub score: f64,
+    pub matched: Vec<String>,
+    pub status: PinStatus,
+    /// True unless the entry is in the prompt in full.
+    pub cut: bool,
+}
+
+/// The prompt and the account of how it was built.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Assembled {
+    pub story: String,
+    pub budget: usize,
+    /// Estimated tokens of the whole prompt (never above `budget`).
+    pub tokens: usize,
+    /// The zone the finished prompt is in.
+    pub zone: Zone,
+    /// The zone whose reductions were applied (green: none).
+    pub reduced_for: Zone,
+    pub sections: Vec<SectionReport>,
+    /// The keywords the Pin and the code were searched with, as the story wrote them.
+    pub keywords: Vec<String>,
+    /// The files of "where to look" (all ranked files, shown or not).
+    pub files: Vec<FileReport>,
+    pub pins: Vec<PinReport>,
+    /// Warnings for the person running ralph (no Pin, cache not writable, …).
+    pub warnings: Vec<String>,
+    /// Secrets redacted from the material in the prompt, by kind.
+    pub redactions: Redactions,
+    pub prompt: String,
+}
 
 impl Assembled {
     /// The human table: each section's tokens, zone and fate, then each Pin entry's score,

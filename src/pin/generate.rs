@@ -18,9 +18,11 @@ use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
 use crate::par::{drop_later, map_balanced_by};
 
-/// Folders never walked, gitignored or not.
-const SKIP_DIRS: &[&str] = &[
+/// Folders never walked, gitignored or not (also by the code index, [`crate::code::scan`]):
+/// version control, ralph's own state, dependencies, build output, caches.
+pub const SKIP_DIRS: &[&str] = &[
     ".git",
+    ".ralph",
     "target",
     "node_modules",
     "vendor",
