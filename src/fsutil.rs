@@ -179,6 +179,8 @@ pub fn inspect(path: &Path) -> Result<Entry, FsError> {
         // Swapped between the two looks: report what is there now.
         Err(e) if e.source.kind() == std::io::ErrorKind::Other => {
             match std::fs::symlink_metadata(path) {
+                // Still a regular file: the error (too large) stands; it is not foreign.
+                Ok(m) if m.file_type().is_file() => Err(e),
                 Ok(m) => Ok(Entry::Foreign(kind_name(&m.file_type()))),
                 Err(_) => Ok(Entry::Missing),
             }
@@ -229,6 +231,22 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn an_oversized_regular_file_is_an_error_not_a_foreign_object() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("progress.txt");
+        // Sparse: no disk is used for the zeros.
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_READ + 1)
+            .unwrap();
+        let err = inspect(&big).unwrap_err().to_string();
+        assert!(
+            err.contains("larger than") && err.contains("progress.txt"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -5,7 +5,6 @@
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 const FIXTURES: &[&str] = &[
     "tests/fixtures/compat/newralph/prd.json",
@@ -167,11 +166,13 @@ fn every_command_ends_without_a_panic(root: &Path, what: &str) {
         &["run", "--dry-run"],
     ];
     for args in commands {
-        let out = Command::new(env!("CARGO_BIN_EXE_ralph"))
+        // With a timeout: a hang fails the test (no exit code) instead of stalling CI.
+        let out = assert_cmd::Command::cargo_bin("ralph")
+            .unwrap()
             .args(*args)
             .current_dir(root)
             .env("PATH", "/usr/bin:/bin")
-            .stdin(Stdio::null())
+            .timeout(std::time::Duration::from_secs(30))
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

@@ -126,9 +126,10 @@ fn signal(pids: &[i32], sig: i32) {
 /// Stop what is left of the group recorded in `path` (SIGTERM, `grace`, SIGKILL), then remove
 /// the record. Returns how many processes were stopped.
 pub fn stop_recorded(path: &Path, grace: Duration) -> usize {
-    let Some(rec) = std::fs::read_to_string(path)
+    // fsutil::read: a FIFO put where the record was must not hang the next run.
+    let Some(rec) = crate::fsutil::read(path)
         .ok()
-        .and_then(|t| Record::parse(&t))
+        .and_then(|b| Record::parse(&String::from_utf8_lossy(&b)))
     else {
         let _ = std::fs::remove_file(path);
         return 0;

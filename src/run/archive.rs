@@ -89,10 +89,11 @@ pub fn on_branch(
     // Stored trimmed, so compared trimmed: " ralph/x " must not look new on every run.
     let branch = branch.trim();
     let last_file = p.state_dir.join("last-branch");
-    let last = match std::fs::read_to_string(&last_file) {
-        Ok(s) => s.trim().to_string(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io(&last_file, e, "read")),
+    let last = match crate::fsutil::read_if_exists(&last_file) {
+        Ok(b) => String::from_utf8_lossy(&b.unwrap_or_default())
+            .trim()
+            .to_string(),
+        Err(e) => return Err(io(&last_file, e.source, "read")),
     };
     let mut archived = None;
     if !last.is_empty() && !branch.is_empty() && last != branch {

@@ -7,7 +7,7 @@
 //! directory, and a second run would start). `.ralph/lock` holds the owner's pid so a second
 //! command can name it; a pid left by a dead process is reported when the lock is taken over.
 
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -48,12 +48,17 @@ fn pid_alive(pid: &str) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+/// The pid recorded in the lock file ("" when there is none or it is not a regular file:
+/// a FIFO put there must not hang the run).
 fn read_pid(path: &Path) -> String {
-    let mut previous = String::new();
-    if let Ok(f) = std::fs::File::open(path) {
-        let _ = f.take(64).read_to_string(&mut previous);
-    }
-    previous.trim().to_string()
+    crate::fsutil::read(path).map_or_else(
+        |_| String::new(),
+        |b| {
+            String::from_utf8_lossy(&b[..b.len().min(64)])
+                .trim()
+                .to_string()
+        },
+    )
 }
 
 impl Lock {
@@ -130,6 +135,19 @@ impl Drop for Lock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fifo_in_place_of_the_lock_file_reads_as_no_pid_without_blocking() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("lock");
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert_eq!(read_pid(&path), "");
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, "1234\n").unwrap();
+        assert_eq!(read_pid(&path), "1234");
+    }
 
     #[test]
     fn second_lock_fails_naming_the_pid_and_stale_pid_is_taken_over() {
