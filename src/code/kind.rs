@@ -1,4 +1,5 @@
-//! What a file is for — source, test, example, fixture, benchmark or docs — told from its path.
+//! What a file is for — source, test, example, fixture, benchmark, docs or project tooling
+//! (build scripts, CI, linter and bundler configuration) — told from its path.
 //!
 //! Owns the path rules and how much each kind is demoted in a ranking when the story is not
 //! about it. Does not read files nor rank (see [`super::rank`]).
@@ -14,6 +15,8 @@ pub enum Kind {
     Fixture,
     Bench,
     Docs,
+    /// Scripts and configuration that build, lint or release the project rather than being it.
+    Tooling,
 }
 
 /// Folder names that mark what the files under them are (matched case-insensitively).
@@ -40,22 +43,51 @@ const FOLDERS: &[(&str, Kind)] = &[
     ("docs", Kind::Docs),
     ("doc", Kind::Docs),
     ("documentation", Kind::Docs),
+    ("scripts", Kind::Tooling),
+    ("script", Kind::Tooling),
+    ("devtools", Kind::Tooling),
+    ("tools", Kind::Tooling),
+    ("tooling", Kind::Tooling),
+    ("hack", Kind::Tooling),
+    (".github", Kind::Tooling),
+    (".circleci", Kind::Tooling),
+    (".husky", Kind::Tooling),
+];
+
+/// Root-level file names (lowercase) of build, packaging and tool configuration scripts.
+const TOOLING_FILES: &[&str] = &[
+    "setup.py",
+    "noxfile.py",
+    "fabfile.py",
+    "tasks.py",
+    "makefile",
+    "justfile",
+    "rakefile",
+    "gulpfile.js",
+    "gruntfile.js",
+    "build.ts",
+    "build.js",
+    "build.mjs",
 ];
 
 impl Kind {
     /// The kind of the file at `path` (relative, `/`-separated). The innermost marking folder
-    /// wins over outer ones (`tests/fixtures/x.rs` is a fixture); a test-like file name makes a
-    /// file under no marking folder a test.
+    /// wins over outer ones (`tests/fixtures/x.rs` is a fixture); a folder named with a marking
+    /// word as one of its `-`/`_` parts counts too (`integration-tests`, `runtime_tests`). A
+    /// test-like file name makes a file under no marking folder a test; a root-level build or
+    /// tool configuration script (`setup.py`, `eslint.config.mjs`) is tooling.
     pub fn of(path: &str) -> Kind {
         let mut parts: Vec<&str> = path.split('/').collect();
         let name = parts.pop().unwrap_or("");
         for dir in parts.iter().rev() {
-            if let Some((_, k)) = FOLDERS.iter().find(|(n, _)| dir.eq_ignore_ascii_case(n)) {
-                return *k;
+            if let Some(k) = folder_kind(dir) {
+                return k;
             }
         }
         if is_test_name(name) {
             Kind::Test
+        } else if parts.is_empty() && is_tooling_name(name) {
+            Kind::Tooling
         } else {
             Kind::Source
         }
@@ -69,6 +101,7 @@ impl Kind {
             Kind::Fixture => "fixture",
             Kind::Bench => "bench",
             Kind::Docs => "docs",
+            Kind::Tooling => "tooling",
         }
     }
 
@@ -82,6 +115,10 @@ impl Kind {
             Kind::Fixture => &["fixtur", "testdata", "snapshot"],
             Kind::Bench => &["bench", "benchmark", "perf", "performanc"],
             Kind::Docs => &["doc", "documentation", "readm"],
+            Kind::Tooling => &[
+                "build", "script", "ci", "lint", "linter", "eslint", "releas", "packag", "bundl",
+                "workflow", "makefil", "devtool", "tooling",
+            ],
         }
     }
 
@@ -93,9 +130,34 @@ impl Kind {
         }
         match self {
             Kind::Fixture => 0.25,
+            Kind::Tooling => 0.6,
             _ => 0.4,
         }
     }
+}
+
+/// The kind a folder name marks: the whole name, or else one of its `-`/`_` parts.
+fn folder_kind(dir: &str) -> Option<Kind> {
+    let find = |w: &str| {
+        FOLDERS
+            .iter()
+            .find(|(n, _)| w.eq_ignore_ascii_case(n))
+            .map(|(_, k)| *k)
+    };
+    find(dir).or_else(|| {
+        dir.split(['-', '_'])
+            .filter(|w| !w.is_empty())
+            .find_map(|w| find(w).filter(|k| *k != Kind::Tooling))
+    })
+}
+
+/// Whether a root-level file name is a build or tool configuration script: one of
+/// [`TOOLING_FILES`], or a `*.config.*` / `*rc.js`-style file of a JavaScript tool.
+fn is_tooling_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    TOOLING_FILES.contains(&lower.as_str())
+        || lower.contains(".config.")
+        || (lower.starts_with('.') && lower.ends_with("rc.js"))
 }
 
 /// Whether a file name follows a test naming convention of a common ecosystem.
@@ -139,6 +201,16 @@ mod tests {
             ("src/LatestTest.java", Kind::Test),
             ("src/attestation.rs", Kind::Source),
             ("contest.py", Kind::Source),
+            ("runtime_tests/lambda/index.ts", Kind::Test),
+            ("integration-tests/a.py", Kind::Test),
+            ("contest-tools/a.py", Kind::Source),
+            ("eslint.config.mjs", Kind::Tooling),
+            ("setup.py", Kind::Tooling),
+            ("src/setup.py", Kind::Source),
+            ("src/vite.config.ts", Kind::Source),
+            ("scripts/release.sh", Kind::Tooling),
+            ("devtools/dev-fixtures.sh", Kind::Tooling),
+            (".github/workflows/ci.py", Kind::Tooling),
         ] {
             assert_eq!(Kind::of(p), k, "{p}");
         }

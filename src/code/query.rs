@@ -15,7 +15,8 @@ const IDENT: f64 = 1.5;
 const BACKTICK: f64 = 2.0;
 
 /// Words that say how a story is told, not what it is about ("As a user I want … so that",
-/// "add support for", "make sure"). Compared after stemming.
+/// "add support for", "make sure"). Compared after stemming, and only in prose: inside an
+/// identifier or backticks (`add_item`, `useState`) they are the code's own words.
 const BOILERPLATE: &[&str] = &[
     "able",
     "acceptance",
@@ -29,6 +30,9 @@ const BOILERPLATE: &[&str] = &[
     "author",
     "bug",
     "bugs",
+    "change",
+    "changed",
+    "changes",
     "correctly",
     "criteria",
     "currently",
@@ -66,6 +70,9 @@ const BOILERPLATE: &[&str] = &[
     "things",
     "tool",
     "update",
+    "use",
+    "used",
+    "using",
     "updated",
     "updates",
     "want",
@@ -121,7 +128,7 @@ fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
             };
             for_each_word(raw, |w| {
                 for term in terms(w) {
-                    if is_boilerplate(&term) {
+                    if factor == 1.0 && is_boilerplate(&term) {
                         continue;
                     }
                     add(q, term, w, base * factor);
@@ -213,6 +220,8 @@ mod tests {
         );
         assert_eq!(terms_of(&q), ["user"]);
         assert!(query("the a of and", "so that").is_empty());
+        let code = query("Use `useState` in add_item", "");
+        assert_eq!(terms_of(&code), ["use", "stat", "add", "item"]);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::pin::text::FastMap;
 pub const CACHE_PATH: &str = ".ralph/code-index.bin";
 const MAGIC: &[u8; 8] = b"RALPHCIX";
 /// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Bytes per posting: a `u32` term id and one count per field.
 const POSTING: usize = 4 + NF;
 /// A cache file larger than this is not read (it cannot be ours).
