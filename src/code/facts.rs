@@ -87,7 +87,8 @@ pub fn facts(path: &str, bytes: &[u8]) -> Facts {
 
 /// The definitions in `text`, in line order.
 fn symbols(text: &str, lang: Lang) -> Vec<Symbol> {
-    let mut found: Vec<(usize, Symbol)> = Vec::new();
+    // (start of the match, kind, name), numbered by line once sorted.
+    let mut found: Vec<(usize, &str, &str)> = Vec::new();
     for p in lang::defs(lang) {
         for c in p.re.captures_iter(text) {
             let Some(n) = c.name("n") else { continue };
@@ -96,23 +97,38 @@ fn symbols(text: &str, lang: Lang) -> Vec<Symbol> {
             }
             let kind = c.name("k").map_or(p.kind, |k| k.as_str());
             let start = c.get(0).map_or(n.start(), |m| m.start());
-            found.push((start, symbol(text, start, kind, n.as_str())));
+            found.push((start, kind, n.as_str()));
             if found.len() >= MAX_SYMBOLS * 2 {
                 break;
             }
         }
     }
-    found.sort_by_key(|(at, _)| *at);
-    found.dedup_by(|a, b| a.1.line == b.1.line && a.1.name == b.1.name);
-    found.truncate(MAX_SYMBOLS);
-    found.into_iter().map(|(_, s)| s).collect()
+    found.sort_by_key(|&(at, _, _)| at);
+    // Lines are counted once, front to back, however many definitions there are.
+    let bytes = text.as_bytes();
+    let (mut line, mut counted) = (1, 0);
+    let mut out: Vec<Symbol> = Vec::with_capacity(found.len().min(MAX_SYMBOLS));
+    for (at, kind, name) in found {
+        let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        line += memchr::memchr_iter(b'\n', &bytes[counted.min(line_start)..line_start]).count();
+        counted = counted.max(line_start);
+        if out
+            .last()
+            .is_some_and(|s: &Symbol| s.line as usize == line && s.name == name)
+        {
+            continue;
+        }
+        out.push(symbol(text, at, line_start, line, kind, name));
+        if out.len() >= MAX_SYMBOLS {
+            break;
+        }
+    }
+    out
 }
 
-/// The symbol defined at byte `at` of `text`.
-fn symbol(text: &str, at: usize, kind: &str, name: &str) -> Symbol {
-    let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..at]).map_or(0, |i| i + 1);
+/// The symbol defined at byte `at` of `text`, on the line that starts at `line_start`.
+fn symbol(text: &str, at: usize, line_start: usize, line: usize, kind: &str, name: &str) -> Symbol {
     let line_end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |i| at + i);
-    let line = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..line_start]).count();
     let sig = text[line_start..line_end]
         .trim()
         .trim_end_matches(['{', ':'])

@@ -19,6 +19,8 @@ use crate::pin::text::FastMap;
 
 /// The most bytes of one file that are read (the rest of a huge generated file says little).
 const MAX_READ: u64 = 1 << 20;
+/// Files read and digested per batch.
+const BATCH: usize = 512;
 
 /// The refreshed index, and why it could not be saved if it could not.
 #[derive(Debug)]
@@ -56,26 +58,22 @@ pub fn refresh_with(root: &Path, save: bool) -> Refresh {
         .iter()
         .filter(|f| by_path.get(&f.path).is_none_or(|r| !fresh(f, r)))
         .collect();
-    let read: Vec<(String, super::facts::Facts)> = crate::par::map_balanced_by(
-        &stale,
-        |f| usize::try_from(f.size).unwrap_or(usize::MAX),
-        |f| {
-            (
-                f.path.clone(),
-                facts(&f.path, &read_head(&root.join(&f.path))),
-            )
-        },
-    );
-    let mut changed = !read.is_empty() || rebuilt;
+    let mut changed = !stale.is_empty() || rebuilt;
     let mut dict = None;
     let mut new_recs: FastMap<String, FileRec> = FastMap::default();
-    if !read.is_empty() {
+    if !stale.is_empty() {
         let mut d = DictBuilder::new(std::mem::take(&mut old.dict));
-        for ((path, f), found) in read.iter().zip(&stale) {
-            new_recs.insert(
-                path.clone(),
-                d.record(path.clone(), found.size, found.mtime, f),
+        // In batches, so only one batch's facts are held at a time.
+        for batch in stale.chunks(BATCH) {
+            let read = crate::par::map_balanced_by(
+                batch,
+                |f| usize::try_from(f.size).unwrap_or(usize::MAX),
+                |f| facts(&f.path, &read_head(&root.join(&f.path))),
             );
+            for (f, found) in read.iter().zip(batch) {
+                let rec = d.record(found.path.clone(), found.size, found.mtime, f);
+                new_recs.insert(found.path.clone(), rec);
+            }
         }
         dict = Some(d.finish());
     }

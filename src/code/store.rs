@@ -22,7 +22,6 @@ const MAGIC: &[u8; 8] = b"RALPHCIX";
 /// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.
 const VERSION: u32 = 2;
 /// Bytes per posting: a `u32` term id and one count per field.
-const POSTING: usize = 4 + NF;
 /// A cache file larger than this is not read (it cannot be ours).
 const MAX_CACHE: u64 = 1 << 30;
 
@@ -49,7 +48,8 @@ pub struct FileRec {
     pub mtime: (i64, u32),
     pub kind: Kind,
     pub lens: [u32; NF],
-    /// Per distinct term, ascending id: the id (`u32`, little endian), then its count per field.
+    /// Per distinct term, ascending id: the id's distance from the previous one (LEB128), a
+    /// byte whose bit `f` says field `f` has the term, then those fields' counts (one byte each).
     #[serde(with = "serde_bytes")]
     pub postings: Vec<u8>,
     /// One definition per line: `kind \t line \t name \t signature`.
@@ -60,12 +60,26 @@ pub struct FileRec {
 }
 
 impl FileRec {
-    /// Call `f(term id, counts per field)` for each of the file's terms.
+    /// Call `f(term id, counts per field)` for each of the file's terms (a truncated posting
+    /// list ends early).
     pub fn for_each_posting(&self, mut f: impl FnMut(u32, [u8; NF])) {
-        for p in self.postings.chunks_exact(POSTING) {
-            let id = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+        let b = &self.postings;
+        let (mut at, mut id) = (0, 0u32);
+        while at < b.len() {
+            let Some((delta, next)) = leb128(b, at) else {
+                return;
+            };
+            let Some(&mask) = b.get(next) else { return };
+            at = next + 1;
             let mut tf = [0u8; NF];
-            tf.copy_from_slice(&p[4..]);
+            for (field, count) in tf.iter_mut().enumerate() {
+                if mask & (1 << field) != 0 {
+                    let Some(&c) = b.get(at) else { return };
+                    *count = c;
+                    at += 1;
+                }
+            }
+            id = id.wrapping_add(delta);
             f(id, tf);
         }
     }
@@ -131,10 +145,17 @@ impl DictBuilder {
             .map(|(t, tf)| (self.id(t), *tf))
             .collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
-        let mut postings = Vec::with_capacity(ids.len() * POSTING);
+        let mut postings = Vec::with_capacity(ids.len() * 3);
+        let mut prev = 0;
         for (id, tf) in ids {
-            postings.extend_from_slice(&id.to_le_bytes());
-            postings.extend_from_slice(&tf);
+            push_leb128(&mut postings, id - prev);
+            prev = id;
+            let mask = tf
+                .iter()
+                .enumerate()
+                .fold(0u8, |m, (field, &c)| if c > 0 { m | 1 << field } else { m });
+            postings.push(mask);
+            postings.extend(tf.iter().filter(|&&c| c > 0));
         }
         let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
         let mut symbols = String::new();
@@ -162,6 +183,29 @@ impl DictBuilder {
     }
 }
 
+/// Append `v` as LEB128 (seven bits a byte, low bits first).
+fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v & 0x7f) as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The LEB128 number at `b[at..]` and where it ends; `None` when truncated or too long.
+fn leb128(b: &[u8], mut at: usize) -> Option<(u32, usize)> {
+    let mut v = 0u32;
+    for shift in (0..35).step_by(7) {
+        let byte = *b.get(at)?;
+        at += 1;
+        v |= u32::from(byte & 0x7f).checked_shl(shift)?;
+        if byte & 0x80 == 0 {
+            return Some((v, at));
+        }
+    }
+    None
+}
+
 /// The cached index of the project at `root`, or `None` when there is none or it cannot be
 /// used (unreadable, another format version, corrupt).
 pub fn load(root: &Path) -> Option<Index> {
@@ -180,9 +224,9 @@ pub fn decode(bytes: &[u8]) -> Option<Index> {
     if u32::from_le_bytes(*version) != VERSION {
         return None;
     }
-    let index: Index = postcard::from_bytes(body).ok()?;
-    let ok = index.files.iter().all(|f| f.postings.len() % POSTING == 0);
-    ok.then_some(index)
+    // Damaged postings cannot mislead: a truncated list ends early, and an id past the
+    // dictionary matches no query term.
+    postcard::from_bytes(body).ok()
 }
 
 /// The bytes of a cache file.
@@ -230,6 +274,27 @@ mod tests {
             n += 1;
         });
         assert_eq!(n, f.terms.len());
+
+        let mut big = Facts::default();
+        big.terms = [
+            ("a".to_string(), [0, 0, 0, 255]),
+            ("b".to_string(), [1, 2, 3, 4]),
+        ]
+        .into_iter()
+        .collect();
+        let mut d2 = DictBuilder::new((0..200).map(|i| format!("t{i}\n")).collect());
+        let rec2 = d2.record("b.rs".into(), 1, (1, 1), &big);
+        let mut seen = Vec::new();
+        rec2.for_each_posting(|id, tf| seen.push((id, tf)));
+        seen.sort_by_key(|&(_, tf)| tf);
+        assert_eq!(seen.len(), 2);
+        assert_eq!((seen[0].1, seen[1].1), ([0, 0, 0, 255], [1, 2, 3, 4]));
+        assert!(seen.iter().all(|&(id, _)| id == 200 || id == 201));
+        let mut cut = rec2.clone();
+        cut.postings.truncate(cut.postings.len() - 1);
+        let mut n = 0;
+        cut.for_each_posting(|_, _| n += 1);
+        assert_eq!(n, 1);
 
         assert!(decode(b"").is_none());
         assert!(decode(&bytes[..bytes.len() / 2]).is_none());
