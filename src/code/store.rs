@@ -275,13 +275,15 @@ mod tests {
         });
         assert_eq!(n, f.terms.len());
 
-        let mut big = Facts::default();
-        big.terms = [
-            ("a".to_string(), [0, 0, 0, 255]),
-            ("b".to_string(), [1, 2, 3, 4]),
-        ]
-        .into_iter()
-        .collect();
+        let big = Facts {
+            terms: [
+                ("a".to_string(), [0, 0, 0, 255]),
+                ("b".to_string(), [1, 2, 3, 4]),
+            ]
+            .into_iter()
+            .collect(),
+            ..Facts::default()
+        };
         let mut d2 = DictBuilder::new((0..200).map(|i| format!("t{i}\n")).collect());
         let rec2 = d2.record("b.rs".into(), 1, (1, 1), &big);
         let mut seen = Vec::new();
