@@ -10,6 +10,7 @@
 //! - [`context`]: the prompt for one story, assembled under a token budget.
 //! - [`agent`]: agent presets and spawning agent processes.
 //! - [`run`]: the loop (`ralph run`, `ralph demo`).
+//! - [`init`]: `ralph init`'s policy (verify commands from manifests, starter files).
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
 //!
 //! Shared plumbing: [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
@@ -23,6 +24,7 @@ pub mod context;
 pub mod exit;
 pub mod fsutil;
 pub mod graph;
+pub mod init;
 pub mod par;
 pub mod pin;
 pub mod prd;

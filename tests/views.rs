@@ -83,14 +83,32 @@ fn next_picks_lowest_priority_ready_story_and_explains() {
 }
 
 #[test]
-fn next_exits_4_when_everything_left_is_blocked() {
+fn next_says_all_pass_when_only_removed_stories_remain() {
+    let mut v = prd(vec![
+        story("A", 1, &[]),
+        story("B", 1, &["A"]),
+        story("C", 2, &[]),
+    ]);
+    v["userStories"][2]["status"] = json!("removed");
+    v["userStories"][0]["passes"] = json!(true);
+    v["userStories"][1]["passes"] = json!(true);
+    let dir = project(&v);
+    let (code, out, _) = run(dir.path(), &["next"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("all stories pass"), "{out}");
+}
+
+#[test]
+fn a_story_waiting_for_a_removed_one_is_refused_as_it_could_never_run() {
     let mut v = prd(vec![story("A", 1, &[]), story("B", 1, &["A"])]);
     v["userStories"][0]["status"] = json!("removed");
     let dir = project(&v);
-    let (code, out, err) = run(dir.path(), &["next"]);
-    assert_eq!(code, 4, "{out}{err}");
-    assert!(err.contains("no ready story"), "{err}");
-    assert!(out.contains("B: blocked by A (removed)"), "{out}");
+    let (code, _, err) = run(dir.path(), &["next"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("error[removed-dep] (B): B depends on A, which is removed: it can never run"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! This is the edge of the library: handlers use `anyhow` with `.context()`, print for humans or
 //! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
-//! `compact.rs`, `run.rs` (run, demo), `context.rs`.
+//! `compact.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
+//! `init.rs`.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -12,8 +13,10 @@ use crate::exit::Code;
 
 pub mod compact;
 pub mod context;
+pub mod init;
 pub mod pin;
 pub mod prd;
+pub mod prd_file;
 pub mod run;
 
 /// Run an AI coding agent in a loop until prd.json is done.
@@ -50,6 +53,10 @@ pub enum Command {
     Compact(compact::CompactArgs),
     /// The Pin (specs/INDEX.md): generate, check, search.
     Pin(pin::PinArgs),
+    /// Write prd.json: convert a dialect to the canonical form, import a markdown PRD.
+    Prd(prd_file::PrdArgs),
+    /// Set ralph up in an existing project: prd.json, ralph.toml, the Pin, .gitignore.
+    Init(init::InitArgs),
 }
 
 impl Command {
@@ -96,5 +103,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Context(a) => context::context(&ctx, a),
         Command::Compact(a) => compact::compact(&ctx, a),
         Command::Pin(a) => pin::pin(&ctx, a),
+        Command::Prd(a) => prd_file::prd(&ctx, a),
+        Command::Init(a) => init::init(&ctx, a),
     }
 }

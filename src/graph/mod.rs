@@ -8,7 +8,6 @@ pub mod select;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use rustc_hash::FxHashMap;
-use std::collections::{HashMap, VecDeque};
 
 use crate::prd::Story;
 
@@ -67,61 +66,72 @@ impl DepGraph {
         DepGraph { graph }
     }
 
-    /// One cycle per strongly connected group of two or more stories, as story indices starting
-    /// at the group's first story in file order (the closing edge back to it is implied).
+    /// Every elementary cycle among two or more stories (overlapping ones each), as story
+    /// indices starting at the cycle's first story in file order (the closing edge back to it is
+    /// implied), sorted. Capped at [`MAX_CYCLES`]: a tangle can hold exponentially many.
     /// Self-dependencies are not cycles here; validation reports them on their own.
     pub fn cycles(&self) -> Vec<Vec<usize>> {
-        let mut out: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&self.graph)
+        let mut out = Vec::new();
+        let mut budget = SEARCH_BUDGET;
+        let mut sccs: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&self.graph)
             .into_iter()
             .filter(|scc| scc.len() > 1)
             .map(|scc| {
-                let start = scc.iter().map(|n| n.index()).min().unwrap_or(0);
-                let members: std::collections::HashSet<usize> =
-                    scc.iter().map(|n| n.index()).collect();
-                self.shortest_cycle_through(start, &members)
+                let mut v: Vec<usize> = scc.iter().map(|n| n.index()).collect();
+                v.sort_unstable();
+                v
             })
             .collect();
+        sccs.sort();
+        for scc in &sccs {
+            let members: std::collections::HashSet<usize> = scc.iter().copied().collect();
+            for &start in scc {
+                let mut path = vec![start];
+                self.cycles_from(start, start, &members, &mut path, &mut out, &mut budget);
+            }
+        }
         out.sort();
+        out.truncate(MAX_CYCLES);
         out
     }
 
-    /// Breadth-first search from `start` back to itself inside one strongly connected group.
-    fn shortest_cycle_through(
+    /// Depth-first: every simple path from `start` back to it through members above `start`.
+    fn cycles_from(
         &self,
         start: usize,
+        u: usize,
         members: &std::collections::HashSet<usize>,
-    ) -> Vec<usize> {
-        let mut parent: HashMap<usize, usize> = HashMap::new();
-        let mut queue = VecDeque::from([start]);
-        while let Some(u) = queue.pop_front() {
-            // Visit neighbours in file order so the reported path is deterministic.
-            let mut next: Vec<usize> = self
-                .graph
-                .neighbors(NodeIndex::new(u))
-                .map(|n| n.index())
-                .filter(|v| members.contains(v))
-                .collect();
-            next.sort_unstable();
-            for v in next {
-                if v == start {
-                    let mut path = vec![u];
-                    let mut cur = u;
-                    while let Some(&p) = parent.get(&cur) {
-                        path.push(p);
-                        cur = p;
-                    }
-                    path.reverse();
-                    return path;
-                }
-                if v != start && !parent.contains_key(&v) {
-                    parent.insert(v, u);
-                    queue.push_back(v);
-                }
+        path: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+        budget: &mut usize,
+    ) {
+        let mut next: Vec<usize> = self
+            .graph
+            .neighbors(NodeIndex::new(u))
+            .map(|n| n.index())
+            .filter(|v| members.contains(v) && *v >= start)
+            .collect();
+        next.sort_unstable();
+        for v in next {
+            if out.len() >= MAX_CYCLES || *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            if v == start {
+                out.push(path.clone());
+            } else if !path.contains(&v) {
+                path.push(v);
+                self.cycles_from(start, v, members, path, out, budget);
+                path.pop();
             }
         }
-        vec![start] // unreachable for a real strongly connected group
     }
 }
+
+/// At most this many cycles are reported (each one is an error to fix anyway).
+pub const MAX_CYCLES: usize = 50;
+/// Edges the cycle search may follow before it stops looking for more.
+const SEARCH_BUDGET: usize = 200_000;
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -151,10 +161,21 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn finds_shortest_cycle_in_a_tangle_once() {
-        // A→B→C→A and B→A: one group, reported once, shortest path through A.
+    fn overlapping_cycles_are_each_reported() {
+        // A→B→C→A and A→B→A share A and B: both are cycles, each reported once.
         let v = indexed(vec![s("A", &["B"]), s("B", &["C", "A"]), s("C", &["A"])]);
-        assert_eq!(DepGraph::new(&v).cycles(), vec![vec![0, 1]]);
+        assert_eq!(DepGraph::new(&v).cycles(), vec![vec![0, 1], vec![0, 1, 2]]);
+        // Two cycles through a shared hub D: D→E→D and D→F→D.
+        let v = indexed(vec![s("D", &["E", "F"]), s("E", &["D"]), s("F", &["D"])]);
+        assert_eq!(DepGraph::new(&v).cycles(), vec![vec![0, 1], vec![0, 2]]);
+    }
+
+    #[test]
+    fn a_complete_tangle_is_capped() {
+        let ids: Vec<String> = (0..12).map(|i| format!("S{i}")).collect();
+        let all: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let v = indexed(ids.iter().map(|id| s(id, &all)).collect());
+        assert_eq!(DepGraph::new(&v).cycles().len(), MAX_CYCLES);
     }
 
     #[test]

@@ -1,13 +1,22 @@
 //! The prd.json contract: load, validate and save a product requirements file.
 //!
 //! Owns the file format (original Ralph fields plus the optional `blockedBy`, `status`,
-//! `discoveredFrom`, `baseBranch`) and lossless round-tripping: a loaded file keeps every key a
-//! user wrote, in order, and saves as 2-space pretty JSON with a trailing newline. Does not own
-//! dependency policy (see [`crate::graph`]) or the loop.
+//! `discoveredFrom`, `baseBranch`), the dialects people write it in (`dialect`: read into one
+//! canonical model), and byte-preserving writes: flipping `passes` or setting `notes` changes
+//! only those bytes of the file, in the file's own keys and layout (`spans` + `edit`). Does not
+//! own dependency policy (see [`crate::graph`]) or the loop.
 
+pub mod dialect;
+pub mod edit;
+pub mod import;
 pub mod parse;
+pub mod priority;
+mod refs;
 pub mod report;
 pub mod schema;
+pub mod shape;
+pub mod spans;
+mod stories;
 pub mod validate;
 
 use serde_json::Value;
@@ -141,18 +150,26 @@ pub enum PrdError {
     Invalid(Box<Report>),
     #[error("{path}: no story with id \"{id}\"")]
     UnknownStory { path: PathBuf, id: String },
+    #[error("{path}: cannot locate story {id} in the file's bytes to edit it")]
+    Edit { path: PathBuf, id: String },
 }
 
 /// A loaded, valid prd.json.
 #[derive(Debug, Clone)]
 pub struct Prd {
     pub path: PathBuf,
-    /// The whole document, exactly as read (key order kept); edits go here.
+    /// The document in the canonical model (`userStories`, `blockedBy`, … whatever the file's
+    /// dialect), key order kept. Read-only: edits go through `set_passes` / `set_notes`, which
+    /// keep it, the typed views and the file's bytes in step.
     pub value: Value,
     /// Typed views, kept in step with `value`.
     pub stories: Vec<Story>,
-    /// Warnings found while loading (unknown fields, suspicious dependencies).
+    /// Warnings found while loading (dialect, unknown fields, suspicious dependencies).
     pub warnings: Vec<Diagnostic>,
+    /// How the file spells the model.
+    pub dialect: dialect::Dialect,
+    /// The file's bytes with this value's edits: what `save` writes.
+    bytes: Vec<u8>,
 }
 
 impl Prd {
@@ -164,13 +181,15 @@ impl Prd {
 
     /// Validate already-read bytes (the loop uses this on its snapshots).
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Prd, PrdError> {
-        let (report, value) = validate::validate_bytes(path, bytes);
-        match value {
-            Some(value) if report.errors.is_empty() => Ok(Prd {
+        let (report, normalized) = validate::read_bytes(path, bytes);
+        match normalized {
+            Some(n) if report.errors.is_empty() => Ok(Prd {
                 path: path.to_path_buf(),
-                stories: stories_of(&value),
-                value,
+                stories: stories_of(&n.value),
+                value: n.value,
                 warnings: report.warnings,
+                dialect: n.dialect,
+                bytes: bytes.to_vec(),
             }),
             _ => Err(PrdError::Invalid(Box::new(report))),
         }
@@ -180,56 +199,116 @@ impl Prd {
         self.stories.iter().find(|s| s.id == id)
     }
 
-    fn story_value_mut(
-        &mut self,
-        id: &str,
-    ) -> Result<&mut serde_json::Map<String, Value>, PrdError> {
-        let index = self
-            .story(id)
+    fn index_of(&self, id: &str) -> Result<usize, PrdError> {
+        self.story(id)
             .map(|s| s.index)
-            .ok_or_else(|| PrdError::UnknownStory {
-                path: self.path.clone(),
-                id: id.to_string(),
-            })?;
-        self.value
-            .get_mut("userStories")
-            .and_then(|a| a.get_mut(index))
-            .and_then(Value::as_object_mut)
             .ok_or_else(|| PrdError::UnknownStory {
                 path: self.path.clone(),
                 id: id.to_string(),
             })
     }
 
-    /// Set a story's `passes` in the document and the typed view. Returns whether it changed.
+    fn story_value_mut(&mut self, index: usize) -> Option<&mut serde_json::Map<String, Value>> {
+        self.value
+            .get_mut("userStories")
+            .and_then(|a| a.get_mut(index))
+            .and_then(Value::as_object_mut)
+    }
+
+    /// Set member `key` of story `index` in the file's bytes to the JSON text `json`.
+    fn edit_bytes(
+        &mut self,
+        index: usize,
+        id: &str,
+        key: &str,
+        json: &str,
+    ) -> Result<(), PrdError> {
+        let path = [
+            edit::Step::Key(&self.dialect.stories_key),
+            edit::Step::Index(index),
+        ];
+        self.bytes =
+            edit::set_member(&self.bytes, &path, key, json).ok_or_else(|| PrdError::Edit {
+                path: self.path.clone(),
+                id: id.to_string(),
+            })?;
+        Ok(())
+    }
+
+    /// Set a story's `passes` in the document, the typed view and the file's bytes (only the
+    /// value changes; a story that says done with `status` gets the file's own status word).
+    /// Returns whether it changed.
     pub fn set_passes(&mut self, id: &str, passes: bool) -> Result<bool, PrdError> {
-        let obj = self.story_value_mut(id)?;
+        let index = self.index_of(id)?;
+        let path = self.path.clone();
+        let obj = self
+            .story_value_mut(index)
+            .ok_or_else(|| PrdError::UnknownStory {
+                path,
+                id: id.to_string(),
+            })?;
         let changed = obj.get("passes").and_then(Value::as_bool) != Some(passes);
         obj.insert("passes".into(), Value::Bool(passes));
         if let Some(s) = self.stories.iter_mut().find(|s| s.id == id) {
             s.passes = passes;
         }
+        if changed {
+            let (key, json) = self.passes_spelling(index, passes);
+            self.edit_bytes(index, id, key, &json)?;
+        }
         Ok(changed)
     }
 
-    /// Set a story's `notes` in the document and the typed view.
+    /// Which key says story `index` is done in the file, and the JSON text for `passes`.
+    fn passes_spelling(&self, index: usize, passes: bool) -> (&'static str, String) {
+        let raw = spans::scan(&self.bytes).and_then(|root| {
+            let path = [
+                edit::Step::Key(&self.dialect.stories_key),
+                edit::Step::Index(index),
+            ];
+            let story = edit::find(&root, &path)?;
+            let has = |k: &str| story.get(k).is_some();
+            let status_text = story
+                .get("status")
+                .map(|m| &self.bytes[m.value.span.clone()]);
+            Some((has("passes"), status_text.map(|t| t != b"\"removed\"")))
+        });
+        match (raw, &self.dialect.status_words) {
+            (Some((false, Some(true))), Some((done, open))) => {
+                let word = if passes { done } else { open };
+                ("status", serde_json::Value::from(word.as_str()).to_string())
+            }
+            _ => ("passes", passes.to_string()),
+        }
+    }
+
+    /// Set a story's `notes` in the document, the typed view and the file's bytes.
     pub fn set_notes(&mut self, id: &str, notes: &str) -> Result<(), PrdError> {
-        let obj = self.story_value_mut(id)?;
-        obj.insert("notes".into(), Value::String(notes.to_string()));
+        let index = self.index_of(id)?;
+        if let Some(obj) = self.story_value_mut(index) {
+            obj.insert("notes".into(), Value::String(notes.to_string()));
+        }
         if let Some(s) = self.stories.iter_mut().find(|s| s.id == id) {
             s.notes = notes.to_string();
         }
-        Ok(())
+        let json = Value::from(notes).to_string();
+        self.edit_bytes(index, id, "notes", &json)
     }
 
-    /// The document as ralph writes it: 2-space pretty JSON and a trailing newline.
+    /// The document as ralph writes it: the file's own bytes with this value's edits (a file
+    /// that was not edited comes back byte for byte).
     pub fn to_pretty(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+
+    /// The canonical form (`ralph prd convert --to snarktank`): 2-space pretty JSON.
+    pub fn to_canonical(&self) -> String {
         to_pretty(&self.value)
     }
 
     /// Write the document back to its path atomically.
     pub fn save(&self) -> Result<(), PrdError> {
-        crate::fsutil::atomic_write(&self.path, self.to_pretty().as_bytes())?;
+        crate::fsutil::atomic_write(&self.path, &self.bytes)?;
         Ok(())
     }
 

@@ -9,13 +9,12 @@
 //! ready, so the loop would stop with "no ready story" after doing everything else; failing at
 //! validate time (in pre-commit) is cheaper than discovering it hours into a run.
 
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 
-use super::{StoryRef, parse, schema, story_refs};
-use crate::graph::DepGraph;
+use super::dialect::{self, Dialect, Normalized};
+use super::{parse, refs, schema, story_refs};
 
 /// One finding. `code` is a stable string documented in README.md.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -92,8 +91,9 @@ pub const STORY_FIELDS: &[&str] = &[
     "discoveredFrom",
 ];
 
-/// Validate raw bytes. Returns the report and, when the bytes were JSON, the parsed value.
-pub fn validate_bytes(path: &Path, bytes: &[u8]) -> (Report, Option<Value>) {
+/// Validate raw bytes. Returns the report and, when the file is a runnable prd.json in any
+/// dialect, the document read into the canonical model.
+pub fn read_bytes(path: &Path, bytes: &[u8]) -> (Report, Option<Normalized>) {
     let mut report = Report {
         file: path.display().to_string(),
         ..Report::default()
@@ -109,48 +109,115 @@ pub fn validate_bytes(path: &Path, bytes: &[u8]) -> (Report, Option<Value>) {
             return (report, None);
         }
     };
-    let (errors, warnings) = validate_value(&value);
-    report.errors = errors;
-    report.warnings = warnings;
-    (report, Some(value))
+    let fallback = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .unwrap_or("project");
+    match dialect::normalize(value, fallback) {
+        Err(d) => {
+            report.errors.push(*d);
+            (report, None)
+        }
+        Ok(mut n) => {
+            let (errors, warnings) = check_normalized(&mut n);
+            report.errors = errors;
+            report.warnings = warnings;
+            (report, Some(n))
+        }
+    }
 }
 
-/// Validate a parsed document: schema plus semantic checks. Returns (errors, warnings).
+/// Validate raw bytes. Returns the report and, when the bytes were a runnable prd.json, the
+/// canonical value.
+pub fn validate_bytes(path: &Path, bytes: &[u8]) -> (Report, Option<Value>) {
+    let (report, n) = read_bytes(path, bytes);
+    (report, n.map(|n| n.value))
+}
+
+/// Validate a parsed document in any dialect: (errors, warnings), pointers in the file's keys.
 pub fn validate_value(value: &Value) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
-    let mut errors = schema::check(value);
-    let mut warnings = Vec::new();
-    if !value.is_object() {
-        // The schema already said "must be an object"; nothing else applies.
-        return (errors, warnings);
+    match dialect::normalize(value.clone(), "project") {
+        Err(d) => (vec![*d], vec![]),
+        Ok(mut n) => check_normalized(&mut n),
     }
-    unknown_fields(value, &mut warnings);
-    let stories = story_refs(value);
-    check_ids(&stories, &mut errors);
-    check_refs(&stories, &mut errors, &mut warnings);
-    for cycle in DepGraph::new(&stories).cycles() {
-        let first = &stories[cycle[0]];
-        let path: Vec<&str> = cycle
-            .iter()
-            .chain(std::iter::once(&cycle[0]))
-            .map(|&i| stories[i].id_str())
-            .collect();
-        errors.push(Diagnostic::error(
-            "cycle",
-            &format!("/userStories/{}/blockedBy", first.index),
-            Some(first.id_str().to_string()),
-            format!("cycle: {}", path.join(" → ")),
-            "a cycle deadlocks the loop (no story in it can ever start): remove one blockedBy link in it",
-        ));
+}
+
+/// The schema and semantic checks on a normalized document, plus what the reading assumed.
+/// Takes the reader's findings out of `n`; pointers come back in the file's own keys.
+fn check_normalized(n: &mut Normalized) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+    let d = &n.dialect;
+    let mut errors = std::mem::take(&mut n.errors);
+    errors.extend(schema::check(&n.value));
+    let mut warnings = dialect_notes(d);
+    warnings.append(&mut n.warnings);
+    unknown_fields(&n.value, &mut errors, &mut warnings);
+    let stories = story_refs(&n.value);
+    let field = d.story_key("blockedBy");
+    refs::check_ids(&stories, &mut errors);
+    refs::check_refs(&stories, field, &mut errors, &mut warnings);
+    refs::check_cycles(&stories, field, &mut errors);
+    if !d.is_canonical() {
+        for diag in errors.iter_mut().chain(warnings.iter_mut()) {
+            diag.pointer = d.raw_pointer(&diag.pointer);
+        }
     }
     (errors, warnings)
 }
 
-fn unknown_fields(value: &Value, warnings: &mut Vec<Diagnostic>) {
+/// The `dialect` warning (once) and one `derived` warning per derived field.
+fn dialect_notes(d: &Dialect) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let maps = d.mappings();
+    if !maps.is_empty() {
+        out.push(Diagnostic::error(
+            "dialect",
+            "",
+            None,
+            format!("read as the {} dialect: {}", d.name, maps.join(", ")),
+            "ralph runs it as it is and writes `passes` back in the file's own keys; \
+             `ralph prd convert --to snarktank` rewrites it in the canonical form",
+        ));
+    }
+    for (field, value) in &d.derived {
+        out.push(Diagnostic::error(
+            "derived",
+            &format!("/{field}"),
+            None,
+            format!("no \"{field}\": ralph uses \"{value}\""),
+            format!("add \"{field}\" to the file to choose it yourself"),
+        ));
+    }
+    out
+}
+
+/// Unknown fields are warnings, except a near miss of the dependency field: ignoring it would
+/// run the story before the stories it names, so it is an error.
+fn unknown_fields(value: &Value, errors: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) {
     // `base` is a closure so the happy path (no unknown field) formats no pointer strings.
     let mut check = |obj: &serde_json::Map<String, Value>,
                      known: &[&str],
                      base: &dyn Fn() -> String| {
         for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
+            let id = obj.get("id").and_then(Value::as_str).map(String::from);
+            let pointer = format!("{}/{}", base(), escape_pointer(key));
+            if known == STORY_FIELDS && is_dependency_near_miss(key) {
+                errors.push(Diagnostic::error(
+                    "dependency-field",
+                    &pointer,
+                    id,
+                    format!(
+                        "unknown field \"{key}\" looks like a dependency list, but ralph does not \
+                         read it: the stories it names would not hold this one back, so it would \
+                         run too early"
+                    ),
+                    format!(
+                        "rename \"{key}\" to \"blockedBy\" (ralph also reads \"dependsOn\", \
+                         \"depends_on\" and \"dependencies\")"
+                    ),
+                ));
+                continue;
+            }
             let hint = match crate::suggest::nearest(key, known.iter().copied()) {
                 Some(s) => format!("did you mean \"{s}\"?"),
                 None => {
@@ -159,8 +226,8 @@ fn unknown_fields(value: &Value, warnings: &mut Vec<Diagnostic>) {
             };
             warnings.push(Diagnostic::error(
                 "unknown-field",
-                &format!("{}/{}", base(), escape_pointer(key)),
-                obj.get("id").and_then(Value::as_str).map(String::from),
+                &pointer,
+                id,
                 format!("unknown field \"{key}\""),
                 hint,
             ));
@@ -182,119 +249,35 @@ fn unknown_fields(value: &Value, warnings: &mut Vec<Diagnostic>) {
     }
 }
 
+/// `blockedby`, `blocked_by`, `Blocked-By`, `dependson`, `depends`…: a spelling of a dependency
+/// field that ralph does not read (the recognised ones were mapped before this runs).
+pub fn is_dependency_near_miss(key: &str) -> bool {
+    let folded: String = key
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    const STEMS: &[&str] = &[
+        "blockedby",
+        "dependson",
+        "dependencies",
+        "dependency",
+        "blockers",
+        "depends",
+        "dependon",
+        "deps",
+        "prerequisites",
+    ];
+    STEMS.contains(&folded.as_str())
+        || ["blockedby", "dependson", "dependencies"].iter().any(|s| {
+            s.len() > 6
+                && folded.len().abs_diff(s.len()) <= 2
+                && strsim::jaro_winkler(&folded, s) >= 0.93
+        })
+}
+
 fn escape_pointer(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
-}
-
-fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {
-    let mut seen: FxHashMap<String, &StoryRef> = FxHashMap::default();
-    for s in stories {
-        let Some(id) = s.id.filter(|id| !id.is_empty()) else {
-            continue; // the schema reported it
-        };
-        let pointer = || format!("/userStories/{}/id", s.index);
-        if id.trim() != id {
-            errors.push(Diagnostic::error(
-                "id-whitespace",
-                &pointer(),
-                Some(id.to_string()),
-                format!("story id \"{id}\" has leading or trailing whitespace"),
-                format!("use \"{}\"", id.trim()),
-            ));
-        }
-        let key = id.trim().to_lowercase();
-        match seen.get(&key) {
-            Some(first) if first.id == Some(id) => errors.push(Diagnostic::error(
-                "duplicate-id",
-                &pointer(),
-                Some(id.to_string()),
-                format!("story id \"{id}\" is used again (first at /userStories/{})", first.index),
-                "give every story a unique id",
-            )),
-            Some(first) => errors.push(Diagnostic::error(
-                "duplicate-id",
-                &pointer(),
-                Some(id.to_string()),
-                format!(
-                    "story id \"{id}\" differs from \"{}\" (/userStories/{}) only in case or whitespace",
-                    first.id_str(),
-                    first.index
-                ),
-                "ids that look alike get confused by agents and people: make them clearly different",
-            )),
-            None => {
-                seen.insert(key, s);
-            }
-        }
-    }
-}
-
-fn check_refs(stories: &[StoryRef], errors: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) {
-    let by_id: FxHashMap<&str, &StoryRef> = stories
-        .iter()
-        .rev()
-        .filter_map(|s| Some((s.id?, s)))
-        .collect();
-    let ids = || stories.iter().filter_map(|s| s.id);
-    for s in stories {
-        let id = s.id_str();
-        let story = || Some(id.to_string());
-        for (j, &dep) in s.blocked_by.iter().enumerate() {
-            let pointer = || format!("/userStories/{}/blockedBy/{j}", s.index);
-            if dep == id {
-                errors.push(Diagnostic::error(
-                    "self-ref",
-                    &pointer(),
-                    story(),
-                    format!("story {id} is blocked by itself"),
-                    "remove its own id from blockedBy",
-                ));
-                continue;
-            }
-            let Some(blocker) = by_id.get(dep) else {
-                let hint = match crate::suggest::nearest(dep.trim(), ids()) {
-                    Some(near) => format!("did you mean \"{near}\"?"),
-                    None => "name an existing story id, or remove the entry".into(),
-                };
-                errors.push(Diagnostic::error(
-                    "unknown-ref",
-                    &pointer(),
-                    story(),
-                    format!("blockedBy names \"{dep}\", which is not a story id"),
-                    hint,
-                ));
-                continue;
-            };
-            if blocker.removed {
-                warnings.push(Diagnostic::error(
-                    "removed-dep",
-                    &pointer(),
-                    story(),
-                    format!("{id} depends on {dep}, which is removed: it can never be satisfied"),
-                    format!("drop {dep} from blockedBy, or restore it"),
-                ));
-            } else if s.passes && !blocker.passes {
-                warnings.push(Diagnostic::error(
-                    "passes-before-blocker",
-                    &format!("/userStories/{}/passes", s.index),
-                    story(),
-                    format!("{id} passes but its blocker {dep} does not"),
-                    format!("check {id}: set passes to false, or finish {dep}"),
-                ));
-            }
-        }
-        if let Some(from) = s.discovered_from
-            && !by_id.contains_key(from)
-        {
-            warnings.push(Diagnostic::error(
-                "unknown-discovered-from",
-                &format!("/userStories/{}/discoveredFrom", s.index),
-                story(),
-                format!("discoveredFrom names \"{from}\", which is not a story id"),
-                "name the story it was discovered during, or remove the field",
-            ));
-        }
-    }
 }
 
 #[cfg(test)]
@@ -368,19 +351,83 @@ mod tests {
     }
 
     #[test]
-    fn warnings_for_unknown_fields_removed_deps_and_early_passes() {
+    fn warnings_for_unknown_fields_removed_deps_of_done_stories_and_early_passes() {
         let mut a = story("A", &[]);
         a["status"] = json!("removed");
         let mut b = story("B", &["A"]);
-        b["blockedby"] = json!([]);
-        let mut c = story("C", &["B"]);
+        b["passes"] = json!(true);
+        b["custom"] = json!(1);
+        let mut c = story("C", &["D"]);
         c["passes"] = json!(true);
-        let (errors, warnings) = validate_value(&prd(vec![a, b, c]));
+        let d = story("D", &[]);
+        let (errors, warnings) = validate_value(&prd(vec![a, b, c, d]));
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(
             codes(&warnings),
             ["unknown-field", "removed-dep", "passes-before-blocker"]
         );
-        assert_eq!(warnings[0].hint, "did you mean \"blockedBy\"?");
+    }
+
+    #[test]
+    fn removed_dependency_of_an_open_story_and_blocked_by_near_misses_are_errors() {
+        let mut a = story("A", &[]);
+        a["status"] = json!("removed");
+        let b = story("B", &["A"]);
+        let mut c = story("C", &[]);
+        c["blocked_by"] = json!(["B"]);
+        let mut d = story("D", &[]);
+        d["Blocked-By"] = json!(["B"]);
+        let (errors, _) = validate_value(&prd(vec![a, b, c, d]));
+        assert_eq!(
+            codes(&errors),
+            ["dependency-field", "dependency-field", "removed-dep"]
+        );
+        assert!(
+            errors[0].message.contains("run too early"),
+            "{}",
+            errors[0].message
+        );
+        assert_eq!(errors[0].pointer, "/userStories/2/blocked_by");
+        assert!(
+            errors[2].message.contains("it can never run"),
+            "{}",
+            errors[2].message
+        );
+        for key in [
+            "blockedby",
+            "blocked_by",
+            "BlockedBy ",
+            "depends",
+            "prerequisites",
+            "blockedBy_",
+        ] {
+            assert!(is_dependency_near_miss(key), "{key}");
+        }
+        for key in ["blocks", "priority", "labels", "owner"] {
+            assert!(!is_dependency_near_miss(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn dialect_files_are_checked_in_their_own_keys() {
+        let v = json!({"name": "p", "stories": [
+            {"id": "A", "title": "t", "dependsOn": ["B"]},
+            {"id": "B", "title": "t", "dependsOn": ["A", "Z"]}
+        ]});
+        let (errors, warnings) = validate_value(&v);
+        assert_eq!(codes(&errors), ["unknown-ref", "cycle"]);
+        assert_eq!(errors[0].pointer, "/stories/1/dependsOn/1");
+        assert!(
+            errors[0].message.starts_with("dependsOn names \"Z\""),
+            "{}",
+            errors[0].message
+        );
+        assert_eq!(errors[1].pointer, "/stories/0/dependsOn");
+        assert_eq!(codes(&warnings)[..2], ["dialect", "derived"]);
+        assert!(
+            warnings[0].message.contains("\"dependsOn\" → blockedBy"),
+            "{}",
+            warnings[0].message
+        );
     }
 }

@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::dedup::Learnings;
+use super::lessons::{extract, strip_bullet};
 use super::parse::{content, is_separator, lines};
 
 /// The heading of the section.
@@ -55,48 +56,6 @@ pub struct History<'a> {
     pub entries: usize,
 }
 
-/// `- `, `* `, `+ ` or `1. ` at the start of trimmed text: returns the text after it.
-fn strip_bullet(t: &[u8]) -> Option<&[u8]> {
-    for m in [&b"- "[..], b"* ", b"+ "] {
-        if let Some(rest) = t.strip_prefix(m) {
-            return Some(rest.trim_ascii());
-        }
-    }
-    if t == b"-" || t == b"*" {
-        return Some(&[]);
-    }
-    let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits > 0
-        && let Some(rest) = t[digits..].strip_prefix(b". ")
-    {
-        return Some(rest.trim_ascii());
-    }
-    None
-}
-
-fn indent_of(c: &[u8]) -> usize {
-    c.iter()
-        .take_while(|&&b| b == b' ' || b == b'\t')
-        .map(|&b| if b == b'\t' { 4 } else { 1 })
-        .sum()
-}
-
-/// `**Learnings for future iterations:**`, `Learnings:` and the like.
-fn is_learnings_label(body: &[u8]) -> bool {
-    let stars = body.iter().take_while(|&&b| b == b'*').count();
-    let inner = &body[stars..];
-    inner.len() >= 9
-        && inner[..9].eq_ignore_ascii_case(b"learnings")
-        && (stars > 0 || body.ends_with(b":"))
-}
-
-fn has_marker(t: &[u8]) -> bool {
-    memchr::memchr(b'[', t).is_some()
-        && MARKERS
-            .iter()
-            .any(|m| t.windows(m.len()).any(|w| w == m.as_bytes()))
-}
-
 /// Shorten an ISO date-time to its date (`2026-01-17 22:06` gives `2026-01-17`); other date
 /// formats are kept as written.
 fn short_date(date: &str) -> &str {
@@ -110,67 +69,6 @@ fn short_date(date: &str) -> &str {
             }
         });
     if iso { &date[..10] } else { date }
-}
-
-/// The summary line and the learnings of one entry's lines (heading excluded).
-///
-/// The summary line is the first non-blank line that is not a learnings label or a marked line
-/// (bullet marker removed). A learnings list is every bullet after a `**Learnings…:**` label at
-/// the indentation of its first bullet or deeper (continuation lines joined), up to the first
-/// line that is less indented or not a bullet.
-pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
-    let mut first: Option<&[u8]> = None;
-    let mut found: Vec<Cow<'a, [u8]>> = Vec::new();
-    // Inside a learnings list: (indent of the label, indent of the list once known).
-    let mut list: Option<(usize, Option<usize>)> = None;
-    let mut cur: Option<Cow<'a, [u8]>> = None;
-    for line in lines(body) {
-        let c = content(line);
-        if is_separator(line) {
-            continue;
-        }
-        let t = c.trim_ascii();
-        let indent = indent_of(c);
-        let bullet = strip_bullet(t);
-        let text = bullet.unwrap_or(t);
-        if is_learnings_label(text) {
-            found.extend(cur.take());
-            list = Some((indent, None));
-            continue;
-        }
-        if let Some((label_indent, list_indent)) = list {
-            if t.is_empty() {
-                continue;
-            }
-            let min = list_indent.unwrap_or(label_indent);
-            if let (Some(b), true) = (bullet, indent >= min) {
-                found.extend(cur.take());
-                cur = Some(Cow::Borrowed(b));
-                list = Some((label_indent, Some(list_indent.unwrap_or(indent))));
-                continue;
-            }
-            if let (None, Some(prev)) = (bullet, cur.as_mut())
-                && indent > min
-            {
-                let owned = prev.to_mut();
-                owned.push(b' ');
-                owned.extend_from_slice(t);
-                continue;
-            }
-            found.extend(cur.take());
-            list = None;
-        }
-        if t.is_empty() {
-            continue;
-        }
-        if has_marker(t) {
-            found.push(Cow::Borrowed(text));
-        } else if first.is_none() && !text.is_empty() {
-            first = Some(text);
-        }
-    }
-    found.extend(cur.take());
-    (first, found)
 }
 
 /// `- <id> (<dates>): <text>` as written by [`History::render`].
@@ -377,38 +275,6 @@ impl<'a> History<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn strs(v: &[Cow<'_, [u8]>]) -> Vec<String> {
-        v.iter()
-            .map(|c| String::from_utf8_lossy(c).into_owned())
-            .collect()
-    }
-
-    #[test]
-    fn extracts_first_bullet_and_nested_learnings() {
-        let body = b"- Implemented X\n- Files changed: a.rs\n- **Learnings for future iterations:**\n  - one\n  - two\n    continued\n- Later bullet\n---\n";
-        let (first, l) = extract(body);
-        assert_eq!(first, Some(&b"Implemented X"[..]));
-        assert_eq!(strs(&l), ["one", "two continued"]);
-    }
-
-    #[test]
-    fn extracts_flat_learnings_list_and_markers() {
-        let body = b"Did a thing.\n\n**Learnings:**\n- alpha\n\n- beta\n**Files:**\n- c.rs\n- [GOTCHA] tests need a tty\nnote [PATTERN] use fsutil\n- **Learnings:**\n- flat one\n- flat two\n";
-        let (first, l) = extract(body);
-        assert_eq!(first, Some(&b"Did a thing."[..]));
-        assert_eq!(
-            strs(&l),
-            [
-                "alpha",
-                "beta",
-                "[GOTCHA] tests need a tty",
-                "note [PATTERN] use fsutil",
-                "flat one",
-                "flat two"
-            ]
-        );
-    }
 
     #[test]
     fn entry_with_nothing_gets_placeholder() {

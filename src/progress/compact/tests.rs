@@ -32,7 +32,7 @@ fn learnings_of(bytes: &[u8]) -> Vec<String> {
         .iter()
         .flat_map(|e| {
             let body = e.text.split_once('\n').map_or("", |(_, b)| b);
-            crate::progress::history::extract(body.as_bytes())
+            crate::progress::lessons::extract(body.as_bytes())
                 .1
                 .iter()
                 .map(|l| normalize(l))

@@ -1,0 +1,143 @@
+//! `ralph prd convert` and `ralph prd import`: commands that write a prd.json (the edge of
+//! [`crate::prd::dialect`] and [`crate::prd::import`]).
+
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+use super::Ctx;
+use crate::exit::Code;
+use crate::prd::{Prd, import, to_pretty, validate};
+
+#[derive(Debug, Args)]
+pub struct PrdArgs {
+    #[command(subcommand)]
+    pub command: PrdCommand,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Target {
+    /// The canonical form: project, branchName, userStories, blockedBy, acceptanceCriteria.
+    Snarktank,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PrdCommand {
+    /// Rewrite a prd.json written in a dialect (ralph-tui, stories/tasks, …) in the canonical form.
+    Convert {
+        /// The form to write.
+        #[arg(long, value_enum)]
+        to: Target,
+        /// Print the change as a diff and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Turn a markdown PRD (`### US-001: Title`, `**Acceptance Criteria:**`, …) into prd.json.
+    Import {
+        /// The markdown file.
+        markdown: PathBuf,
+        /// Where to write (default: --prd, or <root>/prd.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+pub fn prd(ctx: &Ctx, args: PrdArgs) -> anyhow::Result<Code> {
+    match args.command {
+        PrdCommand::Convert { to: _, dry_run } => convert(ctx, dry_run),
+        PrdCommand::Import {
+            markdown,
+            out,
+            force,
+        } => {
+            let out = out.unwrap_or_else(|| ctx.prd_path.clone());
+            import_file(&markdown, &out, force)
+        }
+    }
+}
+
+fn convert(ctx: &Ctx, dry_run: bool) -> anyhow::Result<Code> {
+    let path = &ctx.prd_path;
+    let prd = Prd::load(path).with_context(|| format!("cannot convert {}", path.display()))?;
+    let old = prd.to_pretty();
+    let new = prd.to_canonical();
+    if prd.dialect.is_canonical() || old == new {
+        println!(
+            "{}: already in the canonical (snarktank) form",
+            path.display()
+        );
+        return Ok(Code::OK);
+    }
+    let what = prd.dialect.mappings().join(", ");
+    if dry_run {
+        let name = path.display().to_string();
+        let diff = similar::TextDiff::from_lines(&old, &new);
+        print!(
+            "{}",
+            diff.unified_diff()
+                .context_radius(2)
+                .header(&name, &format!("{name} (snarktank)"))
+        );
+        eprintln!(
+            "{}: would convert from the {} dialect ({what}); nothing written (--dry-run)",
+            path.display(),
+            prd.dialect.name
+        );
+        return Ok(Code::OK);
+    }
+    crate::fsutil::atomic_write(path, new.as_bytes())?;
+    println!(
+        "{}: converted from the {} dialect to snarktank ({what})",
+        path.display(),
+        prd.dialect.name
+    );
+    for (field, value) in &prd.dialect.derived {
+        println!("  added \"{field}\": \"{value}\" (it was derived)");
+    }
+    println!("next: ralph validate --strict");
+    Ok(Code::OK)
+}
+
+fn import_file(markdown: &Path, out: &Path, force: bool) -> anyhow::Result<Code> {
+    let text = std::fs::read_to_string(markdown)
+        .with_context(|| format!("cannot read {}", markdown.display()))?;
+    if out.exists() && !force {
+        anyhow::bail!(
+            "{} exists: ralph prd import never replaces it unless you pass --force (or choose another file with --out)",
+            out.display()
+        );
+    }
+    let imported =
+        import::import(&text).map_err(|e| anyhow::anyhow!("{}: {e}", markdown.display()))?;
+    let json = to_pretty(&imported.value);
+    let (report, _) = validate::validate_bytes(out, json.as_bytes());
+    crate::fsutil::atomic_write(out, json.as_bytes())?;
+    let stories = imported.value["userStories"].as_array().map_or(0, Vec::len);
+    let deps: usize = imported.value["userStories"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("blockedBy").and_then(|b| b.as_array()).map(Vec::len))
+        .sum();
+    println!(
+        "{}: imported {stories} stories with {deps} dependencies from {}",
+        out.display(),
+        markdown.display()
+    );
+    for line in &imported.report {
+        println!("  note: {line}");
+    }
+    if !report.errors.is_empty() {
+        eprint!("{}", report.render());
+        eprintln!("the imported file needs the fixes above before `ralph run` can use it");
+        return Ok(Code::ERROR);
+    }
+    println!(
+        "next: review {}, then `ralph validate` and `ralph run`",
+        out.display()
+    );
+    Ok(Code::OK)
+}

@@ -1,0 +1,111 @@
+//! Byte-preserving edits of a JSON document: replace one value, or add one member to an object,
+//! and leave every other byte (indentation, key order, line breaks, number spelling) as it was.
+//!
+//! Owns the edit mechanics on bytes, using the spans from `spans`. What to edit (which key holds
+//! a story's done-marker in a dialect) is decided by the caller (`Prd`).
+
+use super::spans::{self, Node};
+
+/// One step of a path into a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The node at `path`, if there is one.
+pub fn find<'n>(root: &'n Node, path: &[Step]) -> Option<&'n Node> {
+    let mut node = root;
+    for step in path {
+        node = match step {
+            Step::Key(k) => &node.get(k)?.value,
+            Step::Index(i) => node.items().get(*i)?,
+        };
+    }
+    Some(node)
+}
+
+/// Set member `key` of the object at `path` to the JSON text `value`: its value bytes are
+/// replaced when the member exists, otherwise the member is appended in the object's own layout
+/// (same indentation and `": "` spelling as its last member). `None` when `path` is not an object.
+pub fn set_member(bytes: &[u8], path: &[Step], key: &str, value: &str) -> Option<Vec<u8>> {
+    let root = spans::scan(bytes)?;
+    let obj = find(&root, path)?;
+    let members = match &obj.kind {
+        spans::Kind::Object(m) => m,
+        _ => return None,
+    };
+    if let Some(m) = members.iter().find(|m| m.key == key) {
+        return Some(splice(bytes, m.value.span.clone(), value.as_bytes()));
+    }
+    let key_json = serde_json::to_string(key).ok()?;
+    let (at, text) = match members.last() {
+        None => (obj.span.start + 1, format!("{key_json}: {value}")),
+        Some(last) => {
+            let prev_end = match members.len() {
+                1 => obj.span.start + 1,
+                n => members[n - 2].value.span.end,
+            };
+            let gap = &bytes[prev_end..last.key_span.start];
+            let sep = match gap.iter().rposition(|&b| b == b'\n') {
+                Some(nl) => String::from_utf8_lossy(&gap[nl..]).into_owned(),
+                None => " ".to_string(),
+            };
+            let colon = String::from_utf8_lossy(&bytes[last.key_span.end..last.value.span.start])
+                .into_owned();
+            (
+                last.value.span.end,
+                format!(",{sep}{key_json}{colon}{value}"),
+            )
+        }
+    };
+    Some(splice(bytes, at..at, text.as_bytes()))
+}
+
+fn splice(bytes: &[u8], range: std::ops::Range<usize>, with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + with.len());
+    out.extend_from_slice(&bytes[..range.start]);
+    out.extend_from_slice(with);
+    out.extend_from_slice(&bytes[range.end..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(src: &str, path: &[Step], key: &str, value: &str) -> String {
+        String::from_utf8(set_member(src.as_bytes(), path, key, value).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn replaces_only_the_value_bytes() {
+        let src = "{\"s\": [ {\"id\":1,   \"passes\" :false , \"x\": [1,2]} ]}\n";
+        let out = set(src, &[Step::Key("s"), Step::Index(0)], "passes", "true");
+        assert_eq!(
+            out,
+            "{\"s\": [ {\"id\":1,   \"passes\" :true , \"x\": [1,2]} ]}\n"
+        );
+    }
+
+    #[test]
+    fn appends_a_missing_member_in_the_objects_layout() {
+        let src =
+            "{\n\t\"a\": [\n\t\t{\n\t\t\t\"id\": \"A\",\n\t\t\t\"title\": \"t\"\n\t\t}\n\t]\n}";
+        let out = set(src, &[Step::Key("a"), Step::Index(0)], "passes", "true");
+        assert_eq!(
+            out,
+            "{\n\t\"a\": [\n\t\t{\n\t\t\t\"id\": \"A\",\n\t\t\t\"title\": \"t\",\n\t\t\t\"passes\": true\n\t\t}\n\t]\n}"
+        );
+        let one_line = set("{\"id\":\"A\"}", &[], "passes", "false");
+        assert_eq!(one_line, "{\"id\":\"A\", \"passes\":false}");
+        assert_eq!(set("{ }", &[], "k", "1"), "{\"k\": 1 }");
+    }
+
+    #[test]
+    fn missing_paths_are_none() {
+        assert!(set_member(b"{\"a\": 1}", &[Step::Key("b")], "k", "1").is_none());
+        assert!(set_member(b"{\"a\": 1}", &[Step::Key("a")], "k", "1").is_none());
+        assert!(set_member(b"[1]", &[Step::Index(3)], "k", "1").is_none());
+    }
+}

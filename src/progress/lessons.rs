@@ -1,0 +1,225 @@
+//! What a learning is, in the shapes real logs write them (pure): lists under a learnings label
+//! (`- **Learnings for future iterations:**`, `**Learnings:**`, `### Learnings`, `Key
+//! learnings:`, `**Gotchas:**`, `**Patterns discovered:**`, `- Lessons learned:`), inline
+//! lessons (`- Lesson: …`, `- Gotchas encountered: …`), numbered and nested lists, wrapped
+//! bullets, and lines with a `[PATTERN]` / `[GOTCHA]` / `[INTEGRATION]` marker.
+//!
+//! Owns the extraction from one entry's body; not how entries are found (`parse`), merged
+//! (`dedup`) or written (`history`). The rule when in doubt: keep the line. A lesson that
+//! disappears from the compacted section is lost; an extra line costs one line.
+
+use std::borrow::Cow;
+
+use super::history::MARKERS;
+use super::parse::{content, is_separator, lines};
+
+/// Words that make a label a learnings label (matched in its lowercase text).
+const LESSON_WORDS: &[&str] = &[
+    "learning",
+    "lesson",
+    "gotcha",
+    "pattern",
+    "insight",
+    "takeaway",
+    "discover",
+    "pitfall",
+    "caveat",
+    "key decision",
+    "remember",
+    "tip",
+];
+
+/// `- `, `* `, `+ `, `1. ` or `1) ` at the start of trimmed text: returns the text after it.
+pub fn strip_bullet(t: &[u8]) -> Option<&[u8]> {
+    for m in [&b"- "[..], b"* ", b"+ "] {
+        if let Some(rest) = t.strip_prefix(m) {
+            return Some(rest.trim_ascii());
+        }
+    }
+    if t == b"-" || t == b"*" {
+        return Some(&[]);
+    }
+    let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > 0
+        && let Some(rest) = t[digits..]
+            .strip_prefix(b". ")
+            .or_else(|| t[digits..].strip_prefix(b") "))
+    {
+        return Some(rest.trim_ascii());
+    }
+    None
+}
+
+fn indent_of(c: &[u8]) -> usize {
+    c.iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .map(|&b| if b == b'\t' { 4 } else { 1 })
+        .sum()
+}
+
+fn has_marker(t: &[u8]) -> bool {
+    memchr::memchr(b'[', t).is_some()
+        && MARKERS
+            .iter()
+            .any(|m| t.windows(m.len()).any(|w| w == m.as_bytes()))
+}
+
+/// What a line (bullet marker removed) is as a label.
+#[derive(Debug, PartialEq, Eq)]
+enum Label<'a> {
+    /// A learnings label; when text follows its colon, the line is a lesson itself.
+    Lessons(&'a [u8]),
+    /// Another label or a heading (`**Files changed:**`, `### Files`): ends a learnings list.
+    Other,
+    None,
+}
+
+/// Classify `text`: a heading, a bold label (`**X:**`, `**X**:`), or a short plain `X:` label.
+fn label(text: &[u8]) -> Label<'_> {
+    let hashes = text.iter().take_while(|&&b| b == b'#').count();
+    let heading = hashes > 0 && text.get(hashes) == Some(&b' ');
+    let body = if heading {
+        text[hashes..].trim_ascii()
+    } else {
+        text
+    };
+    let stars = body.iter().take_while(|&&b| b == b'*' || b == b'_').count();
+    let inner = &body[stars..];
+    // The label's name and what follows its colon.
+    let (name, rest) = match memchr::memchr(b':', inner) {
+        Some(i) => {
+            let rest = inner[i + 1..].trim_ascii();
+            let rest = rest
+                .strip_prefix(b"**")
+                .or_else(|| rest.strip_prefix(b"__"))
+                .unwrap_or(rest);
+            (&inner[..i], rest.trim_ascii())
+        }
+        None if heading || (stars >= 2 && inner.ends_with(b"**")) => (inner, &b""[..]),
+        None => return Label::None,
+    };
+    let name = name.trim_ascii_end();
+    let name = name.strip_suffix(b"**").unwrap_or(name);
+    let words = name.split(|b| b.is_ascii_whitespace()).count();
+    // A plain `Word words: text` is a label only when short; prose with a colon is not.
+    if !heading && stars < 2 && (words > 4 || name.is_empty()) {
+        return Label::None;
+    }
+    let lower = name.to_ascii_lowercase();
+    if LESSON_WORDS
+        .iter()
+        .any(|w| lower.windows(w.len()).any(|x| x == w.as_bytes()))
+    {
+        Label::Lessons(rest)
+    } else if heading || (stars >= 2 && rest.is_empty()) {
+        Label::Other
+    } else {
+        Label::None
+    }
+}
+
+/// The state of a learnings list being read.
+struct List {
+    /// Indentation of the label.
+    label: usize,
+    /// Indentation of the list's first bullet, once seen.
+    first: Option<usize>,
+    /// A blank line was seen since the last bullet.
+    gap: bool,
+}
+
+/// The summary line and the learnings of one entry's lines (heading excluded).
+///
+/// The summary line is the first non-blank line that is not a label or a marked line (bullet
+/// marker removed). A learnings list is every bullet after a learnings label (continuation lines
+/// joined), nested or not, and the paragraph lines right under it, up to another label, a
+/// heading, or a non-bullet line after a blank one. Bullets at the label's own indentation that
+/// follow the list without a blank line stay in it: they read as more notes, and are kept.
+pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
+    let mut first: Option<&[u8]> = None;
+    let mut found: Vec<Cow<'a, [u8]>> = Vec::new();
+    let mut list: Option<List> = None;
+    let mut cur: Option<Cow<'a, [u8]>> = None;
+    for line in lines(body) {
+        let c = content(line);
+        if is_separator(line) {
+            continue;
+        }
+        let t = c.trim_ascii();
+        let indent = indent_of(c);
+        let bullet = strip_bullet(t);
+        let text = bullet.unwrap_or(t);
+        match label(text) {
+            Label::Lessons(rest) => {
+                found.extend(cur.take());
+                if !rest.is_empty() {
+                    // The label stays with its text: "Fallback pattern: try new, then old".
+                    cur = Some(Cow::Borrowed(text));
+                }
+                list = Some(List {
+                    label: indent,
+                    first: None,
+                    gap: false,
+                });
+                continue;
+            }
+            Label::Other
+                if list.is_some()
+                    && (bullet.is_none() || text.ends_with(b":**") || text.ends_with(b"**:")) =>
+            {
+                found.extend(cur.take());
+                list = None;
+            }
+            _ => {}
+        }
+        if let Some(l) = list.as_mut() {
+            if t.is_empty() {
+                l.gap = true;
+                continue;
+            }
+            let min = match (l.gap, l.first) {
+                (true, Some(f)) => f.min(l.label + 1),
+                _ => l.label,
+            };
+            if bullet.is_some() && indent >= min {
+                found.extend(cur.take());
+                cur = Some(Cow::Borrowed(text));
+                l.first.get_or_insert(indent);
+                l.gap = false;
+                continue;
+            }
+            if bullet.is_none() && !l.gap {
+                // A wrapped bullet, or a paragraph right under the label: part of the lessons.
+                match cur.as_mut() {
+                    Some(prev) if indent > l.label => {
+                        let owned = prev.to_mut();
+                        owned.push(b' ');
+                        owned.extend_from_slice(t);
+                        continue;
+                    }
+                    _ if l.first.is_none() => {
+                        found.extend(cur.take());
+                        cur = Some(Cow::Borrowed(t));
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            found.extend(cur.take());
+            list = None;
+        }
+        if t.is_empty() {
+            continue;
+        }
+        if has_marker(t) {
+            found.push(Cow::Borrowed(text));
+        } else if first.is_none() && !text.is_empty() {
+            first = Some(text);
+        }
+    }
+    found.extend(cur.take());
+    (first, found)
+}
+
+#[cfg(test)]
+mod tests;
