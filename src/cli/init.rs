@@ -19,10 +19,11 @@ pub struct InitArgs {
 
 pub fn init(ctx: &Ctx, args: InitArgs) -> anyhow::Result<Code> {
     let root = &ctx.root;
-    let mut did: Vec<String> = Vec::new();
-    did.push(prd_step(ctx, args.from.as_deref())?);
-    did.push(toml_step(root)?);
-    did.push(gitignore_step(root)?);
+    let did: Vec<String> = vec![
+        prd_step(ctx, args.from.as_deref())?,
+        toml_step(root)?,
+        gitignore_step(root)?,
+    ];
     for line in &did {
         println!("{line}");
     }
