@@ -128,6 +128,17 @@ struct List {
     gap: bool,
 }
 
+impl List {
+    /// The least indentation a bullet needs to belong to the list: the label's, or after a
+    /// blank line, deeper than the label (or the first bullet's, when shallower).
+    fn min(&self) -> usize {
+        match (self.gap, self.first) {
+            (true, Some(f)) => f.min(self.label + 1),
+            _ => self.label,
+        }
+    }
+}
+
 /// The summary line and the learnings of one entry's lines (heading excluded).
 ///
 /// The summary line is the first non-blank line that is not a label or a marked line (bullet
@@ -140,6 +151,8 @@ pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
     let mut found: Vec<Cow<'a, [u8]>> = Vec::new();
     let mut list: Option<List> = None;
     let mut cur: Option<Cow<'a, [u8]>> = None;
+    // Indentation of the last bullet, while the lines after it can still be its wrapped text.
+    let mut wrap_of: Option<usize> = None;
     for line in lines(body) {
         let c = content(line);
         if is_separator(line) {
@@ -149,17 +162,39 @@ pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
         let indent = indent_of(c);
         let bullet = strip_bullet(t);
         let text = bullet.unwrap_or(t);
-        match label(text) {
+        // A wrapped line of a bullet (more indented, no blank line between) is part of it,
+        // even when it reads like a label ("    the end. Pattern: `serve()` returning {url}",
+        // "  14 interactive patterns: a, b"): it neither starts nor ends a list.
+        let wrapped = bullet.is_none()
+            && !t.is_empty()
+            && (wrap_of.is_some_and(|b| indent > b)
+                || cur.is_some() && list.as_ref().is_some_and(|l| !l.gap && indent > l.label));
+        if bullet.is_some() {
+            wrap_of = Some(indent);
+        } else if !wrapped {
+            wrap_of = None;
+        }
+        match if wrapped { Label::None } else { label(text) } {
             Label::Lessons(rest) => {
                 found.extend(cur.take());
                 if !rest.is_empty() {
                     // The label stays with its text: "Fallback pattern: try new, then old".
                     cur = Some(Cow::Borrowed(text));
                 }
-                list = Some(List {
-                    label: indent,
-                    first: None,
-                    gap: false,
+                list = Some(match list.take() {
+                    // A bullet of the list that reads like a label ("  - Y.js merging
+                    // pattern: …") is one more item: the list keeps its own indentation, so
+                    // bullets back at the label's level after it stay lessons.
+                    Some(l) if bullet.is_some() && indent >= l.min() => List {
+                        first: l.first.or(Some(indent)),
+                        gap: false,
+                        ..l
+                    },
+                    _ => List {
+                        label: indent,
+                        first: None,
+                        gap: false,
+                    },
                 });
                 continue;
             }
@@ -177,11 +212,7 @@ pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
                 l.gap = true;
                 continue;
             }
-            let min = match (l.gap, l.first) {
-                (true, Some(f)) => f.min(l.label + 1),
-                _ => l.label,
-            };
-            if bullet.is_some() && indent >= min {
+            if bullet.is_some() && indent >= l.min() {
                 found.extend(cur.take());
                 cur = Some(Cow::Borrowed(text));
                 l.first.get_or_insert(indent);

@@ -79,3 +79,45 @@ fn prose_with_a_colon_is_not_a_label() {
     assert_eq!(label(b"Lesson: x"), Label::Lessons(b"x"));
     assert_eq!(label(b"**Gotchas**: y"), Label::Lessons(b"y"));
 }
+
+#[test]
+fn a_label_like_bullet_inside_the_list_does_not_narrow_it() {
+    // From a real log: a nested bullet reads like an inline label ("… pattern: …"); the
+    // bullets back at the label's level after it are still lessons.
+    let body = b"- Did it\n- **Learnings for future iterations:**\n  - one\n  - Y.js merging pattern: read, sync, write\n  - two\n- GoodJob control: include the mixin\n- three\n---\n";
+    let (_, l) = extract(body);
+    assert_eq!(
+        strs(&l),
+        [
+            "one",
+            "Y.js merging pattern: read, sync, write",
+            "two",
+            "GoodJob control: include the mixin",
+            "three"
+        ]
+    );
+}
+
+#[test]
+fn a_wrapped_line_that_reads_like_a_label_stays_in_its_lesson() {
+    // From a real log: the second line of a wrapped bullet has "Pattern:" in it.
+    let body = b"- **Learnings for future iterations:**\n  - tests need an http origin; spin up a server and tear it down at\n    the end. Pattern: `serve()` returning {url}.\n  - next lesson\n";
+    let (_, l) = extract(body);
+    assert_eq!(
+        strs(&l),
+        [
+            "tests need an http origin; spin up a server and tear it down at the end. Pattern: `serve()` returning {url}.",
+            "next lesson"
+        ]
+    );
+}
+
+#[test]
+fn a_wrapped_line_outside_a_list_is_not_a_label() {
+    // From a real log: a summary bullet wraps onto "14 interactive patterns: …"; that is not a
+    // learnings label, so the summary bullets after it are not lessons.
+    let body = b"- Did it\n- Each task carries a unique tag.\n  14 interactive patterns: a, b,\n  c, d.\n- tests went from 10 to 15:\n   * exactly 22 tasks\n";
+    let (first, l) = extract(body);
+    assert_eq!(first, Some(&b"Did it"[..]));
+    assert!(l.is_empty(), "{:?}", strs(&l));
+}
