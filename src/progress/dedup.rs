@@ -82,6 +82,17 @@ pub fn near_duplicate(a: &str, b: &str) -> bool {
     extra.max(missing) <= max_edits && strsim::normalized_levenshtein(a, b) >= NEAR_RATIO
 }
 
+/// The code names in a learning, lower-cased, in order: words with a capital after their first
+/// letter or an underscore (`TabGraphSection`, `GET_ANNOTATIONS`, `macOS`, `snake_case`). Near
+/// duplicates must name the same things, as they must have the same numbers, so `after
+/// TabGraphSection` and `after TimeMachineSection` stay two facts.
+fn names(text: &[u8]) -> Vec<Vec<u8>> {
+    text.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .filter(|w| w.contains(&b'_') || w.iter().skip(1).any(u8::is_ascii_uppercase))
+        .map(<[u8]>::to_ascii_lowercase)
+        .collect()
+}
+
 fn hash_of(s: &str) -> u64 {
     let mut h = DefaultHasher::new();
     s.hash(&mut h);
@@ -148,7 +159,7 @@ impl<'a> Learnings<'a> {
             return false;
         }
         let norm = norm_of(&text);
-        if self.is_duplicate(&norm) {
+        if self.is_duplicate(&text, &norm) {
             self.merged += 1;
             return false;
         }
@@ -164,7 +175,7 @@ impl<'a> Learnings<'a> {
         true
     }
 
-    fn is_duplicate(&mut self, norm: &str) -> bool {
+    fn is_duplicate(&mut self, text: &[u8], norm: &str) -> bool {
         if let Some(&i) = self.exact.get(&hash_of(norm)) {
             if norm_of(&self.items[i].text) == norm {
                 return true;
@@ -183,7 +194,7 @@ impl<'a> Learnings<'a> {
                 return false;
             };
             self.near_budget -= 1;
-            if near_duplicate(&norm_of(&item.text), norm) {
+            if near_duplicate(&norm_of(&item.text), norm) && names(&item.text) == names(text) {
                 return true;
             }
             next = item.prev_in_bucket;
@@ -257,6 +268,29 @@ mod tests {
             "The dev server listens on port 8081 by default"
         ));
         assert_eq!(l.len(), 3);
+    }
+
+    #[test]
+    fn near_duplicates_naming_different_things_do_not_merge() {
+        // From a real log: one letter of ratio apart, two different facts.
+        let mut l = Learnings::default();
+        assert!(add(
+            &mut l,
+            "Section placement in App.tsx: after TimeMachineSection, before RecentlyClosedSection"
+        ));
+        assert!(add(
+            &mut l,
+            "Section placement in App.tsx: after TabGraphSection, before RecentlyClosedSection"
+        ));
+        assert!(!add(
+            &mut l,
+            "Section placement in App.tsx is after TabGraphSection, before RecentlyClosedSection"
+        ));
+        assert_eq!(l.len(), 2);
+        assert_eq!(
+            names(b"use `GET_X` on macOS, not getY"),
+            [&b"get_x"[..], b"macos", b"gety"]
+        );
     }
 
     #[test]
