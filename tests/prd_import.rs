@@ -178,3 +178,26 @@ fn existing_output_is_kept_without_force_and_output_is_deterministic() {
     let (_, v, _) = import(case);
     assert_eq!(serde_json::from_slice::<Value>(&a).unwrap(), v);
 }
+
+#[test]
+fn a_fifo_named_as_the_prd_is_an_error_not_a_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("PRD.md");
+    let st = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for args in [&["prd", "import"][..], &["init", "--from"][..]] {
+        let o = ralph(tmp.path())
+            .args(args)
+            .arg(&fifo)
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+    }
+    assert!(!tmp.path().join("prd.json").exists());
+}

@@ -1,7 +1,6 @@
 //! `ralph init`: set ralph up in an existing project (the I/O around [`crate::init`]).
 //! Idempotent: a file that exists is never replaced; every step says what it did.
 
-use anyhow::Context;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -52,8 +51,7 @@ fn prd_step(ctx: &Ctx, from: Option<&Path>) -> anyhow::Result<String> {
     }
     let text = match from {
         Some(md) => {
-            let text = std::fs::read_to_string(md)
-                .with_context(|| format!("cannot read {}", md.display()))?;
+            let text = super::prd_file::read_text(md)?;
             let imported =
                 import::import(&text).map_err(|e| anyhow::anyhow!("{}: {e}", md.display()))?;
             to_pretty(&imported.value)
@@ -82,8 +80,8 @@ fn toml_step(root: &Path) -> anyhow::Result<String> {
     }
     let found: Vec<(&str, String)> = init::manifest_names()
         .filter_map(|name| {
-            let text = std::fs::read_to_string(root.join(name)).ok()?;
-            Some((name, text))
+            let bytes = crate::fsutil::read(&root.join(name)).ok()?;
+            Some((name, String::from_utf8(bytes).ok()?))
         })
         .collect();
     let verify = init::suggest_verify(&found);
@@ -105,10 +103,10 @@ fn toml_step(root: &Path) -> anyhow::Result<String> {
 
 fn gitignore_step(root: &Path) -> anyhow::Result<String> {
     let path = root.join(".gitignore");
-    let current = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    let current = match crate::fsutil::read_if_exists(&path)? {
+        None => String::new(),
+        Some(bytes) => String::from_utf8(bytes)
+            .map_err(|_| anyhow::anyhow!("cannot read {}: not UTF-8 text", path.display()))?,
     };
     Ok(match init::gitignore_with_ralph(&current) {
         None => format!("kept {} (it ignores .ralph/ already)", path.display()),

@@ -101,9 +101,22 @@ fn convert(ctx: &Ctx, dry_run: bool) -> anyhow::Result<Code> {
     Ok(Code::OK)
 }
 
+/// A user-named text file, read through `fsutil` (a FIFO or device there is an error, not a
+/// hang), as UTF-8.
+pub(super) fn read_text(path: &Path) -> anyhow::Result<String> {
+    let bytes =
+        crate::fsutil::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read {}: not UTF-8 text (byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
 fn import_file(markdown: &Path, out: &Path, force: bool) -> anyhow::Result<Code> {
-    let text = std::fs::read_to_string(markdown)
-        .with_context(|| format!("cannot read {}", markdown.display()))?;
+    let text = read_text(markdown)?;
     if out.exists() && !force {
         anyhow::bail!(
             "{} exists: ralph prd import never replaces it unless you pass --force (or choose another file with --out)",
