@@ -34,7 +34,7 @@ fn timeout_after_a_limit_message_is_a_timeout() {
     let p = Project::new(&one_story());
     p.agent("claude", "echo 'usage limit reached'\nsleep 30");
     p.run()
-        .args(["1", "--timeout", "0.5", "--no-wait"])
+        .args(["1", "--timeout", "3", "--no-wait"])
         .assert()
         .code(3);
     assert_eq!(p.history()[0]["outcome"], "timed-out");
