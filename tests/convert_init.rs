@@ -116,3 +116,25 @@ fn init_from_a_markdown_prd() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("US-007"), "{out}");
 }
+
+#[test]
+fn convert_never_writes_while_a_run_holds_the_lock() {
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    let prd = dir.path().join("prd.json");
+    std::fs::copy(wild("045-ShepAlderson-github-issues-tui.json"), &prd).unwrap();
+    let before = std::fs::read(&prd).unwrap();
+    // What `ralph run` holds: an exclusive flock on the project root.
+    let root = std::fs::File::open(dir.path()).unwrap();
+    assert_eq!(
+        unsafe { libc::flock(root.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let (code, out, err) = run(dir.path(), &["prd", "convert", "--to", "snarktank"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read(&prd).unwrap(), before);
+    drop(root);
+    let (code, _, err) = run(dir.path(), &["prd", "convert", "--to", "snarktank"]);
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(std::fs::read(&prd).unwrap(), before);
+}

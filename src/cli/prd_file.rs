@@ -61,7 +61,10 @@ pub fn prd(ctx: &Ctx, args: PrdArgs) -> anyhow::Result<Code> {
 
 fn convert(ctx: &Ctx, dry_run: bool) -> anyhow::Result<Code> {
     let path = &ctx.prd_path;
-    let prd = Prd::load(path).with_context(|| format!("cannot convert {}", path.display()))?;
+    let read =
+        crate::fsutil::read(path).with_context(|| format!("cannot convert {}", path.display()))?;
+    let prd = Prd::from_bytes(path, &read)
+        .with_context(|| format!("cannot convert {}", path.display()))?;
     let old = prd.to_pretty();
     let new = prd.to_canonical();
     if prd.dialect.is_canonical() || old == new {
@@ -87,6 +90,14 @@ fn convert(ctx: &Ctx, dry_run: bool) -> anyhow::Result<Code> {
             prd.dialect.name
         );
         return Ok(Code::OK);
+    }
+    // A running loop guards prd.json: never write under it, nor over an edit made since the read.
+    let _lock = crate::run::lock::Lock::acquire(&ctx.root)?;
+    if crate::fsutil::read(path).ok().as_deref() != Some(read.as_slice()) {
+        anyhow::bail!(
+            "{} changed while it was being converted; nothing written: run `ralph prd convert` again",
+            path.display()
+        );
     }
     crate::fsutil::atomic_write(path, new.as_bytes())?;
     println!(
