@@ -9,6 +9,7 @@
 //! name = "claude"          # claude|codex|amp|copilot|gemini|opencode|custom
 //! cmd = "my-agent --fast"  # custom command (implies name = "custom")
 //! prompt_mode = "stdin"    # stdin|arg|file
+//! instructions = "prompt.md" # the project's own instructions, for every agent
 //! [run]
 //! iterations = 10
 //! timeout = "60m"
@@ -39,7 +40,7 @@ use crate::agent::{AgentKind, PromptMode};
 pub const FILE: &str = "ralph.toml";
 
 const SECTIONS: &[&str] = &["agent", "run", "verify", "compact", "context"];
-const AGENT_KEYS: &[&str] = &["name", "cmd", "prompt_mode"];
+const AGENT_KEYS: &[&str] = &["name", "cmd", "prompt_mode", "instructions"];
 const RUN_KEYS: &[&str] = &[
     "iterations",
     "timeout",
@@ -102,6 +103,8 @@ pub struct Layer {
     pub agent: Option<AgentKind>,
     pub agent_cmd: Option<String>,
     pub prompt_mode: Option<PromptMode>,
+    /// `[agent] instructions`: the project's instructions file, relative to the root.
+    pub instructions: Option<PathBuf>,
     pub iterations: Option<u32>,
     pub timeout: Option<Duration>,
     pub sleep: Option<Duration>,
@@ -248,6 +251,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
                     .unwrap_or(d.context.files),
                 // The prompt names the checks the gate will run.
                 verify: pick!(verify, d.verify.clone()),
+                instructions: layers.iter().find_map(|l| l.instructions.clone()),
                 ..d.context
             }
         },
@@ -480,6 +484,13 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
             match (section.as_str(), key.as_str()) {
                 ("agent", "name") => layer.agent = Some(parse_agent(&place, str_of(&place, v)?)?),
                 ("agent", "cmd") => layer.agent_cmd = Some(str_of(&place, v)?.to_string()),
+                ("agent", "instructions") => {
+                    let file = str_of(&place, v)?;
+                    if file.trim().is_empty() {
+                        return Err(bad(&place, "expected a file name, like \"prompt.md\""));
+                    }
+                    layer.instructions = Some(PathBuf::from(file));
+                }
                 ("agent", "prompt_mode") => {
                     layer.prompt_mode = Some(parse_mode(&place, str_of(&place, v)?)?)
                 }
@@ -555,8 +566,15 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
 pub fn load_file(root: &Path) -> Result<Layer, ConfigError> {
     let path = root.join(FILE);
     match std::fs::read_to_string(&path) {
-        Ok(text) => parse_file(&path, &text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Layer::default()),
+        Ok(text) => {
+            let layer = parse_file(&path, &text)?;
+            tracing::debug!(path = %path.display(), ?layer, "read the settings file");
+            Ok(layer)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            tracing::debug!(path = %path.display(), "no settings file; defaults apply");
+            Ok(Layer::default())
+        }
         Err(source) => Err(crate::fsutil::FsError {
             path,
             action: "read",

@@ -50,7 +50,7 @@ pub fn gather(
                 .map(|s| format!(" (did you mean {s}?)"))
                 .unwrap_or_default(),
         })?;
-    let instructions = instructions::load(root, flavour)?.text;
+    let instructions = instructions::load(root, flavour, opts.instructions.as_deref())?.text;
 
     // The progress log and the code are independent reads; a big log is scanned on a second
     // core while the index is refreshed and the Pin searched.

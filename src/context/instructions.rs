@@ -2,9 +2,11 @@
 //!
 //! Owns the three embedded defaults (Claude-style, Codex-style, Copilot-style; each with the
 //! DISCOVERY PROTOCOL near the top, one story per run, the completion signal, never ask
-//! questions), which agent uses which flavour, and the project override:
-//! `<root>/system_instructions/<file>` replaces the default when present (the file names of the
-//! widely used bash fork, so its projects keep their instructions). Does not assemble prompts.
+//! questions), which agent uses which flavour, and the project's own instructions, first found
+//! wins: the file named by `[agent] instructions` in ralph.toml (the original Ralph's
+//! `prompt.md`, for every agent), then `<root>/system_instructions/<file>` (the file names of the
+//! widely used bash fork, so its projects keep their instructions), then the embedded default.
+//! Does not assemble prompts.
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -74,34 +76,51 @@ pub fn override_path(root: &Path, flavour: Flavour) -> PathBuf {
     root.join("system_instructions").join(flavour.file_name())
 }
 
-/// The instructions for `flavour`: the project's override file when it exists, else the
-/// embedded default. An override that cannot be read, is not UTF-8 or is blank is an error
-/// (silently falling back would hide the user's instructions).
-pub fn load(root: &Path, flavour: Flavour) -> Result<Instructions, ContextError> {
+/// The instructions for `flavour`: the file `configured` names (`[agent] instructions`, relative
+/// to `root`) when set, else the project's `system_instructions/` override when it exists, else
+/// the embedded default. A chosen file that is missing, cannot be read, is not UTF-8 or is blank
+/// is an error (silently falling back would hide the user's instructions).
+pub fn load(
+    root: &Path,
+    flavour: Flavour,
+    configured: Option<&Path>,
+) -> Result<Instructions, ContextError> {
+    if let Some(file) = configured {
+        let path = root.join(file);
+        tracing::debug!(path = %path.display(), "instructions from [agent] instructions");
+        return read_text(&path)
+            .map_err(|problem| ContextError::ConfiguredInstructions { path, problem });
+    }
     let path = override_path(root, flavour);
     if !path.exists() {
+        tracing::debug!(flavour = flavour.name(), "built-in instructions");
         return Ok(Instructions {
             text: flavour.embedded().to_string(),
             source: None,
         });
     }
-    let bytes = crate::fsutil::read(&path)?;
-    let text = String::from_utf8(bytes).map_err(|e| ContextError::BadInstructions {
-        path: path.clone(),
-        problem: format!(
+    tracing::debug!(path = %path.display(), "instructions from the project's override");
+    read_text(&path).map_err(|problem| ContextError::BadInstructions { path, problem })
+}
+
+/// A non-blank UTF-8 file, or what is wrong with it.
+fn read_text(path: &Path) -> Result<Instructions, String> {
+    let bytes = crate::fsutil::read(path).map_err(|e| match e.source.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => format!("cannot read it: {}", e.source),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
             "not valid UTF-8 (first bad byte at offset {})",
             e.utf8_error().valid_up_to()
-        ),
+        )
     })?;
     if text.trim().is_empty() {
-        return Err(ContextError::BadInstructions {
-            path,
-            problem: "the file is empty".into(),
-        });
+        return Err("the file is empty".into());
     }
     Ok(Instructions {
         text,
-        source: Some(path),
+        source: Some(path.to_path_buf()),
     })
 }
 
@@ -145,18 +164,18 @@ mod tests {
     #[test]
     fn project_file_overrides_the_default_for_its_flavour_only() {
         let dir = tempfile::tempdir().unwrap();
-        let got = load(dir.path(), Flavour::Codex).unwrap();
+        let got = load(dir.path(), Flavour::Codex, None).unwrap();
         assert_eq!(got.text, Flavour::Codex.embedded());
         assert_eq!(got.source, None);
 
         std::fs::create_dir(dir.path().join("system_instructions")).unwrap();
         let path = override_path(dir.path(), Flavour::Codex);
         std::fs::write(&path, "Custom codex rules\n").unwrap();
-        let got = load(dir.path(), Flavour::Codex).unwrap();
+        let got = load(dir.path(), Flavour::Codex, None).unwrap();
         assert_eq!(got.text, "Custom codex rules\n");
         assert_eq!(got.source, Some(path));
         assert_eq!(
-            load(dir.path(), Flavour::Claude).unwrap().text,
+            load(dir.path(), Flavour::Claude, None).unwrap().text,
             Flavour::Claude.embedded()
         );
     }
@@ -167,11 +186,39 @@ mod tests {
         std::fs::create_dir(dir.path().join("system_instructions")).unwrap();
         let path = override_path(dir.path(), Flavour::Claude);
         std::fs::write(&path, "  \n").unwrap();
-        let err = load(dir.path(), Flavour::Claude).unwrap_err().to_string();
+        let err = load(dir.path(), Flavour::Claude, None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("system_instructions.md"), "{err}");
         assert!(err.contains("empty"), "{err}");
         std::fs::write(&path, b"ok\xff").unwrap();
-        let err = load(dir.path(), Flavour::Claude).unwrap_err().to_string();
+        let err = load(dir.path(), Flavour::Claude, None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn the_configured_file_wins_for_every_flavour_and_must_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("system_instructions")).unwrap();
+        std::fs::write(override_path(dir.path(), Flavour::Claude), "fork rules\n").unwrap();
+        std::fs::write(dir.path().join("prompt.md"), "my prompt\n").unwrap();
+        for f in ALL {
+            let got = load(dir.path(), f, Some(Path::new("prompt.md"))).unwrap();
+            assert_eq!(got.text, "my prompt\n");
+            assert_eq!(got.source, Some(dir.path().join("prompt.md")));
+        }
+        let err = load(dir.path(), Flavour::Claude, Some(Path::new("nope.md")))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("nope.md"), "{err}");
+        assert!(err.contains("[agent] instructions"), "{err}");
+        assert!(err.contains("no such file"), "{err}");
+        std::fs::write(dir.path().join("blank.md"), "\n").unwrap();
+        let err = load(dir.path(), Flavour::Claude, Some(Path::new("blank.md")))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("empty"), "{err}");
     }
 }

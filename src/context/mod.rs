@@ -58,6 +58,9 @@ pub struct Options {
     /// Save the refreshed code index under `.ralph/` (false for `ralph run --dry-run`, which
     /// writes nothing). Default true.
     pub save_index: bool,
+    /// The project's own instructions file (`[agent] instructions`, relative to the root),
+    /// used instead of the built-in instructions for every agent. Default none.
+    pub instructions: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -72,6 +75,7 @@ impl Default for Options {
             files: 15,
             verify: Vec::new(),
             save_index: true,
+            instructions: None,
         }
     }
 }
@@ -94,6 +98,12 @@ pub enum ContextError {
     },
     #[error("{path}: {problem}; fix it, or delete it to use the built-in instructions")]
     BadInstructions { path: PathBuf, problem: String },
+    #[error(
+        "{path}: {problem}; it is named by [agent] instructions in ralph.toml: fix the path \
+         (relative to the project root), or remove the key to use the built-in instructions \
+         (`ralph instructions` prints them)"
+    )]
+    ConfiguredInstructions { path: PathBuf, problem: String },
     #[error("{path}: no story with id \"{id}\"{hint}; `ralph status` lists the ids")]
     UnknownStory {
         path: PathBuf,

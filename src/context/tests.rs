@@ -454,6 +454,7 @@ proptest! {
             files: 15,
             verify: inp.notes.clone(),
             save_index: false,
+            instructions: None,
         };
         match assemble(&inp, &opts) {
             Ok(a) => {
