@@ -14,7 +14,7 @@
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
 //!
 //! Shared plumbing: [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
-//! [`par`] (pure work spread over the cores).
+//! [`par`] (pure work spread over the cores), [`ui`] (colour, `-q`/`-v`, the `tracing` filter).
 
 pub mod agent;
 pub mod cli;
@@ -31,3 +31,4 @@ pub mod prd;
 pub mod progress;
 pub mod run;
 pub mod suggest;
+pub mod ui;

@@ -1,6 +1,6 @@
-//! The `ralph` binary: parse arguments, run the command, map the outcome to an exit code.
+//! The `ralph` binary: parse arguments, set up colour and logging, run the command, map the
+//! outcome to an exit code.
 
-use clap::Parser;
 use std::process::ExitCode;
 
 // mimalloc: prd.json, Pin and progress.txt handling is allocation-heavy (a Value per JSON node);
@@ -9,7 +9,7 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = ralph::cli::Cli::parse();
+    let cli = ralph::cli::parse();
     if !cli.command.supervises() {
         // `ralph status | head -1`: a closed pipe ends a read command quietly, as it ends
         // `cat`, instead of a panic in println!. The loop keeps SIGPIPE ignored: it must
@@ -19,10 +19,25 @@ fn main() -> ExitCode {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
     }
+    let verbosity = cli.verbosity();
+    ralph::ui::init(cli.color, verbosity);
+    let directive = ralph::ui::log_filter(verbosity, std::env::var("RALPH_LOG").ok().as_deref());
+    let filter = tracing_subscriber::EnvFilter::try_new(&directive).unwrap_or_else(|e| {
+        ralph::say!("warning: RALPH_LOG={directive}: {e}; logging warnings only");
+        tracing_subscriber::EnvFilter::new("warn")
+    });
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ralph::ui::stderr_has_color())
+        .with_target(false)
+        .without_time()
+        .init();
     match ralph::cli::dispatch(cli) {
         Ok(code) => ExitCode::from(code.as_u8()),
         Err(err) => {
-            eprintln!("error: {err:#}");
+            let label = ralph::ui::paint(ralph::ui::ERROR, "error:");
+            ralph::ui::anstream::eprintln!("{label} {err:#}");
             ExitCode::from(ralph::exit::Code::from_error(&err).as_u8())
         }
     }

@@ -41,6 +41,12 @@ fn read_commands_end_quietly_when_stdout_is_closed() {
         vec!["compact", "--dry-run", "--force"],
         vec!["run", "--dry-run"],
         vec!["pin", "search", "story"],
+        vec!["completions", "bash"],
+        vec!["completions", "zsh"],
+        vec!["completions", "fish"],
+        vec!["man"],
+        vec!["instructions"],
+        vec!["--color", "always", "status"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_ralph"))
             .args(&args)

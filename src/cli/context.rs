@@ -6,7 +6,6 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::Ctx;
-use crate::agent::AgentKind;
 use crate::config::{self, Layer};
 use crate::context::{self, Flavour};
 use crate::exit::Code;
@@ -37,8 +36,8 @@ pub struct ContextArgs {
     #[arg(long, value_name = "N")]
     pub files: Option<usize>,
     /// The agent whose instructions to use: claude, codex, amp, copilot, gemini, opencode,
-    /// custom (default: the agent `ralph run` would use).
-    #[arg(long, value_name = "NAME")]
+    /// custom (default: the agent `ralph run` would use). --tool is the same.
+    #[arg(long, visible_alias = "tool", value_name = "NAME")]
     pub agent: Option<String>,
 }
 
@@ -48,14 +47,14 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
     if let Some(story) = prd.story(&args.story_id) {
         let states = graph::states(&prd.stories);
         match &states[story.index] {
-            State::Done => eprintln!(
+            State::Done => crate::say!(
                 "note: {} already passes; this is the prompt a retry would get",
                 story.id
             ),
-            State::Removed => eprintln!("note: {} is removed; the loop never runs it", story.id),
+            State::Removed => crate::say!("note: {} is removed; the loop never runs it", story.id),
             State::Blocked { unmet } => {
                 let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
-                eprintln!(
+                crate::say!(
                     "note: {} is blocked by {}; the loop will not run it yet",
                     story.id,
                     names.join(", ")
@@ -66,12 +65,7 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
     }
     // The same settings `ralph run` resolves: flags > RALPH_* env > ralph.toml > defaults.
     let agent = match args.agent.as_deref() {
-        Some(name) => Some(AgentKind::parse(name).ok_or_else(|| {
-            anyhow::anyhow!(
-                "--agent {name}: unknown agent; use one of {}",
-                AgentKind::NAMES.join(", ")
-            )
-        })?),
+        Some(name) => Some(super::meta::parse_agent("--agent", name)?),
         None => None,
     };
     let flags = Layer {
@@ -90,7 +84,7 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
     let built = context::build_prompt(&ctx.root, &prd, &args.story_id, None, flavour, opts)
         .with_context(|| format!("cannot build the prompt for {}", args.story_id))?;
     for w in &built.warnings {
-        eprintln!("warning: {w}");
+        crate::say!("warning: {w}");
     }
     if args.json {
         println!("{}", built.to_json());

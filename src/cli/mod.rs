@@ -4,16 +4,19 @@
 //! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
 //! `compact.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
-//! `init.rs`.
+//! `init.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
+//! examples and builds the clap `Command` ([`parse`]).
 
-use clap::{Parser, Subcommand};
+use clap::{FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 
 use crate::exit::Code;
 
 pub mod compact;
 pub mod context;
+pub mod help;
 pub mod init;
+pub mod meta;
 pub mod pin;
 pub mod prd;
 pub mod prd_file;
@@ -29,6 +32,15 @@ pub struct Cli {
     /// The prd.json to use (default: <root>/prd.json).
     #[arg(long, global = true, value_name = "FILE")]
     pub prd: Option<PathBuf>,
+    /// When to colour the output (auto: on a terminal, unless NO_COLOR is set).
+    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = clap::ColorChoice::Auto)]
+    pub color: clap::ColorChoice,
+    /// Print only results and errors: no notes, warnings or progress lines.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print debug events on stderr (-vv: trace); RALPH_LOG=debug does the same.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -57,6 +69,12 @@ pub enum Command {
     Prd(prd_file::PrdArgs),
     /// Set ralph up in an existing project: prd.json, ralph.toml, the Pin, .gitignore.
     Init(init::InitArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(meta::CompletionsArgs),
+    /// Print the man page (roff) to stdout.
+    Man(meta::ManArgs),
+    /// Print the built-in agent instructions, to copy and customise.
+    Instructions(meta::InstructionsArgs),
 }
 
 impl Command {
@@ -90,6 +108,20 @@ impl Ctx {
     }
 }
 
+impl Cli {
+    /// The verbosity `-q` and `-v` ask for.
+    pub fn verbosity(&self) -> crate::ui::Verbosity {
+        crate::ui::Verbosity::from_flags(self.quiet, self.verbose)
+    }
+}
+
+/// Parse the process's arguments (with every command's examples in `--help`); exits on a usage
+/// error or `--help`, as clap does.
+pub fn parse() -> Cli {
+    let matches = help::command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 /// Run the parsed command.
 pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
     let ctx = Ctx::from_cli(&cli);
@@ -105,5 +137,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Pin(a) => pin::pin(&ctx, a),
         Command::Prd(a) => prd_file::prd(&ctx, a),
         Command::Init(a) => init::init(&ctx, a),
+        Command::Completions(a) => meta::completions(a),
+        Command::Man(a) => meta::man(a),
+        Command::Instructions(a) => meta::instructions(&ctx, a),
     }
 }

@@ -29,9 +29,6 @@ pub enum PinCommand {
     /// Validate specs/INDEX.md: paths, spec links, names, keyword counts.
     Check,
     /// Rank Pin entries (or, with --files, the project's files) for free text.
-    #[command(
-        after_help = "Examples:\n  ralph pin search render table\n  ralph pin search --files -- add a --draft flag\n\nWords after `--` may start with a dash."
-    )]
     Search {
         /// The words to search for (put them after `--` when one starts with a dash).
         #[arg(required = true)]
@@ -84,7 +81,7 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
     let out = pin::generate::generate(&ctx.root)
         .with_context(|| format!("cannot generate the Pin for {}", ctx.root.display()))?;
     for name in &out.summary.stale {
-        eprintln!(
+        crate::say!(
             "warning: {INDEX_PATH}: entry \"{name}\": none of its files exist any more (flagged stale; update its paths or remove it)"
         );
     }
@@ -95,7 +92,7 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
     let old = out.old.as_deref().unwrap_or("");
     if check {
         if out.old.as_deref() == Some(out.text.as_str()) {
-            eprintln!("{INDEX_PATH} is up to date");
+            crate::say!("{INDEX_PATH} is up to date");
             return Ok(Code::OK);
         }
         let diff = similar::TextDiff::from_lines(old, &out.text);
@@ -112,10 +109,10 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
     // The machine's index, one level finer than the Pin: built now so the first prompt is fast.
     let refreshed = crate::code::refresh(&ctx.root);
     if let Some(w) = &refreshed.warning {
-        eprintln!("warning: {w}");
+        crate::say!("warning: {w}");
     }
     if out.old.as_deref() == Some(out.text.as_str()) {
-        eprintln!(
+        crate::say!(
             "{INDEX_PATH}: unchanged ({} entries)",
             out.pin.entries().len()
         );
@@ -127,7 +124,7 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
     }
     crate::fsutil::atomic_write(&path, out.text.as_bytes())?;
     let s = &out.summary;
-    eprintln!(
+    crate::say!(
         "{INDEX_PATH}: {} entries ({} added, {} updated, {} stale)",
         out.pin.entries().len(),
         s.added.len(),
@@ -235,7 +232,7 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
     );
     let refreshed = crate::code::refresh(&ctx.root);
     if let Some(w) = &refreshed.warning {
-        eprintln!("warning: {w}");
+        crate::say!("warning: {w}");
     }
     let evidence = crate::code::Evidence {
         pins,

@@ -85,9 +85,9 @@ pub fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
         if args.json {
             println!("{}", report.to_json(args.strict));
         } else if bad {
-            eprint!("{}", report.render());
-        } else {
-            print!("{}", report.render());
+            anstream::eprint!("{}", report.render_styled());
+        } else if !crate::ui::quiet() {
+            anstream::print!("{}", report.render_styled());
         }
     }
     Ok(if failed { Code::ERROR } else { Code::OK })
@@ -160,7 +160,13 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
             }
             _ => String::new(),
         };
-        println!("{:<8} {:<width$}  {}{extra}", st.name(), s.id, s.title);
+        let style = crate::ui::state_style(st.name());
+        anstream::println!(
+            "{style}{:<8}{style:#} {:<width$}  {}{extra}",
+            st.name(),
+            s.id,
+            s.title
+        );
     }
     println!("{}", summary_line(&states));
     Ok(Code::OK)

@@ -155,7 +155,7 @@ fn import_file(markdown: &Path, out: &Path, force: bool) -> anyhow::Result<Code>
         println!("  note: {line}");
     }
     if !report.errors.is_empty() {
-        eprint!("{}", report.render());
+        anstream::eprint!("{}", report.render_styled());
         eprintln!("the imported file needs the fixes above before `ralph run` can use it");
         return Ok(Code::ERROR);
     }

@@ -22,8 +22,8 @@ pub struct RunArgs {
     /// Maximum number of iterations (default 10; rate-limited attempts do not count).
     #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub iterations: Option<u32>,
-    /// The agent CLI to run (default claude).
-    #[arg(long, value_enum)]
+    /// The agent CLI to run (default claude); --tool is the same, as in the original Ralph.
+    #[arg(long, value_enum, visible_alias = "tool")]
     pub agent: Option<AgentKind>,
     /// A custom agent command, split like a shell would but never run by one (implies --agent custom).
     #[arg(long, value_name = "CMD")]
@@ -199,16 +199,16 @@ pub fn demo(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<Code> {
     };
     demo::create(&dir)?;
     let pin = std::fs::read_to_string(dir.join(crate::pin::INDEX_PATH)).unwrap_or_default();
-    eprintln!(
+    crate::say!(
         "ralph demo: created {} (git repo, prd.json with 5 stories and dependencies)\n\
          ralph demo: its Pin ({}), the module map every prompt draws on:\n",
         dir.display(),
         crate::pin::INDEX_PATH
     );
     for line in pin.lines().filter(|l| !l.trim().is_empty()).take(24) {
-        eprintln!("  | {line}");
+        crate::say!("  | {line}");
     }
-    eprintln!(
+    crate::say!(
         "\nralph demo: running the loop with a scripted agent; verify gate: sh check.sh\n\
          ralph demo: each prompt's \"Where to look\" section names the files ranked for its story\n"
     );
@@ -217,7 +217,7 @@ pub fn demo(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<Code> {
     let flag = signals::install().context("cannot install the Ctrl-C handler")?;
     let exit = run::run(&opts, &flag).context("ralph demo stopped")?;
     if exit == run::Exit::AllDone {
-        eprintln!(
+        crate::say!(
             "\nralph demo: done. Look around: cd {} && ralph status && git log --oneline",
             dir.display()
         );

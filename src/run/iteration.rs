@@ -150,7 +150,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             }
         })?;
         if inv.switched_to_file {
-            eprintln!(
+            crate::say!(
                 "ralph: the prompt ({} bytes) is too long for one argument; passing the file {} instead",
                 prompt.len(),
                 p.display()

@@ -290,29 +290,29 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     // checking each one's identity (start time) so a reused pid is never killed.
     let left = crate::agent::group::stop_recorded(&state.join(AGENT_GROUP), opts.settings.grace);
     if left > 0 {
-        eprintln!(
+        crate::say!(
             "ralph: stopped {left} process(es) of an agent left running by a ralph that was killed"
         );
     }
     if let Some(pid) = &lock.took_over_from {
-        eprintln!(
+        crate::say!(
             "ralph: warning: took over {} left by pid {pid}, which is no longer running",
             lock.path.display()
         );
     }
     // Keep .ralph/ (lock, logs, history) out of the agent's `git add -A`.
     match git::exclude_state_dir(&opts.root) {
-        Ok(Some(path)) => eprintln!("ralph: added .ralph/ to {}", path.display()),
+        Ok(Some(path)) => crate::say!("ralph: added .ralph/ to {}", path.display()),
         Ok(None) => {}
-        Err(e) => eprintln!("ralph: warning: cannot keep .ralph/ out of git: {e}"),
+        Err(e) => crate::say!("ralph: warning: cannot keep .ralph/ out of git: {e}"),
     }
     match history::read_counted(&opts.root) {
         Ok((_, 0)) => {}
-        Ok((_, k)) => eprintln!(
+        Ok((_, k)) => crate::say!(
             "ralph: warning: {}: skipped {k} line(s) that are not history records; the file is kept and new records are appended",
             history::path(&opts.root).display()
         ),
-        Err(e) => eprintln!("ralph: warning: {e}"),
+        Err(e) => crate::say!("ralph: warning: {e}"),
     }
     let run_id = new_run_id();
     // Absolute, so the agent can be told where its prompt file is whatever its cwd.
@@ -338,7 +338,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     // What `.ralph/prd.good.json` holds.
     let mut good: Option<Rc<Vec<u8>>> = None;
     let progress_path = opts.root.join("progress.txt");
-    eprintln!(
+    crate::say!(
         "ralph: run {run_id}: agent {}, up to {} iterations{}",
         opts.agent.kind.name(),
         s.iterations,
@@ -349,7 +349,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         }
     );
     if s.verify.is_empty() {
-        eprintln!(
+        crate::say!(
             "ralph: warning: no verify commands (--verify, [verify] in ralph.toml): nothing verifies the agent's claims; a story counts as done only when the agent marks it passing in prd.json"
         );
     }
@@ -380,7 +380,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         if fresh && let Some(dir) = archive::on_branch(&paths, branch, &bytes, &jiff::Zoned::now())?
         {
             tree = None;
-            eprintln!(
+            crate::say!(
                 "ralph: branch changed to {branch}: archived the previous run to {} and started a fresh progress.txt",
                 dir.display()
             );
@@ -389,14 +389,15 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             // progress.txt may have been rewritten: that is ralph's change, not the next
             // agent's, so take a fresh "before".
             tree = None;
-            eprintln!("ralph: {line}");
+            crate::say!("ralph: {line}");
         }
         // Step 4: finished, or stuck?
         let states = graph::states(&prd.stories);
         if prd.all_done() {
             let total = prd.stories.iter().filter(|s| !s.removed).count();
-            eprintln!(
-                "ralph: all {total} stories pass ({n} iteration(s) in {})",
+            crate::say!(
+                "ralph: {} ({n} iteration(s) in {})",
+                crate::ui::paint(crate::ui::GOOD, &format!("all {total} stories pass")),
                 ratelimit::format_elapsed(started.elapsed())
             );
             return Ok(Exit::AllDone);
@@ -425,7 +426,8 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         }
         let story = prd.stories[i].clone();
         let attempt = attempts.get(&story.id).copied().unwrap_or(0) + 1;
-        eprintln!(
+        tracing::debug!(story = %story.id, attempt, skipped = skip.len(), "next story");
+        crate::say!(
             "ralph [{}/{}] {} {} (attempt {attempt}): starting {}",
             n + 1,
             s.iterations,
@@ -481,7 +483,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
                     format!("ralph: rate limited ({line}); backing off")
                 }
             };
-            eprintln!("{label}; this iteration does not count");
+            crate::say!("{label}; this iteration does not count");
             tree = None;
             if signals::countdown(d, interrupt, "ralph: waiting") {
                 eprintln!("ralph: interrupted");
@@ -502,13 +504,13 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
                 story.id.clone(),
                 format!("no progress in {k} attempts in a row (no commit, no file change, no passes flip)"),
             );
-            eprintln!(
+            crate::say!(
                 "ralph: skipping {} for the rest of this run: no progress in {k} attempts in a row",
                 story.id
             );
         }
         iteration::record(&opts.root, &record)?;
-        eprintln!(
+        crate::say!(
             "{}",
             status::status_line(
                 n,

@@ -9,7 +9,18 @@ use super::ratelimit::format_elapsed;
 use crate::graph::State;
 use crate::prd::Story;
 
-/// `ralph [2/10] US-002 Add login · 1m03s · done`.
+/// The colour of an outcome in the status line: done green, waits yellow, failures red.
+fn outcome_style(outcome: Outcome) -> anstyle::Style {
+    match outcome {
+        Outcome::Done => crate::ui::GOOD,
+        Outcome::RateLimited | Outcome::Interrupted => crate::ui::WAITING,
+        Outcome::VerifyFailed | Outcome::Incomplete | Outcome::AgentFailed | Outcome::TimedOut => {
+            crate::ui::BAD
+        }
+    }
+}
+
+/// `ralph [2/10] US-002 Add login · 1m03s · done` (the outcome styled, for `anstream`).
 pub fn status_line(
     i: u32,
     n: u32,
@@ -23,7 +34,7 @@ pub fn status_line(
         story.id,
         story.title,
         format_elapsed(elapsed),
-        outcome.name()
+        crate::ui::paint(outcome_style(outcome), outcome.name())
     );
     if !extra.is_empty() {
         s.push_str(" · ");
@@ -79,17 +90,19 @@ mod tests {
     #[test]
     fn lines_read_well() {
         let s = story("A", &[], false);
+        let line = status_line(
+            2,
+            10,
+            &s,
+            Duration::from_secs(63),
+            Outcome::Done,
+            "verify 1/1",
+        );
         assert_eq!(
-            status_line(
-                2,
-                10,
-                &s,
-                Duration::from_secs(63),
-                Outcome::Done,
-                "verify 1/1"
-            ),
+            anstream::adapter::strip_str(&line).to_string(),
             "ralph [2/10] A TA · 1m03s · done · verify 1/1"
         );
+        assert!(line.contains("\x1b["), "the outcome is styled: {line:?}");
         let v = vec![
             story("A", &[], true),
             story("B", &["C"], false),

@@ -36,7 +36,7 @@ pub struct VerifyEnv<'a> {
 pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentError> {
     let mut results = Vec::new();
     for cmd in commands {
-        eprintln!("ralph: verify: {cmd}");
+        crate::say!("ralph: verify: {cmd}");
         if let Some(log) = &env.log
             && let Ok(mut sink) = log.lock()
         {

@@ -1,0 +1,198 @@
+//! The examples at the end of every command's `--help` (clap's `after_help`), kept in one table,
+//! and the clap [`Command`] they are attached to: what the binary parses with and what
+//! `ralph completions` and `ralph man` render. Does not own the flags (each command's file does).
+
+use clap::{Command, CommandFactory};
+
+use super::Cli;
+
+/// (the subcommand path, its examples); the empty path is `ralph` itself.
+const EXAMPLES: &[(&[&str], &str)] = &[
+    (
+        &[],
+        "Examples:
+  ralph init                      set ralph up in this project
+  ralph validate                  check prd.json
+  ralph status                    every story's state
+  ralph run 20 --verify \"cargo test\"
+  ralph demo                      the whole loop on an example project
+
+Colour follows --color, NO_COLOR and whether output is a terminal; RALPH_LOG=debug (or -v)
+prints debug events on stderr.",
+    ),
+    (
+        &["validate"],
+        "Examples:
+  ralph validate
+  ralph validate --strict --json
+  ralph validate other/prd.json tasks/prd.json
+  ralph -q validate               print nothing unless there are errors",
+    ),
+    (
+        &["status"],
+        "Examples:
+  ralph status
+  ralph status --json
+  ralph --prd tasks/prd.json status",
+    ),
+    (
+        &["next"],
+        "Examples:
+  ralph next
+  ralph next --explain            why each other unfinished story is not next",
+    ),
+    (
+        &["graph"],
+        "Examples:
+  ralph graph | dot -Tsvg > graph.svg
+  ralph graph --format mermaid",
+    ),
+    (
+        &["run"],
+        "Examples:
+  ralph run                       up to 10 iterations with Claude Code
+  ralph run 25 --agent codex --verify \"cargo test\"
+  ralph run --tool amp            --tool is --agent, as in the original Ralph
+  ralph run --agent-cmd \"my-agent --fast\" --prompt-mode arg
+  ralph run --dry-run             the chosen story, the exact argv and prompt; runs nothing
+  ralph run --story US-003        start with this (ready) story",
+    ),
+    (
+        &["demo"],
+        "Examples:
+  ralph demo                      in a new temp dir
+  ralph demo /tmp/ralph-demo",
+    ),
+    (
+        &["context"],
+        "Examples:
+  ralph context US-002
+  ralph context US-002 --explain
+  ralph context US-002 --budget 8000 --agent codex > prompt.md",
+    ),
+    (
+        &["compact"],
+        "Examples:
+  ralph compact                   only if progress.txt is over 400 lines
+  ralph compact --force --keep-recent 120
+  ralph compact --dry-run         print the diff, write nothing",
+    ),
+    (
+        &["pin"],
+        "Examples:
+  ralph pin generate
+  ralph pin check
+  ralph pin search parse the config file",
+    ),
+    (
+        &["pin", "generate"],
+        "Examples:
+  ralph pin generate              create or update specs/INDEX.md
+  ralph pin generate --check      exit 1 with a diff when it is out of date
+  ralph pin generate --stdout",
+    ),
+    (
+        &["pin", "check"],
+        "Examples:
+  ralph pin check",
+    ),
+    (
+        &["pin", "search"],
+        "Examples:
+  ralph pin search render table
+  ralph pin search --files -- add a --draft flag
+
+Words after `--` may start with a dash.",
+    ),
+    (
+        &["prd"],
+        "Examples:
+  ralph prd convert --to snarktank --dry-run
+  ralph prd import tasks/prd-tags.md",
+    ),
+    (
+        &["prd", "convert"],
+        "Examples:
+  ralph prd convert --to snarktank --dry-run
+  ralph prd convert --to snarktank",
+    ),
+    (
+        &["prd", "import"],
+        "Examples:
+  ralph prd import tasks/prd-tags.md
+  ralph prd import tasks/prd-tags.md --out prd.json --force",
+    ),
+    (
+        &["init"],
+        "Examples:
+  ralph init
+  ralph init --from tasks/prd-tags.md",
+    ),
+    (
+        &["completions"],
+        "Examples:
+  ralph completions bash > ~/.local/share/bash-completion/completions/ralph
+  ralph completions zsh > ~/.zfunc/_ralph
+  ralph completions fish > ~/.config/fish/completions/ralph.fish",
+    ),
+    (
+        &["man"],
+        "Examples:
+  ralph man > ~/.local/share/man/man1/ralph.1
+  ralph man | man -l -",
+    ),
+    (
+        &["instructions"],
+        "Examples:
+  ralph instructions > prompt.md  then set [agent] instructions = \"prompt.md\" in ralph.toml
+  ralph instructions --agent codex",
+    ),
+];
+
+/// Attach `text` as the after-help of the subcommand at `path` under `cmd`.
+fn attach(cmd: Command, path: &[&str], text: &'static str) -> Command {
+    match path.split_first() {
+        None => cmd.after_help(text),
+        Some((first, rest)) => cmd.mut_subcommand(*first, |sub| attach(sub, rest, text)),
+    }
+}
+
+/// The whole command line: the derived [`Cli`] with every command's examples.
+pub fn command() -> Command {
+    EXAMPLES
+        .iter()
+        .fold(Cli::command(), |cmd, (path, text)| attach(cmd, path, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walk<'a>(cmd: &'a Command, path: &mut Vec<&'a str>, out: &mut Vec<String>) {
+        if cmd.get_after_help().is_none() {
+            out.push(format!("ralph {}", path.join(" ")));
+        }
+        for sub in cmd.get_subcommands() {
+            path.push(sub.get_name());
+            walk(sub, path, out);
+            path.pop();
+        }
+    }
+
+    #[test]
+    fn every_command_has_examples() {
+        let cmd = command();
+        cmd.clone().debug_assert();
+        let mut missing = vec![];
+        walk(&cmd, &mut vec![], &mut missing);
+        assert!(missing.is_empty(), "no examples: {missing:?}");
+        assert_eq!(
+            EXAMPLES.len(),
+            1 + cmd
+                .get_subcommands()
+                .map(|s| 1 + s.get_subcommands().count())
+                .sum::<usize>(),
+            "one entry per command, no stale ones"
+        );
+    }
+}

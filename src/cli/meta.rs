@@ -1,0 +1,99 @@
+//! Commands about ralph itself: `ralph completions <shell>` (clap_complete), `ralph man`
+//! (clap_mangen) and `ralph instructions` (the built-in instructions, to copy and customise).
+//! Each prints to stdout; a closed pipe ends it quietly. Does not own the command line (see
+//! `help.rs`) nor the instructions (see `crate::context::instructions`).
+
+use anyhow::Context;
+use clap::Args;
+
+use super::Ctx;
+use crate::agent::AgentKind;
+use crate::config::{self, Layer};
+use crate::context::Flavour;
+use crate::exit::Code;
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write completions for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {}
+
+#[derive(Debug, Args)]
+pub struct InstructionsArgs {
+    /// The agent whose built-in instructions to print: claude, codex, amp, copilot, gemini,
+    /// opencode, custom (default: the agent `ralph run` would use).
+    #[arg(long, visible_alias = "tool", value_name = "NAME")]
+    pub agent: Option<String>,
+}
+
+/// Write to stdout; a closed pipe (`ralph man | head`) is not an error.
+fn emit(bytes: &[u8]) -> anyhow::Result<Code> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write to stdout")
+        }
+        _ => Ok(Code::OK),
+    }
+}
+
+pub fn completions(args: CompletionsArgs) -> anyhow::Result<Code> {
+    let mut cmd = super::help::command();
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "ralph", &mut out);
+    emit(&out)
+}
+
+pub fn man(_args: ManArgs) -> anyhow::Result<Code> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(super::help::command())
+        .render(&mut out)
+        .context("cannot render the man page")?;
+    emit(&out)
+}
+
+/// `--agent NAME` (or `--tool NAME`) as an agent preset, with the list of names when unknown.
+pub fn parse_agent(flag: &str, name: &str) -> anyhow::Result<AgentKind> {
+    AgentKind::parse(name).ok_or_else(|| {
+        let hint = crate::suggest::nearest(name, AgentKind::NAMES.iter().copied())
+            .map(|n| format!(" (did you mean \"{n}\"?)"))
+            .unwrap_or_default();
+        anyhow::anyhow!(
+            "{flag} {name}: unknown agent{hint}; use one of {}",
+            AgentKind::NAMES.join(", ")
+        )
+    })
+}
+
+pub fn instructions(ctx: &Ctx, args: InstructionsArgs) -> anyhow::Result<Code> {
+    let flags = Layer {
+        agent: args
+            .agent
+            .as_deref()
+            .map(|n| parse_agent("--agent", n))
+            .transpose()?,
+        ..Layer::default()
+    };
+    let file = config::load_file(&ctx.root)?;
+    let env = config::from_env(|k| std::env::var(k).ok())?;
+    let settings = config::resolve(&[&flags, &env, &file]);
+    let flavour = Flavour::for_agent(settings.agent.name());
+    let fork = crate::context::instructions::override_path(&ctx.root, flavour);
+    if let Some(own) = &settings.context.instructions {
+        crate::say!(
+            "note: this project's prompts use {} ([agent] instructions in ralph.toml), not these",
+            own.display()
+        );
+    } else if fork.exists() {
+        crate::say!(
+            "note: this project's prompts use {}, not these",
+            fork.display()
+        );
+    }
+    emit(flavour.embedded().as_bytes())
+}

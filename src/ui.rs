@@ -1,0 +1,160 @@
+//! Terminal output policy: whether to colour, how much to say, and the styles ralph uses.
+//!
+//! Owns the one decision about colour (`--color auto|always|never`, handed to `anstream`, which
+//! honours `NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE` and whether the stream is a terminal, and
+//! strips the escape codes when colour is off), the verbosity (`-q`, `-v`), the `tracing` filter
+//! that follows from them (`RALPH_LOG`), and the named styles (errors, warnings, story states,
+//! loop outcomes). Text is written styled and printed through `anstream`'s macros; nothing else
+//! writes escape codes. Does not decide what a command prints: the commands do.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use anstyle::{AnsiColor, Style};
+
+pub use anstream;
+
+/// How much ralph says besides a command's result and its errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    /// `-q`: only results and errors: no notes, warnings or progress lines.
+    Quiet,
+    /// The default.
+    Normal,
+    /// `-v` (debug events on stderr) and `-vv` (trace events).
+    Verbose(u8),
+}
+
+impl Verbosity {
+    /// From the `-q` and `-v` counts (clap makes them exclusive).
+    pub fn from_flags(quiet: bool, verbose: u8) -> Verbosity {
+        match (quiet, verbose) {
+            (true, _) => Verbosity::Quiet,
+            (false, 0) => Verbosity::Normal,
+            (false, n) => Verbosity::Verbose(n),
+        }
+    }
+}
+
+const QUIET: u8 = 0;
+const NORMAL: u8 = 1;
+const VERBOSE: u8 = 2;
+
+static LEVEL: AtomicU8 = AtomicU8::new(NORMAL);
+
+/// Set the process-wide colour choice and verbosity; called once by the binary before any
+/// output.
+pub fn init(color: clap::ColorChoice, verbosity: Verbosity) {
+    let choice = match color {
+        clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
+        clap::ColorChoice::Always => anstream::ColorChoice::Always,
+        clap::ColorChoice::Never => anstream::ColorChoice::Never,
+    };
+    choice.write_global();
+    LEVEL.store(
+        match verbosity {
+            Verbosity::Quiet => QUIET,
+            Verbosity::Normal => NORMAL,
+            Verbosity::Verbose(_) => VERBOSE,
+        },
+        Ordering::Relaxed,
+    );
+}
+
+/// `-q` was given: say nothing but results and errors.
+pub fn quiet() -> bool {
+    LEVEL.load(Ordering::Relaxed) == QUIET
+}
+
+/// Whether text written to stderr keeps its colour (for the `tracing` subscriber, which writes
+/// its own escape codes).
+pub fn stderr_has_color() -> bool {
+    anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
+}
+
+/// The `tracing` filter: `-q` errors only, `-v` ralph's debug events, `-vv` its trace events;
+/// otherwise `RALPH_LOG` (an `EnvFilter` directive such as `debug` or `ralph::config=debug`),
+/// else warnings.
+pub fn log_filter(verbosity: Verbosity, ralph_log: Option<&str>) -> String {
+    match verbosity {
+        Verbosity::Quiet => "error".into(),
+        Verbosity::Verbose(1) => "ralph=debug".into(),
+        Verbosity::Verbose(_) => "ralph=trace".into(),
+        Verbosity::Normal => ralph_log
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .unwrap_or("warn")
+            .to_string(),
+    }
+}
+
+/// Print a line of chatter (notes, warnings, progress) to stderr unless `-q` was given.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if !$crate::ui::quiet() {
+            $crate::ui::anstream::eprintln!($($arg)*);
+        }
+    };
+}
+
+/// `text` wrapped in `style` (its escape codes; `anstream` strips them when colour is off).
+pub fn paint(style: Style, text: &str) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+/// "error" in diagnostics and the top-level error line.
+pub const ERROR: Style = AnsiColor::Red.on_default().bold();
+/// "warning" in diagnostics.
+pub const WARNING: Style = AnsiColor::Yellow.on_default().bold();
+/// A hint line's label.
+pub const HINT: Style = AnsiColor::Cyan.on_default();
+/// Success: a passing story, a finished run.
+pub const GOOD: Style = AnsiColor::Green.on_default();
+/// A story ready to run.
+pub const READY: Style = AnsiColor::Cyan.on_default();
+/// Waiting: a blocked story, a rate limit.
+pub const WAITING: Style = AnsiColor::Yellow.on_default();
+/// Out of the way: a removed story.
+pub const DIM: Style = Style::new().dimmed();
+/// A failure that is not ralph's error: a failed gate, a failed agent.
+pub const BAD: Style = AnsiColor::Red.on_default();
+
+/// The style of a story state's name (`done`, `ready`, `blocked`, `removed`).
+pub fn state_style(state: &str) -> Style {
+    match state {
+        "done" => GOOD,
+        "ready" => READY,
+        "blocked" => WAITING,
+        "removed" => DIM,
+        _ => Style::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_pick_the_filter_and_beat_ralph_log() {
+        assert_eq!(log_filter(Verbosity::Normal, None), "warn");
+        assert_eq!(log_filter(Verbosity::Normal, Some(" ")), "warn");
+        assert_eq!(log_filter(Verbosity::Normal, Some("debug")), "debug");
+        assert_eq!(log_filter(Verbosity::Quiet, Some("debug")), "error");
+        assert_eq!(log_filter(Verbosity::Verbose(1), None), "ralph=debug");
+        assert_eq!(
+            log_filter(Verbosity::Verbose(3), Some("warn")),
+            "ralph=trace"
+        );
+        assert_eq!(Verbosity::from_flags(true, 0), Verbosity::Quiet);
+        assert_eq!(Verbosity::from_flags(false, 0), Verbosity::Normal);
+        assert_eq!(Verbosity::from_flags(false, 2), Verbosity::Verbose(2));
+    }
+
+    #[test]
+    fn painted_text_strips_back_to_the_text() {
+        let s = paint(ERROR, "error");
+        assert_ne!(s, "error");
+        assert_eq!(anstream::adapter::strip_str(&s).to_string(), "error");
+        assert_eq!(paint(Style::new(), "plain"), "plain");
+    }
+}
