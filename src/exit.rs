@@ -27,10 +27,12 @@ impl Code {
     }
 
     /// The code for an error that reached the top: [`Interrupted`] anywhere in the chain maps to
-    /// 130, everything else to 1.
+    /// 130, [`Usage`] to 2, everything else to 1.
     pub fn from_error(err: &anyhow::Error) -> Code {
         if err.chain().any(|e| e.is::<Interrupted>()) {
             Code::INTERRUPTED
+        } else if err.chain().any(|e| e.is::<Usage>()) {
+            Code::USAGE
         } else {
             Code::ERROR
         }
@@ -42,6 +44,12 @@ impl Code {
 #[error("interrupted")]
 pub struct Interrupted;
 
+/// Marker error: options that parse but cannot be used together (exit 2, like clap's own
+/// usage errors). The message says what to change.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Usage(pub String);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +60,7 @@ mod tests {
         assert_eq!(Code::from_error(&err), Code::INTERRUPTED);
         let other = anyhow::anyhow!("boom");
         assert_eq!(Code::from_error(&other), Code::ERROR);
+        let usage = anyhow::Error::new(Usage("--a needs --b".into()));
+        assert_eq!(Code::from_error(&usage), Code::USAGE);
     }
 }

@@ -93,6 +93,9 @@ pub enum Severity {
 /// One finding, at a line of specs/INDEX.md.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Stable, for `--json` readers: `no-name`, `duplicate-name`, `no-files`, `bad-path`,
+    /// `stale`, `bad-spec`, `spec-no-file`, `keyword-count`.
+    pub code: &'static str,
     pub severity: Severity,
     pub line: usize,
     pub entry: String,
@@ -123,8 +126,9 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for e in pin.entries() {
-        let mut diag = |severity, line, message: String| {
+        let mut diag = |code, severity, line, message: String| {
             out.push(Diagnostic {
+                code,
                 severity,
                 line,
                 entry: e.name.clone(),
@@ -133,6 +137,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
         };
         if e.name.trim().is_empty() {
             diag(
+                "no-name",
                 Severity::Error,
                 e.line(),
                 "the entry has no name; write one after the `###`".into(),
@@ -140,6 +145,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
         }
         match seen.get(&e.name.trim().to_lowercase()) {
             Some(first) => diag(
+                "duplicate-name",
                 Severity::Error,
                 e.line(),
                 format!(
@@ -152,6 +158,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
         }
         if e.files.is_empty() {
             diag(
+                "no-files",
                 Severity::Warning,
                 e.line(),
                 "lists no file paths; add the files it describes".into(),
@@ -160,6 +167,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
         for (i, f) in e.files.iter().enumerate() {
             if let Err(p) = resolve(root, &canon_root, f) {
                 diag(
+                    "bad-path",
                     Severity::Error,
                     e.file_line(i),
                     format!("file path `{f}` {p}"),
@@ -168,6 +176,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
         }
         if e.stale {
             diag(
+                "stale",
                 Severity::Warning,
                 e.line(),
                 "is flagged stale by `ralph pin generate`; update its paths or remove it".into(),
@@ -185,6 +194,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
                         }
                     }) {
                         diag(
+                            "bad-spec",
                             Severity::Error,
                             e.line(),
                             format!("spec link `{p}` {problem}"),
@@ -192,6 +202,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
                     }
                 }
                 None => diag(
+                    "spec-no-file",
                     Severity::Warning,
                     e.line(),
                     format!("spec link `{spec}` names no file; write a path (or N/A)"),
@@ -201,6 +212,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
         let n = e.keywords.len();
         if !(KEYWORDS_MIN..=KEYWORDS_MAX).contains(&n) {
             diag(
+                "keyword-count",
                 Severity::Warning,
                 e.line(),
                 format!(
