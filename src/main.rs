@@ -9,7 +9,8 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = ralph::cli::parse();
+    // clap's parse, except that a usage error with `--json` is a JSON envelope on stdout.
+    let cli = ralph::cli::envelope::parse();
     if !cli.command.supervises() {
         // `ralph status | head -1`: a closed pipe ends a read command quietly, as it ends
         // `cat`, instead of a panic in println!. The loop keeps SIGPIPE ignored: it must
@@ -33,11 +34,12 @@ fn main() -> ExitCode {
         .with_target(false)
         .without_time()
         .init();
+    let json = ralph::cli::envelope::json_command(&cli.command);
     match ralph::cli::dispatch(cli) {
         Ok(code) => ExitCode::from(code.as_u8()),
         Err(err) => {
-            let label = ralph::ui::paint(ralph::ui::ERROR, "error:");
-            ralph::ui::anstream::eprintln!("{label} {err:#}");
+            // `error: …` on stderr, or with `--json` the envelope on stdout; same exit code.
+            ralph::cli::envelope::report_error(json, &err);
             ExitCode::from(ralph::exit::Code::from_error(&err).as_u8())
         }
     }

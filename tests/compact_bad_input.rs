@@ -194,6 +194,7 @@ fn a_large_generated_file_compacts() {
     assert!(lines >= 100_000, "{lines}");
     let (dir, out) = run(text.as_bytes(), &["--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &v["data"];
     assert_eq!(v["lines_before"], lines);
     assert_eq!(
         v["entries_compacted"].as_u64().unwrap() as usize

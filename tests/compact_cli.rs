@@ -119,6 +119,7 @@ fn json_output_reports_what_was_done() {
         .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &v["data"];
     assert_eq!(v["status"], "compacted");
     assert_eq!(v["lines_before"], 169);
     assert_eq!(v["lines_after"], 91);
@@ -136,6 +137,7 @@ fn json_output_reports_what_was_done() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &v["data"];
     assert_eq!(v["status"], "nothing");
     assert!(v["reason"].as_str().unwrap().contains("threshold of 400"));
 }

@@ -161,7 +161,9 @@ fn json_has_the_same_account_and_the_prompt() {
         &["context", "US-002", "--json", "--budget", "4000"],
     );
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["command"], "context");
+    let v = &v["data"];
     assert_eq!(v["story"], "US-002");
     assert_eq!(v["budget"], 4000);
     assert!(v["tokens"].as_u64().unwrap() <= 4000);
@@ -262,6 +264,7 @@ fn secrets_in_progress_are_redacted_and_counted() {
     std::fs::write(dir.path().join("progress.txt"), progress).unwrap();
     let text = stdout(dir.path(), &["context", "US-002", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let v = &v["data"];
     let prompt = v["prompt"].as_str().unwrap();
     assert!(!prompt.contains("hunter22"));
     assert!(!prompt.contains("sk-ant-api03"));
@@ -312,6 +315,7 @@ fn real_files_from_the_bash_fork_work_as_they_are() {
     std::fs::copy(fixtures.join("INDEX.md"), dir.path().join("specs/INDEX.md")).unwrap();
     let text = stdout(dir.path(), &["context", "US-004", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let v = &v["data"];
     let prompt = v["prompt"].as_str().unwrap();
     assert!(prompt.contains("# Your story: US-004"));
     // US-004 is blocked by US-003 in that PRD: its real progress entry is carried over.

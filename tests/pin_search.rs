@@ -48,7 +48,8 @@ fn json_output_and_limit() {
         .stdout
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let hits = v.as_array().unwrap();
+    assert_eq!(v["data"]["kind"], "entries");
+    let hits = v["data"]["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0]["name"], "Pin search");
     assert_eq!(hits[0]["matched"], serde_json::json!(["search"]));

@@ -461,10 +461,17 @@ fn json_output_has_the_documented_shape() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(j["schema_version"], 1);
-    assert_eq!(j["valid"], false);
-    assert!(j["file"].as_str().unwrap().ends_with("prd.json"));
+    assert_eq!(j["schema_version"], 2);
+    assert_eq!(j["command"], "validate");
+    assert_eq!(j["data"]["valid"], false);
+    assert!(
+        j["data"]["files"][0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("prd.json")
+    );
     let e = &j["errors"][0];
+    assert!(e["file"].as_str().unwrap().ends_with("prd.json"));
     assert_eq!(e["code"], "unknown-ref");
     assert_eq!(e["pointer"], "/userStories/0/blockedBy/0");
     assert_eq!(e["story"], "US-001");

@@ -48,9 +48,9 @@ fn status_lists_states_and_summary() {
     ");
     let (_, out, _) = run(dir.path(), &["status", "--json"]);
     let j: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(j["stories"][3]["state"], "blocked");
+    assert_eq!(j["data"]["stories"][3]["state"], "blocked");
     assert_eq!(
-        j["stories"][3]["blockedBy"][0],
+        j["data"]["stories"][3]["blockedBy"][0],
         json!({"reason": "not-done", "id": "US-002"})
     );
 }
@@ -78,8 +78,8 @@ fn next_picks_lowest_priority_ready_story_and_explains() {
     ");
     let (_, out, _) = run(dir.path(), &["next", "--json"]);
     let j: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(j["next"]["id"], "US-002");
-    assert_eq!(j["all_done"], false);
+    assert_eq!(j["data"]["next"]["id"], "US-002");
+    assert_eq!(j["data"]["all_done"], false);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Ctx;
+use super::envelope::{Envelope, Problem};
 use crate::agent::{AgentSpec, PromptMode};
 use crate::config::{self, Layer, Settings};
 use crate::exit::Code;
@@ -146,13 +147,8 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
         ..Layer::default()
     };
     let settings = config::resolve(&[&flags, &env, &file]);
-    let opts = match options(&args, &settings) {
-        Ok(o) => o,
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            return Ok(Code::USAGE);
-        }
-    };
+    // A usage error goes through main like every error: exit 2, an envelope with --json.
+    let opts = options(&args, &settings).map_err(crate::exit::Usage)?;
     let path = progress::path_in(&ctx.root);
     let original = store::read(&path)?;
     let shown = path.display();
@@ -160,18 +156,22 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
         Ok(c) => c,
         Err(why) => {
             if args.json {
-                println!(
-                    "{}",
-                    json!({"status": "nothing", "path": shown.to_string(), "reason": why.to_string()})
-                );
+                Envelope::new(
+                    "compact",
+                    json!({"status": "nothing", "path": shown.to_string(), "reason": why.to_string()}),
+                )
+                .emit()?;
             } else {
                 println!("{shown}: {why}");
             }
             return Ok(Code::OK);
         }
     };
+    let mut warnings = Vec::new();
     if let SummaryMethod::Fallback(why) = &c.stats.method {
-        eprintln!("warning: agent summary not used ({why}); wrote the deterministic summary");
+        let text = format!("agent summary not used ({why}); wrote the deterministic summary");
+        eprintln!("warning: {text}");
+        warnings.push(Problem::new("summary-fallback", text).file(&shown));
     }
     if args.dry_run {
         let old = String::from_utf8_lossy(&original.bytes);
@@ -189,7 +189,7 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
             v["status"] = json!("dry-run");
             v["path"] = json!(shown.to_string());
             v["diff"] = json!(diff);
-            println!("{v}");
+            Envelope::new("compact", v).warnings(warnings).emit()?;
         } else {
             print!("{diff}");
             eprintln!(
@@ -209,7 +209,7 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
         v["status"] = json!("compacted");
         v["path"] = json!(shown.to_string());
         v["archive"] = json!(summary.archive.display().to_string());
-        println!("{v}");
+        Envelope::new("compact", v).warnings(warnings).emit()?;
     } else {
         println!("compacted {shown}: {}", describe(&c.stats));
         println!(

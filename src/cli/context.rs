@@ -6,6 +6,8 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::Ctx;
+use super::envelope::{Envelope, Problem};
+use crate::agent::AgentKind;
 use crate::config::{self, Layer};
 use crate::context::{self, Flavour};
 use crate::exit::Code;
@@ -44,23 +46,38 @@ pub struct ContextArgs {
 pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
     let prd = Prd::load(&ctx.prd_path)
         .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
+    // Notes on the story's state: on stderr, and with --json as warnings too.
+    let mut notes = Vec::new();
     if let Some(story) = prd.story(&args.story_id) {
         let states = graph::states(&prd.stories);
-        match &states[story.index] {
-            State::Done => crate::say!(
-                "note: {} already passes; this is the prompt a retry would get",
-                story.id
-            ),
-            State::Removed => crate::say!("note: {} is removed; the loop never runs it", story.id),
+        let note = match &states[story.index] {
+            State::Done => Some((
+                "story-done",
+                format!(
+                    "{} already passes; this is the prompt a retry would get",
+                    story.id
+                ),
+            )),
+            State::Removed => Some((
+                "story-removed",
+                format!("{} is removed; the loop never runs it", story.id),
+            )),
             State::Blocked { unmet } => {
                 let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
-                crate::say!(
-                    "note: {} is blocked by {}; the loop will not run it yet",
-                    story.id,
-                    names.join(", ")
-                );
+                Some((
+                    "story-blocked",
+                    format!(
+                        "{} is blocked by {}; the loop will not run it yet",
+                        story.id,
+                        names.join(", ")
+                    ),
+                ))
             }
-            State::Ready => {}
+            State::Ready => None,
+        };
+        if let Some((code, text)) = note {
+            crate::say!("note: {text}");
+            notes.push(Problem::new(code, text).story(&story.id));
         }
     }
     // The same settings `ralph run` resolves: flags > RALPH_* env > ralph.toml > defaults.
@@ -87,7 +104,14 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
         crate::say!("warning: {w}");
     }
     if args.json {
-        println!("{}", built.to_json());
+        let warnings = built
+            .warnings
+            .iter()
+            .map(|w| Problem::new("context", w.as_str()).story(&args.story_id));
+        Envelope::new("context", built.to_json())
+            .warnings(notes)
+            .warnings(warnings)
+            .emit()?;
     } else if args.explain {
         print!("{}", built.explain());
     } else {

@@ -5,15 +5,17 @@
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
 //! `compact.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
 //! `init.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
-//! examples and builds the clap `Command` ([`parse`]).
+//! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
+//! output and error shares, and parses the command line ([`envelope::parse`]).
 
-use clap::{FromArgMatches, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 use crate::exit::Code;
 
 pub mod compact;
 pub mod context;
+pub mod envelope;
 pub mod help;
 pub mod init;
 pub mod meta;
@@ -113,13 +115,6 @@ impl Cli {
     pub fn verbosity(&self) -> crate::ui::Verbosity {
         crate::ui::Verbosity::from_flags(self.quiet, self.verbose)
     }
-}
-
-/// Parse the process's arguments (with every command's examples in `--help`); exits on a usage
-/// error or `--help`, as clap does.
-pub fn parse() -> Cli {
-    let matches = help::command().get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 /// Run the parsed command.

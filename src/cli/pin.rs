@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::Ctx;
+use super::envelope::{self, Envelope, Problem};
 use crate::code::{PinEvidence, QueryTerm, as_written, written_words};
 use crate::exit::Code;
 use crate::pin::{self, INDEX_PATH, check::Severity};
@@ -27,7 +28,11 @@ pub enum PinCommand {
         stdout: bool,
     },
     /// Validate specs/INDEX.md: paths, spec links, names, keyword counts.
-    Check,
+    Check {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Rank Pin entries (or, with --files, the project's files) for free text.
     Search {
         /// The words to search for (put them after `--` when one starts with a dash).
@@ -46,7 +51,7 @@ pub enum PinCommand {
 }
 
 /// Write to stdout; a closed pipe (`ralph pin search … | head -1`) is not an error.
-fn emit(text: &str) -> anyhow::Result<()> {
+pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -60,7 +65,7 @@ fn emit(text: &str) -> anyhow::Result<()> {
 pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
     match args.command {
         PinCommand::Generate { check, stdout } => generate(ctx, check, stdout),
-        PinCommand::Check => check(ctx),
+        PinCommand::Check { json } => check(ctx, json),
         PinCommand::Search {
             words,
             limit,
@@ -134,14 +139,17 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
     Ok(Code::OK)
 }
 
-fn check(ctx: &Ctx) -> anyhow::Result<Code> {
+/// No specs/INDEX.md where `pin check` looks.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: no Pin here; run `ralph pin generate` to create it", path.display())]
+pub(crate) struct NoPin {
+    pub(crate) path: std::path::PathBuf,
+}
+
+fn check(ctx: &Ctx, as_json: bool) -> anyhow::Result<Code> {
     let path = ctx.root.join(INDEX_PATH);
     if !path.exists() {
-        eprintln!(
-            "error: {}: no Pin here; run `ralph pin generate` to create it",
-            path.display()
-        );
-        return Ok(Code::ERROR);
+        return Err(NoPin { path }.into());
     }
     let p = pin::load(&ctx.root).context("cannot check the Pin")?;
     let diags = pin::check::check(&p, &ctx.root);
@@ -149,6 +157,17 @@ fn check(ctx: &Ctx) -> anyhow::Result<Code> {
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
+    if as_json {
+        let (errs, warns) = envelope::from_pin_check(INDEX_PATH, &diags);
+        Envelope::new(
+            "pin check",
+            json!({"file": INDEX_PATH, "entries": p.entries().len(), "valid": errors == 0}),
+        )
+        .errors(errs)
+        .warnings(warns)
+        .emit()?;
+        return Ok(if errors > 0 { Code::ERROR } else { Code::OK });
+    }
     for d in &diags {
         eprintln!("{INDEX_PATH}:{d}");
     }
@@ -164,6 +183,15 @@ fn check(ctx: &Ctx) -> anyhow::Result<Code> {
         emit(&format!("{summary}\n"))?;
         Ok(Code::OK)
     }
+}
+
+/// The warning for a search of an empty (or missing) Pin.
+fn empty_pin() -> Problem {
+    Problem::new(
+        "empty-pin",
+        format!("{INDEX_PATH} has no entries; run `ralph pin generate` first"),
+    )
+    .file(INDEX_PATH)
 }
 
 fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Result<Code> {
@@ -184,7 +212,14 @@ fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Re
                 }))
             })
             .collect();
-        emit(&format!("{}\n", serde_json::to_string_pretty(&list)?))?;
+        let mut env = Envelope::new(
+            "pin search",
+            json!({"query": query, "kind": "entries", "hits": list}),
+        );
+        if p.entries().is_empty() {
+            env.warnings.push(empty_pin());
+        }
+        env.emit()?;
         return Ok(Code::OK);
     }
     if p.entries().is_empty() {
@@ -231,8 +266,10 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
             .collect(),
     );
     let refreshed = crate::code::refresh(&ctx.root);
+    let mut warnings = Vec::new();
     if let Some(w) = &refreshed.warning {
         crate::say!("warning: {w}");
+        warnings.push(Problem::new("code-index", w.to_string()));
     }
     let evidence = crate::code::Evidence {
         pins,
@@ -251,7 +288,13 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
                 })
             })
             .collect();
-        emit(&format!("{}\n", serde_json::to_string_pretty(&list)?))?;
+        let query = written_words(q);
+        Envelope::new(
+            "pin search",
+            json!({"query": query, "kind": "files", "hits": list}),
+        )
+        .warnings(warnings)
+        .emit()?;
         return Ok(Code::OK);
     }
     if ranked.is_empty() {

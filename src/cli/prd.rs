@@ -6,6 +6,7 @@ use serde_json::json;
 use std::collections::HashSet;
 
 use super::Ctx;
+use super::envelope::{self, Envelope, Problem};
 use crate::exit::Code;
 use crate::graph::{self, State};
 use crate::prd::{Prd, Story, validate};
@@ -50,6 +51,9 @@ pub struct GraphArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
     pub format: GraphFormat,
+    /// Print the nodes and edges as JSON instead.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
 }
 
 pub fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
@@ -59,6 +63,8 @@ pub fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
         args.files
     };
     let mut failed = false;
+    let mut env = Envelope::new("validate", json!({}));
+    let mut checked = Vec::new();
     for file in &files {
         let report = match crate::fsutil::read(file) {
             Ok(bytes) => {
@@ -83,12 +89,28 @@ pub fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
         let bad = !report.errors.is_empty() || (args.strict && !report.warnings.is_empty());
         failed |= bad;
         if args.json {
-            println!("{}", report.to_json(args.strict));
+            let problems = |ds: &[validate::Diagnostic]| -> Vec<_> {
+                ds.iter()
+                    .map(|d| envelope::from_prd_diagnostic(&report.file, d))
+                    .collect()
+            };
+            checked.push(json!({"file": report.file, "valid": !bad}));
+            env.errors.extend(problems(&report.errors));
+            // --strict treats warnings as errors: they are reported as what they are then.
+            if args.strict {
+                env.errors.extend(problems(&report.warnings));
+            } else {
+                env.warnings.extend(problems(&report.warnings));
+            }
         } else if bad {
             anstream::eprint!("{}", report.render_styled());
         } else if !crate::ui::quiet() {
             anstream::print!("{}", report.render_styled());
         }
+    }
+    if args.json {
+        env.data = Some(json!({"valid": !failed, "files": checked}));
+        env.emit()?;
     }
     Ok(if failed { Code::ERROR } else { Code::OK })
 }
@@ -97,6 +119,15 @@ fn load(ctx: &Ctx) -> anyhow::Result<Prd> {
     let prd = Prd::load(&ctx.prd_path)
         .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
     Ok(prd)
+}
+
+/// The warnings found while loading prd.json (dialect, unknown fields, …), for the envelope.
+fn load_warnings(prd: &Prd) -> Vec<Problem> {
+    let file = prd.path.display().to_string();
+    prd.warnings
+        .iter()
+        .map(|d| envelope::from_prd_diagnostic(&file, d))
+        .collect()
 }
 
 fn story_json(s: &Story, st: &State) -> serde_json::Value {
@@ -136,11 +167,13 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
             .zip(&states)
             .map(|(s, st)| story_json(s, st))
             .collect();
-        println!(
-            "{}",
-            json!({"schema_version": 1, "file": ctx.prd_path.display().to_string(),
-                   "stories": stories, "summary": summary_line(&states)})
-        );
+        Envelope::new(
+            "status",
+            json!({"file": ctx.prd_path.display().to_string(), "stories": stories,
+                   "summary": summary_line(&states)}),
+        )
+        .warnings(load_warnings(&prd))
+        .emit()?;
         return Ok(Code::OK);
     }
     let width = prd
@@ -212,14 +245,21 @@ pub fn next(ctx: &Ctx, args: NextArgs) -> anyhow::Result<Code> {
     };
     if args.json {
         let next = chosen.map(|c| story_json(c, &states[c.index]));
-        let mut out = json!({"schema_version": 1, "next": next, "all_done": done});
+        let mut out = json!({"next": next, "all_done": done});
         if args.explain {
             out["explain"] = explain
                 .iter()
                 .map(|(s, w)| json!({"id": s.id, "reason": w}))
                 .collect();
         }
-        println!("{out}");
+        let mut env = Envelope::new("next", out).warnings(load_warnings(&prd));
+        if code == Code::NO_READY {
+            env.warnings.push(Problem::new(
+                "no-ready",
+                "no ready story: every unfinished story is blocked",
+            ));
+        }
+        env.emit()?;
         return Ok(code);
     }
     match chosen {
@@ -238,6 +278,24 @@ pub fn next(ctx: &Ctx, args: NextArgs) -> anyhow::Result<Code> {
 pub fn graph(ctx: &Ctx, args: GraphArgs) -> anyhow::Result<Code> {
     let prd = load(ctx)?;
     let states = graph::states(&prd.stories);
+    if args.json {
+        let nodes: Vec<_> = prd
+            .stories
+            .iter()
+            .zip(&states)
+            .map(|(s, st)| story_json(s, st))
+            .collect();
+        // Blocker to dependant, as the dot and mermaid edges point.
+        let edges: Vec<_> = prd
+            .stories
+            .iter()
+            .flat_map(|s| s.blocked_by.iter().map(|d| json!({"from": d, "to": s.id})))
+            .collect();
+        Envelope::new("graph", json!({"nodes": nodes, "edges": edges}))
+            .warnings(load_warnings(&prd))
+            .emit()?;
+        return Ok(Code::OK);
+    }
     let text = match args.format {
         GraphFormat::Dot => graph::render::dot(&prd.stories, &states),
         GraphFormat::Mermaid => graph::render::mermaid(&prd.stories, &states),

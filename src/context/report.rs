@@ -215,10 +215,9 @@ impl Assembled {
         out
     }
 
-    /// The same account as data, with the prompt, for `--json`.
+    /// The same account as data, with the prompt: the `data` of `ralph context --json`.
     pub fn to_json(&self) -> Value {
         let mut map = serde_json::Map::new();
-        map.insert("schema_version".into(), json!(1));
         if let Ok(Value::Object(fields)) = serde_json::to_value(self) {
             for (k, v) in fields {
                 let tokens = k == "tokens";
