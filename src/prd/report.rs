@@ -1,4 +1,5 @@
-//! Human-readable rendering of validation reports (the JSON form is the serde form of [`Report`]).
+//! Human-readable rendering of validation reports. The `--json` form is the envelope's (its
+//! problems are built from each [`Diagnostic`] in `cli::envelope`).
 //! [`Report::render_styled`] marks errors and warnings with [`crate::ui`]'s styles; printed
 //! through `anstream`, they are stripped when colour is off.
 
@@ -85,16 +86,5 @@ impl Report {
             self.warnings.len()
         ));
         out
-    }
-
-    /// The `--json` form: `{"schema_version":1,"file","valid","errors","warnings"}`.
-    pub fn to_json(&self, strict: bool) -> serde_json::Value {
-        serde_json::json!({
-            "schema_version": 1,
-            "file": self.file,
-            "valid": self.errors.is_empty() && (!strict || self.warnings.is_empty()),
-            "errors": self.errors,
-            "warnings": self.warnings,
-        })
     }
 }
