@@ -7,7 +7,6 @@ use clap::Args;
 
 use super::Ctx;
 use super::envelope::{Envelope, Problem};
-use crate::agent::AgentKind;
 use crate::config::{self, Layer};
 use crate::context::{self, Flavour};
 use crate::exit::Code;

@@ -103,6 +103,9 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
         return Some(match c {
             ContextError::OverBudget { story, .. } => Problem::new("over-budget", "").story(story),
             ContextError::BadInstructions { path, .. } => at("bad-instructions", path),
+            ContextError::ConfiguredInstructions { path, .. } => {
+                at("configured-instructions", path)
+            }
             ContextError::UnknownStory { path, id, .. } => at("unknown-story", path).story(id),
             ContextError::Io(f) => at("io", &f.path),
             ContextError::Pin(p) => pin_error(p),
