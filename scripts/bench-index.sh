@@ -13,38 +13,20 @@ set -euo pipefail
 
 runs="${1:-7}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/bench-lib.sh
+. "$repo/scripts/bench-lib.sh"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
 bin="$target/release/ralph"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 want=5000
 src_find=( -type f \( -name '*.rs' -o -name '*.py' -o -name '*.c' -o -name '*.h' -o -name '*.js'
   -o -name '*.ts' -o -name '*.go' -o -name '*.java' -o -name '*.sh' -o -name '*.cpp' \) )
 # Copy whole crates until the tree holds $want source files; when the cache holds fewer, a
 # second pass copies them again under another folder (same files, separate paths).
-count=0
-pass=0
-while [ "$count" -lt "$want" ]; do
-  pass=$((pass + 1))
-  copied=0
-  for crate in "$registry"/*/*/; do
-    [ -d "$crate" ] || continue
-    n=$(find "$crate" "${src_find[@]}" | wc -l)
-    [ "$n" -gt 0 ] || continue
-    mkdir -p "$tmp/proj/pass$pass"
-    cp -r "$crate" "$tmp/proj/pass$pass/"
-    count=$((count + n))
-    copied=1
-    [ "$count" -ge "$want" ] && break
-  done
-  if [ "$copied" -eq 0 ]; then
-    echo "bench-index.sh: no source files under $registry; run \`cargo fetch\` first" >&2
-    exit 1
-  fi
-done
+copy_crates "$tmp/proj" "$want" bench-index.sh
 
 cd "$tmp/proj"
 # Crates ship .gitignore files that would hide their own sources; the bench indexes them all.

@@ -13,6 +13,8 @@ set -euo pipefail
 
 runs="${1:-7}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/bench-lib.sh
+. "$repo/scripts/bench-lib.sh"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
 bin="$target/release/ralph"
@@ -24,32 +26,12 @@ if [ -n "${BENCH_PIN_KEEP:-}" ]; then
 else
   trap 'rm -rf "$tmp"' EXIT
 fi
-registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 want=5000
 src_find=( -type f \( -name '*.rs' -o -name '*.py' -o -name '*.js' -o -name '*.ts' -o -name '*.go'
   -o -name '*.java' -o -name '*.sh' -o -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.rb' \) )
 
 # Copy whole crates until the tree holds about $want source files (a second pass if needed).
-count=0
-pass=0
-while [ "$count" -lt "$want" ]; do
-  pass=$((pass + 1))
-  copied=0
-  for crate in "$registry"/*/*/; do
-    [ -d "$crate" ] || continue
-    n=$(find "$crate" "${src_find[@]}" | wc -l)
-    [ "$n" -gt 0 ] || continue
-    mkdir -p "$tmp/tree/pass$pass"
-    cp -r "$crate" "$tmp/tree/pass$pass/"
-    count=$((count + n))
-    copied=1
-    [ "$count" -ge "$want" ] && break
-  done
-  if [ "$copied" -eq 0 ]; then
-    echo "bench-pin.sh: no crate sources under $registry; run \`cargo fetch\` first" >&2
-    exit 1
-  fi
-done
+copy_crates "$tmp/tree" "$want" bench-pin.sh
 (cd "$tmp/tree" && find . "${src_find[@]}" -print0 | sort -z) > "$tmp/files"
 echo "tree: $count source files, $(du -sh "$tmp/tree" | cut -f1) in $tmp/tree"
 
