@@ -66,7 +66,7 @@ fn first_error(e: &PrdError) -> String {
 /// good copy is.
 fn write_failed(ctx: Ctx<'_>, path: &Path, source: FsError) -> RunError {
     let good = good_copy(ctx.state_dir);
-    let tmp = path.with_file_name(".ralph-tmp-restore");
+    let tmp = path.with_file_name(format!("{}restore", crate::fsutil::TEMP_PREFIX));
     let _ = std::fs::remove_file(&tmp);
     let state = if std::fs::hard_link(&good, &tmp).is_ok() && std::fs::rename(&tmp, path).is_ok() {
         format!(

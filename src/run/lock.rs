@@ -116,6 +116,17 @@ impl Lock {
     }
 }
 
+impl Lock {
+    /// Remove the temp files killed writes left beside `file` when it lives outside the root
+    /// (`--prd sub/prd.json`); `acquire` sweeps the root and `.ralph/`. Holding the lock is what
+    /// makes this safe: nobody else writes there meanwhile.
+    pub fn sweep_beside(&self, file: &Path) {
+        if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+            crate::fsutil::sweep_temp_files(dir);
+        }
+    }
+}
+
 impl Drop for Lock {
     fn drop(&mut self) {
         // Empty the pid file only if it is still ours (an agent may have replaced `.ralph/`).
@@ -180,5 +191,22 @@ mod tests {
         assert!(err.contains("pid unknown"), "{err}");
         drop(held);
         Lock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn temp_files_of_killed_writes_are_swept_beside_a_prd_in_a_subfolder() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let left = sub.join(format!("{}abc", crate::fsutil::TEMP_PREFIX));
+        std::fs::write(&left, "half a prd.json").unwrap();
+        std::fs::write(sub.join("prd.json"), "{}").unwrap();
+        let lock = Lock::acquire(dir.path()).unwrap();
+        assert!(left.exists(), "acquire sweeps the root and .ralph/ only");
+        lock.sweep_beside(&sub.join("prd.json"));
+        assert!(!left.exists());
+        assert!(sub.join("prd.json").exists());
+        // A bare file name (relative to the working directory) sweeps nothing and never fails.
+        lock.sweep_beside(Path::new("prd.json"));
     }
 }

@@ -286,6 +286,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     crate::agent::process::become_subreaper();
     let state = state_dir(&opts.root);
     let lock = lock::Lock::acquire(&opts.root)?;
+    lock.sweep_beside(&opts.prd_path);
     // A ralph killed outright (SIGKILL, OOM) could not stop its agent's children: do it now,
     // checking each one's identity (start time) so a reused pid is never killed.
     let left = crate::agent::group::stop_recorded(&state.join(AGENT_GROUP), opts.settings.grace);
