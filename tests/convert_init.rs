@@ -118,6 +118,31 @@ fn init_from_a_markdown_prd() {
 }
 
 #[test]
+fn import_force_never_replaces_a_prd_while_a_run_holds_the_lock() {
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    let prd = dir.path().join("prd.json");
+    std::fs::copy(wild("045-ShepAlderson-github-issues-tui.json"), &prd).unwrap();
+    let before = std::fs::read(&prd).unwrap();
+    let plan = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/prd-markdown/03-ghissues-tui.md");
+    std::fs::copy(plan, dir.path().join("plan.md")).unwrap();
+    let root = std::fs::File::open(dir.path()).unwrap();
+    assert_eq!(
+        unsafe { libc::flock(root.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let (code, out, err) = run(dir.path(), &["prd", "import", "plan.md", "--force"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(err.contains("lock"), "{err}");
+    assert_eq!(std::fs::read(&prd).unwrap(), before);
+    drop(root);
+    let (code, out, err) = run(dir.path(), &["prd", "import", "plan.md", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_ne!(std::fs::read(&prd).unwrap(), before);
+}
+
+#[test]
 fn convert_never_writes_while_a_run_holds_the_lock() {
     use std::os::fd::AsRawFd;
     let dir = tempfile::tempdir().unwrap();

@@ -54,7 +54,7 @@ pub fn prd(ctx: &Ctx, args: PrdArgs) -> anyhow::Result<Code> {
             force,
         } => {
             let out = out.unwrap_or_else(|| ctx.prd_path.clone());
-            import_file(&markdown, &out, force)
+            import_file(&ctx.root, &markdown, &out, force)
         }
     }
 }
@@ -92,7 +92,8 @@ fn convert(ctx: &Ctx, dry_run: bool) -> anyhow::Result<Code> {
         return Ok(Code::OK);
     }
     // A running loop guards prd.json: never write under it, nor over an edit made since the read.
-    let _lock = crate::run::lock::Lock::acquire(&ctx.root)?;
+    let lock = crate::run::lock::Lock::acquire(&ctx.root)?;
+    lock.sweep_beside(path);
     if crate::fsutil::read(path).ok().as_deref() != Some(read.as_slice()) {
         anyhow::bail!(
             "{} changed while it was being converted; nothing written: run `ralph prd convert` again",
@@ -126,9 +127,10 @@ pub(super) fn read_text(path: &Path) -> anyhow::Result<String> {
     })
 }
 
-fn import_file(markdown: &Path, out: &Path, force: bool) -> anyhow::Result<Code> {
+fn import_file(root: &Path, markdown: &Path, out: &Path, force: bool) -> anyhow::Result<Code> {
     let text = read_text(markdown)?;
-    if out.exists() && !force {
+    let before = out.exists().then(|| crate::fsutil::read(out).ok());
+    if before.is_some() && !force {
         anyhow::bail!(
             "{} exists: ralph prd import never replaces it unless you pass --force (or choose another file with --out)",
             out.display()
@@ -138,6 +140,23 @@ fn import_file(markdown: &Path, out: &Path, force: bool) -> anyhow::Result<Code>
         import::import(&text).map_err(|e| anyhow::anyhow!("{}: {e}", markdown.display()))?;
     let json = to_pretty(&imported.value);
     let (report, _) = validate::validate_bytes(out, json.as_bytes());
+    // Replacing a file (--force): a running loop guards it, so never write under the loop's
+    // lock, nor over an edit made since the check above.
+    let _lock = match &before {
+        Some(_) => {
+            let lock = crate::run::lock::Lock::acquire(root)?;
+            lock.sweep_beside(out);
+            Some(lock)
+        }
+        None => None,
+    };
+    if out.exists().then(|| crate::fsutil::read(out).ok()) != before {
+        anyhow::bail!(
+            "{} changed while {} was being imported; nothing written: run `ralph prd import` again",
+            out.display(),
+            markdown.display()
+        );
+    }
     crate::fsutil::atomic_write(out, json.as_bytes())?;
     let stories = imported.value["userStories"].as_array().map_or(0, Vec::len);
     let deps: usize = imported.value["userStories"]
