@@ -227,11 +227,9 @@ pub fn repair(before: &Value, after: &Value, current: &str) -> Value {
     out
 }
 
+/// The lines of `b` without terminators: progress.txt's own line splitting.
 fn lines(b: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let b = b.strip_suffix(b"\n").unwrap_or(b);
-    b.split(|&c| c == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-        .filter(|l| !b.is_empty() || !l.is_empty())
+    crate::progress::parse::lines(b).map(crate::progress::parse::content)
 }
 
 /// progress.txt's rule: every line that was there before the iteration is still there, in the
