@@ -47,7 +47,7 @@ pub struct Facts {
 impl Facts {
     fn add(&mut self, field: usize, text: &str) {
         let (terms, lens) = (&mut self.terms, &mut self.lens);
-        for_each_term(text, |t| {
+        for_each_term(text, |t, _| {
             lens[field] += 1;
             let tf = match terms.get_mut(t) {
                 Some(tf) => tf,

@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use crate::pin::text::{FastSet, for_each_word, terms};
+use crate::pin::text::{FastSet, for_each_term, terms};
 
 /// Weight of a word in the title (the rest of the story weighs 1).
 const TITLE: f64 = 2.0;
@@ -126,11 +126,8 @@ fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
             } else {
                 1.0
             };
-            for_each_word(raw, |w| {
-                for term in terms(w) {
-                    if factor == 1.0 && is_boilerplate(&term) {
-                        continue;
-                    }
+            for_each_term(raw, |term, w| {
+                if factor != 1.0 || !is_boilerplate(term) {
                     add(q, term, w, base * factor);
                 }
             });
@@ -138,7 +135,7 @@ fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
     }
 }
 
-fn add(q: &mut Vec<(QueryTerm, usize)>, term: String, written: &str, weight: f64) {
+fn add(q: &mut Vec<(QueryTerm, usize)>, term: &str, written: &str, weight: f64) {
     match q.iter_mut().find(|(t, _)| t.term == term) {
         Some((t, n)) => {
             t.weight = t.weight.max(weight);
@@ -146,7 +143,7 @@ fn add(q: &mut Vec<(QueryTerm, usize)>, term: String, written: &str, weight: f64
         }
         None => q.push((
             QueryTerm {
-                term,
+                term: term.to_string(),
                 written: written.to_string(),
                 weight,
             },

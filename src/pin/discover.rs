@@ -4,12 +4,19 @@
 //! ecosystems define them (found by [`super::roots`]: Cargo crates, package.json packages, Python
 //! projects and packages, Go modules, Java/Kotlin source roots), inside each root the
 //! first-level folders (one level deeper under `src/`, `lib/`, `pkg/`, `crates/`, …), tiny ones
-//! merged into their parent, large ones split so an entry names at most [`MAX_ITEMS`] files or
-//! globs. Does not read files (see [`super::generate`]) or choose keywords (see
+//! merged into their parent, large ones split so an entry names at most [`MAX_ITEMS`] files:
+//! subfolders become entries, a flat folder of many files is split into cohesive parts (see
+//! [`super::cluster`]), a file beside the folder of the same name (`router.ts` and `router/`,
+//! Rust's `output.rs` and `output/`) goes with the folder. Entry names follow one scheme:
+//! `<package>` for a package's own files, `<package>: <path>` for a folder or a part of one
+//! (the path relative to the package: `fzf: src/terminal`), `<package>: <folder> (tests)` for
+//! the tests of a split folder. Test, example, fixture and benchmark folders get a
+//! [`Unit::kind`]. Does not read files (see [`super::generate`]) or choose keywords (see
 //! [`super::keywords`]).
 
 use std::collections::BTreeMap;
 
+use super::cluster::{FlatFile, PartKind, SPLIT_ABOVE, split_flat};
 use super::text::{FastMap as HashMap, FastSet};
 
 pub use super::roots::Declared;
@@ -55,6 +62,48 @@ pub struct Unit {
     pub root_entry: bool,
     /// Markdown files whose headings describe the entry.
     pub docs: Vec<String>,
+    /// What the entry holds when it is not product code: `tests`, `examples`, `fixtures` or
+    /// `benchmarks` (the Pin's `**Kind**:` line).
+    pub kind: Option<&'static str>,
+}
+
+/// Folder names that mark what a folder holds (the deepest such folder of a path decides).
+const KIND_DIRS: &[(&str, &str)] = &[
+    ("__fixtures__", "fixtures"),
+    ("__mocks__", "fixtures"),
+    ("__tests__", "tests"),
+    ("bench", "benchmarks"),
+    ("benches", "benchmarks"),
+    ("benchmark", "benchmarks"),
+    ("benchmarks", "benchmarks"),
+    ("demo", "examples"),
+    ("demos", "examples"),
+    ("e2e", "tests"),
+    ("example", "examples"),
+    ("examples", "examples"),
+    ("fixture", "fixtures"),
+    ("fixtures", "fixtures"),
+    ("integration_tests", "tests"),
+    ("mocks", "fixtures"),
+    ("sample", "examples"),
+    ("samples", "examples"),
+    ("spec", "tests"),
+    ("test", "tests"),
+    ("test_data", "fixtures"),
+    ("testdata", "fixtures"),
+    ("testing", "tests"),
+    ("tests", "tests"),
+];
+
+/// The kind of a folder (project-relative) by its deepest marking folder name (see
+/// [`KIND_DIRS`]); `None` for product code.
+pub fn folder_kind(dir: &str) -> Option<&'static str> {
+    dir.rsplit('/').find_map(|part| {
+        KIND_DIRS
+            .binary_search_by(|(name, _)| name.cmp(&part))
+            .ok()
+            .map(|i| KIND_DIRS[i].1)
+    })
 }
 
 pub(super) fn parent_dir(path: &str) -> &str {
@@ -102,16 +151,20 @@ fn parent_key(key: &str, keys: &BTreeMap<String, Vec<usize>>) -> String {
     k
 }
 
+/// The sibling modules each file links to (see [`super::extract::FileFacts::links`]), by path.
+pub type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
+
 /// Find the modules of a project. `project` names the top when no manifest does.
 pub fn discover(
     project: &str,
     files: &[SourceFile],
     docs: &[String],
     manifests: &[Manifest],
+    links: Links<'_>,
 ) -> Vec<Unit> {
     // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
     let declared = map_each(manifests, Declared::read);
-    discover_declared(project, files, docs, &declared)
+    discover_declared(project, files, docs, &declared, links)
 }
 
 /// [`discover`] with the manifests already parsed (in path order), e.g. during the walk.
@@ -120,6 +173,7 @@ pub fn discover_declared<'f>(
     files: &'f [SourceFile],
     docs: &[String],
     manifests: &[Declared],
+    links: Links<'_>,
 ) -> Vec<Unit> {
     let roots = find_roots(project, files, manifests);
     let by_dir: HashMap<&str, usize> = roots
@@ -252,35 +306,60 @@ pub fn discover_declared<'f>(
         }
         for (key, mut idx) in groups {
             idx.sort_by(|a, b| files[*a].path.cmp(&files[*b].path));
-            let label = match (&root.name, key.is_empty()) {
-                (Some(n), true) => n.clone(),
-                (Some(n), false) => format!("{n}: {key}"),
-                (None, true) if root.dir.is_empty() => format!("{project} (top level)"),
-                (None, true) => root.dir.clone(),
-                (None, false) => join(&root.dir, &key),
+            // `<package>` for the package's own files, `<package>: <path>` for the others
+            // (the path relative to the package's base); a root no manifest names is called
+            // by its folder, the project's own by the project.
+            let naming = |dir: &str| -> String {
+                let rel = if root_base.is_empty() {
+                    dir
+                } else {
+                    dir.strip_prefix(root_base.as_str())
+                        .map_or(dir, |r| r.trim_start_matches('/'))
+                };
+                match (&root.name, rel.is_empty()) {
+                    (Some(n), true) => n.clone(),
+                    (Some(n), false) => format!("{n}: {rel}"),
+                    (None, true) if root.dir.is_empty() => format!("{project} (top level)"),
+                    (None, true) => root.dir.clone(),
+                    (None, false) => join(&root.dir, rel),
+                }
             };
             let dir = join(&root_base, &key);
+            let label = if key.is_empty() {
+                naming("")
+            } else {
+                naming(&dir)
+            };
             let group_docs = root_docs.remove(&key).unwrap_or_default();
-            for (n, (name, udir, items, covered)) in
-                split(&label, &dir, &idx, files).into_iter().enumerate()
-            {
-                let mut name = name;
+            let ctx = Splitting {
+                files,
+                links,
+                naming: &naming,
+            };
+            for (n, piece) in ctx.split(&label, &dir, &idx).into_iter().enumerate() {
+                let mut name = piece.name;
+                let udir = piece.dir;
                 if !used_names.insert(name.to_lowercase()) {
                     name = format!("{name} ({})", if udir.is_empty() { "." } else { &udir });
                     used_names.insert(name.to_lowercase());
                 }
-                let docs = group_docs
-                    .iter()
-                    .filter(|d| parent_dir(d) == udir || under(&udir, parent_dir(d)))
-                    .cloned()
-                    .collect();
+                let docs = if piece.docs {
+                    group_docs
+                        .iter()
+                        .filter(|d| parent_dir(d) == udir || under(&udir, parent_dir(d)))
+                        .cloned()
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 units.push(Unit {
                     name,
-                    files: covered,
-                    items,
+                    files: piece.files,
+                    items: piece.items,
                     deps: root.deps.clone(),
                     root_entry: key.is_empty() && n == 0,
                     docs,
+                    kind: piece.kind.or_else(|| folder_kind(&udir)),
                 });
             }
         }
@@ -288,65 +367,184 @@ pub fn discover_declared<'f>(
     units
 }
 
-/// Split one group so that no entry lists more than [`MAX_ITEMS`] paths: subfolders become their
-/// own entries, small subfolders stay listed in the parent, too many files in one folder
-/// become one glob per extension. Returns (name, folder, items, files covered).
-fn split(
-    name: &str,
-    dir: &str,
-    idx: &[usize],
-    files: &[SourceFile],
-) -> Vec<(String, String, Vec<String>, Vec<String>)> {
-    let paths: Vec<String> = idx.iter().map(|&i| files[i].path.clone()).collect();
-    if paths.len() <= MAX_ITEMS {
-        return vec![(name.to_string(), dir.to_string(), paths.clone(), paths)];
-    }
-    let mut direct: Vec<usize> = Vec::new();
-    let mut subs: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for &i in idx {
-        let p = &files[i].path;
-        let r = if dir.is_empty() {
-            p.as_str()
-        } else {
-            &p[dir.len() + 1..]
-        };
-        match r.split_once('/') {
-            Some((first, _)) => subs.entry(first.to_string()).or_default().push(i),
-            None => direct.push(i),
+/// One entry [`Splitting::split`] makes.
+struct Piece {
+    name: String,
+    /// The folder it stands for.
+    dir: String,
+    /// What it lists (files, or one glob per extension for a folder too large to list).
+    items: Vec<String>,
+    /// Every file it covers.
+    files: Vec<String>,
+    /// Whether the folder's markdown files describe it (a part of a split folder: no).
+    docs: bool,
+    /// Set for the tests part of a split folder (others: by folder name).
+    kind: Option<&'static str>,
+}
+
+impl Piece {
+    fn new(name: String, dir: &str) -> Piece {
+        Piece {
+            name,
+            dir: dir.to_string(),
+            items: Vec::new(),
+            files: Vec::new(),
+            docs: true,
+            kind: None,
         }
     }
-    let mut out = Vec::new();
-    let mut own: Vec<String> = Vec::new();
-    let mut own_files: Vec<String> = Vec::new();
-    if direct.len() <= MAX_ITEMS {
-        own.extend(direct.iter().map(|&i| files[i].path.clone()));
-    } else {
-        let mut exts: Vec<String> = direct
-            .iter()
-            .map(|&i| {
-                let b = base_name(&files[i].path);
-                b.rsplit_once('.')
-                    .map_or(b.to_string(), |(_, e)| format!("*.{e}"))
-            })
-            .collect();
-        exts.sort();
-        exts.dedup();
-        own.extend(exts.iter().map(|e| join(dir, e)));
+
+    fn push(&mut self, path: &str) {
+        self.items.push(path.to_string());
+        self.files.push(path.to_string());
     }
-    own_files.extend(direct.iter().map(|&i| files[i].path.clone()));
-    for (sub, sidx) in &subs {
-        let sdir = join(dir, sub);
-        if sidx.len() <= 2 && own.len() + sidx.len() <= MAX_ITEMS {
-            own.extend(sidx.iter().map(|&i| files[i].path.clone()));
-            own_files.extend(sidx.iter().map(|&i| files[i].path.clone()));
-        } else {
-            out.extend(split(&format!("{name}/{sub}"), &sdir, sidx, files));
+}
+
+/// What splitting one group needs: the files, their links, and the naming scheme.
+struct Splitting<'a, 'l> {
+    files: &'a [SourceFile],
+    links: &'a (dyn Fn(&str) -> &'l [String] + 'l),
+    /// The entry name of a folder (or a part's path) under the group's package.
+    naming: &'a dyn Fn(&str) -> String,
+}
+
+/// Whether a group must be split: more than [`MAX_ITEMS`] files, or a folder holding more than
+/// [`SPLIT_ABOVE`] of them directly.
+fn needs_split(idx: &[usize], files: &[SourceFile]) -> bool {
+    if idx.len() > MAX_ITEMS {
+        return true;
+    }
+    let mut per_dir: HashMap<&str, usize> = HashMap::default();
+    idx.iter().any(|&i| {
+        let n = per_dir.entry(parent_dir(&files[i].path)).or_default();
+        *n += 1;
+        *n > SPLIT_ABOVE
+    })
+}
+
+/// The module name of a file (its name without the extension).
+fn module_name(path: &str) -> &str {
+    let b = base_name(path);
+    b.split_once('.').map_or(b, |(n, _)| n)
+}
+
+impl Splitting<'_, '_> {
+    /// Split one group (the files `idx` under `dir`, called `name`) so that no entry lists more
+    /// than [`MAX_ITEMS`] paths and no flat folder stays one list of many unrelated files:
+    /// subfolders with more than two files become their own entries (with the file of the
+    /// same name beside them), the files directly in a folder of more than [`SPLIT_ABOVE`] are
+    /// split into parts (see [`split_flat`]), and a part too large to list becomes one glob
+    /// per extension.
+    fn split(&self, name: &str, dir: &str, idx: &[usize]) -> Vec<Piece> {
+        let files = self.files;
+        if !needs_split(idx, files) {
+            let mut one = Piece::new(name.to_string(), dir);
+            for &i in idx {
+                one.push(&files[i].path);
+            }
+            return vec![one];
         }
+        let mut direct: Vec<usize> = Vec::new();
+        let mut subs: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for &i in idx {
+            let p = &files[i].path;
+            let r = if dir.is_empty() {
+                p.as_str()
+            } else {
+                &p[dir.len() + 1..]
+            };
+            match r.split_once('/') {
+                Some((first, _)) => subs.entry(first.to_string()).or_default().push(i),
+                None => direct.push(i),
+            }
+        }
+        let mut own = Piece::new(name.to_string(), dir);
+        let mut out: Vec<Piece> = Vec::new();
+        // Subfolders: small ones listed here, the others their own entries, each with the file
+        // of its name beside it (`router.ts` with `router/`).
+        let mut small: Vec<usize> = Vec::new();
+        for (sub, sidx) in &subs {
+            if sidx.len() <= 2 {
+                small.extend(sidx);
+                continue;
+            }
+            let sdir = join(dir, sub);
+            let mut pieces = self.split(&(self.naming)(&sdir), &sdir, sidx);
+            if let Some(k) = direct
+                .iter()
+                .position(|&i| module_name(&files[i].path) == sub.as_str())
+                && let Some(first) = pieces.first_mut()
+            {
+                let path = &files[direct.remove(k)].path;
+                first.items.insert(0, path.clone());
+                first.files.insert(0, path.clone());
+            }
+            out.extend(pieces);
+        }
+        let mut parts = Vec::new();
+        if direct.len() > SPLIT_ABOVE {
+            let flat: Vec<FlatFile> = direct
+                .iter()
+                .map(|&i| FlatFile {
+                    path: &files[i].path,
+                    size: files[i].size,
+                    links: (self.links)(&files[i].path),
+                })
+                .collect();
+            for part in split_flat(&flat) {
+                let paths = part.files.iter().map(|&k| direct[k]);
+                if part.kind == PartKind::Own {
+                    own.files.extend(paths.map(|i| files[i].path.clone()));
+                    continue;
+                }
+                let mut piece = match part.kind {
+                    PartKind::Tests => {
+                        let mut p = Piece::new(format!("{name} ({})", part.label), dir);
+                        p.kind = Some("tests");
+                        p
+                    }
+                    _ => Piece::new((self.naming)(&join(dir, &part.label)), dir),
+                };
+                piece.docs = false;
+                for i in paths {
+                    piece.push(&files[i].path);
+                }
+                parts.push(piece);
+            }
+        } else {
+            own.files
+                .extend(direct.iter().map(|&i| files[i].path.clone()));
+        }
+        own.files
+            .extend(small.iter().map(|&i| files[i].path.clone()));
+        own.files.sort();
+        if own.files.len() <= MAX_ITEMS {
+            own.items = own.files.clone();
+        } else {
+            // Too many to list: one glob per folder and extension.
+            let mut globs: Vec<String> = own
+                .files
+                .iter()
+                .map(|p| {
+                    let b = base_name(p);
+                    let glob = b
+                        .rsplit_once('.')
+                        .map_or(b.to_string(), |(_, e)| format!("*.{e}"));
+                    join(parent_dir(p), &glob)
+                })
+                .collect();
+            globs.sort();
+            globs.dedup();
+            own.items = globs;
+        }
+        let mut all = Vec::with_capacity(1 + parts.len() + out.len());
+        if !own.files.is_empty() {
+            all.push(own);
+        }
+        all.extend(parts);
+        all.extend(out);
+        all
     }
-    if !own.is_empty() {
-        out.insert(0, (name.to_string(), dir.to_string(), own, own_files));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -368,6 +566,10 @@ mod tests {
             path: path.into(),
             text: text.into(),
         }
+    }
+
+    fn no_links(_: &str) -> &'static [String] {
+        &[]
     }
 
     fn names(u: &[Unit]) -> Vec<&str> {
@@ -403,7 +605,7 @@ mod tests {
             ),
             man("crates/cli/Cargo.toml", "[package]\nname = \"cli\"\n"),
         ];
-        let u = discover("proj", &files, &[], &m);
+        let u = discover("proj", &files, &[], &m, &no_links);
         assert_eq!(
             names(&u),
             ["proj (top level)", "cli", "core", "core: src/parse"]
@@ -446,7 +648,7 @@ mod tests {
                 "<project><artifactId>jv</artifactId><dependencies><dependency><artifactId>guava</artifactId></dependency></dependencies></project>",
             ),
         ];
-        let u = discover("proj", &files, &[], &m);
+        let u = discover("proj", &files, &[], &m, &no_links);
         assert_eq!(
             names(&u),
             [
@@ -473,30 +675,75 @@ mod tests {
             ("scripts/generate-pin.sh", 3000),
             ("ralph.sh", 3000),
         ]);
-        let u = discover("newralph", &files, &["lib/README.md".to_string()], &[]);
+        let u = discover(
+            "newralph",
+            &files,
+            &["lib/README.md".to_string()],
+            &[],
+            &no_links,
+        );
         assert_eq!(names(&u), ["newralph (top level)", "lib", "scripts"]);
         assert_eq!(u[1].docs, ["lib/README.md"]);
     }
 
     #[test]
-    fn large_folders_split_to_at_most_30_items() {
+    fn large_flat_folders_split_into_named_parts_without_globs() {
         let mut v = Vec::new();
-        for i in 0..70 {
-            v.push((format!("src/big/f{i:02}.rs"), 3000));
+        v.push(("src/lib.rs".to_string(), 3000));
+        for stem in ["alpha", "beta", "gamma", "delta", "omega"] {
+            for k in 0..4 {
+                v.push((format!("src/{stem}_{k}.rs"), 3000));
+            }
+            v.push((format!("src/{stem}_test.rs"), 3000));
         }
-        for i in 0..40 {
-            v.push((format!("src/big/sub/g{i:02}.rs"), 3000));
+        for i in 0..14 {
+            v.push((format!("src/widget/w{i:02}.rs"), 3000));
         }
-        v.push(("src/big/one/x.rs".to_string(), 3000));
+        v.push(("src/widget.rs".to_string(), 3000));
+        v.push(("src/one/x.rs".to_string(), 3000));
         let files: Vec<SourceFile> = v
             .into_iter()
             .map(|(path, size)| SourceFile { path, size })
             .collect();
-        let u = discover("p", &files, &[], &[]);
-        assert_eq!(names(&u), ["src/big", "src/big/sub"]);
-        assert_eq!(u[0].items, ["src/big/*.rs", "src/big/one/x.rs"]);
-        assert_eq!(u[0].files.len(), 71);
-        assert_eq!(u[1].items, ["src/big/sub/*.rs"]);
-        assert!(u.iter().all(|u| u.items.len() <= MAX_ITEMS));
+        let m = [man("Cargo.toml", "[package]\nname = \"app\"\n")];
+        let u = discover("p", &files, &[], &m, &no_links);
+        // `src/widget/` and `src/one/` are modules of their own (one level under `src/`), so
+        // `widget.rs` is a part of the flat `src/` here.
+        assert_eq!(
+            names(&u),
+            [
+                "app: src",
+                "app: src/alpha",
+                "app: src/beta",
+                "app: src/delta",
+                "app: src/gamma",
+                "app: src/omega",
+                "app: src/widget",
+                "app: src (tests)",
+                "app: src/one",
+                "app: src/widget (src/widget)"
+            ]
+        );
+        assert_eq!(u[0].files, ["src/lib.rs"]);
+        assert_eq!(u[1].files.len(), 4);
+        assert_eq!(u[7].kind, Some("tests"));
+        assert_eq!(u[7].files.len(), 5);
+        assert!(
+            u.iter()
+                .all(|u| u.items.len() <= MAX_ITEMS && u.items == u.files)
+        );
+        assert!(u[..7].iter().all(|u| u.kind.is_none()));
+    }
+
+    #[test]
+    fn folder_kinds_by_the_deepest_marking_folder() {
+        assert_eq!(folder_kind("src/pin"), None);
+        assert_eq!(folder_kind("tests"), Some("tests"));
+        assert_eq!(folder_kind("tests/fixtures/compat"), Some("fixtures"));
+        assert_eq!(folder_kind("examples/demo/src"), Some("examples"));
+        assert_eq!(folder_kind("benches"), Some("benchmarks"));
+        let mut sorted = KIND_DIRS.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, KIND_DIRS);
     }
 }

@@ -3,8 +3,9 @@
 //! Owns the per-language patterns (one ASCII regex per language, a single pass with a literal
 //! prefilter; Rust, the common case, by a hand scanner that finds exactly the regex's matches):
 //! definitions (fn/struct/enum/trait/type/class/def/function/interface/func/fun…),
-//! imported libraries and module docs (Rust `//!`, shell `#` lines, markdown headings). Pure:
-//! bytes in, facts out; never fails. Does not own ranking (see [`super::keywords`]).
+//! imported libraries, links to sibling modules (Rust `mod x;`, `use crate::x`/`super::x`,
+//! Python `from .x import`, JS/TS `from './x'`) and module docs (Rust `//!`, shell `#` lines,
+//! markdown headings). Pure: bytes in, facts out; never fails. Does not own ranking (see [`super::keywords`]).
 
 use std::sync::LazyLock;
 
@@ -21,6 +22,10 @@ pub struct FileFacts {
     /// Words of its module doc comments (Rust `//!`, shell `#` lines; the first 20) or, for
     /// markdown, its headings.
     pub doc: String,
+    /// The modules of the same package it refers to by name (`x` for Rust `mod x;`,
+    /// `use crate::x`, `use super::{x, y}`; Python `from .x import …`, `from . import x`; JS/TS
+    /// `from './x'`): what ties the files of one folder together.
+    pub links: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,11 +75,11 @@ static PATTERNS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
     [
         // Rust
         re(
-            r"\b(?:fn|struct|enum|trait|type|union|macro_rules!)[ \t]+[A-Za-z_][A-Za-z0-9_]*|\b(?:use|extern[ \t]+crate)[ \t]+:*[A-Za-z_][A-Za-z0-9_]*|//![^\n]*",
+            r"\b(?:fn|struct|enum|trait|type|union|mod|macro_rules!)[ \t]+[A-Za-z_][A-Za-z0-9_]*|\b(?:use|extern[ \t]+crate)[ \t]+:*[A-Za-z_][A-Za-z0-9_]*|//![^\n]*",
         ),
         // Python
         re(
-            r"(?m)\b(?:def|class)[ \t]+[A-Za-z_][A-Za-z0-9_]*|^[ \t]*(?:import|from)[ \t]+[A-Za-z_][A-Za-z0-9_]*",
+            r"(?m)\b(?:def|class)[ \t]+[A-Za-z_][A-Za-z0-9_]*|^[ \t]*(?:import|from)[ \t]+[A-Za-z_][A-Za-z0-9_]*|^[ \t]*from[ \t]+\.[^\n]*",
         ),
         // JS / TS
         re(
@@ -137,9 +142,8 @@ fn rust_match_end(b: &[u8], at: usize, word_end: usize) -> Option<usize> {
     let word = &b[at..word_end];
     let keyword_end = match word {
         b"macro_rules" if b.get(word_end) == Some(&b'!') => word_end + 1,
-        b"fn" | b"struct" | b"enum" | b"trait" | b"type" | b"union" | b"use" | b"extern" => {
-            word_end
-        }
+        b"fn" | b"struct" | b"enum" | b"trait" | b"type" | b"union" | b"mod" | b"use"
+        | b"extern" => word_end,
         _ => return None,
     };
     let after = skip_blanks(b, keyword_end);
@@ -164,13 +168,14 @@ fn rust_match_end(b: &[u8], at: usize, word_end: usize) -> Option<usize> {
 }
 
 /// The Rust keywords a match can start with (each followed by a blank in a match).
-const RUST_KEYWORDS: [&str; 9] = [
+const RUST_KEYWORDS: [&str; 10] = [
     "fn",
     "struct",
     "enum",
     "trait",
     "type",
     "union",
+    "mod",
     "macro_rules!",
     "use",
     "extern",
@@ -203,14 +208,14 @@ static RUST_STARTS_NO_TAB: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| rust
 /// in the same order, as its `find_iter`, without the general regex engine. Every match starts
 /// where [`RUST_STARTS`] finds a keyword (after `\b`) or `//!`, and [`rust_match_end`] checks
 /// the rest by hand.
-fn rust_matches(b: &[u8], mut f: impl FnMut(&[u8])) {
+fn rust_matches(b: &[u8], mut f: impl FnMut(usize, usize)) {
     let starts = if memchr::memchr(b'\t', b).is_some() {
         &RUST_STARTS
     } else {
         &RUST_STARTS_NO_TAB
     };
     let Some(starts) = starts.as_ref() else {
-        PATTERNS[0].find_iter(b).for_each(|m| f(m.as_bytes()));
+        PATTERNS[0].find_iter(b).for_each(|m| f(m.start(), m.end()));
         return;
     };
     let mut pos = 0;
@@ -230,7 +235,7 @@ fn rust_matches(b: &[u8], mut f: impl FnMut(&[u8])) {
         };
         match end {
             Some(end) => {
-                f(&b[at..end]);
+                f(at, end);
                 pos = end;
             }
             None => pos = at + 1,
@@ -238,17 +243,131 @@ fn rust_matches(b: &[u8], mut f: impl FnMut(&[u8])) {
     }
 }
 
-static HEADINGS: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^#{1,6}[ \t]+[^\n]*"));
+/// The headings of a markdown text, outside code fences (a `# comment` in a fenced shell or
+/// Python block is code, not a heading).
+fn headings(bytes: &[u8], mut f: impl FnMut(&[u8])) {
+    let mut fence: Option<u8> = None;
+    for line in bytes.split(|&c| c == b'\n') {
+        let t = line.trim_ascii_start();
+        let tick = t.first().copied().filter(|&c| c == b'`' || c == b'~');
+        if let Some(c) = tick
+            && t.len() >= 3
+            && t[..3].iter().all(|&x| x == c)
+        {
+            fence = match fence {
+                Some(open) if open == c => None,
+                None => Some(c),
+                other => other,
+            };
+            continue;
+        }
+        if fence.is_some() {
+            continue;
+        }
+        let hashes = line.iter().take_while(|&&c| c == b'#').count();
+        if (1..=6).contains(&hashes) && matches!(line.get(hashes), Some(b' ' | b'\t')) {
+            f(line.trim_ascii_end());
+        }
+    }
+}
+
+/// Markdown files that never describe the code around them: change logs and release notes
+/// (`CHANGELOG*`, `HISTORY*`, `NEWS*`, `RELEASES*`), licences, codes of conduct, author lists,
+/// and translations (`README.zh.md`, `README_ja-JP.md`, `docs/zh-cn/…`): their words would
+/// become keywords of whatever module sits beside them.
+pub fn describes_code(path: &str) -> bool {
+    const NOT: &[&str] = &[
+        "changelog",
+        "changes",
+        "history",
+        "news",
+        "release",
+        "releases",
+        "release_notes",
+        "license",
+        "licence",
+        "copying",
+        "notice",
+        "code_of_conduct",
+        "authors",
+        "contributors",
+        "maintainers",
+        "security",
+        "funding",
+        "citation",
+    ];
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name
+        .split_once('.')
+        .map_or(name, |(s, _)| s)
+        .to_ascii_lowercase();
+    let stem_words = stem.replace('-', "_");
+    if NOT
+        .iter()
+        .any(|n| stem_words == *n || stem_words.starts_with(&format!("{n}_")))
+    {
+        return false;
+    }
+    // A language tag in the name (`README.zh-CN.md`, `README_ja.md`) or a folder named like one.
+    let tagged = |s: &str| is_language_tag(s);
+    let parts: Vec<&str> = name.split('.').collect();
+    if parts.len() >= 3 && parts[1..parts.len() - 1].iter().any(|p| tagged(p)) {
+        return false;
+    }
+    if let Some((_, tag)) = stem.split_once(['_', '-'])
+        && stem.starts_with("readme")
+        && tagged(tag)
+    {
+        return false;
+    }
+    !path.split('/').rev().skip(1).any(tagged)
+}
+
+/// Whether `s` is a language tag other than English: two letters from the common ISO 639-1
+/// codes of documentation translations, optionally with a region (`zh-CN`, `pt_BR`).
+fn is_language_tag(s: &str) -> bool {
+    const LANGS: &[&str] = &[
+        "ar", "bg", "bn", "cn", "cs", "da", "de", "el", "es", "fa", "fi", "fr", "he", "hi", "hu",
+        "id", "it", "ja", "jp", "ko", "kr", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sv", "th",
+        "tr", "tw", "uk", "ur", "vi", "zh",
+    ];
+    let lower = s.to_ascii_lowercase();
+    let (lang, region) = match lower.split_once(['-', '_']) {
+        Some((l, r)) => (l, Some(r)),
+        None => (lower.as_str(), None),
+    };
+    LANGS.contains(&lang)
+        && region.is_none_or(|r| {
+            (2..=4).contains(&r.len()) && r.bytes().all(|b| b.is_ascii_alphabetic())
+        })
+}
 
 #[derive(PartialEq, Eq)]
 enum Kind {
     Def,
     Import,
     Doc,
+    /// A reference to a module of the same package (see [`FileFacts::links`]).
+    Link,
 }
 
 fn kind(li: usize, m: &[u8]) -> Kind {
     let starts = |p: &[&str]| p.iter().any(|p| m.starts_with(p.as_bytes()));
+    let link = match li {
+        0 => starts(&["mod"]),
+        1 => m
+            .trim_ascii_start()
+            .strip_prefix(b"from")
+            .is_some_and(|r| r.trim_ascii_start().starts_with(b".")),
+        2 => m
+            .iter()
+            .position(|&c| c == b'\'' || c == b'"')
+            .is_some_and(|q| m[q + 1..].starts_with(b"./")),
+        _ => false,
+    };
+    if link {
+        return Kind::Link;
+    }
     let import = match li {
         0 => starts(&["use", "extern"]),
         1 => {
@@ -313,35 +432,147 @@ fn import_name(m: &[u8]) -> Option<String> {
     Some(first.to_string())
 }
 
+/// The identifier at the start of `b` (after blanks), if any.
+fn leading_ident(b: &[u8]) -> Option<&[u8]> {
+    let b = b.trim_ascii_start();
+    let end = ident_end(b, 0, false)?;
+    Some(&b[..end])
+}
+
+/// Bytes after a match looked at for a link's names (a `use` list is rarely longer).
+const LINK_TAIL: usize = 1024;
+
+/// The sibling modules a Rust match links to: `mod x;` (a declaration, not an inline module)
+/// gives `x`; `use crate::x…`, `use super::x…` and `use self::{x, y::z}` give `x` (and `y`).
+fn rust_links(m: &[u8], after: &[u8], out: &mut Vec<String>) {
+    let after = &after[..after.len().min(LINK_TAIL)];
+    let push = |id: &[u8], out: &mut Vec<String>| {
+        if !matches!(id, b"self" | b"super" | b"crate")
+            && let Ok(s) = std::str::from_utf8(id)
+        {
+            out.push(s.to_string());
+        }
+    };
+    if m.starts_with(b"mod") {
+        if after.trim_ascii_start().starts_with(b";")
+            && let Some(id) = last_ident(m)
+        {
+            out.push(id);
+        }
+        return;
+    }
+    if !(m.ends_with(b"crate") || m.ends_with(b"super") || m.ends_with(b"self")) {
+        return; // another crate
+    }
+    let Some(tail) = after.strip_prefix(b"::") else {
+        return;
+    };
+    if let Some(list) = tail.strip_prefix(b"{") {
+        // The first name of each item at the top level of the braces.
+        let mut depth = 0usize;
+        let mut item_start = true;
+        for (i, &c) in list.iter().enumerate() {
+            match c {
+                b'{' => depth += 1,
+                b'}' if depth == 0 => break,
+                b'}' => depth -= 1,
+                b',' if depth == 0 => item_start = true,
+                c if item_start && !c.is_ascii_whitespace() => {
+                    item_start = false;
+                    if let Some(id) = leading_ident(&list[i..]) {
+                        push(id, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    } else if let Some(id) = leading_ident(tail) {
+        push(id, out);
+    }
+}
+
+/// The sibling modules a Python relative import links to: `from .x.y import a` gives `x`,
+/// `from . import a, b as c` gives `a` and `b`; `from ..x` (a parent package) gives nothing.
+fn python_links(m: &[u8], out: &mut Vec<String>) {
+    let Some(rest) = m.trim_ascii_start().strip_prefix(b"from") else {
+        return;
+    };
+    let rest = rest.trim_ascii_start();
+    let dots = rest.iter().take_while(|&&c| c == b'.').count();
+    if dots != 1 {
+        return;
+    }
+    let rest = &rest[1..];
+    fn ident(b: &[u8]) -> Option<&str> {
+        leading_ident(b).and_then(|id| std::str::from_utf8(id).ok())
+    }
+    if rest
+        .first()
+        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+    {
+        out.extend(ident(rest).map(str::to_string));
+        return;
+    }
+    let Some(names) = rest.trim_ascii_start().strip_prefix(b"import") else {
+        return;
+    };
+    for item in names.split(|&c| c == b',') {
+        let item = item.trim_ascii_start();
+        let item = item.strip_prefix(b"(").unwrap_or(item);
+        out.extend(ident(item).map(str::to_string));
+    }
+}
+
+/// The sibling module a JS/TS relative import links to: `from './x'`, `'./x.js'` and
+/// `'./x/index'` give `x`.
+fn js_link(m: &[u8]) -> Option<String> {
+    let q = m.iter().position(|&c| c == b'\'' || c == b'"')?;
+    let spec = std::str::from_utf8(&m[q + 1..]).ok()?.strip_prefix("./")?;
+    let first = spec.split('/').next()?;
+    let name = first.split('.').next()?;
+    (!name.is_empty()).then(|| name.to_string())
+}
+
 /// What one file defines, imports and says about itself. Never fails; unknown bytes are skipped.
 pub fn extract(path: &str, bytes: &[u8]) -> FileFacts {
     let lang = lang_of(path);
     let mut facts = FileFacts::default();
     if lang == Lang::Markdown {
-        for m in HEADINGS.find_iter(bytes) {
-            facts.doc.push_str(&String::from_utf8_lossy(m.as_bytes()));
+        headings(bytes, |h| {
+            facts.doc.push_str(&String::from_utf8_lossy(h));
             facts.doc.push('\n');
-        }
+        });
         return facts;
     }
     let li = lang_index(lang);
     let mut doc_lines = 0;
-    let mut each = |m: &[u8]| match kind(li, m) {
-        Kind::Def => facts.defs.extend(last_ident(m)),
-        Kind::Import => facts.imports.extend(import_name(m)),
-        Kind::Doc if doc_lines < 20 => {
-            doc_lines += 1;
-            facts.doc.push_str(&String::from_utf8_lossy(m));
-            facts.doc.push('\n');
+    let mut each = |start: usize, end: usize| {
+        let m = &bytes[start..end];
+        match kind(li, m) {
+            Kind::Def => facts.defs.extend(last_ident(m)),
+            Kind::Import => {
+                facts.imports.extend(import_name(m));
+                if li == 0 {
+                    rust_links(m, &bytes[end..], &mut facts.links);
+                }
+            }
+            Kind::Link if li == 0 => rust_links(m, &bytes[end..], &mut facts.links),
+            Kind::Link if li == 1 => python_links(m, &mut facts.links),
+            Kind::Link => facts.links.extend(js_link(m)),
+            Kind::Doc if doc_lines < 20 => {
+                doc_lines += 1;
+                facts.doc.push_str(&String::from_utf8_lossy(m));
+                facts.doc.push('\n');
+            }
+            Kind::Doc => {}
         }
-        Kind::Doc => {}
     };
     if lang == Lang::Rust {
         rust_matches(bytes, each);
     } else {
         PATTERNS[li]
             .find_iter(bytes)
-            .for_each(|m| each(m.as_bytes()));
+            .for_each(|m| each(m.start(), m.end()));
     }
     facts
 }
@@ -417,11 +648,33 @@ mod tests {
         assert_eq!(go.imports, ["cobra"]);
     }
 
+    #[test]
+    fn extracts_links_to_sibling_modules() {
+        let rs = extract(
+            "src/a.rs",
+            b"mod render;\nmod tests {}\nuse crate::style::Color;\nuse super::{text, span::Span,\n  self};\nuse std::io;\nuse crate :: x;",
+        );
+        assert_eq!(rs.links, ["render", "style", "text", "span"]);
+        assert!(!rs.defs.contains(&"render".to_string()), "{:?}", rs.defs);
+        let py = extract(
+            "rich/a.py",
+            b"from .console import Console\nfrom . import box, _loop as loop\nfrom ..x import y\nfrom .._z import w\n  from ._ratio import ratio\nimport os\n",
+        );
+        assert_eq!(py.links, ["console", "box", "_loop", "_ratio"]);
+        assert_eq!(py.imports, ["os"]);
+        let ts = extract(
+            "src/a.ts",
+            b"import { x } from './router';\nimport y from './utils/url.js';\nimport z from '../up';\nimport w from 'hono';",
+        );
+        assert_eq!(ts.links, ["router", "utils"]);
+        assert_eq!(ts.imports, ["hono"]);
+    }
+
     /// The hand scanner finds exactly the regex's matches.
     fn same_as_regex(text: &[u8]) {
         let want: Vec<&[u8]> = PATTERNS[0].find_iter(text).map(|m| m.as_bytes()).collect();
         let mut got: Vec<Vec<u8>> = Vec::new();
-        rust_matches(text, |m| got.push(m.to_vec()));
+        rust_matches(text, |s, e| got.push(text[s..e].to_vec()));
         assert_eq!(got, want, "{:?}", String::from_utf8_lossy(text));
     }
 
@@ -435,6 +688,7 @@ mod tests {
             "macro_rules! m {} macro_rules!x macro_rules ! y; xmacro_rules! z",
             "//! doc\r\nfn a//! tail\n///! not\n//!",
             "type T = u8; typex y; struct S; enum E; trait Tr; union U; é fn ü",
+            "mod a; pub mod b {} modx y; mod\tz; mod",
             "fn",
             "",
         ] {
@@ -467,9 +721,41 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn rust_scanner_matches_the_regex(
-            text in "((fn|use|extern|crate|macro_rules|type|//!|[ \t:!/_]|[a-z0-9]{1,3}|\n|é){0,12})"
+            text in "((fn|use|mod|extern|crate|macro_rules|type|//!|[ \t:!/_]|[a-z0-9]{1,3}|\n|é){0,12})"
         ) {
             same_as_regex(text.as_bytes());
+        }
+    }
+
+    #[test]
+    fn only_docs_about_the_code_give_keywords() {
+        for yes in [
+            "README.md",
+            "docs/usage.md",
+            "src/pin/README.md",
+            "docs/introduction.md",
+            "news_feed/design.md",
+            "docs/id_tokens.md",
+        ] {
+            assert!(describes_code(yes), "{yes}");
+        }
+        for no in [
+            "CHANGELOG.md",
+            "changes.md",
+            "HISTORY.md",
+            "NEWS.md",
+            "docs/RELEASES.md",
+            "RELEASE_NOTES.md",
+            "LICENSE.md",
+            "CODE_OF_CONDUCT.md",
+            "README.zh-CN.md",
+            "README.ja.md",
+            "README_zh.md",
+            "README-pt_BR.md",
+            "docs/zh-cn/index.md",
+            "docs/ja/intro.md",
+        ] {
+            assert!(!describes_code(no), "{no}");
         }
     }
 
@@ -482,6 +768,14 @@ mod tests {
         assert_eq!(
             extract("README.md", b"# Title\ntext\n## Usage\n").doc,
             "# Title\n## Usage\n"
+        );
+        assert_eq!(
+            extract(
+                "README.md",
+                b"# Title\n```sh\n# install it\n```\n~~~\n# not\n```\n# still not\n~~~\n#nope\n## End  \n"
+            )
+            .doc,
+            "# Title\n## End\n"
         );
         assert_eq!(
             extract("a.rs", &[0xff, 0xfe, b'f', b'n']),

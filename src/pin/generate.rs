@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::check::{is_glob, resolve};
 use super::discover::{Declared, Manifest, SourceFile, Unit, discover_declared};
-use super::extract::{FileFacts, SOURCE_EXTS, extract};
+use super::extract::{FileFacts, SOURCE_EXTS, describes_code, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
@@ -136,7 +136,7 @@ fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(Option<Declared>, Fou
             },
             facts,
         )
-    } else if (ext == "md" || ext == "markdown") && rel != INDEX_PATH {
+    } else if (ext == "md" || ext == "markdown") && rel != INDEX_PATH && describes_code(&rel) {
         let facts = facts(size_and_bytes(entry).1);
         Found::Doc(rel.clone(), facts)
     } else {
@@ -265,9 +265,15 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".to_string());
-    let units = discover_declared(&project, &walked.sources, &walked.docs, &walked.manifests);
-
     let facts = std::mem::take(&mut walked.facts);
+    let links = |path: &str| -> &[String] { facts.get(path).map_or(&[], |f| f.links.as_slice()) };
+    let units = discover_declared(
+        &project,
+        &walked.sources,
+        &walked.docs,
+        &walked.manifests,
+        &links,
+    );
 
     // Per unit and independent: built on all cores.
     let texts: Vec<ModuleText> =
@@ -284,6 +290,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
             keywords: k,
             items: u.items,
             files: u.files,
+            kind: u.kind.map(str::to_string),
         })
         .collect();
 

@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::text::{FastMap as HashMap, FastSet, for_each_lower_word, is_stop, stem};
+use super::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
 use crate::par::{drop_later, map_balanced_by};
 
 /// Keywords per generated entry.
@@ -234,7 +234,7 @@ fn add_split<'a>(
     for (t, n) in counts {
         // A noise word is kept with a count of 0, so it is checked once, not at every
         // occurrence (short words, the most common noise, cost nothing to check).
-        for_each_lower_word(t, &mut buf, |w| match words.get_mut(w) {
+        for_each_word(t, &mut buf, |w| match words.get_mut(w) {
             Some(0) => {}
             Some(c) => *c += n,
             None if w.len() < 3 => {}
@@ -259,7 +259,7 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
     for p in &m.paths {
         let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
         let stem_part = file.split('.').next().unwrap_or(file);
-        for_each_lower_word(stem_part, &mut buf, |w| {
+        for_each_word(stem_part, &mut buf, |w| {
             if !is_noise(w) {
                 add(&mut terms, w, 3.0, 1);
             }
@@ -268,7 +268,7 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
     }
     let mut folder_words = std::collections::BTreeSet::new();
     for d in folders {
-        for_each_lower_word(d, &mut buf, |w| {
+        for_each_word(d, &mut buf, |w| {
             if !folder_words.contains(w) {
                 folder_words.insert(w.to_string());
             }

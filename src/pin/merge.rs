@@ -1,7 +1,8 @@
 //! Merging generated entries into an existing Pin without losing anything a person wrote.
 //!
 //! Owns the policy: an existing entry keeps every keyword, file, spec and note and only gains
-//! generated keywords (up to [`MAX_KEYWORDS`] in all) and files it does not already cover;
+//! generated keywords (up to [`MAX_KEYWORDS`] in all) and files it does not already cover, and
+//! the generated `**Kind**:` when it has none and was matched by name;
 //! entries nobody generated are never removed; an entry whose files all vanished is flagged
 //! stale, not deleted. Pure: whether a path exists is asked through a closure. Does not own
 //! discovery, keywords or writing.
@@ -20,6 +21,8 @@ pub struct Generated {
     pub keywords: Vec<String>,
     pub items: Vec<String>,
     pub files: Vec<String>,
+    /// `tests`, `examples`, `fixtures`, `benchmarks` (see [`Entry::kind`]).
+    pub kind: Option<String>,
 }
 
 /// What a merge changed, by entry name.
@@ -69,6 +72,7 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
     let n_old = pin.entries().len();
     let mut taken = vec![false; n_old];
     let mut target: Vec<Option<usize>> = vec![None; generated.len()];
+    let mut by_same_name = vec![false; generated.len()];
     // By name first (each generated entry takes the first untaken entry of its name, case
     // and surrounding blanks ignored; the names are lowered once, not once per pair), then by
     // the files they share.
@@ -86,6 +90,7 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
         {
             taken[ei] = true;
             target[gi] = Some(ei);
+            by_same_name[gi] = true;
         }
     }
     for (gi, g) in generated.iter().enumerate() {
@@ -104,11 +109,16 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
             target[gi] = Some(ei);
         }
     }
-    for (g, t) in generated.into_iter().zip(target) {
+    for ((g, t), same_name) in generated.into_iter().zip(target).zip(by_same_name) {
         match t {
             Some(ei) => {
                 let e = &mut pin.entries_mut()[ei];
                 let mut changed = false;
+                // Only an entry of the same name: one found by its files may hold more.
+                if same_name && e.kind.is_none() && g.kind.is_some() {
+                    e.kind.clone_from(&g.kind);
+                    changed = true;
+                }
                 for it in &g.items {
                     let item_files: Vec<&String> = if is_glob(it) {
                         g.files
@@ -143,6 +153,7 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
                 let mut e = Entry::new(g.name.clone());
                 e.keywords = g.keywords;
                 e.files = g.items;
+                e.kind = g.kind;
                 summary.added.push(e.name.clone());
                 pin.push_entry(e);
             }
@@ -170,6 +181,7 @@ mod tests {
             keywords: kws.iter().map(|s| s.to_string()).collect(),
             items: items.iter().map(|s| s.to_string()).collect(),
             files: files.iter().map(|s| s.to_string()).collect(),
+            kind: None,
         }
     }
 

@@ -1,13 +1,16 @@
 //! The Pin: specs/INDEX.md, a keyword index of the codebase a fresh agent reads first so it finds
 //! existing code instead of writing duplicates.
 //!
-//! Owns the format ([`format`](mod@format): lenient parse, lossless write), generation from the source
-//! tree ([`generate`], with the pure parts [`discover`], [`manifest`], [`extract`], [`keywords`]
-//! and [`merge`]), validation ([`check`]) and ranking ([`search`], BM25F; [`search::terms`] is the shared tokenizer). Does not
-//! own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context builder
-//! calls [`read_index`], [`PinView::parse`] and [`search::search`]). The format is specified in specs/pin.md.
+//! Owns the format ([`format`](mod@format): lenient parse, lossless write), generation from the
+//! source tree ([`generate`], with the pure parts [`discover`], [`cluster`], [`manifest`],
+//! [`extract`], [`keywords`] and [`merge`]), validation ([`check`]) and ranking ([`search`]:
+//! BM25F, one path, [`search::parse_and_search`]; [`text::for_each_term`] is the one tokenizer).
+//! Does not own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context
+//! builder calls [`read_index`] and [`search::parse_and_search`]). The format is specified in
+//! specs/pin.md.
 
 pub mod check;
+pub mod cluster;
 pub mod discover;
 pub mod extract;
 pub mod format;
@@ -21,8 +24,8 @@ pub mod text;
 
 use std::path::{Path, PathBuf};
 
-pub use format::{Entry, EntryView, Pin, PinView};
-pub use search::{Hit, Index};
+pub use format::{Entry, EntryView, Pin, PinView, is_aside};
+pub use search::Hit;
 
 /// Where the Pin lives, relative to the project root.
 pub const INDEX_PATH: &str = "specs/INDEX.md";

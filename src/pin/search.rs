@@ -1,17 +1,19 @@
 //! Ranking Pin entries for free text: BM25F over three fields (keywords > name > file paths).
 //!
-//! Owns the ranking `ralph pin search` prints and the context builder uses. Pure: no I/O.
-//! Does not own parsing (see [`super::format`]) or the tokenizer (see [`super::text`], re-exported
-//! here as [`terms`]).
+//! Owns the one ranking path, [`parse_and_search`], that `ralph pin search` prints and the
+//! context builder uses. Pure: no I/O. Does not own parsing (see [`super::format`]) or the
+//! tokenizer (see [`super::text`]; [`terms`] is the same function, re-exported).
 //!
 //! Scoring: for each query term `t` and entry `d`,
 //! `tf~ = Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)` and
 //! `score += idf(t) · tf~ / (k1 + tf~)` with `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`,
 //! `k1 = 1.2`, `b = 0.75`, weights keywords 3, name 2, files (and spec link) 1.
-//! Ties keep Pin order.
+//! An entry marked as tests, examples, fixtures… (`**Kind**:`, see [`EntryView::is_aside`])
+//! scores [`ASIDE_WEIGHT`] times as much unless the query is about such things (`test`,
+//! `fixtures`, `example`…). Ties keep Pin order.
 
-use super::format::{Entry, EntryView, PinView};
-use super::text::{FastMap as HashMap, Want, for_each_term, for_each_term_buf};
+use super::format::{EntryView, PinView};
+use super::text::{Want, for_each_term, scan_terms};
 
 pub use super::text::terms;
 
@@ -19,6 +21,29 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// Field weights: keywords, name, files.
 const WEIGHTS: [f64; 3] = [3.0, 2.0, 1.0];
+/// The share of its score an entry of tests, examples, fixtures… keeps when the query is not
+/// about them: below the sources it belongs to.
+pub const ASIDE_WEIGHT: f64 = 0.5;
+/// Query words that make tests, examples and fixtures what is searched for.
+const ASIDE_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "spec",
+    "specs",
+    "fixture",
+    "fixtures",
+    "example",
+    "examples",
+    "bench",
+    "benchmark",
+    "benchmarks",
+    "demo",
+    "sample",
+    "mock",
+    "mocks",
+    "e2e",
+];
 
 /// One ranked entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,58 +55,23 @@ pub struct Hit {
     pub matched: Vec<String>,
 }
 
-/// What ranking reads of an entry, owned ([`Entry`]) or borrowed ([`EntryView`]).
-pub trait Searchable {
-    /// Call `f(field, text)` for each text of the entry: 0 keywords, 1 name, 2 file paths and
-    /// the spec link.
-    fn for_each_text(&self, f: impl FnMut(usize, &str));
-}
-
-impl Searchable for Entry {
-    fn for_each_text(&self, mut f: impl FnMut(usize, &str)) {
-        for k in &self.keywords {
-            f(0, k);
-        }
-        f(1, &self.name);
-        for p in self.files.iter().chain(&self.spec) {
-            f(2, p);
-        }
+/// Call `f(field, text)` for each searched text of an entry: 0 keywords, 1 name, 2 file paths
+/// and the spec link. A keyword list as written has the terms of its keywords: the commas,
+/// spaces and backticks that split and trim them are word separators for the tokenizer too.
+fn for_each_text(e: &EntryView<'_>, mut f: impl FnMut(usize, &str)) {
+    for k in &e.keyword_lists {
+        f(0, k);
     }
-}
-
-impl Searchable for EntryView<'_> {
-    fn for_each_text(&self, mut f: impl FnMut(usize, &str)) {
-        // A list as written has the terms of its keywords: the commas, spaces and backticks
-        // that split and trim them are word separators for the tokenizer too.
-        for k in &self.keyword_lists {
-            f(0, k);
-        }
-        f(1, self.name);
-        for p in self.files.iter().chain(&self.spec) {
-            f(2, p);
-        }
+    f(1, e.name);
+    for p in e.files.iter().chain(&e.spec) {
+        f(2, p);
     }
-}
-
-/// Call `f(field, term)` for every term of an entry.
-fn for_each_field_term(e: &impl Searchable, mut f: impl FnMut(usize, &str)) {
-    e.for_each_text(|field, text| for_each_term(text, |t| f(field, t)));
-}
-
-/// [`for_each_field_term`] that stems only the words `want` accepts (see [`for_each_term_buf`]).
-fn for_each_field_term_if(
-    e: &impl Searchable,
-    buf: &mut String,
-    want: &impl Want,
-    mut f: impl FnMut(usize, Option<&str>),
-) {
-    e.for_each_text(|field, text| for_each_term_buf(text, buf, want, |t| f(field, t)));
 }
 
 /// The distinct terms of a query, in order.
 fn query_terms(query: &str) -> Vec<String> {
     let mut q: Vec<String> = Vec::new();
-    for_each_term(query, |t| {
+    for_each_term(query, |t, _| {
         if !q.iter().any(|x| x == t) {
             q.push(t.to_string());
         }
@@ -130,79 +120,6 @@ fn finish(mut hits: Vec<Hit>, limit: usize) -> Vec<Hit> {
     hits
 }
 
-/// A search index over one Pin; build once, query many times (same ranking as [`search`]).
-#[derive(Debug, Clone)]
-pub struct Index {
-    /// term → (entry, per-field term frequency), entries ascending.
-    postings: HashMap<String, Vec<(usize, [u32; 3])>>,
-    /// Per entry, per field length in terms.
-    lens: Vec<[f64; 3]>,
-    stats: Stats,
-}
-
-impl Index {
-    /// Build the index of a Pin's entries.
-    pub fn new(entries: &[impl Searchable]) -> Index {
-        let mut postings: HashMap<String, Vec<(usize, [u32; 3])>> = HashMap::default();
-        let mut lens = Vec::with_capacity(entries.len());
-        let mut total = [0f64; 3];
-        for (i, e) in entries.iter().enumerate() {
-            let mut len = [0f64; 3];
-            for_each_field_term(e, |f, t| {
-                len[f] += 1.0;
-                let list = match postings.get_mut(t) {
-                    Some(l) => l,
-                    None => postings.entry(t.to_string()).or_default(),
-                };
-                match list.last_mut() {
-                    Some((d, tf)) if *d == i => tf[f] += 1,
-                    _ => {
-                        let mut tf = [0u32; 3];
-                        tf[f] = 1;
-                        list.push((i, tf));
-                    }
-                }
-            });
-            for f in 0..3 {
-                total[f] += len[f];
-            }
-            lens.push(len);
-        }
-        let stats = Stats::new(lens.len(), total);
-        Index {
-            postings,
-            lens,
-            stats,
-        }
-    }
-
-    /// The best `limit` entries for `query`, best first; entries matching no term are left out.
-    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        let qterms = query_terms(query);
-        let mut scores: HashMap<usize, (f64, Vec<usize>)> = HashMap::default();
-        for (qi, t) in qterms.iter().enumerate() {
-            let Some(list) = self.postings.get(t) else {
-                continue;
-            };
-            let idf = self.stats.idf(list.len());
-            for (d, tf) in list {
-                let s = scores.entry(*d).or_insert((0.0, Vec::new()));
-                s.0 += self.stats.term_score(idf, *tf, self.lens[*d]);
-                s.1.push(qi);
-            }
-        }
-        let hits = scores
-            .into_iter()
-            .map(|(entry, (score, m))| Hit {
-                entry,
-                score,
-                matched: m.into_iter().map(|qi| qterms[qi].clone()).collect(),
-            })
-            .collect();
-        finish(hits, limit)
-    }
-}
-
 /// The words search stems: those starting with a query prefix (a term less its last letter:
 /// stemming keeps a prefix, or replaces `ies` with `y`). A gate on a word's first three bytes
 /// (`& 31`: ASCII case folded, digits share slots with letters, a short word pads with 0) has a
@@ -236,7 +153,7 @@ impl<'a> Gate<'a> {
 }
 
 impl Want for Gate<'_> {
-    /// `w` may hold ASCII capitals (see `for_each_term_buf`); query terms are lowercase.
+    /// `w` may hold ASCII capitals (see `text::scan_terms`); query terms are lowercase.
     #[inline(always)]
     fn want(&self, b: &[u8]) -> bool {
         let at = |i: usize| b.get(i).copied().unwrap_or(0);
@@ -254,9 +171,6 @@ fn starts_with_any(w: &[u8], prefixes: &[Vec<u8>]) -> bool {
         .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p))
 }
 
-/// Entries per thread below which search stays on one thread.
-const PAR_ENTRIES: usize = 1000;
-
 /// A query ready to count its terms in entries.
 struct Query {
     /// The distinct terms, in order.
@@ -264,6 +178,8 @@ struct Query {
     /// Per term, the term less its last letter: a word can stem to the term only if it starts
     /// with that (stemming keeps a prefix, or replaces `ies` with `y`).
     prefixes: Vec<Vec<u8>>,
+    /// Whether the query asks for tests, examples, fixtures… (they are then not scored lower).
+    about_aside: bool,
 }
 
 /// What ranking needs of one entry.
@@ -272,6 +188,8 @@ struct Counts {
     len: [u32; 3],
     /// Per query term, its frequency in each field; `None` when the entry holds no query term.
     tf: Option<Vec<[u32; 3]>>,
+    /// Tests, examples, fixtures…: scored lower unless the query is about them.
+    aside: bool,
 }
 
 impl Query {
@@ -281,20 +199,33 @@ impl Query {
             .iter()
             .map(|t| t.as_bytes()[..t.len().saturating_sub(1)].to_vec())
             .collect();
-        Query { terms, prefixes }
+        let about_aside = ASIDE_WORDS
+            .iter()
+            .any(|w| terms.iter().any(|t| *t == super::text::stem(w)));
+        Query {
+            terms,
+            prefixes,
+            about_aside,
+        }
     }
 
     /// Count the terms of one entry and the query terms among them (`buf`: scratch space).
-    fn count(&self, e: &impl Searchable, want: &Gate, buf: &mut String) -> Counts {
+    fn count(&self, e: &EntryView<'_>, want: &Gate, buf: &mut String) -> Counts {
         let mut len = [0u32; 3];
         let mut tf: Option<Vec<[u32; 3]>> = None;
-        for_each_field_term_if(e, buf, want, |f, t| {
-            len[f] += 1;
-            if let Some(q) = t.and_then(|t| self.terms.iter().position(|q| q == t)) {
-                tf.get_or_insert_with(|| vec![[0u32; 3]; self.terms.len()])[q][f] += 1;
-            }
+        for_each_text(e, |f, text| {
+            scan_terms(text, buf, want, |t, _| {
+                len[f] += 1;
+                if let Some(q) = t.and_then(|t| self.terms.iter().position(|q| q == t)) {
+                    tf.get_or_insert_with(|| vec![[0u32; 3]; self.terms.len()])[q][f] += 1;
+                }
+            });
         });
-        Counts { len, tf }
+        Counts {
+            len,
+            tf,
+            aside: e.is_aside(),
+        }
     }
 
     /// The best `limit` entries, best first, from every entry's counts (in entry order).
@@ -312,14 +243,14 @@ impl Query {
                 for (d, t) in df.iter_mut().zip(&tf) {
                     *d += usize::from(t.iter().any(|&x| x > 0));
                 }
-                matched.push((i, c.len.map(f64::from), tf));
+                matched.push((i, c.len.map(f64::from), tf, c.aside));
             }
         }
         let stats = Stats::new(n, total);
         let idf: Vec<f64> = df.iter().map(|&d| stats.idf(d)).collect();
         let hits = matched
             .into_iter()
-            .map(|(entry, len, tfs)| {
+            .map(|(entry, len, tfs, aside)| {
                 let mut score = 0.0;
                 let mut m = Vec::new();
                 for (q, t) in tfs.iter().enumerate() {
@@ -327,6 +258,9 @@ impl Query {
                         score += stats.term_score(idf[q], *t, len);
                         m.push(self.terms[q].clone());
                     }
+                }
+                if aside && !self.about_aside {
+                    score *= ASIDE_WEIGHT;
                 }
                 Hit {
                     entry,
@@ -343,25 +277,9 @@ impl Query {
     }
 }
 
-/// Rank a Pin's entries for `query`: the best `limit`, best first, ties in Pin order.
-/// One pass over the Pin without building an [`Index`] (cheaper for a single query; keep an
-/// `Index` to query one Pin many times). Both give the same ranking.
-pub fn search(entries: &[impl Searchable + Sync], query: &str, limit: usize) -> Vec<Hit> {
-    let q = Query::new(query);
-    let want = q.gate();
-    // Each entry is counted on its own: a large Pin is split over the cores.
-    let parts = crate::par::map_chunks(entries, PAR_ENTRIES, |_, chunk| {
-        let mut buf = String::new();
-        chunk
-            .iter()
-            .map(|e| q.count(e, &want, &mut buf))
-            .collect::<Vec<_>>()
-    });
-    q.rank(parts.into_iter().flatten(), limit)
-}
-
-/// Parse a Pin's text and rank its entries for `query` (as [`search`] does), counting each
-/// entry on the core that parsed it: one parallel pass instead of two.
+/// Parse a Pin's text and rank its entries for `query`: the best `limit`, best first, ties in
+/// Pin order; entries matching no term are left out. Each entry's terms are counted on the core
+/// that parsed it: one parallel pass.
 pub fn parse_and_search<'a>(text: &'a str, query: &str, limit: usize) -> (PinView<'a>, Vec<Hit>) {
     let q = Query::new(query);
     let want = q.gate();
@@ -373,24 +291,76 @@ pub fn parse_and_search<'a>(text: &'a str, query: &str, limit: usize) -> (PinVie
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pin::format::{Pin, PinView};
+    use crate::pin::format::Pin;
+    use crate::pin::text::terms;
 
-    fn pin() -> Pin {
-        Pin::parse(
-            "### Progress log\n**Keywords**: progress, log, compaction, learnings\n\
+    const PIN: &str = "### Progress log\n**Keywords**: progress, log, compaction, learnings\n\
              **File Paths**:\n- src/progress/mod.rs\n\n---\n\
              ### Pin search\n**Keywords**: index, bm25, ranking, keywords, search\n\
              **File Paths**:\n- src/pin/search.rs\n\n---\n\
              ### Search box\n**Keywords**: ui, widget\n**File Paths**:\n- web/search_box.ts\n\n---\n\
              ### Twin A\n**Keywords**: zeta\n**File Paths**:\n- a.rs\n---\n\
-             ### Twin B\n**Keywords**: zeta\n**File Paths**:\n- b.rs\n---\n",
-        )
+             ### Twin B\n**Keywords**: zeta\n**File Paths**:\n- b.rs\n---\n";
+
+    fn search(text: &str, query: &str, limit: usize) -> Vec<Hit> {
+        parse_and_search(text, query, limit).1
+    }
+
+    /// BM25F as the module doc states it, over owned entries and [`terms`]: what the one-pass,
+    /// gated, parallel ranking must agree with.
+    fn reference(text: &str, query: &str, limit: usize) -> Vec<Hit> {
+        let pin = Pin::parse(text);
+        let fields = |e: &crate::pin::Entry| -> [Vec<String>; 3] {
+            [
+                e.keywords.iter().flat_map(|k| terms(k)).collect(),
+                terms(&e.name),
+                e.files
+                    .iter()
+                    .chain(&e.spec)
+                    .flat_map(|p| terms(p))
+                    .collect(),
+            ]
+        };
+        let docs: Vec<[Vec<String>; 3]> = pin.entries().iter().map(fields).collect();
+        let mut total = [0f64; 3];
+        for d in &docs {
+            for f in 0..3 {
+                total[f] += d[f].len() as f64;
+            }
+        }
+        let stats = Stats::new(docs.len(), total);
+        let q = query_terms(query);
+        let mut hits = Vec::new();
+        for (i, d) in docs.iter().enumerate() {
+            let len = [0, 1, 2].map(|f| d[f].len() as f64);
+            let mut score = 0.0;
+            let mut matched = Vec::new();
+            for t in &q {
+                let tf = [0, 1, 2].map(|f| d[f].iter().filter(|w| *w == t).count() as u32);
+                if tf.iter().all(|&c| c == 0) {
+                    continue;
+                }
+                let df = docs
+                    .iter()
+                    .filter(|d| d.iter().any(|f| f.contains(t)))
+                    .count();
+                score += stats.term_score(stats.idf(df), tf, len);
+                matched.push(t.clone());
+            }
+            if !matched.is_empty() {
+                hits.push(Hit {
+                    entry: i,
+                    score,
+                    matched,
+                });
+            }
+        }
+        finish(hits, limit)
     }
 
     #[test]
     fn keywords_outrank_names_and_paths() {
-        let p = pin();
-        let hits = search(p.entries(), "searching the index", 5);
+        let hits = search(PIN, "searching the index", 5);
         assert_eq!(hits[0].entry, 1);
         assert_eq!(hits[0].matched, ["search", "index"]);
         assert_eq!(hits[1].entry, 2);
@@ -400,21 +370,15 @@ mod tests {
 
     #[test]
     fn stemming_matches_inflections() {
-        let p = pin();
-        let hits = search(p.entries(), "compaction of logs", 5);
+        let hits = search(PIN, "compaction of logs", 5);
         assert_eq!(hits[0].entry, 0);
         assert_eq!(hits[0].matched, ["compaction", "log"]);
     }
 
     #[test]
-    fn index_and_one_pass_search_agree() {
-        let fork = Pin::parse(include_str!(
-            "../../tests/fixtures/compat/newralph/INDEX.md"
-        ));
-        for p in [pin(), fork] {
-            let text = p.to_markdown();
-            let view = PinView::parse(&text);
-            let idx = Index::new(p.entries());
+    fn ranking_agrees_with_the_reference() {
+        let fork = include_str!("../../tests/fixtures/compat/newralph/INDEX.md");
+        for text in [PIN, fork] {
             for q in [
                 "search index",
                 "zeta",
@@ -423,32 +387,45 @@ mod tests {
                 "nothing",
                 "",
             ] {
-                assert_eq!(idx.search(q, 10), search(p.entries(), q, 10), "{q}");
-                assert_eq!(
-                    search(view.entries(), q, 10),
-                    search(p.entries(), q, 10),
-                    "{q}"
-                );
-                assert_eq!(parse_and_search(&text, q, 10).1, search(p.entries(), q, 10));
+                assert_eq!(search(text, q, 10), reference(text, q, 10), "{q}");
             }
         }
     }
 
     #[test]
-    fn ties_keep_pin_order_and_limit_applies() {
-        let p = pin();
-        let hits = search(p.entries(), "zeta", 5);
-        assert_eq!(hits.iter().map(|h| h.entry).collect::<Vec<_>>(), [3, 4]);
-        assert_eq!(hits[0].score, hits[1].score);
-        assert_eq!(search(p.entries(), "zeta", 1).len(), 1);
-        assert!(search(p.entries(), "nothing matches", 5).is_empty());
-        assert!(search(Pin::default().entries(), "zeta", 5).is_empty());
+    fn tests_and_examples_rank_below_sources_unless_asked_for() {
+        let text = "### app: src/render\n**Keywords**: render, table\n**File Paths**:\n- src/render.rs\n---\n\
+                    ### app: tests\n**Kind**: tests\n\n**Keywords**: render, table, cases\n\
+                    **File Paths**:\n- tests/render.rs\n- tests/render_more.rs\n---\n\
+                    ### app: examples\n- **Kind:** Examples\n**Keywords**: render, table, table\n\
+                    **File Paths**:\n- examples/table.rs\n---\n";
+        let (pin, hits) = parse_and_search(text, "render a table", 5);
+        assert_eq!(pin.entries()[1].kind, Some("tests"));
+        assert!(pin.entries()[2].is_aside());
+        assert_eq!(hits[0].entry, 0, "{hits:?}");
+        let full = reference(text, "render a table", 5);
+        for h in &hits[1..] {
+            let unweighted = full.iter().find(|r| r.entry == h.entry).map(|r| r.score);
+            assert_eq!(Some(h.score / ASIDE_WEIGHT), unweighted);
+        }
+        let (_, hits) = parse_and_search(text, "render table tests", 5);
+        assert_eq!(hits[0].entry, 1, "{hits:?}");
     }
 
     #[test]
-    fn a_large_pin_split_over_threads_ranks_like_the_index() {
+    fn ties_keep_pin_order_and_limit_applies() {
+        let hits = search(PIN, "zeta", 5);
+        assert_eq!(hits.iter().map(|h| h.entry).collect::<Vec<_>>(), [3, 4]);
+        assert_eq!(hits[0].score, hits[1].score);
+        assert_eq!(search(PIN, "zeta", 1).len(), 1);
+        assert!(search(PIN, "nothing matches", 5).is_empty());
+        assert!(search("", "zeta", 5).is_empty());
+    }
+
+    #[test]
+    fn a_large_pin_read_on_several_cores_ranks_like_the_reference() {
         let mut text = String::new();
-        for i in 0..(3 * PAR_ENTRIES) {
+        for i in 0..3000 {
             text += &format!(
                 "### module {i}\n**Keywords**: alpha{}, beta, gamma{}\n**File Paths**:\n\
                  - src/m{i}/lib.rs\n\n{}\n\n---\n\n",
@@ -459,14 +436,11 @@ mod tests {
             );
         }
         assert!(text.len() > 2 * 256 * 1024, "{}", text.len());
-        let view = PinView::parse(&text);
-        assert_eq!(view.entries().len(), 3 * PAR_ENTRIES);
-        let idx = Index::new(view.entries());
         for q in ["alpha3 beta", "gamma12 module", "lib", "module 2999"] {
-            let hits = search(view.entries(), q, 20);
+            let (view, hits) = parse_and_search(&text, q, 20);
+            assert_eq!(view.entries().len(), 3000);
             assert!(!hits.is_empty(), "{q}");
-            assert_eq!(hits, idx.search(q, 20), "{q}");
-            assert_eq!(parse_and_search(&text, q, 20), (view.clone(), hits), "{q}");
+            assert_eq!(hits, reference(&text, q, 20), "{q}");
         }
     }
 }

@@ -1,7 +1,14 @@
 //! Words: splitting identifiers and text into lowercase parts, light stemming, stop words.
 //!
-//! Owns the one tokenizer both the keyword generator and search use, so a story's words and a
-//! Pin's keywords meet on the same terms. Does not own ranking.
+//! Owns THE tokenizer, [`for_each_term`] (and [`terms`], its list): the search terms of any
+//! text, each with the word as written that gave it. The Pin's search and keywords, the code
+//! index ([`crate::code`]: files' facts, a story's query, the ranking) all read text through
+//! it, so a story's words, a Pin's keywords and a file's names meet on the same terms. The
+//! pieces it is made of are exposed for the keyword generator, which wants words, not terms:
+//! [`split_words`] (lowercase words before stop words and stemming), [`is_stop`], [`stem`];
+//! inside `pin`, `for_each_word` and `scan_terms` are the same passes without allocating per
+//! word. Lives in `pin` because the code index already builds on `pin` (file extensions,
+//! skipped folders); `pin` never imports `code`. Does not own ranking.
 
 /// A hash map with a fast, fixed-seed hasher (deterministic; keys here are short words).
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
@@ -82,7 +89,7 @@ fn is_stop_key(key: u64) -> bool {
 /// Call `f` with each word of `text` as written: split on anything not alphanumeric, on
 /// snake/kebab case and on camel case (`HTTPServerError` gives `HTTP`, `Server`, `Error`). Digits
 /// stay with the letters before them (`utf8`, `v2`).
-pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+fn for_each_raw_word(text: &str, mut f: impl FnMut(&str)) {
     if text.is_ascii() {
         ascii_words(text, |s, e| f(&text[s..e]));
         return;
@@ -150,7 +157,7 @@ fn stop_key(word: &[u8], tail: &[u8]) -> u64 {
     (raw | 0x2020_2020_2020_2020) & (u64::MAX >> (64 - 8 * word.len()))
 }
 
-/// [`for_each_word`] for ASCII text (the common case), in one pass over the bytes: runs of
+/// [`for_each_raw_word`] for ASCII text (the common case), in one pass over the bytes: runs of
 /// alphanumerics, split where the case changes; `f(start, end)` for each word's byte span.
 /// A word is a run of capitals then a run of lowercase letters and digits, either possibly
 /// empty; when more than one capital comes before a lowercase letter, the last capital starts
@@ -201,19 +208,21 @@ fn lower_into(word: &str, buf: &mut String) -> bool {
     }
 }
 
-/// Call `f` with each word of `text` lowercased (see [`for_each_word`]), in `buf`: no allocation
-/// per word.
-pub fn for_each_lower_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
-    for_each_word(text, |w| {
+/// Call `f` with each word of `text` lowercased (see [`for_each_raw_word`]), in `buf`: no
+/// allocation per word.
+pub(super) fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    for_each_raw_word(text, |w| {
         lower_into(w, buf);
         f(buf);
     });
 }
 
-/// Split text into lowercase words (see [`for_each_word`]).
+/// Split text into lowercase words: on anything not alphanumeric, on snake/kebab case and on
+/// camel case (`HTTPServerError` gives `http`, `server`, `error`); digits stay with the letters
+/// before them (`utf8`, `v2`).
 pub fn split_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_lower_word(text, &mut String::new(), |w| out.push(w.to_string()));
+    for_each_word(text, &mut String::new(), |w| out.push(w.to_string()));
     out
 }
 
@@ -237,11 +246,7 @@ fn undouble(w: &mut String) {
 /// Light stemming: plurals, -ing, -ed and a final -e, so `parse`, `parses`, `parsed` and
 /// `parsing` all give `pars`. Only ASCII words are stemmed; others are returned as they are.
 pub fn stem(word: &str) -> String {
-    stem_owned(word.to_string())
-}
-
-/// [`stem`] reusing the word's allocation.
-fn stem_owned(mut w: String) -> String {
+    let mut w = word.to_string();
     stem_in_place(&mut w);
     w
 }
@@ -274,27 +279,25 @@ fn stem_in_place(w: &mut String) {
 /// Order is kept and duplicates are kept (callers count them).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_term(text, |t| out.push(t.to_string()));
+    for_each_term(text, |t, _| out.push(t.to_string()));
     out
 }
 
-/// Call `f` with each term of `text`, exactly as [`terms`] lists them, without allocating per
-/// word (one buffer is reused).
-pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
-    for_each_term_if(
-        text,
-        |_: &[u8]| true,
-        |t| {
-            if let Some(t) = t {
-                f(t);
-            }
-        },
-    );
+/// THE tokenizer: call `f(term, word)` with each term of `text`, exactly as [`terms`] lists
+/// them, and the word as written that gave it (`Parsing` for `pars`), without allocating per
+/// word (one buffer is reused). The Pin's search, the code index and a story's query all read
+/// text through it, so they meet on the same terms.
+pub fn for_each_term(text: &str, mut f: impl FnMut(&str, &str)) {
+    scan_terms(text, &mut String::new(), &|_: &[u8]| true, |t, w| {
+        if let Some(t) = t {
+            f(t, w);
+        }
+    });
 }
 
-/// Which words a caller of [`for_each_term_if`] wants stemmed, given a word's UTF-8 bytes (any
+/// Which words a caller of [`scan_terms`] wants stemmed, given a word's UTF-8 bytes (any
 /// `Fn(&[u8]) -> bool` is one).
-pub trait Want {
+pub(super) trait Want {
     fn want(&self, word: &[u8]) -> bool;
 }
 
@@ -305,30 +308,26 @@ impl<F: Fn(&[u8]) -> bool> Want for F {
     }
 }
 
-/// [`for_each_term`] that stems only the words `want` accepts: `f(Some(term))` for those,
-/// `f(None)` for the other terms (counted, not stemmed). `want` gets the word before lowercasing
-/// and stemming, with any non-ASCII letters already lowercased: compare it with ASCII case
-/// folding. Stemming keeps a word's first letters (the term is a prefix of the word, or that
-/// prefix plus `y`), so a caller looking for a few terms can reject most words before they are
-/// copied or stemmed.
-pub fn for_each_term_if(text: &str, want: impl Want, f: impl FnMut(Option<&str>)) {
-    for_each_term_buf(text, &mut String::new(), &want, f);
-}
-
-/// [`for_each_term_if`] with a caller's buffer (reused across many short texts).
-pub fn for_each_term_buf(
+/// The pass behind [`for_each_term`], for search: `f(Some(term), word)` for the words `want`
+/// accepts, `f(None, word)` for the other terms (counted, not stemmed), with a caller's buffer
+/// (reused across many short texts); `word` is the word as written. `want` gets the word before
+/// lowercasing and stemming, with any non-ASCII letters already lowercased: compare it with
+/// ASCII case folding. Stemming keeps a word's first letters (the term is a prefix of the word,
+/// or that prefix plus `y`), so a caller looking for a few terms can reject most words before
+/// they are copied or stemmed.
+pub(super) fn scan_terms(
     text: &str,
     buf: &mut String,
     want: &impl Want,
-    mut f: impl FnMut(Option<&str>),
+    mut f: impl FnMut(Option<&str>, &str),
 ) {
     if text.is_ascii() {
         ascii_terms(text, buf, want, &mut f);
         return;
     }
-    for_each_word(text, |w| {
+    for_each_raw_word(text, |w| {
         if w.is_ascii() {
-            ascii_term(w.as_bytes(), w.as_bytes(), buf, want, &mut f);
+            ascii_term(w, w.as_bytes(), buf, want, &mut f);
             return;
         }
         if lower_into(w, buf) || is_stop(buf) {
@@ -336,44 +335,50 @@ pub fn for_each_term_buf(
         }
         if want.want(buf.as_bytes()) {
             stem_in_place(buf);
-            f(Some(buf));
+            f(Some(buf), w);
         } else {
-            f(None);
+            f(None, w);
         }
     });
 }
 
-/// [`for_each_term_buf`] for ASCII text: [`ascii_words`] and the tests of [`ascii_term`].
-fn ascii_terms(text: &str, buf: &mut String, want: &impl Want, f: &mut impl FnMut(Option<&str>)) {
+/// [`scan_terms`] for ASCII text: [`ascii_words`] and the tests of [`ascii_term`].
+fn ascii_terms(
+    text: &str,
+    buf: &mut String,
+    want: &impl Want,
+    f: &mut impl FnMut(Option<&str>, &str),
+) {
     let b = text.as_bytes();
     ascii_words(text, |start, end| {
-        ascii_term(&b[start..end], &b[start..], buf, want, f);
+        ascii_term(&text[start..end], &b[start..], buf, want, f);
     });
 }
 
-/// One ASCII word of [`for_each_term_buf`] (`tail`: see [`stop_key`]): numbers and stop
+/// One ASCII word of [`scan_terms`] (`tail`: see [`stop_key`]): numbers and stop
 /// words are told from the word as written, and only a wanted word is copied, lowercased and
 /// stemmed.
 #[inline(always)]
 fn ascii_term(
-    b: &[u8],
+    word: &str,
     tail: &[u8],
     buf: &mut String,
     want: &impl Want,
-    f: &mut impl FnMut(Option<&str>),
+    f: &mut impl FnMut(Option<&str>, &str),
 ) {
+    let b = word.as_bytes();
     let number = b[0].is_ascii_digit() && b.iter().all(u8::is_ascii_digit);
     if number || (b.len() <= 7 && is_stop_key(stop_key(b, tail))) {
         return;
     }
     if !want.want(b) {
-        f(None);
+        f(None, word);
         return;
     }
     buf.clear();
     buf.extend(b.iter().map(|&c| char::from(c.to_ascii_lowercase())));
     stem_in_place(buf);
-    f(Some(buf));
+    f(Some(buf), word);
 }
 
 #[cfg(test)]
@@ -466,7 +471,7 @@ mod tests {
         #[test]
         fn byte_splitting_matches_the_char_definition(text in "[a-zA-Z0-9_ ./-]{0,40}") {
             let mut got = Vec::new();
-            for_each_word(&text, |w| got.push(w.to_string()));
+            for_each_raw_word(&text, |w| got.push(w.to_string()));
             proptest::prop_assert_eq!(got, reference_words(&text));
         }
 
@@ -475,7 +480,7 @@ mod tests {
             text in "([a-z0-9]{1,12}|[A-Z][a-z]{0,5}|[A-Z0-9]{1,4}|[ _./,:`@\\[{~-]{1,3}){0,40}",
         ) {
             let mut got = Vec::new();
-            for_each_word(&text, |w| got.push(w.to_string()));
+            for_each_raw_word(&text, |w| got.push(w.to_string()));
             proptest::prop_assert_eq!(got, reference_words(&text));
         }
     }

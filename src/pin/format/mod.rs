@@ -8,14 +8,15 @@
 //! An entry is a heading (`##` to `####`) whose section holds a field line before any `---`:
 //! `**Keywords**:` (comma list, inline, continued on following lines or as bullets),
 //! `**File Paths**:` (bullets, `-`/`*`/`+`, or an inline comma list), `**Spec Link**:` (`N/A` or a
-//! path) and `**Status**:` (`stale` when its files all vanished). Labels may be written
+//! path), `**Status**:` (`stale` when its files all vanished) and `**Kind**:` (`tests`,
+//! `examples`, `fixtures`, `benchmarks`, `docs`: not product code; such entries rank lower). Labels may be written
 //! `**Keywords:**`, `Keywords:` or as a bullet (`- **Keywords**: …`). A `---` line closes an entry.
 
 mod parse;
 mod pass;
 mod view;
 
-pub use view::{EntryView, PinView};
+pub use view::{EntryView, PinView, is_aside};
 
 use std::sync::LazyLock;
 
@@ -34,6 +35,9 @@ pub struct Entry {
     pub spec: Option<String>,
     /// Flagged by `ralph pin generate` when none of its files exist any more.
     pub stale: bool,
+    /// What the entry holds when it is not product code: `tests`, `examples`, `fixtures`,
+    /// `benchmarks`, `docs` (the `**Kind**:` line; `None` for product code).
+    pub kind: Option<String>,
     /// Lines of prose inside the entry (between the heading and the `---`), kept as written.
     pub notes: Vec<String>,
     /// 1-based line of the heading in the parsed text (0 for entries not read from text).
@@ -53,6 +57,7 @@ struct Fields {
     files: Vec<String>,
     spec: Option<String>,
     stale: bool,
+    kind: Option<String>,
     notes: Vec<String>,
 }
 
@@ -65,6 +70,7 @@ impl Entry {
             files: Vec::new(),
             spec: None,
             stale: false,
+            kind: None,
             notes: Vec::new(),
             line: 0,
             file_lines: Vec::new(),
@@ -96,6 +102,7 @@ impl Entry {
             files: self.files.clone(),
             spec: self.spec.clone(),
             stale: self.stale,
+            kind: self.kind.clone(),
             notes: self.notes.clone(),
         }
     }
@@ -121,6 +128,11 @@ impl Entry {
         }
         if self.stale {
             s.push_str(STALE_TEXT);
+            s.push_str("\n\n");
+        }
+        if let Some(k) = &self.kind {
+            s.push_str("**Kind**: ");
+            s.push_str(k);
             s.push_str("\n\n");
         }
         s.push_str("**Keywords**: ");

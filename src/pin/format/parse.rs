@@ -4,9 +4,6 @@
 //! (`**Keywords**: a, b`, `- Files:`, …) and its value, a file path or spec link in a bullet.
 //! Does not own how lines make entries and prose (see `pass.rs`) or writing (see the parent
 //! module).
-//!
-//! Trimming is Unicode-aware like `str::trim`, with a fast path for lines that start (and end)
-//! with a visible ASCII character, which is nearly every line of a Pin.
 
 use super::{LINK, TICKS};
 
@@ -16,47 +13,17 @@ pub(super) enum Field {
     Files,
     Spec,
     Status,
+    Kind,
 }
 
-/// A visible ASCII character: never whitespace, so no trimming is needed next to it.
+/// A visible ASCII character: never whitespace (a line starting with one is not blank).
 fn visible(b: Option<&u8>) -> bool {
     b.is_some_and(|&b| b > b' ' && b < 0x7f)
 }
 
-/// `str::trim_start`, with a fast path for spaces and tabs followed by visible ASCII.
-fn trim_start(s: &str) -> &str {
-    let n = s.bytes().take_while(|&b| b == b' ' || b == b'\t').count();
-    let rest = &s[n..];
-    if visible(rest.as_bytes().first()) {
-        rest
-    } else {
-        rest.trim_start()
-    }
-}
-
-/// `str::trim_end`, with a fast path for visible ASCII after spaces and tabs.
-fn trim_end(s: &str) -> &str {
-    let n = s
-        .bytes()
-        .rev()
-        .take_while(|&b| b == b' ' || b == b'\t')
-        .count();
-    let rest = &s[..s.len() - n];
-    if visible(rest.as_bytes().last()) {
-        rest
-    } else {
-        rest.trim_end()
-    }
-}
-
 /// Whether a line is empty or whitespace only.
 pub(super) fn is_blank(line: &str) -> bool {
-    !visible(line.as_bytes().first()) && trim(line).is_empty()
-}
-
-/// `str::trim` (see [`trim_start`]).
-fn trim(s: &str) -> &str {
-    trim_end(trim_start(s))
+    line.trim_start().is_empty()
 }
 
 /// `# Title ##` → (level, "Title"); `None` unless 1-6 `#` are followed by a space.
@@ -79,13 +46,13 @@ pub(super) fn heading_of(line: &str) -> Option<(usize, &str)> {
 
 /// The text of a bullet (`-`, `*`, `+` or `1.`/`1)` then a space), if the line is one.
 pub(super) fn bullet_of(line: &str) -> Option<&str> {
-    let t = trim_start(line);
+    let t = line.trim_start();
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     let rest = match (digits, &t.as_bytes()[digits..]) {
         (0, [b'-' | b'*' | b'+', ..]) | (1.., [b'.' | b')', ..]) => &t[digits + 1..],
         _ => return None,
     };
-    matches!(rest.as_bytes().first(), Some(b' ' | b'\t')).then(|| trim(rest))
+    matches!(rest.as_bytes().first(), Some(b' ' | b'\t')).then(|| rest.trim())
 }
 
 /// A thematic break: three or more `-`, `*` or `_` alone on a line.
@@ -95,16 +62,17 @@ pub(super) fn is_rule(line: &str) -> bool {
     if visible(b.first()) && (!matches!(b[0], b'-' | b'*' | b'_') || b.get(1) != Some(&b[0])) {
         return false;
     }
-    let t = trim(line).as_bytes();
+    let t = line.trim().as_bytes();
     t.len() >= 3 && matches!(t[0], b'-' | b'*' | b'_') && t.iter().all(|&b| b == t[0])
 }
 
 /// The labels of the canonical format (see the parent module), each with the space after it.
-const CANONICAL: [(&str, Field); 4] = [
+const CANONICAL: [(&str, Field); 5] = [
     ("**Keywords**: ", Field::Keywords),
     ("**File Paths**:", Field::Files),
     ("**Spec Link**: ", Field::Spec),
     ("**Status**: ", Field::Status),
+    ("**Kind**: ", Field::Kind),
 ];
 
 /// A field line (`**Keywords**: a, b`, `**Keywords:** a`, `- Files:`, …): its field and value.
@@ -112,17 +80,17 @@ pub(super) fn field_line(line: &str) -> Option<(Field, &str)> {
     // The canonical labels `ralph pin generate` writes, matched as they are (the common case).
     for (label, field) in CANONICAL {
         if let Some(rest) = line.strip_prefix(label) {
-            return Some((field, trim(rest)));
+            return Some((field, rest.trim()));
         }
     }
-    let mut t = trim_start(line);
+    let mut t = line.trim_start();
     if let [b'-' | b'*' | b'+', b' ' | b'\t', ..] = t.as_bytes() {
-        t = trim_start(&t[1..]);
+        t = t[1..].trim_start();
     }
     let bold = |s: &str| matches!(s.as_bytes(), [b'*', b'*', ..] | [b'_', b'_', ..]);
     let emph = bold(t);
     if emph {
-        t = trim_start(&t[2..]);
+        t = t[2..].trim_start();
     }
     // Every field name starts with one of these letters: most lines are rejected here.
     if !matches!(
@@ -141,16 +109,16 @@ pub(super) fn field_line(line: &str) -> Option<(Field, &str)> {
     let field = field_named(&t.as_bytes()[..end])?;
     let mut rest = &t[end..];
     if let Some(r) = rest.strip_prefix(':') {
-        rest = trim_start(r);
+        rest = r.trim_start();
         if emph && bold(rest) {
             rest = &rest[2..];
         }
     } else if emph && bold(rest) {
-        rest = trim_start(&rest[2..]).strip_prefix(':')?;
+        rest = rest[2..].trim_start().strip_prefix(':')?;
     } else {
         return None;
     }
-    Some((field, trim(rest)))
+    Some((field, rest.trim()))
 }
 
 fn field_named(label: &[u8]) -> Option<Field> {
@@ -168,6 +136,7 @@ fn field_named(label: &[u8]) -> Option<Field> {
         b"filepaths" | b"filepath" | b"files" | b"paths" => Some(Field::Files),
         b"speclink" | b"speclinks" | b"spec" | b"specs" | b"specification" => Some(Field::Spec),
         b"status" => Some(Field::Status),
+        b"kind" => Some(Field::Kind),
         _ => None,
     }
 }
@@ -177,14 +146,14 @@ pub(super) fn is_fence(line: &str) -> bool {
     if visible(first) && !matches!(first, Some(b'`' | b'~')) {
         return false;
     }
-    let t = trim_start(line);
+    let t = line.trim_start();
     t.starts_with("```") || t.starts_with("~~~")
 }
 
 /// Split a keyword list on commas; blanks dropped.
 pub(super) fn split_keywords<'a>(text: &'a str, out: &mut Vec<&'a str>) {
     let mut push = |k: &'a str, ticks: bool| {
-        let mut k = trim(k);
+        let mut k = k.trim();
         if ticks {
             k = k.trim_matches('`').trim();
         }
@@ -227,7 +196,7 @@ const SPECIAL: u8 = 2;
 
 /// The path in one file bullet: a link target, text in backticks, or the first word.
 pub(super) fn clean_path(text: &str) -> Option<&str> {
-    let t = trim(text);
+    let t = text.trim();
     let b = t.as_bytes();
     // One pass finds where the first word ends and whether a link or backtick (rare) follows.
     let mut end = None;
@@ -276,7 +245,7 @@ fn first_word(t: &str, end: Option<usize>) -> Option<&str> {
 }
 
 pub(super) fn clean_spec(text: &str) -> Option<&str> {
-    let t = trim(text);
+    let t = text.trim();
     let none = t.is_empty()
         || (t.len() <= 5
             && matches!(

@@ -31,8 +31,8 @@ fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line<'_>> {
         if start >= b.len() {
             return None;
         }
-        let (mut keep, end) = match next_newline(b, start) {
-            Some(nl) => (nl, nl + 1),
+        let (mut keep, end) = match memchr::memchr(b'\n', &b[start..]) {
+            Some(i) => (start + i, start + i + 1),
             None => (b.len(), b.len()),
         };
         while keep > start && b[keep - 1] == b'\r' {
@@ -46,26 +46,6 @@ fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line<'_>> {
         start = end;
         Some(line)
     })
-}
-
-/// The first `\n` in `b` at or after `from`, 8 bytes at a time (Pin lines are short: a call to
-/// `memchr` costs more than the search).
-#[inline(always)]
-fn next_newline(b: &[u8], from: usize) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut i = from;
-    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        // A byte of `x` is zero where the text has `\n`; the lowest such byte sets the lowest
-        // high bit of `(x - 1) & !x` (higher bytes may be flagged falsely, never lower ones).
-        let x = u64::from_le_bytes(*chunk) ^ (LO * u64::from(b'\n'));
-        let zero = x.wrapping_sub(LO) & !x & HI;
-        if zero != 0 {
-            return Some(i + (zero.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    b.get(i..)?.iter().position(|&c| c == b'\n').map(|k| i + k)
 }
 
 /// Bytes per part below which a Pin is read on one thread (thread start-up costs about as much
@@ -98,6 +78,7 @@ impl<'a> Open<'a> {
                 files: Vec::with_capacity(8),
                 spec: None,
                 stale: false,
+                kind: None,
                 notes: Vec::new(),
                 line: number,
                 file_lines: Vec::with_capacity(8),
@@ -152,6 +133,7 @@ impl<'a> Open<'a> {
                 }
                 Field::Spec => e.spec = clean_spec(value),
                 Field::Status => e.stale = value.to_ascii_lowercase().contains("stale"),
+                Field::Kind => e.kind = Some(value).filter(|v| !v.is_empty()),
             }
             self.field = Some(f);
             return true;
@@ -462,13 +444,6 @@ mod tests {
     }
 
     proptest! {
-        #[test]
-        fn newlines_are_found_like_memchr(text in "[a\n\r]{0,40}", from in 0..45usize) {
-            let b = text.as_bytes();
-            let from = from.min(b.len());
-            prop_assert_eq!(next_newline(b, from), memchr::memchr(b'\n', &b[from..]).map(|i| from + i));
-        }
-
         #[test]
         fn any_number_of_parts_reads_like_one_pass(
             picks in proptest::collection::vec((0..FRAGS.len(), 0..3u8), 0..60),

@@ -16,6 +16,9 @@ pub struct EntryView<'a> {
     pub files: Vec<&'a str>,
     pub spec: Option<&'a str>,
     pub stale: bool,
+    /// What the entry holds when it is not product code (`tests`, `examples`, …; see
+    /// [`Entry::kind`]).
+    pub kind: Option<&'a str>,
     pub notes: Vec<&'a str>,
     /// 1-based line of the heading.
     pub line: usize,
@@ -85,6 +88,7 @@ impl<'a> EntryView<'a> {
             files: owned(&self.files),
             spec: self.spec.map(str::to_string),
             stale: self.stale,
+            kind: self.kind.map(str::to_string),
             notes: owned(&self.notes),
             line: self.line,
             file_lines: self.file_lines.clone(),
@@ -99,6 +103,7 @@ impl<'a> EntryView<'a> {
             && self.files == e.files
             && self.spec == e.spec.as_deref()
             && self.stale == e.stale
+            && self.kind == e.kind.as_deref()
             && self.notes == e.notes
     }
 
@@ -106,6 +111,19 @@ impl<'a> EntryView<'a> {
     pub fn spec_path(&self) -> Option<String> {
         spec_path(self.spec?)
     }
+
+    /// Whether the entry holds tests, examples, fixtures, benchmarks or docs rather than
+    /// product code (see [`is_aside`]).
+    pub fn is_aside(&self) -> bool {
+        self.kind.is_some_and(is_aside)
+    }
+}
+
+/// Whether a `**Kind**:` value marks something other than product code: any value but
+/// `source`, `sources`, `code` or `src` (case-insensitive) does.
+pub fn is_aside(kind: &str) -> bool {
+    let k = kind.trim().to_ascii_lowercase();
+    !k.is_empty() && !matches!(k.as_str(), "source" | "sources" | "code" | "src")
 }
 
 /// The path a spec link points to: the target of a markdown link, text in backticks, or the last
