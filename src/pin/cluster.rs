@@ -69,12 +69,15 @@ fn module_name(path: &str) -> &str {
 }
 
 /// Whether a file name is a test's (`x_test.go`, `test_x.py`, `x.test.ts`, `x.spec.js`,
-/// `x_spec.rb`, `XTest.java`, `conftest.py`).
+/// `x_spec.rb`, `XTest.java`, `conftest.py`, Rust's `tests.rs`, `tests_util.py`).
 pub fn is_test_file(path: &str) -> bool {
     let name = module_name(path);
     let lower = name.to_ascii_lowercase();
     lower == "conftest"
+        || name == "tests"
+        || name == "test"
         || lower.starts_with("test_")
+        || lower.starts_with("tests_")
         || lower.ends_with("_test")
         || lower.ends_with("_tests")
         || lower.ends_with(".test")
@@ -136,7 +139,7 @@ pub fn split_flat(files: &[FlatFile<'_>]) -> Vec<Part> {
                 label: if n == 0 {
                     label.clone()
                 } else {
-                    format!("{label} ({})", n + 1)
+                    format!("{label} {}", n + 1)
                 },
                 kind: PartKind::Sources,
                 files: chunk.to_vec(),
@@ -298,6 +301,9 @@ mod tests {
         ] {
             assert!(is_test_file(t), "{t}");
         }
+        for t in ["src/tests.rs", "test.py", "tests_util.py"] {
+            assert!(is_test_file(t), "{t}");
+        }
         for s in ["latest.go", "contest.py", "Test.java", "testing.rs", "x.rs"] {
             assert!(!is_test_file(s), "{s}");
         }
@@ -409,7 +415,7 @@ mod tests {
         let files = flat(&owned);
         let parts = split_flat(&files);
         let labels: Vec<&str> = parts.iter().map(|p| p.label.as_str()).collect();
-        assert_eq!(labels, ["", "render", "widget", "widget (2)", "widget (3)"]);
+        assert_eq!(labels, ["", "render", "widget", "widget 2", "widget 3"]);
         assert_eq!(parts[0].files, [0, 3], "lib.rs and the tiny file");
         assert!(parts.iter().all(|p| p.files.len() <= MAX_PART));
         let mut all: Vec<usize> = parts.iter().flat_map(|p| p.files.clone()).collect();

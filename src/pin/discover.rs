@@ -8,10 +8,12 @@
 //! subfolders become entries, a flat folder of many files is split into cohesive parts (see
 //! [`super::cluster`]), a file beside the folder of the same name (`router.ts` and `router/`,
 //! Rust's `output.rs` and `output/`) goes with the folder. Entry names follow one scheme:
-//! `<package>` for a package's own files, `<package>: <path>` for a folder or a part of one
-//! (the path relative to the package: `fzf: src/terminal`), `<package>: <folder> (tests)` for
-//! the tests of a split folder. Test, example, fixture and benchmark folders get a
-//! [`Unit::kind`]. Does not read files (see [`super::generate`]) or choose keywords (see
+//! `<package>` for a package's own files, `<package>: <folder>` for a folder (the path relative
+//! to the package: `fzf: src/tui`), and a part of a split folder adds its label in parentheses
+//! (`fzf: src (terminal)`, `rich (console)`, `fzf: src (tests)`), so a part never takes the name
+//! of a real folder. `<package>` is the folder of the package when two packages share a name;
+//! a name still taken gets ` #2` (see [`unique_name`]). Test, example, fixture and benchmark
+//! folders get a [`Unit::kind`]. Does not read files (see [`super::generate`]) or choose keywords (see
 //! [`super::keywords`]).
 
 use std::collections::BTreeMap;
@@ -65,6 +67,10 @@ pub struct Unit {
     /// What the entry holds when it is not product code: `tests`, `examples`, `fixtures` or
     /// `benchmarks` (the Pin's `**Kind**:` line).
     pub kind: Option<&'static str>,
+    /// The name of the module this entry was split from (its own name when it was not split):
+    /// entries of one family were one entry before the module grew, so a Pin written then
+    /// lists their files under one name (see [`super::merge`]).
+    pub family: String,
 }
 
 /// Folder names that mark what a folder holds (the deepest such folder of a path decides).
@@ -151,6 +157,41 @@ fn parent_key(key: &str, keys: &BTreeMap<String, Vec<usize>>) -> String {
     k
 }
 
+/// The name each root's entries start with: its package name, or its folder when another root
+/// has the same package name (two `utils` packages in a monorepo are `packages/utils` and
+/// `tools/utils`); `None` for a root no manifest names (called by its folder or the project).
+fn root_names(roots: &[super::roots::Root]) -> Vec<Option<String>> {
+    let mut count: HashMap<String, usize> = HashMap::default();
+    for n in roots.iter().filter_map(|r| r.name.as_ref()) {
+        *count.entry(n.to_lowercase()).or_default() += 1;
+    }
+    roots
+        .iter()
+        .map(|r| {
+            let n = r.name.as_ref()?;
+            let shared = count.get(&n.to_lowercase()).is_some_and(|&c| c > 1);
+            Some(if shared && !r.dir.is_empty() {
+                r.dir.clone()
+            } else {
+                n.clone()
+            })
+        })
+        .collect()
+}
+
+/// `name`, or when an entry already has it (case-insensitive), `name #2`, `name #3`…: the
+/// scheme gives distinct names to distinct folders and parts, so this is the last guard (a
+/// folder literally called `src (x)`, a package named like another root's folder).
+fn unique_name(name: String, used: &mut FastSet<String>) -> String {
+    let mut candidate = name.clone();
+    let mut n = 1;
+    while !used.insert(candidate.to_lowercase()) {
+        n += 1;
+        candidate = format!("{name} #{n}");
+    }
+    candidate
+}
+
 /// The sibling modules each file links to (see [`super::extract::FileFacts::links`]), by path.
 pub type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
 
@@ -210,6 +251,7 @@ pub fn discover_declared<'f>(
     for d in docs {
         docs_per_root[root_of(d)].push(d);
     }
+    let root_names = root_names(&roots);
     let mut used_names = FastSet::default();
     let mut units = Vec::new();
     for (ri, root) in roots.iter().enumerate() {
@@ -316,7 +358,7 @@ pub fn discover_declared<'f>(
                     dir.strip_prefix(root_base.as_str())
                         .map_or(dir, |r| r.trim_start_matches('/'))
                 };
-                match (&root.name, rel.is_empty()) {
+                match (&root_names[ri], rel.is_empty()) {
                     (Some(n), true) => n.clone(),
                     (Some(n), false) => format!("{n}: {rel}"),
                     (None, true) if root.dir.is_empty() => format!("{project} (top level)"),
@@ -337,12 +379,8 @@ pub fn discover_declared<'f>(
                 naming: &naming,
             };
             for (n, piece) in ctx.split(&label, &dir, &idx).into_iter().enumerate() {
-                let mut name = piece.name;
+                let name = unique_name(piece.name, &mut used_names);
                 let udir = piece.dir;
-                if !used_names.insert(name.to_lowercase()) {
-                    name = format!("{name} ({})", if udir.is_empty() { "." } else { &udir });
-                    used_names.insert(name.to_lowercase());
-                }
                 let docs = if piece.docs {
                     group_docs
                         .iter()
@@ -360,6 +398,7 @@ pub fn discover_declared<'f>(
                     root_entry: key.is_empty() && n == 0,
                     docs,
                     kind: piece.kind.or_else(|| folder_kind(&udir)),
+                    family: label.clone(),
                 });
             }
         }
@@ -463,13 +502,21 @@ impl Splitting<'_, '_> {
         // Subfolders: small ones listed here, the others their own entries, each with the file
         // of its name beside it (`router.ts` with `router/`).
         let mut small: Vec<usize> = Vec::new();
+        // A folder that only wraps one folder (a crate's `src/`) is that folder: it keeps the
+        // name, so the entry a Pin had for it goes on naming the same files.
+        let only_child = direct.is_empty() && subs.len() == 1;
         for (sub, sidx) in &subs {
             if sidx.len() <= 2 {
                 small.extend(sidx);
                 continue;
             }
             let sdir = join(dir, sub);
-            let mut pieces = self.split(&(self.naming)(&sdir), &sdir, sidx);
+            let sname = if only_child {
+                name.to_string()
+            } else {
+                (self.naming)(&sdir)
+            };
+            let mut pieces = self.split(&sname, &sdir, sidx);
             if let Some(k) = direct
                 .iter()
                 .position(|&i| module_name(&files[i].path) == sub.as_str())
@@ -497,14 +544,12 @@ impl Splitting<'_, '_> {
                     own.files.extend(paths.map(|i| files[i].path.clone()));
                     continue;
                 }
-                let mut piece = match part.kind {
-                    PartKind::Tests => {
-                        let mut p = Piece::new(format!("{name} ({})", part.label), dir);
-                        p.kind = Some("tests");
-                        p
-                    }
-                    _ => Piece::new((self.naming)(&join(dir, &part.label)), dir),
-                };
+                // A part is named by its folder and its label in parentheses, which no
+                // folder's entry name has: `app: src (terminal)`, `app: src (tests)`.
+                let mut piece = Piece::new(format!("{name} ({})", part.label), dir);
+                if part.kind == PartKind::Tests {
+                    piece.kind = Some("tests");
+                }
                 piece.docs = false;
                 for i in paths {
                     piece.push(&files[i].path);
@@ -708,22 +753,24 @@ mod tests {
         let m = [man("Cargo.toml", "[package]\nname = \"app\"\n")];
         let u = discover("p", &files, &[], &m, &no_links);
         // `src/widget/` and `src/one/` are modules of their own (one level under `src/`), so
-        // `widget.rs` is a part of the flat `src/` here.
+        // `widget.rs` is a part of the flat `src/` here: the part and the folder keep apart.
         assert_eq!(
             names(&u),
             [
-                "app: src",
-                "app: src/alpha",
-                "app: src/beta",
-                "app: src/delta",
-                "app: src/gamma",
-                "app: src/omega",
-                "app: src/widget",
-                "app: src (tests)",
+                "app",
+                "app (alpha)",
+                "app (beta)",
+                "app (delta)",
+                "app (gamma)",
+                "app (omega)",
+                "app (widget)",
+                "app (tests)",
                 "app: src/one",
-                "app: src/widget (src/widget)"
+                "app: src/widget"
             ]
         );
+        assert!(u[..8].iter().all(|u| u.family == "app"));
+        assert_eq!(u[9].family, "app: src/widget");
         assert_eq!(u[0].files, ["src/lib.rs"]);
         assert_eq!(u[1].files.len(), 4);
         assert_eq!(u[7].kind, Some("tests"));
@@ -733,6 +780,62 @@ mod tests {
                 .all(|u| u.items.len() <= MAX_ITEMS && u.items == u.files)
         );
         assert!(u[..7].iter().all(|u| u.kind.is_none()));
+    }
+
+    #[test]
+    fn names_are_unique_and_follow_one_scheme() {
+        // Two packages called `utils`, a flat folder with a `tests.rs` beside `*_test.rs` files
+        // and a stem `tests` could give the same name twice.
+        let mut v: Vec<(String, u64)> = vec![
+            ("packages/utils/index.ts".into(), 3000),
+            ("tools/utils/index.ts".into(), 3000),
+            ("tools/utils/src/io/a.ts".into(), 3000),
+            ("tools/utils/src/io/b.ts".into(), 3000),
+            ("src/lib.rs".into(), 3000),
+            ("src/tests.rs".into(), 3000),
+        ];
+        for stem in ["alpha", "beta", "gamma", "delta"] {
+            for k in 0..4 {
+                v.push((format!("src/{stem}_{k}.rs"), 3000));
+            }
+            v.push((format!("src/{stem}_test.rs"), 3000));
+        }
+        let files: Vec<SourceFile> = v
+            .into_iter()
+            .map(|(path, size)| SourceFile { path, size })
+            .collect();
+        let m = [
+            man("Cargo.toml", "[package]\nname = \"utils\"\n"),
+            man("packages/utils/package.json", r#"{"name":"utils"}"#),
+            man("tools/utils/package.json", r#"{"name":"utils"}"#),
+        ];
+        let u = discover("p", &files, &[], &m, &no_links);
+        let got = names(&u);
+        assert_eq!(
+            got,
+            [
+                "utils",
+                "utils (alpha)",
+                "utils (beta)",
+                "utils (delta)",
+                "utils (gamma)",
+                "utils (tests)",
+                "packages/utils",
+                "tools/utils",
+                "tools/utils: src/io"
+            ]
+        );
+        let tests = &u[5];
+        assert_eq!(tests.files.len(), 5, "{:?}", tests.files);
+        assert!(tests.files.contains(&"src/tests.rs".to_string()));
+        let mut lower: Vec<String> = got.iter().map(|n| n.to_lowercase()).collect();
+        lower.sort();
+        lower.dedup();
+        assert_eq!(lower.len(), got.len());
+        let mut used = FastSet::default();
+        assert_eq!(unique_name("a".into(), &mut used), "a");
+        assert_eq!(unique_name("A".into(), &mut used), "A #2");
+        assert_eq!(unique_name("a".into(), &mut used), "a #3");
     }
 
     #[test]
