@@ -291,6 +291,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
             items: u.items,
             files: u.files,
             kind: u.kind.map(str::to_string),
+            family: u.family,
         })
         .collect();
 

@@ -1,9 +1,11 @@
 //! Merging generated entries into an existing Pin without losing anything a person wrote.
 //!
-//! Owns the policy: an existing entry keeps every keyword, file, spec and note and only gains
+//! Owns the policy: an existing entry keeps every keyword, spec and note and only gains
 //! generated keywords (up to [`MAX_KEYWORDS`] in all) and files it does not already cover, and
-//! the generated `**Kind**:` when it has none and was matched by name;
-//! entries nobody generated are never removed; an entry whose files all vanished is flagged
+//! the generated `**Kind**:` when it has none and was matched by name; it keeps every file
+//! too, except the files of a module split since the Pin was written (see
+//! [`give_up_split_files`]): those are listed once, by the entry of the part they are now in.
+//! Entries nobody generated are never removed; an entry whose files all vanished is flagged
 //! stale, not deleted. Pure: whether a path exists is asked through a closure. Does not own
 //! discovery, keywords or writing.
 
@@ -12,7 +14,7 @@ use std::collections::VecDeque;
 use super::check::is_glob;
 use super::format::{Entry, Pin};
 use super::keywords::MAX_KEYWORDS;
-use super::text::FastMap as HashMap;
+use super::text::{FastMap as HashMap, FastSet};
 
 /// A generated entry: its name, keywords, the items it lists and every file it covers.
 #[derive(Debug, Clone)]
@@ -23,6 +25,8 @@ pub struct Generated {
     pub files: Vec<String>,
     /// `tests`, `examples`, `fixtures`, `benchmarks` (see [`Entry::kind`]).
     pub kind: Option<String>,
+    /// The module it was split from (see [`super::discover::Unit::family`]).
+    pub family: String,
 }
 
 /// What a merge changed, by entry name.
@@ -64,6 +68,104 @@ fn overlap(e: &Entry, g: &Generated) -> f64 {
     }
     let hit = g.files.iter().filter(|f| covers(&e.files, f)).count();
     hit as f64 / g.files.len().max(e.files.len()) as f64
+}
+
+/// A Pin written before a module was split lists the files of all its parts under the entry
+/// the module had (`app: src` with `src/*.rs`), and the parts come as new entries listing them
+/// again. Each generated file belongs to one generated entry and so to one Pin entry (the one
+/// that entry merges into, or the new one); an existing entry of the module's family (merged
+/// with one of its parts, or unmerged and called as the module was or listing at least half of
+/// its files) gives up the files whose part merges elsewhere: a path is dropped, a glob or
+/// folder is replaced by the files it still stands for. Files of other modules a person listed
+/// stay. Returns, per existing entry, whether it changed.
+fn give_up_split_files(
+    pin: &mut Pin,
+    generated: &[Generated],
+    target: &[Option<usize>],
+) -> Vec<bool> {
+    let n_old = pin.entries().len();
+    let mut changed = vec![false; n_old];
+    // The members of each family that was split (a family of one has nothing to move).
+    let mut families: HashMap<String, Vec<usize>> = HashMap::default();
+    for (gi, g) in generated.iter().enumerate() {
+        families
+            .entry(g.family.to_lowercase())
+            .or_default()
+            .push(gi);
+    }
+    families.retain(|_, m| m.len() > 1);
+    if families.is_empty() {
+        return changed;
+    }
+    let owner: HashMap<&str, usize> = generated
+        .iter()
+        .enumerate()
+        .flat_map(|(gi, g)| g.files.iter().map(move |f| (f.as_str(), gi)))
+        .collect();
+    for ei in 0..n_old {
+        let e = &pin.entries()[ei];
+        let mut mine: Vec<&str> = target
+            .iter()
+            .zip(generated)
+            .filter(|(t, _)| **t == Some(ei))
+            .map(|(_, g)| g.family.as_str())
+            .collect();
+        if mine.is_empty() {
+            let name = e.name.trim().to_lowercase();
+            mine = families
+                .iter()
+                .filter(|(f, members)| {
+                    **f == name || {
+                        let all = members.iter().flat_map(|&gi| &generated[gi].files);
+                        let (n, hit) = all.fold((0, 0), |(n, h), f| {
+                            (n + 1, h + usize::from(covers(&e.files, f)))
+                        });
+                        hit * 2 >= n && n > 0
+                    }
+                })
+                .map(|(_, m)| generated[m[0]].family.as_str())
+                .collect();
+        }
+        // Files of those families whose entries are elsewhere.
+        let elsewhere: FastSet<&str> = mine
+            .iter()
+            .filter_map(|f| families.get(&f.to_lowercase()))
+            .flatten()
+            .filter(|&&gi| target[gi] != Some(ei))
+            .flat_map(|&gi| generated[gi].files.iter().map(String::as_str))
+            .collect();
+        if elsewhere.is_empty() {
+            continue;
+        }
+        let mut files: Vec<String> = Vec::with_capacity(e.files.len());
+        for it in &e.files {
+            let one = std::slice::from_ref(it);
+            if !elsewhere.iter().any(|f| covers(one, f)) {
+                if !files.contains(it) {
+                    files.push(it.clone());
+                }
+                continue;
+            }
+            // What the item still stands for: the generated files it covers that stay.
+            let mut kept: Vec<&str> = owner
+                .keys()
+                .copied()
+                .filter(|f| !elsewhere.contains(f) && covers(one, f))
+                .collect();
+            kept.sort_unstable();
+            for f in kept {
+                if !files.iter().any(|x| x == f) {
+                    files.push(f.to_string());
+                }
+            }
+        }
+        let e = &mut pin.entries_mut()[ei];
+        if files != e.files {
+            e.files = files;
+            changed[ei] = true;
+        }
+    }
+    changed
 }
 
 /// Merge `generated` into `pin`. `exists(item)` says whether a path or glob matches anything.
@@ -109,11 +211,22 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
             target[gi] = Some(ei);
         }
     }
+    let mut changed = give_up_split_files(pin, &generated, &target);
+    // A new part goes after the entries of its family, not after the last entry.
+    let mut family_at: HashMap<String, usize> = HashMap::default();
+    for (g, t) in generated.iter().zip(&target) {
+        if let Some(ei) = t {
+            family_at.insert(g.family.to_lowercase(), *ei);
+        }
+    }
+    for (ei, e) in pin.entries().iter().enumerate() {
+        family_at.entry(e.name.trim().to_lowercase()).or_insert(ei);
+    }
     for ((g, t), same_name) in generated.into_iter().zip(target).zip(by_same_name) {
         match t {
             Some(ei) => {
                 let e = &mut pin.entries_mut()[ei];
-                let mut changed = false;
+                let mut changed = std::mem::take(&mut changed[ei]);
                 // Only an entry of the same name: one found by its files may hold more.
                 if same_name && e.kind.is_none() && g.kind.is_some() {
                     e.kind.clone_from(&g.kind);
@@ -155,8 +268,20 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
                 e.files = g.items;
                 e.kind = g.kind;
                 summary.added.push(e.name.clone());
-                pin.push_entry(e);
+                let family = g.family.to_lowercase();
+                match family_at.get(&family) {
+                    Some(&after) => {
+                        let at = pin.insert_entry_after(after, e);
+                        family_at.insert(family, at);
+                    }
+                    None => pin.push_entry(e),
+                }
             }
+        }
+    }
+    for (ei, c) in changed.into_iter().enumerate() {
+        if c {
+            summary.updated.push(pin.entries()[ei].name.clone());
         }
     }
     for e in pin.entries_mut() {
@@ -182,6 +307,7 @@ mod tests {
             items: items.iter().map(|s| s.to_string()).collect(),
             files: files.iter().map(|s| s.to_string()).collect(),
             kind: None,
+            family: name.into(),
         }
     }
 
@@ -267,6 +393,94 @@ mod tests {
         let s = merge(&mut again, gen_(), |f| f != "src/old.rs");
         assert_eq!(again.to_markdown(), once);
         assert!(s.added.is_empty() && s.updated.is_empty());
+    }
+
+    fn part(name: &str, family: &str, files: &[&str]) -> Generated {
+        let mut p = g(name, &["gen"], files, files);
+        p.family = family.into();
+        p
+    }
+
+    /// Every file listed by more than one entry.
+    fn listed_twice(pin: &Pin, files: &[&str]) -> Vec<String> {
+        files
+            .iter()
+            .filter(|f| pin.entries().iter().filter(|e| covers(&e.files, f)).count() > 1)
+            .map(|f| f.to_string())
+            .collect()
+    }
+
+    const SPLIT_SRC: &str = "### app: src\n\nStart at `lib.rs`.\n\n**Keywords**: hand, gen\n\n\
+**File Paths**:\n- src/*.rs\n- scripts/build.sh\n\n**Spec Link**: specs/app.md\n\n---\n\n\
+### Glossary\n**Keywords**: words\n\n**File Paths**:\n- src/alpha.rs\n\n**Spec Link**: N/A\n\n---\n";
+
+    fn split_src() -> Vec<Generated> {
+        vec![
+            part("app: src", "app: src", &["src/lib.rs"]),
+            part(
+                "app: src (alpha)",
+                "app: src",
+                &["src/alpha.rs", "src/alpha_x.rs"],
+            ),
+            part("app: src (beta)", "app: src", &["src/beta.rs"]),
+            part("app: docs", "app: docs", &["docs/gen.py"]),
+        ]
+    }
+
+    #[test]
+    fn a_module_split_since_the_pin_was_written_lists_each_file_once() {
+        let mut pin = Pin::parse(SPLIT_SRC);
+        let s = merge(&mut pin, split_src(), |_| true);
+        let e = &pin.entries()[0];
+        // The glob gave up the parts' files; the hand-listed script of another module stays,
+        // and so do the keywords, the note and the spec.
+        assert_eq!(e.files, ["src/lib.rs", "scripts/build.sh"]);
+        assert_eq!(e.keywords, ["hand", "gen"]);
+        assert_eq!(e.notes.iter().filter(|n| n.contains("lib.rs")).count(), 1);
+        assert_eq!(e.spec.as_deref(), Some("specs/app.md"));
+        assert_eq!(s.updated, ["app: src"]);
+        // The parts come right after their module, before the person's own entry, which keeps
+        // what it lists (a person may list a file twice; the merge does not).
+        let names: Vec<&str> = pin.entries().iter().map(|e| e.name.as_str()).collect();
+        let text = pin.to_markdown();
+        let at = |n: &str| text.find(&format!("### {n}\n")).unwrap();
+        assert!(at("app: src") < at("app: src (alpha)"));
+        assert!(at("app: src (alpha)") < at("app: src (beta)"));
+        assert!(at("app: src (beta)") < at("Glossary"), "{text}");
+        assert_eq!(names.last(), Some(&"app: docs"));
+        assert_eq!(pin.entries()[1].files, ["src/alpha.rs"]);
+        let generated = ["src/lib.rs", "src/alpha_x.rs", "src/beta.rs", "docs/gen.py"];
+        assert!(listed_twice(&pin, &generated).is_empty(), "{text}");
+        // And again: nothing changes.
+        let mut again = Pin::parse(&text);
+        let s = merge(&mut again, split_src(), |_| true);
+        assert_eq!(again.to_markdown(), text);
+        assert!(s.added.is_empty() && s.updated.is_empty(), "{s:?}");
+    }
+
+    #[test]
+    fn an_old_entry_with_no_part_of_its_own_gives_up_its_files_and_keeps_the_rest() {
+        for (old, files) in [
+            ("### app: tests", "- tests/a.rs\n- tests/b.rs\n"),
+            ("### Our tests (renamed)", "- tests/\n"),
+        ] {
+            let text = format!(
+                "{old}\nRun with cargo test.\n\n**Keywords**: mine\n\n**File Paths**:\n{files}\n\
+                 **Spec Link**: N/A\n\n---\n"
+            );
+            let mut pin = Pin::parse(&text);
+            let gen_ = vec![
+                part("app: tests (a)", "app: tests", &["tests/a.rs"]),
+                part("app: tests (b)", "app: tests", &["tests/b.rs"]),
+            ];
+            let s = merge(&mut pin, gen_, |_| true);
+            let e = &pin.entries()[0];
+            assert!(e.files.is_empty(), "{old}: {:?}", e.files);
+            assert_eq!(e.keywords, ["mine"]);
+            assert_eq!(e.notes.iter().filter(|n| n.contains("cargo")).count(), 1);
+            assert_eq!(s.added, ["app: tests (a)", "app: tests (b)"]);
+            assert!(listed_twice(&pin, &["tests/a.rs", "tests/b.rs"]).is_empty());
+        }
     }
 
     #[test]

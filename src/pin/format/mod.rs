@@ -232,6 +232,24 @@ impl Pin {
         }
     }
 
+    /// Add an entry right after entry `after` (by index in [`Pin::entries`]), or after the last
+    /// entry when there is no such entry. Returns the new entry's index.
+    pub fn insert_entry_after(&mut self, after: usize, entry: Entry) -> usize {
+        let idx = self.entries.len();
+        let at = self
+            .layout
+            .iter()
+            .position(|it| matches!(it, Item::Entry(i) if *i == after));
+        match at {
+            Some(p) => {
+                self.entries.push(entry);
+                self.layout.insert(p + 1, Item::Entry(idx));
+            }
+            None => self.push_entry(entry),
+        }
+        idx
+    }
+
     /// The prose outside entries, in file order.
     pub fn prose(&self) -> Vec<&str> {
         self.layout
