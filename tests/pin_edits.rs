@@ -176,3 +176,98 @@ fn the_fork_pin_keeps_its_entries_and_prose() {
     ralph(root).args(["pin", "generate"]).assert().success();
     assert_eq!(index(root), after);
 }
+
+/// A crate whose `src/` grew flat: 20 modules of a few topics, a `tests.rs`, and a folder
+/// `src/widget/` beside a part that would be called `widget` too.
+fn flat_crate(root: &std::path::Path) -> Vec<String> {
+    std::fs::create_dir_all(root.join("src/widget")).unwrap();
+    std::fs::create_dir_all(root.join("specs")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"flat\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("specs/flat.md"), "# Flat\n").unwrap();
+    let mut files = Vec::new();
+    let topics = ["render", "parse", "table", "style", "color", "term"];
+    for t in topics {
+        for part in ["", "_cache", "_util"] {
+            files.push(format!("src/{t}{part}.rs"));
+        }
+    }
+    files.extend(["src/lib.rs".to_string(), "src/tests.rs".to_string()]);
+    files.push("src/widget.rs".to_string());
+    for f in &files {
+        let stem = f.trim_start_matches("src/").trim_end_matches(".rs");
+        let body = format!("pub fn {stem}_step(input: &str) -> usize {{\n    input.len()\n}}\n");
+        std::fs::write(root.join(f), body.repeat(40)).unwrap();
+    }
+    for w in ["button", "slider", "knob"] {
+        let body = format!("pub struct {w}Widget;\npub fn draw_{w}() {{}}\n");
+        std::fs::write(root.join(format!("src/widget/{w}.rs")), body.repeat(40)).unwrap();
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn a_pin_written_before_a_folder_was_split_lists_each_file_once_and_keeps_hand_edits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let files = flat_crate(root);
+    // The Pin as it was when `src/` was one entry, with a person's note, keyword and spec.
+    let listed: String = files.iter().map(|f| format!("- {f}\n")).collect();
+    let old = format!(
+        "# The Pin\n\n## Modules\n\n### flat\nStart at `src/lib.rs`.\n\n\
+         **Keywords**: my own words, render, parse\n\n**File Paths**:\n{listed}\n\
+         **Spec Link**: specs/flat.md\n\n---\n\n### flat: src/widget\n**Keywords**: widget\n\n\
+         **File Paths**:\n- src/widget/button.rs\n- src/widget/slider.rs\n- src/widget/knob.rs\n\n\
+         **Spec Link**: N/A\n\n---\n"
+    );
+    std::fs::write(root.join("specs/INDEX.md"), &old).unwrap();
+    ralph(root).args(["pin", "generate"]).assert().success();
+    let after = index(root);
+
+    // The hand edits are there.
+    let flat = section(&after, "flat");
+    assert!(flat.contains("Start at `src/lib.rs`."), "{flat}");
+    assert!(flat.contains("**Spec Link**: specs/flat.md"), "{flat}");
+    assert_eq!(keywords(&after, "flat")[0], "my own words");
+    // Every file is listed by exactly one entry.
+    let all_files: Vec<String> = files
+        .iter()
+        .cloned()
+        .chain(["button", "slider", "knob"].map(|w| format!("src/widget/{w}.rs")))
+        .collect();
+    for f in &all_files {
+        let n = after.lines().filter(|l| *l == format!("- {f}")).count();
+        assert_eq!(n, 1, "{f} listed {n} times in\n{after}");
+    }
+    // The parts are named by one scheme and no name is taken twice: the `widget` part of
+    // `src/` and the `src/widget/` folder keep apart.
+    let found = names(&after);
+    let mut unique: Vec<String> = found.iter().map(|n| n.to_lowercase()).collect();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), found.len(), "{found:?}");
+    for name in [
+        "flat (render)",
+        "flat (tests)",
+        "flat (widget)",
+        "flat: src/widget",
+    ] {
+        assert!(found.iter().any(|n| n == name), "{name} not in {found:?}");
+    }
+    assert!(section(&after, "flat (render)").contains("- src/render_cache.rs\n"));
+    assert!(section(&after, "flat (tests)").contains("**Kind**: tests"));
+    // The parts come right after the entry they were split from.
+    assert!(after.find("### flat (render)") < after.find("### flat: src/widget"));
+    ralph(root).args(["pin", "check"]).assert().success();
+    // Nothing changes on a second run.
+    ralph(root)
+        .args(["pin", "generate"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("unchanged"));
+    assert_eq!(index(root), after);
+}
