@@ -2,7 +2,7 @@
 //! existing code instead of writing duplicates.
 //!
 //! Owns the format ([`format`](mod@format): lenient parse, lossless write), generation from the
-//! source tree ([`generate`], with the pure parts [`discover`], [`cluster`], [`manifest`],
+//! source tree ([`generate`], with the pure parts [`discover`], `split`, [`cluster`], [`manifest`],
 //! [`extract`], [`keywords`] and [`merge`]), validation ([`check`]) and ranking ([`search`]:
 //! BM25F, one path, [`search::parse_and_search`]; [`text::for_each_term`] is the one tokenizer).
 //! Does not own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context
@@ -20,6 +20,7 @@ pub mod manifest;
 pub mod merge;
 mod roots;
 pub mod search;
+mod split;
 pub mod text;
 
 use std::path::{Path, PathBuf};
