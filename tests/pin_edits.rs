@@ -127,6 +127,33 @@ fn an_entry_whose_files_vanished_is_flagged_not_deleted() {
 }
 
 #[test]
+fn a_deleted_file_leaves_its_entry_and_the_pin_checks_clean() {
+    let tmp = project();
+    let root = tmp.path();
+    ralph(root).args(["pin", "generate"]).assert().success();
+    let before = index(root);
+    assert!(
+        section(&before, "regex-syntax: src/hir").contains("- src/hir/visitor.rs\n"),
+        "{before}"
+    );
+    std::fs::remove_file(root.join("src/hir/visitor.rs")).unwrap();
+    ralph(root)
+        .args(["pin", "generate"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "entry \"regex-syntax: src/hir\": removed `src/hir/visitor.rs`, which matches nothing any more",
+        ));
+    let after = index(root);
+    let hir = section(&after, "regex-syntax: src/hir");
+    assert!(!hir.contains("visitor.rs"), "{hir}");
+    assert!(hir.contains("- src/hir/print.rs\n"), "{hir}");
+    ralph(root).args(["pin", "check"]).assert().success();
+    ralph(root).args(["pin", "generate"]).assert().success();
+    assert_eq!(index(root), after, "a second run changes nothing");
+}
+
+#[test]
 fn the_fork_pin_keeps_its_entries_and_prose() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();

@@ -85,6 +85,11 @@ pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
 fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
     let out = pin::generate::generate(&ctx.root)
         .with_context(|| format!("cannot generate the Pin for {}", ctx.root.display()))?;
+    for (name, path) in &out.summary.dropped {
+        crate::say!(
+            "{INDEX_PATH}: entry \"{name}\": removed `{path}`, which matches nothing any more"
+        );
+    }
     for name in &out.summary.stale {
         crate::say!(
             "warning: {INDEX_PATH}: entry \"{name}\": none of its files exist any more (flagged stale; update its paths or remove it)"

@@ -35,6 +35,9 @@ pub struct Summary {
     pub added: Vec<String>,
     pub updated: Vec<String>,
     pub stale: Vec<String>,
+    /// `(entry, path)`: paths that match nothing any more, taken out of an entry that still
+    /// lists living files (an entry whose files all vanished keeps them and is flagged stale).
+    pub dropped: Vec<(String, String)>,
 }
 
 fn pattern(item: &str) -> Option<glob::Pattern> {
@@ -285,12 +288,23 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
         }
     }
     for e in pin.entries_mut() {
-        let stale = !e.files.is_empty() && !e.files.iter().any(|f| exists(f));
-        if e.stale != stale {
-            e.stale = stale;
-        }
+        let alive: Vec<bool> = e.files.iter().map(|f| exists(f)).collect();
+        let stale = !e.files.is_empty() && !alive.contains(&true);
+        e.stale = stale;
         if stale {
             summary.stale.push(e.name.clone());
+        } else if alive.contains(&false) {
+            let mut alive = alive.into_iter();
+            let (keep, gone): (Vec<String>, Vec<String>) = std::mem::take(&mut e.files)
+                .into_iter()
+                .partition(|_| alive.next().unwrap_or(true));
+            e.files = keep;
+            for path in gone {
+                summary.dropped.push((e.name.clone(), path));
+            }
+            if !summary.updated.contains(&e.name) {
+                summary.updated.push(e.name.clone());
+            }
         }
     }
     summary
@@ -350,6 +364,27 @@ mod tests {
         assert!(text.ends_with("## Footer\n"));
         let graph_at = text.find("### p: src/graph").unwrap();
         assert!(graph_at < text.find("## Footer").unwrap());
+    }
+
+    #[test]
+    fn a_vanished_path_leaves_an_entry_that_still_lists_living_files() {
+        let mut pin = Pin::parse(
+            "### Both\n**Keywords**: kept\n\n**File Paths**:\n- src/a.rs\n- src/gone.rs\n- src/gone*.py\n\n---\n",
+        );
+        let s = merge(&mut pin, Vec::new(), |f| f == "src/a.rs");
+        let e = &pin.entries()[0];
+        assert_eq!(e.files, ["src/a.rs"]);
+        assert_eq!(e.keywords, ["kept"]);
+        assert!(!e.stale);
+        assert_eq!(s.updated, ["Both"]);
+        assert!(s.stale.is_empty());
+        assert_eq!(
+            s.dropped,
+            [
+                ("Both".to_string(), "src/gone.rs".to_string()),
+                ("Both".to_string(), "src/gone*.py".to_string())
+            ]
+        );
     }
 
     #[test]
