@@ -108,7 +108,7 @@ pub fn rank(index: &Index, query: &[QueryTerm], ev: &Evidence, limit: usize) -> 
     let mut cands = text_scores(index, query);
     let about = |t: &str| query.iter().any(|q| q.term == t);
     for c in &mut cands {
-        let kind = index.files[c.file].kind;
+        let kind = index.files()[c.file].kind;
         let w = kind.weight(about);
         if w < 1.0 {
             c.score *= w;
@@ -137,7 +137,7 @@ pub fn rank(index: &Index, query: &[QueryTerm], ev: &Evidence, limit: usize) -> 
     cands.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
-            .then_with(|| index.files[a.file].path.cmp(&index.files[b.file].path))
+            .then_with(|| index.files()[a.file].path.cmp(&index.files()[b.file].path))
     });
     cands.truncate(limit);
     cands.into_iter().map(|c| finish(index, query, c)).collect()
@@ -148,42 +148,23 @@ type Matches = Vec<(usize, [u8; FIELDS])>;
 
 /// BM25F of every file that has at least one query term.
 fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
-    let wanted: FastMap<&str, usize> = query
-        .iter()
-        .enumerate()
-        .map(|(i, q)| (q.term.as_str(), i))
-        .collect();
-    // Term id → query position + 1 (0: not in the query).
-    let mark: Vec<u8> = index
-        .dict
-        .lines()
-        .map(|t| {
-            wanted
-                .get(t)
-                .map_or(0, |&qi| u8::try_from(qi + 1).unwrap_or(0))
-        })
-        .collect();
+    let terms: Vec<&str> = query.iter().map(|q| q.term.as_str()).collect();
     let mut df = vec![0u32; query.len()];
-    let mut hits: Vec<(usize, Matches)> = Vec::new();
-    for (fi, f) in index.files.iter().enumerate() {
-        let mut found = Vec::new();
-        f.for_each_posting(|id, tf| {
-            if let Some(&m) = mark.get(id as usize)
-                && m > 0
-            {
-                found.push((usize::from(m) - 1, tf));
-            }
-        });
-        for (qi, _) in &found {
-            df[*qi] += 1;
-        }
-        if !found.is_empty() {
-            hits.push((fi, found));
+    let mut by_file: FastMap<usize, Matches> = FastMap::default();
+    for (qi, id) in index.term_ids(&terms).into_iter().enumerate() {
+        let Some(id) = id else { continue };
+        let list = index.postings(id);
+        df[qi] = u32::try_from(list.len()).unwrap_or(u32::MAX);
+        for (fi, tf) in list {
+            by_file.entry(fi).or_default().push((qi, tf));
         }
     }
-    let n = index.files.len().max(1) as f64;
+    let mut hits: Vec<(usize, Matches)> = by_file.into_iter().collect();
+    hits.sort_unstable_by_key(|(fi, _)| *fi);
+    let files = index.files();
+    let n = files.len().max(1) as f64;
     let mut avg = [0.0; FIELDS];
-    for f in &index.files {
+    for f in files {
         for (a, l) in avg.iter_mut().zip(f.lens) {
             *a += f64::from(l);
         }
@@ -191,7 +172,7 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
     let avg = avg.map(|a| (a / n).max(1.0));
     hits.into_iter()
         .map(|(fi, found)| {
-            let lens = index.files[fi].lens;
+            let lens = files[fi].lens;
             let mut matched = Vec::with_capacity(found.len());
             for (qi, tf) in found {
                 let d = f64::from(df[qi]);
@@ -245,8 +226,8 @@ fn pin_evidence(
     cand_of: &mut CandOf,
 ) {
     for p in &ev.pins {
-        let members: Vec<usize> = (0..index.files.len())
-            .filter(|&i| in_entry(&index.files[i].path, &p.files))
+        let members: Vec<usize> = (0..index.files().len())
+            .filter(|&i| in_entry(&index.files()[i].path, &p.files))
             .collect();
         let spread = (members.len().max(1) as f64).sqrt();
         for fi in members {
@@ -268,7 +249,7 @@ fn blocker_evidence(
     cand_of: &mut CandOf,
 ) {
     for (story, path) in &ev.blockers {
-        let Ok(fi) = index.files.binary_search_by(|f| f.path.as_str().cmp(path)) else {
+        let Some(fi) = index.file(path) else {
             continue;
         };
         let c = cand_of(fi, cands);
@@ -280,7 +261,7 @@ fn blocker_evidence(
 }
 
 fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_of: &mut CandOf) {
-    let Some(co) = &index.cochange else { return };
+    let Some(co) = index.cochange() else { return };
     let mut order: Vec<usize> = (0..cands.len()).collect();
     order.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score));
     let top = order.first().map_or(0.0, |&i| cands[i].score);
@@ -292,7 +273,7 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
         .take(COCHANGE_SEEDS)
         .map(|&i| {
             (
-                index.files[cands[i].file].path.as_str(),
+                index.files()[cands[i].file].path.as_str(),
                 cands[i].score / top,
             )
         })
@@ -308,7 +289,7 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
         if link.both < 2 {
             continue;
         }
-        let Ok(fi) = index.files.binary_search_by(|f| f.path.as_str().cmp(&path)) else {
+        let Some(fi) = index.file(&path) else {
             continue;
         };
         let w = seed_weight.get(link.seed.as_str()).copied().unwrap_or(0.0);
@@ -327,7 +308,8 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
 
 /// The report of one candidate: matched words as written, matching definitions.
 fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Ranked {
-    let f = &index.files[c.file];
+    let f = &index.files()[c.file];
+    let details = index.details(c.file);
     let mut matched: Vec<(String, f64)> = c
         .matched
         .iter()
@@ -335,7 +317,7 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Ranked {
         .collect();
     matched.sort_by(|a, b| b.1.total_cmp(&a.1));
     let weight: FastMap<&str, f64> = query.iter().map(|q| (q.term.as_str(), q.weight)).collect();
-    let mut symbols: Vec<(f64, Symbol)> = f
+    let mut symbols: Vec<(f64, Symbol)> = details
         .symbols()
         .filter_map(|s| {
             let w: f64 = terms(&s.name)
@@ -356,6 +338,6 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Ranked {
         matched,
         evidence: c.evidence,
         symbols,
-        summary: f.summary.clone(),
+        summary: details.summary,
     }
 }

@@ -11,8 +11,9 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use super::cochange;
+use super::facts::FIELDS;
 use super::facts::facts;
-use super::store::{self, DictBuilder, FileRec, Index};
+use super::store::{self, Builder, FileRec, Index, Terms};
 use crate::pin::extract::SOURCE_EXTS;
 use crate::pin::generate::SKIP_DIRS;
 use crate::pin::text::FastMap;
@@ -46,73 +47,95 @@ pub fn refresh(root: &Path) -> Refresh {
 pub fn refresh_with(root: &Path, save: bool) -> Refresh {
     let cached = store::load(root);
     let rebuilt = cached.is_none();
-    let mut old = cached.unwrap_or_default();
+    let old = cached.unwrap_or_default();
     let walked = walk(root);
-    let mut by_path: FastMap<String, FileRec> = std::mem::take(&mut old.files)
-        .into_iter()
-        .map(|f| (f.path.clone(), f))
-        .collect();
-    let fresh =
-        |f: &Found, r: &FileRec| r.size == f.size && r.mtime == f.mtime && f.mtime.0 < old.built_at;
-    let stale: Vec<&Found> = walked
+    let fresh = |f: &Found, r: &FileRec| {
+        r.size == f.size && r.mtime == f.mtime && f.mtime.0 < old.built_at()
+    };
+    // Per walked file, its index in the old index when it is unchanged there.
+    let kept: Vec<Option<usize>> = walked
         .iter()
-        .filter(|f| by_path.get(&f.path).is_none_or(|r| !fresh(f, r)))
+        .map(|f| old.file(&f.path).filter(|&i| fresh(f, &old.files()[i])))
         .collect();
-    let mut changed = !stale.is_empty() || rebuilt;
-    let mut dict = None;
-    let mut new_recs: FastMap<String, FileRec> = FastMap::default();
-    if !stale.is_empty() {
-        let mut d = DictBuilder::new(std::mem::take(&mut old.dict));
-        // In batches, so only one batch's facts are held at a time.
-        for batch in stale.chunks(BATCH) {
-            let read = crate::par::map_balanced_by(
-                batch,
-                |f| usize::try_from(f.size).unwrap_or(usize::MAX),
-                |f| facts(&f.path, &read_head(&root.join(&f.path))),
-            );
-            for (f, found) in read.iter().zip(batch) {
-                let rec = d.record(found.path.clone(), found.size, found.mtime, f);
-                new_recs.insert(found.path.clone(), rec);
-            }
-        }
-        dict = Some(d.finish());
-    }
-    let files: Vec<FileRec> = walked
-        .iter()
-        .filter_map(|f| {
-            let cached = by_path.remove(&f.path);
-            new_recs.remove(&f.path).or(cached)
-        })
-        .collect();
-    changed |= !by_path.is_empty(); // files removed since the cache was built
+    let n_kept = kept.iter().flatten().count();
     let head = cochange::head(root);
-    let cochange = match (head, old.cochange.take()) {
-        (Some(h), Some(c)) if c.head == h => Some(c),
-        (Some(h), _) => {
-            changed = true;
-            cochange::read(root, &h)
-        }
-        (None, had) => {
-            changed |= had.is_some();
-            None
-        }
+    let same_history = head.is_some() && old.cochange().map(|c| &c.head) == head.as_ref();
+    let unchanged = !rebuilt
+        && n_kept == walked.len()
+        && n_kept == old.files().len()
+        && (same_history || (head.is_none() && old.cochange().is_none()));
+    if unchanged {
+        return Refresh {
+            index: old,
+            warning: None,
+        };
+    }
+    let cochange = match head {
+        Some(h) if same_history => old.cochange().cloned().filter(|c| c.head == h),
+        Some(h) => cochange::read(root, &h),
+        None => None,
     };
-    let index = Index {
-        dict: dict.unwrap_or(old.dict),
-        files,
-        cochange,
-        built_at: if changed { now() } else { old.built_at },
-    };
-    let warning = if changed && save {
-        store::save(root, &index).err().map(|e| {
+    let index = rebuild(root, &old, &walked, &kept, cochange);
+    let warning = save.then(|| store::save(root, &index)).and_then(|r| {
+        r.err().map(|e| {
             format!(
                 "the code index could not be saved ({e}); it is rebuilt on every run until it can"
             )
         })
-    } else {
-        None
-    };
+    });
     Refresh { warning, index }
+}
+
+/// A new index of the `walked` files: those `kept` taken from `old`, the others read again.
+fn rebuild(
+    root: &Path,
+    old: &Index,
+    walked: &[Found],
+    kept: &[Option<usize>],
+    cochange: Option<cochange::CoChange>,
+) -> Index {
+    let mut b = Builder::new(old);
+    let stale: Vec<&Found> = walked
+        .iter()
+        .zip(kept)
+        .filter(|(_, k)| k.is_none())
+        .map(|(f, _)| f)
+        .collect();
+    let mut read: FastMap<&str, (Terms, Vec<u8>, [u32; FIELDS])> = FastMap::default();
+    // In batches, so only one batch's facts are held at a time.
+    for batch in stale.chunks(BATCH) {
+        let facts = crate::par::map_balanced_by(
+            batch,
+            |f| usize::try_from(f.size).unwrap_or(usize::MAX),
+            |f| facts(&f.path, &read_head(&root.join(&f.path))),
+        );
+        for (fx, found) in facts.iter().zip(batch) {
+            let (terms, details) = b.digest(fx);
+            read.insert(found.path.as_str(), (terms, details, fx.lens));
+        }
+    }
+    let mut old_terms = if kept.iter().any(Option::is_some) {
+        Builder::kept_terms(old)
+    } else {
+        Vec::new()
+    };
+    for (f, k) in walked.iter().zip(kept) {
+        match k {
+            Some(i) => {
+                let terms = old_terms
+                    .get_mut(*i)
+                    .map(std::mem::take)
+                    .unwrap_or_default();
+                b.keep(old, *i, terms);
+            }
+            None => {
+                if let Some((terms, details, lens)) = read.remove(f.path.as_str()) {
+                    b.add(f.path.clone(), f.size, f.mtime, lens, (terms, details));
+                }
+            }
+        }
+    }
+    b.finish(cochange, now())
 }
 
 fn now() -> i64 {

@@ -113,7 +113,7 @@ pub fn gather(
             .collect(),
     };
     let files = crate::code::rank(&index, &query, &evidence, opts.files);
-    if index.files.is_empty() {
+    if index.files().is_empty() {
         notes.push(format!(
             "{}: no source files found to name in the prompt",
             root.display()
