@@ -21,7 +21,7 @@ fn term(index: &Index, t: &str) -> Vec<(usize, [u8; NF])> {
 fn round_trip_through_a_file_reads_lists_and_details_on_demand() {
     let dir = tempfile::tempdir().unwrap();
     let index = build(&[
-        ("src/a.rs", "/// Tables.\nfn render_table() {}\n"),
+        ("src/a.rs", "/// Render tables as rows.\nfn render_table() {}\n"),
         ("src/b.rs", "fn other() { render_table() }\n"),
     ]);
     save(dir.path(), &index).unwrap();
@@ -35,7 +35,7 @@ fn round_trip_through_a_file_reads_lists_and_details_on_demand() {
     assert_eq!(hits[1].1[crate::code::facts::NAMES], 0);
     assert!(term(&back, "absent").is_empty());
     let d = back.details(0);
-    assert_eq!(d.summary, "Tables.");
+    assert_eq!(d.summary, "Render tables as rows.");
     let sym: Vec<Symbol> = d.symbols().collect();
     assert_eq!(sym[0].name, "render_table");
     assert_eq!(back.details(1), index.details(1));
