@@ -138,6 +138,36 @@ fn the_cache_survives_deletion_corruption_and_an_unwritable_place() {
 }
 
 #[test]
+fn a_truncated_cache_or_one_damaged_where_a_query_reads_it_is_rebuilt() {
+    let d = project("render table columns", "");
+    let r = d.path();
+    let first = prompt(r);
+    let cache = r.join(".ralph/code-index.bin");
+    let good = std::fs::read(&cache).unwrap();
+    // Cut short: its length no longer matches the preamble's.
+    std::fs::write(&cache, &good[..good.len() - 1]).unwrap();
+    assert_eq!(prompt(r), first);
+    assert_eq!(std::fs::read(&cache).unwrap().len(), good.len(), "rebuilt");
+    // The head intact, every byte after it changed: found when the query reads its lists.
+    // (Preamble: magic 8, version 4, head length 8, body length 8, head check 8.)
+    let head_len = u64::from_le_bytes(good[12..20].try_into().unwrap()) as usize;
+    let mut bad = good.clone();
+    for b in &mut bad[36 + head_len..] {
+        *b ^= 0x55;
+    }
+    std::fs::write(&cache, &bad).unwrap();
+    let out = ralph(r).args(["context", "S-1"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), first);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked") && !err.contains("error"), "{err}");
+    let saved = std::fs::read(&cache).unwrap();
+    assert_eq!(saved.len(), good.len());
+    assert_ne!(saved, bad, "rebuilt and saved");
+    assert_eq!(prompt(r), first);
+}
+
+#[test]
 fn a_changed_file_is_read_again() {
     let d = project("zebra stripes", "");
     let r = d.path();
@@ -219,5 +249,6 @@ fn pin_search_ranks_files_and_takes_words_that_start_with_a_dash() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("1. src/render_table.rs"), "{text}");
     assert!(text.contains("Columns"), "words as written: {text}");
-    assert!(text.contains("matched: table, render, Columns"), "{text}");
+    // "render" and "table" add the same (both in the path and the name): the story's order.
+    assert!(text.contains("matched: render, table, Columns"), "{text}");
 }

@@ -270,7 +270,7 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
             })
             .collect(),
     );
-    let refreshed = crate::code::refresh(&ctx.root);
+    let mut refreshed = crate::code::refresh(&ctx.root);
     let mut warnings = Vec::new();
     if let Some(w) = &refreshed.warning {
         crate::say!("warning: {w}");
@@ -280,7 +280,18 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
         pins,
         blockers: Vec::new(),
     };
-    let ranked = crate::code::rank(&refreshed.index, q, &evidence, limit);
+    let (ranked, warning) = crate::code::scan::rank_or_rebuild(
+        &ctx.root,
+        &mut refreshed.index,
+        true,
+        q,
+        &evidence,
+        limit,
+    );
+    if let Some(w) = warning {
+        crate::say!("warning: {w}");
+        warnings.push(Problem::new("code-index", w));
+    }
     if as_json {
         let list: Vec<_> = ranked
             .iter()

@@ -45,10 +45,86 @@ impl Link {
 }
 
 /// The commit HEAD points at, or `None` outside a git repository (or without git).
+///
+/// Asked on every prompt, so read from the repository's files when they are the plain kind
+/// ([`head_from_files`]); anything else is asked of `git rev-parse`.
 pub fn head(root: &Path) -> Option<String> {
+    if let Some(h) = head_from_files(root) {
+        return Some(h);
+    }
     let out = git(root, &["rev-parse", "--verify", "-q", "HEAD"])?;
     let h = out.trim();
     (!h.is_empty()).then(|| h.to_string())
+}
+
+/// HEAD's commit read from the files of the repository holding `root`: a `.git` folder (or a
+/// `.git` file saying `gitdir: …`, as in a worktree) in `root` or a parent; `HEAD` holding a
+/// commit or naming a ref, found as a loose ref (in the worktree's git folder, then the common
+/// one) or in `packed-refs`. `None` for anything else — git's environment variables set, the
+/// reftable format, an unborn branch — which [`head`] leaves to git itself.
+fn head_from_files(root: &Path) -> Option<String> {
+    const ENV: [&str; 4] = ["GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"];
+    if ENV.iter().any(|v| std::env::var_os(v).is_some()) {
+        return None;
+    }
+    let root = std::path::absolute(root).ok()?;
+    let dir = root.ancestors().find_map(git_dir)?;
+    let common = match small(&dir.join("commondir")) {
+        Some(c) => dir.join(c.trim_end()),
+        None => dir.clone(),
+    };
+    let mut text = small(&dir.join("HEAD"))?;
+    // A symbolic ref may name another; git allows a few levels.
+    for _ in 0..5 {
+        let line = text.trim_end_matches(['\n', '\r']);
+        let Some(name) = line.strip_prefix("ref: ") else {
+            return is_commit(line).then(|| line.to_string());
+        };
+        let plain = name.starts_with("refs/")
+            && name
+                .split('/')
+                .all(|part| !part.is_empty() && !part.starts_with('.'));
+        if !plain {
+            return None;
+        }
+        text = match small(&dir.join(name)).or_else(|| small(&common.join(name))) {
+            Some(t) => t,
+            None => packed(&common, name)?,
+        };
+    }
+    None
+}
+
+/// The git folder of a work tree whose top is `top`, if it is one.
+fn git_dir(top: &Path) -> Option<std::path::PathBuf> {
+    let dot = top.join(".git");
+    let meta = std::fs::metadata(&dot).ok()?;
+    let dir = if meta.is_dir() {
+        dot
+    } else {
+        let text = small(&dot)?;
+        top.join(text.strip_prefix("gitdir: ")?.trim_end())
+    };
+    dir.join("HEAD").is_file().then_some(dir)
+}
+
+/// The commit `name` has in `common/packed-refs`.
+fn packed(common: &Path, name: &str) -> Option<String> {
+    let text = small(&common.join("packed-refs"))?;
+    text.lines().find_map(|l| {
+        let (hash, n) = l.split_once(' ')?;
+        (n == name && is_commit(hash)).then(|| hash.to_string())
+    })
+}
+
+/// A commit id as git writes it (SHA-1 or SHA-256, lowercase hex).
+fn is_commit(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A text file of the repository (`None` when unreadable or not text).
+fn small(path: &Path) -> Option<String> {
+    String::from_utf8(crate::fsutil::read(path).ok()?).ok()
 }
 
 /// Read the recent history at `head` (paths relative to `root`).
@@ -176,6 +252,48 @@ mod tests {
         assert!(rel["src/b.rs"].strength() > rel["src/c.rs"].strength());
         assert!(!rel.contains_key("README.md") && !rel.contains_key("src/a.rs"));
         assert!(co.related(&["nope.rs"]).is_empty());
+    }
+
+    fn git_in(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@e", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn head_is_read_from_the_files_as_git_reads_it() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path().join("repo");
+        std::fs::create_dir_all(r.join("sub")).unwrap();
+        git_in(&r, &["init", "-q"]);
+        assert_eq!(head_from_files(&r), None, "an unborn branch");
+        assert_eq!(head(&r), None);
+        std::fs::write(r.join("sub/a.rs"), "fn a() {}").unwrap();
+        git_in(&r, &["add", "-A"]);
+        git_in(&r, &["commit", "-qm", "one"]);
+        let first = git_in(&r, &["rev-parse", "HEAD"]);
+        assert_eq!(head_from_files(&r).as_deref(), Some(first.as_str()), "a loose ref");
+        assert_eq!(head_from_files(&r.join("sub")).as_deref(), Some(first.as_str()));
+        git_in(&r, &["pack-refs", "--all"]);
+        assert_eq!(head_from_files(&r).as_deref(), Some(first.as_str()), "a packed ref");
+        git_in(&r, &["commit", "-q", "--allow-empty", "-m", "two"]);
+        let second = git_in(&r, &["rev-parse", "HEAD"]);
+        assert_ne!(first, second);
+        assert_eq!(head_from_files(&r).as_deref(), Some(second.as_str()), "loose over packed");
+        git_in(&r, &["checkout", "-q", "--detach", &first]);
+        assert_eq!(head_from_files(&r).as_deref(), Some(first.as_str()), "detached");
+        let wt = d.path().join("wt");
+        git_in(&r, &["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap(), &second]);
+        assert_eq!(head_from_files(&wt).as_deref(), Some(second.as_str()), "a worktree");
+        assert_eq!(head(&wt), Some(second));
+        let outside = tempfile::tempdir().unwrap();
+        assert_eq!(head_from_files(outside.path()), None);
     }
 
     #[test]

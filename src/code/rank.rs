@@ -5,12 +5,14 @@
 //! unless the story is about them.
 //!
 //! Pure and deterministic (ties by path); every score carries its reasons so `ralph context
-//! --explain` can show them. Does not read files (see [`super::scan`]) nor print.
+//! --explain` can show them. Reads the index's posting lists and details, and says when they
+//! are damaged ([`Damaged`]: the caller rebuilds, see [`super::scan::rank`]); does not read
+//! the project's files nor print.
 
 use super::facts::{BODY, DOC, FIELDS, NAMES, PATH, Symbol};
 use super::kind::Kind;
 use super::query::QueryTerm;
-use super::store::Index;
+use super::store::{Damaged, Index};
 use crate::pin::text::{FastMap, terms};
 
 const K1: f64 = 1.2;
@@ -103,9 +105,14 @@ struct Cand {
 }
 
 /// The best `limit` files of `index` for `query`, best first.
-pub fn rank(index: &Index, query: &[QueryTerm], ev: &Evidence, limit: usize) -> Vec<Ranked> {
+pub fn rank(
+    index: &Index,
+    query: &[QueryTerm],
+    ev: &Evidence,
+    limit: usize,
+) -> Result<Vec<Ranked>, Damaged> {
     let query = &query[..query.len().min(250)];
-    let mut cands = text_scores(index, query);
+    let mut cands = text_scores(index, query)?;
     let about = |t: &str| query.iter().any(|q| q.term == t);
     for c in &mut cands {
         let kind = index.files()[c.file].kind;
@@ -147,13 +154,13 @@ pub fn rank(index: &Index, query: &[QueryTerm], ev: &Evidence, limit: usize) -> 
 type Matches = Vec<(usize, [u8; FIELDS])>;
 
 /// BM25F of every file that has at least one query term.
-fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
+fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged> {
     let terms: Vec<&str> = query.iter().map(|q| q.term.as_str()).collect();
     let mut df = vec![0u32; query.len()];
     let mut by_file: FastMap<usize, Matches> = FastMap::default();
     for (qi, id) in index.term_ids(&terms).into_iter().enumerate() {
         let Some(id) = id else { continue };
-        let list = index.postings(id);
+        let list = index.postings(id)?;
         df[qi] = u32::try_from(list.len()).unwrap_or(u32::MAX);
         for (fi, tf) in list {
             by_file.entry(fi).or_default().push((qi, tf));
@@ -170,7 +177,8 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
         }
     }
     let avg = avg.map(|a| (a / n).max(1.0));
-    hits.into_iter()
+    let cands = hits
+        .into_iter()
         .map(|(fi, found)| {
             let lens = files[fi].lens;
             let mut matched = Vec::with_capacity(found.len());
@@ -193,27 +201,42 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Vec<Cand> {
                 evidence: Vec::new(),
             }
         })
-        .collect()
+        .collect();
+    Ok(cands)
 }
 
-/// Whether `path` is one of a Pin entry's `files` (a path, a folder, or a glob).
-fn in_entry(path: &str, files: &[String]) -> bool {
-    files.iter().any(|f| {
-        if f.contains(['*', '?', '[']) {
-            glob::Pattern::new(f).is_ok_and(|p| {
-                p.matches_with(
-                    path,
-                    glob::MatchOptions {
-                        require_literal_separator: true,
-                        ..glob::MatchOptions::new()
-                    },
-                )
-            })
-        } else {
-            let d = f.trim_end_matches('/');
-            path == d || path.strip_prefix(d).is_some_and(|r| r.starts_with('/'))
+/// A Pin entry's `files` (paths, folders, globs), each glob compiled once for all the paths
+/// it is matched against.
+struct Members<'a> {
+    globs: Vec<glob::Pattern>,
+    paths: Vec<&'a str>,
+}
+
+impl<'a> Members<'a> {
+    fn new(files: &'a [String]) -> Members<'a> {
+        let (globs, paths): (Vec<&String>, Vec<&String>) =
+            files.iter().partition(|f| f.contains(['*', '?', '[']));
+        Members {
+            // A pattern that does not compile matches nothing.
+            globs: globs
+                .into_iter()
+                .filter_map(|g| glob::Pattern::new(g).ok())
+                .collect(),
+            paths: paths.into_iter().map(|f| f.trim_end_matches('/')).collect(),
         }
-    })
+    }
+
+    /// Whether `path` is one of the files, in one of the folders, or matches one of the globs.
+    fn contains(&self, path: &str) -> bool {
+        let opts = glob::MatchOptions {
+            require_literal_separator: true,
+            ..glob::MatchOptions::new()
+        };
+        self.paths
+            .iter()
+            .any(|d| path == *d || path.strip_prefix(d).is_some_and(|r| r.starts_with('/')))
+            || self.globs.iter().any(|g| g.matches_with(path, opts))
+    }
 }
 
 type CandOf<'a> = dyn FnMut(usize, &mut Vec<Cand>) -> usize + 'a;
@@ -226,8 +249,9 @@ fn pin_evidence(
     cand_of: &mut CandOf,
 ) {
     for p in &ev.pins {
+        let entry = Members::new(&p.files);
         let members: Vec<usize> = (0..index.files().len())
-            .filter(|&i| in_entry(&index.files()[i].path, &p.files))
+            .filter(|&i| entry.contains(&index.files()[i].path))
             .collect();
         let spread = (members.len().max(1) as f64).sqrt();
         for fi in members {
@@ -307,15 +331,16 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
 }
 
 /// The report of one candidate: matched words as written, matching definitions.
-fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Ranked {
+fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Result<Ranked, Damaged> {
     let f = &index.files()[c.file];
-    let details = index.details(c.file);
-    let mut matched: Vec<(String, f64)> = c
-        .matched
+    let details = index.details(c.file)?;
+    // Best first; equal contributions in the story's order.
+    let mut found = c.matched;
+    found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let matched: Vec<(String, f64)> = found
         .iter()
         .map(|(qi, s)| (query[*qi].written.clone(), *s))
         .collect();
-    matched.sort_by(|a, b| b.1.total_cmp(&a.1));
     let weight: FastMap<&str, f64> = query.iter().map(|q| (q.term.as_str(), q.weight)).collect();
     let mut symbols: Vec<(f64, Symbol)> = details
         .symbols()
@@ -331,7 +356,7 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Ranked {
     symbols.truncate(MAX_SYMBOLS);
     let mut symbols: Vec<Symbol> = symbols.into_iter().map(|(_, s)| s).collect();
     symbols.sort_by_key(|s| s.line);
-    Ranked {
+    Ok(Ranked {
         path: f.path.clone(),
         kind: f.kind,
         score: c.score,
@@ -339,5 +364,5 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Ranked {
         evidence: c.evidence,
         symbols,
         summary: details.summary,
-    }
+    })
 }

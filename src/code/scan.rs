@@ -4,7 +4,8 @@
 //!
 //! Never fails: an unreadable file or folder is left out, a cache that cannot be read is
 //! rebuilt, one that cannot be written is reported in [`Refresh::warning`] and the fresh index
-//! is still used. Does not rank (see [`super::rank`]).
+//! is still used. A cache found damaged only while a query reads it is rebuilt too
+//! ([`rank_or_rebuild`]). Does not score (see [`super::rank`]).
 
 use std::io::Read;
 use std::path::Path;
@@ -13,6 +14,8 @@ use std::time::UNIX_EPOCH;
 use super::cochange;
 use super::facts::FIELDS;
 use super::facts::facts;
+use super::query::QueryTerm;
+use super::rank::{Evidence, Ranked};
 use super::store::{self, Builder, FileRec, Index, Terms};
 use crate::pin::extract::SOURCE_EXTS;
 use crate::pin::generate::SKIP_DIRS;
@@ -70,12 +73,29 @@ pub fn refresh_with(root: &Path, save: bool) -> Refresh {
             warning: None,
         };
     }
-    let cochange = match head {
-        Some(h) if same_history => old.cochange().cloned().filter(|c| c.head == h),
-        Some(h) => cochange::read(root, &h),
-        None => None,
+    let cochange = if same_history {
+        old.cochange().cloned()
+    } else {
+        history(root, head)
     };
     let index = rebuild(root, &old, &walked, &kept, cochange);
+    saved(root, index, save)
+}
+
+/// The history at `head`. When git cannot read it, an empty history at that commit: no
+/// evidence, and not asked again until HEAD moves.
+fn history(root: &Path, head: Option<String>) -> Option<cochange::CoChange> {
+    let head = head?;
+    Some(
+        cochange::read(root, &head).unwrap_or_else(|| cochange::CoChange {
+            head,
+            ..cochange::CoChange::default()
+        }),
+    )
+}
+
+/// `index`, saved as the cache when `save`, with why it could not be if it could not.
+fn saved(root: &Path, index: Index, save: bool) -> Refresh {
     let warning = save.then(|| store::save(root, &index)).and_then(|r| {
         r.err().map(|e| {
             format!(
@@ -86,6 +106,35 @@ pub fn refresh_with(root: &Path, save: bool) -> Refresh {
     Refresh { warning, index }
 }
 
+/// The best `limit` files for `query` ([`super::rank::rank`]) in `index`. When the cache
+/// behind `index` turns out damaged while it is read, the index is built again from the
+/// project's files alone (saved when `save`; why it could not be is the second value), put in
+/// `index`, and the ranking done again.
+pub fn rank_or_rebuild(
+    root: &Path,
+    index: &mut Index,
+    save: bool,
+    query: &[QueryTerm],
+    ev: &Evidence,
+    limit: usize,
+) -> (Vec<Ranked>, Option<String>) {
+    if let Ok(ranked) = super::rank::rank(index, query, ev, limit) {
+        return (ranked, None);
+    }
+    let walked = walk(root);
+    let cochange = history(root, cochange::head(root));
+    let none = vec![None; walked.len()];
+    let fresh = saved(
+        root,
+        rebuild(root, &Index::default(), &walked, &none, cochange),
+        save,
+    );
+    *index = fresh.index;
+    // An index just built holds its body in memory, as written: it reads back whole.
+    let ranked = super::rank::rank(index, query, ev, limit).unwrap_or_default();
+    (ranked, fresh.warning)
+}
+
 /// A new index of the `walked` files: those `kept` taken from `old`, the others read again.
 fn rebuild(
     root: &Path,
@@ -94,10 +143,17 @@ fn rebuild(
     kept: &[Option<usize>],
     cochange: Option<cochange::CoChange>,
 ) -> Index {
-    let mut b = Builder::new(old);
+    // The kept files come from the old cache's body; when it turns out damaged, nothing of it
+    // is kept and every file is read again.
+    let empty = Index::default();
+    let (base, mut kept) = match Builder::kept(old, kept) {
+        Ok(k) => (old, k),
+        Err(_) => (&empty, walked.iter().map(|_| None).collect()),
+    };
+    let mut b = Builder::new(base);
     let stale: Vec<&Found> = walked
         .iter()
-        .zip(kept)
+        .zip(&kept)
         .filter(|(_, k)| k.is_none())
         .map(|(f, _)| f)
         .collect();
@@ -114,20 +170,9 @@ fn rebuild(
             read.insert(found.path.as_str(), (terms, details, fx.lens));
         }
     }
-    let mut old_terms = if kept.iter().any(Option::is_some) {
-        Builder::kept_terms(old)
-    } else {
-        Vec::new()
-    };
-    for (f, k) in walked.iter().zip(kept) {
-        match k {
-            Some(i) => {
-                let terms = old_terms
-                    .get_mut(*i)
-                    .map(std::mem::take)
-                    .unwrap_or_default();
-                b.keep(old, *i, terms);
-            }
+    for (f, k) in walked.iter().zip(&mut kept) {
+        match k.take() {
+            Some(k) => b.keep(k),
             None => {
                 if let Some((terms, details, lens)) = read.remove(f.path.as_str()) {
                     b.add(f.path.clone(), f.size, f.mtime, lens, (terms, details));

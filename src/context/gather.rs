@@ -74,7 +74,7 @@ pub fn gather(
     } = progress?;
     let Found {
         pins,
-        index,
+        mut index,
         has_pin,
         mut notes,
     } = found?;
@@ -112,7 +112,15 @@ pub fn gather(
             .flat_map(|d| d.files_changed.iter().map(|f| (d.id.clone(), f.clone())))
             .collect(),
     };
-    let files = crate::code::rank(&index, &query, &evidence, opts.files);
+    let (files, warning) = crate::code::scan::rank_or_rebuild(
+        root,
+        &mut index,
+        opts.save_index,
+        &query,
+        &evidence,
+        opts.files,
+    );
+    notes.extend(warning);
     if index.files().is_empty() {
         notes.push(format!(
             "{}: no source files found to name in the prompt",
