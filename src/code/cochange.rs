@@ -63,7 +63,12 @@ pub fn head(root: &Path) -> Option<String> {
 /// one) or in `packed-refs`. `None` for anything else — git's environment variables set, the
 /// reftable format, an unborn branch — which [`head`] leaves to git itself.
 fn head_from_files(root: &Path) -> Option<String> {
-    const ENV: [&str; 4] = ["GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"];
+    const ENV: [&str; 4] = [
+        "GIT_DIR",
+        "GIT_COMMON_DIR",
+        "GIT_WORK_TREE",
+        "GIT_CEILING_DIRECTORIES",
+    ];
     if ENV.iter().any(|v| std::env::var_os(v).is_some()) {
         return None;
     }
@@ -258,11 +263,22 @@ mod tests {
         let out = Command::new("git")
             .arg("-C")
             .arg(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@e", "-c", "init.defaultBranch=main"])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "init.defaultBranch=main",
+            ])
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 
@@ -278,19 +294,53 @@ mod tests {
         git_in(&r, &["add", "-A"]);
         git_in(&r, &["commit", "-qm", "one"]);
         let first = git_in(&r, &["rev-parse", "HEAD"]);
-        assert_eq!(head_from_files(&r).as_deref(), Some(first.as_str()), "a loose ref");
-        assert_eq!(head_from_files(&r.join("sub")).as_deref(), Some(first.as_str()));
+        assert_eq!(
+            head_from_files(&r).as_deref(),
+            Some(first.as_str()),
+            "a loose ref"
+        );
+        assert_eq!(
+            head_from_files(&r.join("sub")).as_deref(),
+            Some(first.as_str())
+        );
         git_in(&r, &["pack-refs", "--all"]);
-        assert_eq!(head_from_files(&r).as_deref(), Some(first.as_str()), "a packed ref");
+        assert_eq!(
+            head_from_files(&r).as_deref(),
+            Some(first.as_str()),
+            "a packed ref"
+        );
         git_in(&r, &["commit", "-q", "--allow-empty", "-m", "two"]);
         let second = git_in(&r, &["rev-parse", "HEAD"]);
         assert_ne!(first, second);
-        assert_eq!(head_from_files(&r).as_deref(), Some(second.as_str()), "loose over packed");
+        assert_eq!(
+            head_from_files(&r).as_deref(),
+            Some(second.as_str()),
+            "loose over packed"
+        );
         git_in(&r, &["checkout", "-q", "--detach", &first]);
-        assert_eq!(head_from_files(&r).as_deref(), Some(first.as_str()), "detached");
+        assert_eq!(
+            head_from_files(&r).as_deref(),
+            Some(first.as_str()),
+            "detached"
+        );
         let wt = d.path().join("wt");
-        git_in(&r, &["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap(), &second]);
-        assert_eq!(head_from_files(&wt).as_deref(), Some(second.as_str()), "a worktree");
+        git_in(
+            &r,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "side",
+                wt.to_str().unwrap(),
+                &second,
+            ],
+        );
+        assert_eq!(
+            head_from_files(&wt).as_deref(),
+            Some(second.as_str()),
+            "a worktree"
+        );
         assert_eq!(head(&wt), Some(second));
         let outside = tempfile::tempdir().unwrap();
         assert_eq!(head_from_files(outside.path()), None);

@@ -3,12 +3,12 @@
 //! ([`Builder::kept`]), and lays out the body: every file's details, then one posting list per
 //! term, each span followed by its check. Terms no file has any more leave the dictionary.
 
-use super::{
-    Body, CHECK, Damaged, Details, FileRec, Head, Index, Span, Terms, dict_terms, span_check,
-};
 use super::super::cochange::CoChange;
 use super::super::facts::{FIELDS as NF, Facts};
 use super::super::kind::Kind;
+use super::{
+    Body, CHECK, Damaged, Details, FileRec, Head, Index, Span, Terms, dict_terms, span_check,
+};
 use crate::pin::text::FastMap;
 
 /// A file of an older index, taken as it is: its record, terms and encoded details.

@@ -227,7 +227,11 @@ impl Index {
                 .and_then(|a| b.get(a..a.checked_add(len)?))
                 .ok_or(Damaged("a span outside the body"))?
                 .to_vec(),
-            Body::File { file, at, len: body } => {
+            Body::File {
+                file,
+                at,
+                len: body,
+            } => {
                 if end > *body {
                     return Err(Damaged("a span outside the body"));
                 }
@@ -342,9 +346,8 @@ fn open_head(bytes: &[u8], check: u64, body_len: u64) -> Option<Head> {
         return None;
     }
     let (head, rest): (Head, &[u8]) = postcard::take_from_bytes(bytes).ok()?;
-    let inside = |s: &Span| {
-        s.len as usize >= CHECK && s.at.saturating_add(u64::from(s.len)) <= body_len
-    };
+    let inside =
+        |s: &Span| s.len as usize >= CHECK && s.at.saturating_add(u64::from(s.len)) <= body_len;
     let ok = rest.is_empty()
         && (head.dict.is_empty() || head.dict.ends_with('\n'))
         && head.lists.len() == memchr::memchr_iter(b'\n', head.dict.as_bytes()).count()

@@ -19,7 +19,10 @@ fn term(index: &Index, t: &str) -> Vec<(usize, [u8; NF])> {
 
 fn two_files() -> Index {
     build(&[
-        ("src/a.rs", "/// Render tables as rows.\nfn render_table() {}\n"),
+        (
+            "src/a.rs",
+            "/// Render tables as rows.\nfn render_table() {}\n",
+        ),
         ("src/b.rs", "fn other() { render_table() }\n"),
     ])
 }
@@ -98,7 +101,11 @@ fn kept_files_keep_their_terms_and_details_and_gone_terms_leave_the_dictionary()
         [1]
     );
     assert!(term(&new, "beta").is_empty());
-    assert!(!new.head.dict.lines().any(|t| t == "beta"), "{}", new.head.dict);
+    assert!(
+        !new.head.dict.lines().any(|t| t == "beta"),
+        "{}",
+        new.head.dict
+    );
     assert_eq!(new.head.lists.len(), new.head.dict.lines().count());
     assert_eq!(new.details(0), old.details(0));
     read_all(&new).unwrap();
@@ -149,9 +156,22 @@ fn a_truncated_or_grown_cache_is_none() {
     let bytes = encode(&two_files()).unwrap();
     let body = body_at(&bytes);
     // Cut in the preamble, in the head, at the body's start, inside it, one byte short.
-    for len in [0, 5, 12, 20, PREAMBLE, body - 1, body, body + 1, bytes.len() - 1] {
+    for len in [
+        0,
+        5,
+        12,
+        20,
+        PREAMBLE,
+        body - 1,
+        body,
+        body + 1,
+        bytes.len() - 1,
+    ] {
         assert!(decode(&bytes[..len]).is_none(), "cut at {len}");
-        assert!(load(saved_as(&bytes[..len]).path()).is_none(), "cut at {len}");
+        assert!(
+            load(saved_as(&bytes[..len]).path()).is_none(),
+            "cut at {len}"
+        );
     }
     let mut grown = bytes.clone();
     grown.push(0);
@@ -170,7 +190,10 @@ fn a_corrupted_head_is_none() {
             let mut bad = bytes.clone();
             bad[at] ^= flip;
             assert!(decode(&bad).is_none(), "byte {at} ^ {flip:#x}");
-            assert!(load(saved_as(&bad).path()).is_none(), "byte {at} ^ {flip:#x}");
+            assert!(
+                load(saved_as(&bad).path()).is_none(),
+                "byte {at} ^ {flip:#x}"
+            );
         }
     }
 }
@@ -235,12 +258,12 @@ fn lists_that_do_not_decode_are_damaged() {
         Ok(vec![(0, [2, 0, 0, 0]), (2, [0, 0, 0, 9])])
     );
     for bad in [
-        &[0x80][..],          // a number cut short
-        &[0],                 // no mask
-        &[0, 0b1],            // no count
-        &[0, 0b1_0000, 1],    // a field that does not exist
-        &[3, 0b1, 1],         // past the last file
-        &[0, 0b1, 1, 0, 0b1, 1], // the same file twice
+        &[0x80][..],                           // a number cut short
+        &[0],                                  // no mask
+        &[0, 0b1],                             // no count
+        &[0, 0b1_0000, 1],                     // a field that does not exist
+        &[3, 0b1, 1],                          // past the last file
+        &[0, 0b1, 1, 0, 0b1, 1],               // the same file twice
         &[0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], // a number too long
     ] {
         assert!(decode_list(bad, n).is_err(), "{bad:?}");
