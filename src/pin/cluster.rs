@@ -284,6 +284,14 @@ mod tests {
             .collect()
     }
 
+    /// `files` with borrowed paths, as [`flat`] takes them.
+    fn borrowed(files: &[(String, u64, Vec<String>)]) -> Vec<(&str, u64, Vec<String>)> {
+        files
+            .iter()
+            .map(|(p, s, l)| (p.as_str(), *s, l.clone()))
+            .collect()
+    }
+
     fn links(l: &[&str]) -> Vec<String> {
         l.iter().map(|s| s.to_string()).collect()
     }
@@ -408,10 +416,7 @@ mod tests {
         for i in 0..30 {
             v.push((format!("src/widget_{i:02}.rs"), 3000, Vec::new()));
         }
-        let owned: Vec<(&str, u64, Vec<String>)> = v
-            .iter()
-            .map(|(p, s, l)| (p.as_str(), *s, l.clone()))
-            .collect();
+        let owned = borrowed(&v);
         let files = flat(&owned);
         let parts = split_flat(&files);
         let labels: Vec<&str> = parts.iter().map(|p| p.label.as_str()).collect();
@@ -431,10 +436,7 @@ mod tests {
                 v.push((format!("t/test_{s}_{k}.py"), 100, Vec::new()));
             }
         }
-        let owned: Vec<(&str, u64, Vec<String>)> = v
-            .iter()
-            .map(|(p, s, l)| (p.as_str(), *s, l.clone()))
-            .collect();
+        let owned = borrowed(&v);
         let files = flat(&owned);
         let parts = split_flat(&files);
         let labels: Vec<&str> = parts.iter().map(|p| p.label.as_str()).collect();
