@@ -122,6 +122,13 @@ impl Kind {
         }
     }
 
+    /// Whether files of this kind come after every source that matched a story that is not
+    /// about them: tests, examples, fixtures, benchmarks and docs (a test file repeats its
+    /// source's words, and the agent finds it from the source). Tooling is only weighed down.
+    pub fn below_sources(self) -> bool {
+        !matches!(self, Kind::Source | Kind::Tooling)
+    }
+
     /// The factor a file of this kind's score is multiplied by: 1 for sources and for any kind
     /// the story is about (`about(term)` tells whether the story has a term), less otherwise.
     pub fn weight(self, about: impl Fn(&str) -> bool) -> f64 {

@@ -1,8 +1,9 @@
 //! Ranking the project's files for a story: BM25F over the index's fields (path and defined
 //! names above comments above all text), then the other evidence ralph has — the Pin entries
 //! the story matches, the files its blockers changed, and files changed together with the best
-//! candidates in recent git history. Tests, examples, fixtures and docs rank below sources
-//! unless the story is about them.
+//! candidates in recent git history. Tests, examples, fixtures, benchmarks and docs rank below
+//! every source that matched (and below tooling) unless the story is about them: the agent
+//! reaches a test from its source, not the other way round.
 //!
 //! Pure and deterministic (ties by path); every score carries its reasons so `ralph context
 //! --explain` can show them. Reads the index's posting lists and details, and says when they
@@ -99,6 +100,8 @@ pub struct Ranked {
 /// Per file, while scoring.
 struct Cand {
     file: usize,
+    /// Ranked after every candidate that is not (see [`Kind::below_sources`]).
+    below: bool,
     score: f64,
     matched: Vec<(usize, f64)>,
     evidence: Vec<String>,
@@ -122,6 +125,10 @@ pub fn rank(
             c.evidence.push(format!("{} file ×{w}", kind.name()));
         }
     }
+    let below = |file: usize| {
+        let kind = index.files()[file].kind;
+        kind.below_sources() && kind.weight(about) < 1.0
+    };
     let top = cands.iter().map(|c| c.score).fold(0.0, f64::max);
     let mut by_file: FastMap<usize, usize> =
         cands.iter().enumerate().map(|(i, c)| (c.file, i)).collect();
@@ -129,6 +136,7 @@ pub fn rank(
         *by_file.entry(file).or_insert_with(|| {
             cands.push(Cand {
                 file,
+                below: false,
                 score: 0.0,
                 matched: Vec::new(),
                 evidence: Vec::new(),
@@ -141,9 +149,16 @@ pub fn rank(
     cochange_evidence(index, ev, &mut cands, &mut cand_of);
 
     cands.retain(|c| c.score > 0.0);
+    for c in &mut cands {
+        c.below = below(c.file);
+        if c.below {
+            c.evidence.push("ranked below sources".to_string());
+        }
+    }
     cands.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
+        a.below
+            .cmp(&b.below)
+            .then_with(|| b.score.total_cmp(&a.score))
             .then_with(|| index.files()[a.file].path.cmp(&index.files()[b.file].path))
     });
     cands.truncate(limit);
@@ -196,6 +211,7 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged>
             }
             Cand {
                 file: fi,
+                below: false,
                 score: matched.iter().map(|(_, s)| s).sum(),
                 matched,
                 evidence: Vec::new(),
@@ -365,4 +381,84 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Result<Ranked, Damaged
         symbols,
         summary: details.summary,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::facts::facts;
+    use crate::code::query::query;
+    use crate::code::store::Builder;
+
+    fn index(files: &[(&str, &str)]) -> Index {
+        let mut b = Builder::new(&Index::default());
+        for (path, text) in files {
+            let f = facts(path, text.as_bytes());
+            let d = b.digest(&f);
+            b.add(path.to_string(), text.len() as u64, (1, 2), f.lens, d);
+        }
+        b.finish(None, 7)
+    }
+
+    fn paths(index: &Index, title: &str) -> Vec<String> {
+        rank(index, &query(title, ""), &Evidence::default(), 10)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.path)
+            .collect()
+    }
+
+    /// A source that matches once, and tests that match its words over and over.
+    fn tree() -> Index {
+        let test = "// italic italic italic\nfn italic_test() { italic(); italic(); }\n";
+        index(&[
+            (
+                "src/style.rs",
+                "pub struct Style;\nfn other() {}\n// italic\n",
+            ),
+            ("tests/style_test.rs", test),
+            ("tests/italic.rs", test),
+            ("examples/italic.rs", test),
+        ])
+    }
+
+    #[test]
+    fn a_weakly_matching_source_still_ranks_above_tests_and_examples() {
+        let idx = tree();
+        let got = paths(&idx, "fix superfluous italic");
+        assert_eq!(got[0], "src/style.rs", "{got:?}");
+        assert_eq!(got.len(), 4, "the others are still named: {got:?}");
+        let ranked = rank(&idx, &query("fix italic", ""), &Evidence::default(), 10).unwrap();
+        assert!(
+            ranked[1]
+                .evidence
+                .iter()
+                .any(|e| e == "ranked below sources")
+        );
+        assert!(ranked[0].evidence.is_empty(), "{:?}", ranked[0].evidence);
+    }
+
+    #[test]
+    fn a_story_about_tests_ranks_them_by_their_words() {
+        let got = paths(&tree(), "add tests for italic");
+        assert_ne!(got[0], "src/style.rs", "{got:?}");
+        assert!(got[..2].iter().all(|p| p.starts_with("tests/")), "{got:?}");
+    }
+
+    #[test]
+    fn words_split_as_code_find_the_file_and_ties_go_by_path() {
+        let idx = index(&[
+            ("src/b.rs", "fn render_table() {}\n"),
+            ("src/a.rs", "fn render_table() {}\n"),
+            ("src/c.rs", "fn unrelated() {}\n"),
+        ]);
+        assert_eq!(
+            paths(&idx, "`renderTable` is slow"),
+            ["src/a.rs", "src/b.rs"]
+        );
+        assert!(
+            paths(&idx, "the and of").is_empty(),
+            "stop words match nothing"
+        );
+    }
 }
