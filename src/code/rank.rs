@@ -2,7 +2,7 @@
 //! names above comments above all text), then the other evidence ralph has — the Pin entries
 //! the story matches, the files its blockers changed, and files changed together with the best
 //! candidates in recent git history. Tests, examples, fixtures, benchmarks and docs rank below
-//! every source that matched (and below tooling) unless the story is about them: the agent
+//! every source (and tooling) scoring at least [`FLOOR`] of the best, unless the story is about them: the agent
 //! reaches a test from its source, not the other way round.
 //!
 //! Pure and deterministic (ties by path); every score carries its reasons so `ralph context
@@ -17,6 +17,8 @@ use super::store::{Damaged, Index};
 use crate::pin::text::{FastMap, terms};
 
 const K1: f64 = 1.2;
+/// Below this share of the best score a source no longer ranks above tests and examples.
+const FLOOR: f64 = 0.1;
 /// Field weights and length normalisation: path, names, comments, all text.
 const WEIGHT: [f64; FIELDS] = {
     let mut w = [0.0; FIELDS];
@@ -100,7 +102,8 @@ pub struct Ranked {
 /// Per file, while scoring.
 struct Cand {
     file: usize,
-    /// Ranked after every candidate that is not (see [`Kind::below_sources`]).
+    /// Ranked after every candidate that is not: a kind below sources (see
+    /// [`Kind::below_sources`]) or a score under [`FLOOR`] of the best.
     below: bool,
     score: f64,
     matched: Vec<(usize, f64)>,
@@ -149,9 +152,11 @@ pub fn rank(
     cochange_evidence(index, ev, &mut cands, &mut cand_of);
 
     cands.retain(|c| c.score > 0.0);
+    // A source far below the best (only an entry's spread, say) is no reason to hide a test.
+    let floor = FLOOR * cands.iter().map(|c| c.score).fold(0.0, f64::max);
     for c in &mut cands {
-        c.below = below(c.file);
-        if c.below {
+        c.below = below(c.file) || c.score < floor;
+        if c.below && c.score >= floor {
             c.evidence.push("ranked below sources".to_string());
         }
     }

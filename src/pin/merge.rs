@@ -89,14 +89,7 @@ fn give_up_split_files(
     let n_old = pin.entries().len();
     let mut changed = vec![false; n_old];
     // The members of each family that was split (a family of one has nothing to move).
-    let mut families: HashMap<String, Vec<usize>> = HashMap::default();
-    for (gi, g) in generated.iter().enumerate() {
-        families
-            .entry(g.family.to_lowercase())
-            .or_default()
-            .push(gi);
-    }
-    families.retain(|_, m| m.len() > 1);
+    let families = split_families(generated);
     if families.is_empty() {
         return changed;
     }
@@ -114,18 +107,9 @@ fn give_up_split_files(
             .map(|(_, g)| g.family.as_str())
             .collect();
         if mine.is_empty() {
-            let name = e.name.trim().to_lowercase();
             mine = families
                 .iter()
-                .filter(|(f, members)| {
-                    **f == name || {
-                        let all = members.iter().flat_map(|&gi| &generated[gi].files);
-                        let (n, hit) = all.fold((0, 0), |(n, h), f| {
-                            (n + 1, h + usize::from(covers(&e.files, f)))
-                        });
-                        hit * 2 >= n && n > 0
-                    }
-                })
+                .filter(|(f, members)| is_family_entry(e, f, members, generated))
                 .map(|(_, m)| generated[m[0]].family.as_str())
                 .collect();
         }
@@ -171,6 +155,32 @@ fn give_up_split_files(
     changed
 }
 
+/// Whether `e` is the entry a Pin written before the split gave the module `family` (lowered)
+/// whose parts are `members`: named as the module, or listing at least half of its files.
+fn is_family_entry(e: &Entry, family: &str, members: &[usize], generated: &[Generated]) -> bool {
+    if e.name.trim().to_lowercase() == family {
+        return true;
+    }
+    let all = members.iter().flat_map(|&gi| &generated[gi].files);
+    let (n, hit) = all.fold((0, 0), |(n, h), f| {
+        (n + 1, h + usize::from(covers(&e.files, f)))
+    });
+    hit * 2 >= n && n > 0
+}
+
+/// The members of each module that was split into more than one part, by lowered name.
+fn split_families(generated: &[Generated]) -> HashMap<String, Vec<usize>> {
+    let mut families: HashMap<String, Vec<usize>> = HashMap::default();
+    for (gi, g) in generated.iter().enumerate() {
+        families
+            .entry(g.family.to_lowercase())
+            .or_default()
+            .push(gi);
+    }
+    families.retain(|_, m| m.len() > 1);
+    families
+}
+
 /// Merge `generated` into `pin`. `exists(item)` says whether a path or glob matches anything.
 pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> bool) -> Summary {
     let mut summary = Summary::default();
@@ -198,14 +208,27 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
             by_same_name[gi] = true;
         }
     }
+    // A part of a split module is new: it takes an entry by its files only when more than
+    // half of both are shared, and never the module's own old entry (which gives the part's
+    // files up instead, see give_up_split_files).
+    let families = split_families(&generated);
     for (gi, g) in generated.iter().enumerate() {
         if target[gi].is_some() {
             continue;
         }
+        let family = g.family.to_lowercase();
+        let part = families
+            .get(&family)
+            .filter(|_| g.name.trim().to_lowercase() != family);
         let mut best: Option<(f64, usize)> = None;
         for ei in (0..n_old).filter(|&i| !taken[i]) {
-            let o = overlap(&pin.entries()[ei], g);
-            if o >= 0.5 && best.is_none_or(|(b, _)| o > b) {
+            let e = &pin.entries()[ei];
+            if part.is_some_and(|m| is_family_entry(e, &family, m, &generated)) {
+                continue;
+            }
+            let o = overlap(e, g);
+            let enough = if part.is_some() { o > 0.5 } else { o >= 0.5 };
+            if enough && best.is_none_or(|(b, _)| o > b) {
                 best = Some((o, ei));
             }
         }
