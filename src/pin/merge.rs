@@ -98,7 +98,7 @@ fn give_up_split_files(
         .enumerate()
         .flat_map(|(gi, g)| g.files.iter().map(move |f| (f.as_str(), gi)))
         .collect();
-    for ei in 0..n_old {
+    for (ei, changed_here) in changed.iter_mut().enumerate() {
         let e = &pin.entries()[ei];
         let mut mine: Vec<&str> = target
             .iter()
@@ -149,7 +149,7 @@ fn give_up_split_files(
         let e = &mut pin.entries_mut()[ei];
         if files != e.files {
             e.files = files;
-            changed[ei] = true;
+            *changed_here = true;
         }
     }
     changed
