@@ -391,18 +391,11 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Result<Ranked, Damaged
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code::facts::facts;
     use crate::code::query::query;
-    use crate::code::store::Builder;
+    use crate::code::store::from_texts;
 
     fn index(files: &[(&str, &str)]) -> Index {
-        let mut b = Builder::new(&Index::default());
-        for (path, text) in files {
-            let f = facts(path, text.as_bytes());
-            let d = b.digest(&f);
-            b.add(path.to_string(), text.len() as u64, (1, 2), f.lens, d);
-        }
-        b.finish(None, 7)
+        from_texts(files)
     }
 
     fn paths(index: &Index, title: &str) -> Vec<String> {

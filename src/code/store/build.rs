@@ -215,3 +215,16 @@ fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
     }
     out.push(v as u8);
 }
+
+/// An index of `(path, text)` files built in memory (size = text length, one fixed mtime and
+/// build time, no history), for the tests of the modules that read an index.
+#[cfg(test)]
+pub fn from_texts(files: &[(&str, &str)]) -> Index {
+    let mut b = Builder::new(&Index::default());
+    for (path, text) in files {
+        let f = super::super::facts::facts(path, text.as_bytes());
+        let d = b.digest(&f);
+        b.add(path.to_string(), text.len() as u64, (1, 2), f.lens, d);
+    }
+    b.finish(None, 7)
+}

@@ -28,6 +28,8 @@ use super::kind::Kind;
 use crate::pin::text::FastMap;
 
 mod build;
+#[cfg(test)]
+pub use build::from_texts;
 pub use build::{Builder, Kept};
 
 /// Where the cache lives, relative to the project root.

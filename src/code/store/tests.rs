@@ -3,22 +3,12 @@
 use super::*;
 use crate::code::facts::facts;
 
-fn build(files: &[(&str, &str)]) -> Index {
-    let mut b = Builder::new(&Index::default());
-    for (path, text) in files {
-        let f = facts(path, text.as_bytes());
-        let d = b.digest(&f);
-        b.add(path.to_string(), text.len() as u64, (1, 2), f.lens, d);
-    }
-    b.finish(None, 7)
-}
-
 fn term(index: &Index, t: &str) -> Vec<(usize, [u8; NF])> {
     index.term_ids(&[t])[0].map_or_else(Vec::new, |id| index.postings(id).unwrap())
 }
 
 fn two_files() -> Index {
-    build(&[
+    from_texts(&[
         (
             "src/a.rs",
             "/// Render tables as rows.\nfn render_table() {}\n",
@@ -80,7 +70,7 @@ fn round_trip_through_a_file_reads_lists_and_details_on_demand() {
 
 #[test]
 fn kept_files_keep_their_terms_and_details_and_gone_terms_leave_the_dictionary() {
-    let old = build(&[("a.rs", "fn alpha() {}\n"), ("b.rs", "fn beta() {}\n")]);
+    let old = from_texts(&[("a.rs", "fn alpha() {}\n"), ("b.rs", "fn beta() {}\n")]);
     let old = decode(&encode(&old).unwrap()).unwrap();
     let mut kept = Builder::kept(&old, &[Some(0), None]).unwrap();
     assert!(kept[1].is_none());
