@@ -97,10 +97,12 @@ fn a_story_naming_an_identifier_finds_its_file_first_and_its_test_below_it() {
         p.contains("3: `pub fn render_table(rows: &[Vec<String>]) -> String`"),
         "{p}"
     );
-    assert!(
-        !p.contains("fn pad"),
-        "only matching definitions are shown: {p}"
-    );
+    // The top file's other definitions follow as its outline, after the matching ones.
+    let sig = p.find("fn render_table(rows").unwrap();
+    let also = p.find("   Also defined here:\n").expect("an outline");
+    let pad = p.find("6: `fn pad(s: &str)").expect("pad in the outline");
+    assert!(sig < also && also < pad, "{p}");
+    assert_eq!(p.matches("Also defined here").count(), 1, "{p}");
 }
 
 #[test]

@@ -46,6 +46,8 @@ const COCHANGE_BOOST: f64 = 0.3;
 const COCHANGE_SEEDS: usize = 5;
 /// The most definitions shown per file.
 const MAX_SYMBOLS: usize = 6;
+/// The most other definitions kept as a file's outline.
+const MAX_OUTLINE: usize = 24;
 
 /// A Pin entry the story matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,8 +96,10 @@ pub struct Ranked {
     pub matched: Vec<(String, f64)>,
     /// Other reasons, in words ("Pin entry …", "changed by blocker …", "changed with …").
     pub evidence: Vec<String>,
-    /// Its definitions whose names share words with the story, best first.
+    /// Its definitions whose names share words with the story, in line order.
     pub symbols: Vec<Symbol>,
+    /// Its other definitions, the file's outline (see [`outline`]), in line order.
+    pub outline: Vec<Symbol>,
     pub summary: String,
 }
 
@@ -363,8 +367,9 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Result<Ranked, Damaged
         .map(|(qi, s)| (query[*qi].written.clone(), *s))
         .collect();
     let weight: FastMap<&str, f64> = query.iter().map(|q| (q.term.as_str(), q.weight)).collect();
-    let mut symbols: Vec<(f64, Symbol)> = details
-        .symbols()
+    let all: Vec<Symbol> = details.symbols().collect();
+    let mut symbols: Vec<(f64, &Symbol)> = all
+        .iter()
         .filter_map(|s| {
             let w: f64 = terms(&s.name)
                 .iter()
@@ -375,8 +380,9 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Result<Ranked, Damaged
         .collect();
     symbols.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.line.cmp(&b.1.line)));
     symbols.truncate(MAX_SYMBOLS);
-    let mut symbols: Vec<Symbol> = symbols.into_iter().map(|(_, s)| s).collect();
+    let mut symbols: Vec<Symbol> = symbols.into_iter().map(|(_, s)| s.clone()).collect();
     symbols.sort_by_key(|s| s.line);
+    let outline = outline(&all, &symbols, MAX_OUTLINE);
     Ok(Ranked {
         path: f.path.clone(),
         kind: f.kind,
@@ -384,8 +390,33 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Result<Ranked, Damaged
         matched,
         evidence: c.evidence,
         symbols,
+        outline,
         summary: details.summary,
     })
+}
+
+/// The definitions of a file beyond the `shown` ones, at most `max`, in line order: what else
+/// the file offers to reuse. Types before functions before constants, public names (no leading
+/// `_`) before private ones, then the earliest; a huge file gives its API, not its first lines.
+pub fn outline(all: &[Symbol], shown: &[Symbol], max: usize) -> Vec<Symbol> {
+    let rank = |s: &Symbol| {
+        let private = s.name.starts_with('_');
+        let kind = match s.kind.as_str() {
+            "struct" | "enum" | "trait" | "union" | "type" | "class" | "interface" | "record"
+            | "object" | "namespace" => 0,
+            "fn" | "def" | "func" | "function" | "method" | "fun" | "impl" | "macro_rules!" => 1,
+            _ => 2,
+        };
+        (private, kind, s.line)
+    };
+    let mut rest: Vec<&Symbol> = all
+        .iter()
+        .filter(|s| !shown.iter().any(|m| m.line == s.line && m.name == s.name))
+        .collect();
+    rest.sort_by_key(|s| rank(s));
+    rest.truncate(max);
+    rest.sort_by_key(|s| s.line);
+    rest.into_iter().cloned().collect()
 }
 
 #[cfg(test)]
@@ -458,5 +489,35 @@ mod tests {
             paths(&idx, "the and of").is_empty(),
             "stop words match nothing"
         );
+    }
+
+    #[test]
+    fn the_outline_gives_the_api_beyond_the_matching_definitions() {
+        let sym = |kind: &str, name: &str, line: u32| Symbol {
+            kind: kind.into(),
+            name: name.into(),
+            line,
+            sig: format!("{kind} {name}"),
+        };
+        let all = [
+            sym("def", "_helper", 1),
+            sym("const", "LIMIT", 2),
+            sym("def", "render", 3),
+            sym("class", "Table", 4),
+            sym("def", "add_row", 5),
+        ];
+        let shown = [all[2].clone()];
+        let names = |v: Vec<Symbol>| v.into_iter().map(|s| s.name).collect::<Vec<_>>();
+        assert_eq!(
+            names(outline(&all, &shown, 10)),
+            ["_helper", "LIMIT", "Table", "add_row"],
+            "everything else, in line order"
+        );
+        assert_eq!(
+            names(outline(&all, &shown, 2)),
+            ["Table", "add_row"],
+            "a type, then a public function, when only two fit"
+        );
+        assert!(outline(&all, &all, 10).is_empty());
     }
 }

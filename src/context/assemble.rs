@@ -108,8 +108,10 @@ pub(super) struct PrepFile {
     pub path: String,
     pub summary: String,
     pub matched: Vec<String>,
-    /// `line`, signature.
+    /// `line`, signature: the definitions that match the story.
     pub sigs: Vec<(u32, String)>,
+    /// `line`, signature: the file's other definitions (its outline).
+    pub outline: Vec<(u32, String)>,
 }
 
 fn prep_file(f: &Ranked, red: &mut Redactions) -> PrepFile {
@@ -119,21 +121,43 @@ fn prep_file(f: &Ranked, red: &mut Redactions) -> PrepFile {
         summary: r(&f.summary),
         matched: f.matched.iter().take(6).map(|(w, _)| r(w)).collect(),
         sigs: f.symbols.iter().map(|s| (s.line, r(&s.sig))).collect(),
+        outline: f.outline.iter().map(|s| (s.line, r(&s.sig))).collect(),
     }
 }
 
-/// Definitions shown per file at a reduction level (`None`: the file is not shown): signatures
-/// shrink first, then files drop from the bottom; at level 4 the section is gone.
-fn file_plan(level: usize, n: usize) -> Vec<Option<usize>> {
+/// How much of one ranked file the prompt shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Shown {
+    /// Matching definitions.
+    pub sigs: usize,
+    /// Other definitions (the outline).
+    pub outline: usize,
+}
+
+/// Files that also show their outline at the first level.
+const OUTLINED_FILES: usize = 3;
+
+/// What is shown per file at a reduction level (`None`: the file is not shown): the outlines
+/// of the top files go first, then matching signatures shrink, then files drop from the
+/// bottom; at level 4 the section is gone.
+fn file_plan(level: usize, n: usize) -> Vec<Option<Shown>> {
+    let shown = |sigs, outline| Some(Shown { sigs, outline });
     (0..n)
         .map(|i| match level {
-            0 => Some(6),
-            1 => Some(3),
-            2 => Some(if i < 5 { 2 } else { 0 }),
-            3 if i < 10 => Some(0),
+            0 => shown(6, if i < OUTLINED_FILES { usize::MAX } else { 0 }),
+            1 => shown(3, 0),
+            2 => shown(if i < 5 { 2 } else { 0 }, 0),
+            3 if i < 10 => shown(0, 0),
             _ => None,
         })
         .collect()
+}
+
+/// Whether `plan` leaves out anything of `files`.
+fn files_cut(plan: &[Option<Shown>], files: &[PrepFile]) -> bool {
+    plan.iter()
+        .zip(files)
+        .any(|(k, f)| k.is_none_or(|k| k.sigs < f.sigs.len() || k.outline < f.outline.len()))
 }
 
 struct PrepPin {
@@ -354,11 +378,7 @@ fn build(p: &Prepared, opts: &Options, level: usize) -> (Vec<Part>, Vec<PinStatu
         part("files", String::new(), Status::Dropped)
     } else {
         let text = render::where_to_look(&p.files, &plan, p.has_pin);
-        let cut = plan
-            .iter()
-            .zip(&p.files)
-            .any(|(k, f)| k.is_none_or(|k| k < f.sigs.len()));
-        part("files", text, shortened_if(cut))
+        part("files", text, shortened_if(files_cut(&plan, &p.files)))
     });
 
     parts.push(match &p.patterns {
@@ -559,7 +579,8 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
             score: f.score,
             matched: pf.matched.clone(),
             evidence: f.evidence.clone(),
-            signatures: k.map_or(0, |k| k.min(pf.sigs.len())),
+            signatures: k.map_or(0, |k| k.sigs.min(pf.sigs.len())),
+            outline: k.map_or(0, |k| k.outline.min(pf.outline.len())),
             shown: k.is_some(),
         })
         .collect();

@@ -6,7 +6,7 @@
 
 use crate::prd::Story;
 
-use super::assemble::{DepOutput, PinHit, PrepFile, RemainingStory};
+use super::assemble::{DepOutput, PinHit, PrepFile, RemainingStory, Shown};
 
 /// `content` in a code fence longer than any backtick run inside it (CommonMark rule), so the
 /// content can never close the fence early.
@@ -142,7 +142,7 @@ pub fn dep(d: &DepOutput, entry: Option<&str>, cut: bool) -> String {
 
 /// Section 3b: the files ranked for the story, each with the definitions shown for it
 /// (`plan[i]`: how many; `None`: the file is left out).
-pub fn where_to_look(files: &[PrepFile], plan: &[Option<usize>], has_pin: bool) -> String {
+pub fn where_to_look(files: &[PrepFile], plan: &[Option<Shown>], has_pin: bool) -> String {
     let mut out = String::from("\n# Where to look\n\n");
     if files.is_empty() {
         out.push_str("No source file of this project matches the words of your story.\n");
@@ -163,8 +163,15 @@ pub fn where_to_look(files: &[PrepFile], plan: &[Option<usize>], has_pin: bool) 
             out.push_str(&format!(" (matched: {})", f.matched.join(", ")));
         }
         out.push('\n');
-        for (line, sig) in f.sigs.iter().take(*k) {
+        for (line, sig) in f.sigs.iter().take(k.sigs) {
             out.push_str(&format!("   - {line}: {}\n", code(sig)));
+        }
+        let outline = &f.outline[..k.outline.min(f.outline.len())];
+        if !outline.is_empty() {
+            out.push_str("   Also defined here:\n");
+            for (line, sig) in outline {
+                out.push_str(&format!("   - {line}: {}\n", code(sig)));
+            }
         }
     }
     if !has_pin {

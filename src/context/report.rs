@@ -55,8 +55,10 @@ pub struct FileReport {
     pub matched: Vec<String>,
     /// Evidence besides words (Pin entry, blocker, co-change, kind).
     pub evidence: Vec<String>,
-    /// Definitions shown under it (0 when its signatures were cut or it was dropped).
+    /// Matching definitions shown under it (0 when its signatures were cut or it was dropped).
     pub signatures: usize,
+    /// Other definitions shown under it, its outline (only the top files have one).
+    pub outline: usize,
     /// Whether the file is in the prompt at all.
     pub shown: bool,
 }
@@ -188,16 +190,17 @@ impl Assembled {
             return "where to look: no file matched this story\n".to_string();
         }
         let mut out = format!(
-            "{:<4} {:>7}  {:<6} {:<5} {}\n",
-            "rank", "score", "shown", "sigs", "file"
+            "{:<4} {:>7}  {:<6} {:<5} {:<7} {}\n",
+            "rank", "score", "shown", "sigs", "outline", "file"
         );
         for f in &self.files {
             out.push_str(&format!(
-                "{:<4} {:>7.2}  {:<6} {:<5} {}{}\n",
+                "{:<4} {:>7.2}  {:<6} {:<5} {:<7} {}{}\n",
                 f.rank,
                 f.score,
                 if f.shown { "yes" } else { "no" },
                 f.signatures,
+                f.outline,
                 f.path,
                 if f.kind == "source" {
                     String::new()

@@ -93,6 +93,12 @@ fn ranked(path: &str, sig: &str) -> crate::code::Ranked {
             line: 3,
             sig: sig.into(),
         }],
+        outline: vec![crate::code::facts::Symbol {
+            kind: "struct".into(),
+            name: "Queue".into(),
+            line: 9,
+            sig: "pub struct Queue".into(),
+        }],
         summary: "A module.".into(),
     }
 }
