@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::history::{self, Record};
-use super::outcome::{self, AgentFacts, Outcome, Progress};
+use super::outcome::{AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
-use super::{Options, RunError, git, guard, report, verify};
+use super::{Options, RunError, git, guard, report, verdict, verify};
 use crate::agent::process::{LogSink, Supervise, supervise};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
@@ -52,22 +52,6 @@ pub struct Done {
     pub after: Option<git::Snapshot>,
 }
 
-/// The last `max` bytes of `s`, starting on a char boundary and a line start when possible.
-pub fn tail_of(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut start = s.len() - max;
-    while !s.is_char_boundary(start) {
-        start += 1;
-    }
-    let t = &s[start..];
-    match t.find('\n') {
-        Some(i) if i + 1 < t.len() => &t[i + 1..],
-        _ => t,
-    }
-}
-
 /// The last `n` non-empty lines of `s`.
 pub fn last_lines(s: &str, n: usize) -> String {
     let mut lines: Vec<&str> = s
@@ -79,12 +63,6 @@ pub fn last_lines(s: &str, n: usize) -> String {
     lines.reverse();
     lines.join("\n")
 }
-
-const NOTE_TAIL: usize = 4096;
-
-/// The retry note when the agent printed a completion signal but left prd.json unmarked and no
-/// verify command could check the claim.
-const BARE_CLAIM_NOTE: &str = "You printed the completion signal but did not set \"passes\": true for your story in prd.json. With no verify commands configured, a signal alone does not count: finish the story, then mark it passing in prd.json.";
 
 /// The lines of `prompt` (trimmed) that would read as a completion signal for `story_id`: an
 /// output line equal to one of them does not count.
@@ -261,11 +239,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         rate_limited: rate_line.is_some(),
         gated: !s.verify.is_empty(),
     };
-    let mut verify_results = vec![];
-    let mut retry = None;
-    let mut extra = String::new();
-    let mut interrupted = run.interrupted;
-    let verified = if facts.claimed() && !s.verify.is_empty() {
+    let (gate, verify_results) = if facts.claimed() && !s.verify.is_empty() {
         let gate = verify::run_all(
             &s.verify,
             &verify::VerifyEnv {
@@ -277,54 +251,22 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
                 interrupt: inp.interrupt,
             },
         )?;
-        interrupted |= gate.interrupted;
-        let ok = gate.passed();
-        let passed_n = gate.results.iter().filter(|r| r.passed).count();
-        extra = format!("verify {passed_n}/{} passed", s.verify.len());
-        if let (Some(f), Some(r)) = (&gate.failed, gate.results.last()) {
-            let how = if f.timed_out {
-                "timed out".to_string()
-            } else {
-                match f.exit_code {
-                    Some(c) => format!("exited {c}"),
-                    None => "was killed".to_string(),
-                }
-            };
-            extra = format!("{extra}: `{}` {how}", r.command);
-            retry = Some(RetryNote {
-                attempt: inp.attempt,
-                reason: format!(
-                    "Verification failed: `{}` {how}. The story was marked not passing again.",
-                    r.command
-                ),
-                output_tail: Some(tail_of(&f.tail, NOTE_TAIL).to_string()),
-            });
-        }
-        verify_results = gate.results;
-        ok
+        (Some(gate_summary(&gate, s.verify.len())), gate.results)
     } else {
-        true
+        (None, vec![])
     };
-    let facts = AgentFacts {
-        interrupted,
-        ..facts
-    };
-    let outcome = outcome::decide(&facts, verified);
-    // The loop settles `passes` itself: true when the agent only signalled; when the gate
-    // failed or the run was interrupted before it could judge, every false→true flip of this
-    // iteration is undone.
-    let mut settle: Vec<(String, bool)> = match outcome {
-        Outcome::Done if !facts.passes_after => vec![(story.id.clone(), true)],
-        Outcome::VerifyFailed | Outcome::Interrupted => flips
-            .iter()
-            .filter(|(_, p)| *p)
-            .map(|(id, _)| (id.clone(), false))
-            .collect(),
-        _ => vec![],
-    };
-    if outcome == Outcome::VerifyFailed && facts.passes_after {
-        settle.push((story.id.clone(), false));
-    }
+    let v = verdict::decide(&verdict::Observed {
+        story: &story.id,
+        attempt: inp.attempt,
+        facts: facts.clone(),
+        gate,
+        flips: &flips,
+        restored: &restored,
+        signal: run.signal,
+        tail: &run.tail,
+        timeout: s.timeout,
+    });
+    let (outcome, settle) = (v.outcome, v.settle);
     if !settle.is_empty() {
         let mut prd = match changed.take() {
             Some((p, _)) => p,
@@ -337,58 +279,6 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         changed = Some((prd, bytes));
     }
     let all_done = changed.as_ref().map_or(inp.prd, |(p, _)| p).all_done();
-    if facts.bare_claim() && outcome != Outcome::Interrupted {
-        extra = "the agent claimed completion without marking prd.json".to_string();
-    }
-    if retry.is_none() {
-        let reason = match outcome {
-            Outcome::TimedOut => Some(format!(
-                "The agent timed out after {} and was stopped.",
-                super::ratelimit::format_remaining(s.timeout)
-            )),
-            Outcome::Incomplete | Outcome::AgentFailed if facts.bare_claim() => {
-                Some(BARE_CLAIM_NOTE.to_string())
-            }
-            Outcome::AgentFailed => Some(format!(
-                "The agent exited with {} before finishing the story.",
-                match (run.exit_code, run.signal) {
-                    (Some(c), _) => format!("code {c}"),
-                    (None, Some(sig)) => format!("signal {sig}"),
-                    _ => "an unknown status".into(),
-                }
-            )),
-            Outcome::Incomplete => {
-                Some("The agent ended without completing the story (prd.json not updated, no completion signal).".to_string())
-            }
-            _ => None,
-        };
-        retry = reason.map(|reason| RetryNote {
-            attempt: inp.attempt,
-            reason,
-            output_tail: Some(tail_of(&run.tail, NOTE_TAIL).to_string())
-                .filter(|t| !t.trim().is_empty()),
-        });
-    }
-    if !restored.is_empty() && outcome != Outcome::Done {
-        let note = format!(
-            "Your edits to prd.json were reverted: {}. Only change \"passes\" and \"notes\".",
-            restored.join("; ")
-        );
-        retry = Some(match retry {
-            Some(mut r) => {
-                r.reason = format!("{note}\n{}", r.reason);
-                r
-            }
-            None => RetryNote {
-                attempt: inp.attempt,
-                reason: note,
-                output_tail: None,
-            },
-        });
-    }
-    if outcome == Outcome::Done {
-        retry = None;
-    }
 
     let after = git::snapshot(&opts.root, &prd_rel);
     let passes_flipped = flips.iter().any(|(id, p)| id == &story.id && *p);
@@ -460,13 +350,37 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         outcome,
         progress,
         record,
-        retry,
+        retry: v.retry,
         changed,
         all_done,
         rate_line,
-        extra,
+        extra: v.extra,
         after,
     })
+}
+
+/// The gate as the verdict sees it.
+fn gate_summary(gate: &verify::Gate, total: usize) -> verdict::GateSummary {
+    let failed = match (&gate.failed, gate.results.last()) {
+        (Some(f), Some(r)) => {
+            let how = if f.timed_out {
+                "timed out".to_string()
+            } else {
+                match f.exit_code {
+                    Some(c) => format!("exited {c}"),
+                    None => "was killed".to_string(),
+                }
+            };
+            Some((r.command.clone(), how, f.tail.clone()))
+        }
+        _ => None,
+    };
+    verdict::GateSummary {
+        total,
+        passed: gate.results.iter().filter(|r| r.passed).count(),
+        failed,
+        interrupted: gate.interrupted,
+    }
 }
 
 /// Append the record (the loop may have marked it `skipped`).
@@ -480,11 +394,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tail_of_cuts_at_a_line_start_and_char_boundary() {
-        assert_eq!(tail_of("short", 10), "short");
-        assert_eq!(tail_of("line one\nline two\nthree", 12), "three");
-        let s = "é".repeat(10);
-        assert!(tail_of(&s, 5).chars().all(|c| c == 'é'));
+    fn last_lines_skips_blank_lines() {
         assert_eq!(last_lines("a\nb\n\nc\n\n", 2), "b\nc");
     }
 

@@ -23,6 +23,7 @@ pub mod rejected;
 pub mod report;
 pub mod signals;
 pub mod status;
+pub mod verdict;
 pub mod verify;
 
 use std::collections::{BTreeMap, HashMap, HashSet};

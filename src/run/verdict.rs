@@ -1,0 +1,329 @@
+//! What one iteration amounts to, as a pure function of what was observed: the outcome, the
+//! `passes` values the loop settles itself, the note the story's next prompt carries, and the
+//! short text of the status line. Owns those decisions; runs nothing and writes nothing (the
+//! agent run, the guard and the verify gate are in [`super::iteration`], the outcome rule in
+//! [`super::outcome`]).
+
+use std::time::Duration;
+
+use super::outcome::{self, AgentFacts, Outcome};
+use super::prompt::RetryNote;
+
+/// The most bytes of output a retry note carries.
+const NOTE_TAIL: usize = 4096;
+
+/// The retry note when the agent printed a completion signal but left prd.json unmarked and no
+/// verify command could check the claim.
+const BARE_CLAIM_NOTE: &str = "You printed the completion signal but did not set \"passes\": true for your story in prd.json. With no verify commands configured, a signal alone does not count: finish the story, then mark it passing in prd.json.";
+
+/// The verify gate, reduced to what the verdict needs (`None` in [`Observed::gate`]: it did
+/// not run).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GateSummary {
+    /// Commands configured.
+    pub total: usize,
+    /// Commands that passed.
+    pub passed: usize,
+    /// The command that failed: its text, how it ended ("exited 1", "timed out") and the tail
+    /// of its output.
+    pub failed: Option<(String, String, String)>,
+    /// The gate was stopped by Ctrl-C / SIGTERM.
+    pub interrupted: bool,
+}
+
+/// Everything observed about one iteration once the agent, the guard and the gate are done.
+#[derive(Debug, Clone)]
+pub struct Observed<'a> {
+    pub story: &'a str,
+    /// This story's attempt number in this run (1-based).
+    pub attempt: u32,
+    pub facts: AgentFacts,
+    pub gate: Option<GateSummary>,
+    /// `passes` flips the agent made in prd.json (story id, new value), after the guard.
+    pub flips: &'a [(String, bool)],
+    /// The agent's edits to prd.json the guard put back, in words.
+    pub restored: &'a [String],
+    /// The agent's exit code and terminating signal.
+    pub signal: Option<i32>,
+    /// The tail of the agent's output.
+    pub tail: &'a str,
+    /// `--timeout`, for the note of a timed-out run.
+    pub timeout: Duration,
+}
+
+/// The decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub outcome: Outcome,
+    /// `passes` values the loop writes itself (story id, value).
+    pub settle: Vec<(String, bool)>,
+    /// What the story's next prompt says (none when it is done).
+    pub retry: Option<RetryNote>,
+    /// The status line's detail ("verify 2/3 passed: `cargo test` exited 101").
+    pub extra: String,
+}
+
+/// Decide the iteration (see the module doc).
+pub fn decide(o: &Observed<'_>) -> Verdict {
+    let mut facts = o.facts.clone();
+    facts.interrupted |= o.gate.as_ref().is_some_and(|g| g.interrupted);
+    let verified = o
+        .gate
+        .as_ref()
+        .is_none_or(|g| g.failed.is_none() && !g.interrupted);
+    let outcome = outcome::decide(&facts, verified);
+    let mut extra = o.gate.as_ref().map_or_else(String::new, gate_text);
+    if facts.bare_claim() && outcome != Outcome::Interrupted {
+        extra = "the agent claimed completion without marking prd.json".to_string();
+    }
+    let retry = if outcome == Outcome::Done {
+        None
+    } else {
+        with_restored(retry_note(o, &facts, outcome), o)
+    };
+    Verdict {
+        outcome,
+        settle: settle(o, &facts, outcome),
+        retry,
+        extra,
+    }
+}
+
+fn gate_text(g: &GateSummary) -> String {
+    let head = format!("verify {}/{} passed", g.passed, g.total);
+    match &g.failed {
+        Some((command, how, _)) => format!("{head}: `{command}` {how}"),
+        None => head,
+    }
+}
+
+/// `true` when the agent only signalled; when the gate failed or the run was interrupted
+/// before it could judge, every false→true flip of this iteration is undone.
+fn settle(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Vec<(String, bool)> {
+    let mut settle: Vec<(String, bool)> = match outcome {
+        Outcome::Done if !facts.passes_after => vec![(o.story.to_string(), true)],
+        Outcome::VerifyFailed | Outcome::Interrupted => o
+            .flips
+            .iter()
+            .filter(|(_, p)| *p)
+            .map(|(id, _)| (id.clone(), false))
+            .collect(),
+        _ => vec![],
+    };
+    if outcome == Outcome::VerifyFailed
+        && facts.passes_after
+        && !settle.iter().any(|(id, _)| id == o.story)
+    {
+        settle.push((o.story.to_string(), false));
+    }
+    settle
+}
+
+fn retry_note(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Option<RetryNote> {
+    if outcome == Outcome::VerifyFailed
+        && let Some((command, how, tail)) = o.gate.as_ref().and_then(|g| g.failed.as_ref())
+    {
+        return Some(RetryNote {
+            attempt: o.attempt,
+            reason: format!(
+                "Verification failed: `{command}` {how}. The story was marked not passing again."
+            ),
+            output_tail: Some(tail_of(tail, NOTE_TAIL).to_string()),
+        });
+    }
+    let reason = match outcome {
+        Outcome::TimedOut => format!(
+            "The agent timed out after {} and was stopped.",
+            super::ratelimit::format_remaining(o.timeout)
+        ),
+        Outcome::Incomplete | Outcome::AgentFailed if facts.bare_claim() => {
+            BARE_CLAIM_NOTE.to_string()
+        }
+        Outcome::AgentFailed => format!(
+            "The agent exited with {} before finishing the story.",
+            match (facts.exit_code, o.signal) {
+                (Some(c), _) => format!("code {c}"),
+                (None, Some(sig)) => format!("signal {sig}"),
+                _ => "an unknown status".into(),
+            }
+        ),
+        Outcome::Incomplete => "The agent ended without completing the story (prd.json not updated, no completion signal).".to_string(),
+        _ => return None,
+    };
+    Some(RetryNote {
+        attempt: o.attempt,
+        reason,
+        output_tail: Some(tail_of(o.tail, NOTE_TAIL).to_string()).filter(|t| !t.trim().is_empty()),
+    })
+}
+
+/// The note says first that the agent's edits to prd.json were put back, when they were.
+fn with_restored(retry: Option<RetryNote>, o: &Observed<'_>) -> Option<RetryNote> {
+    if o.restored.is_empty() {
+        return retry;
+    }
+    let note = format!(
+        "Your edits to prd.json were reverted: {}. Only change \"passes\" and \"notes\".",
+        o.restored.join("; ")
+    );
+    Some(match retry {
+        Some(mut r) => {
+            r.reason = format!("{note}\n{}", r.reason);
+            r
+        }
+        None => RetryNote {
+            attempt: o.attempt,
+            reason: note,
+            output_tail: None,
+        },
+    })
+}
+
+/// The last `max` bytes of `s`, starting on a char boundary and a line start when possible.
+pub fn tail_of(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut start = s.len() - max;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    let t = &s[start..];
+    match t.find('\n') {
+        Some(i) if i + 1 < t.len() => &t[i + 1..],
+        _ => t,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn observed<'a>(facts: AgentFacts, gate: Option<GateSummary>) -> Observed<'a> {
+        Observed {
+            story: "S-1",
+            attempt: 2,
+            facts,
+            gate,
+            flips: &[],
+            restored: &[],
+            signal: None,
+            tail: "last words\n",
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    fn failed_gate() -> GateSummary {
+        GateSummary {
+            total: 2,
+            passed: 1,
+            failed: Some(("cargo test".into(), "exited 101".into(), "boom\n".into())),
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn tail_of_cuts_at_a_line_start_and_char_boundary() {
+        assert_eq!(tail_of("short", 10), "short");
+        assert_eq!(tail_of("line one\nline two\nthree", 12), "three");
+        let s = "é".repeat(10);
+        assert!(tail_of(&s, 5).chars().all(|c| c == 'é'));
+    }
+
+    #[test]
+    fn a_signal_checked_by_the_gate_is_done_and_the_loop_marks_it() {
+        let facts = AgentFacts {
+            exit_code: Some(0),
+            signalled: true,
+            gated: true,
+            ..AgentFacts::default()
+        };
+        let gate = GateSummary {
+            total: 1,
+            passed: 1,
+            ..GateSummary::default()
+        };
+        let v = decide(&observed(facts, Some(gate)));
+        assert_eq!(v.outcome, Outcome::Done);
+        assert_eq!(v.settle, [("S-1".to_string(), true)]);
+        assert_eq!(v.retry, None);
+        assert_eq!(v.extra, "verify 1/1 passed");
+    }
+
+    #[test]
+    fn a_failed_gate_undoes_every_flip_and_carries_the_command_and_its_output() {
+        let facts = AgentFacts {
+            exit_code: Some(0),
+            passes_after: true,
+            gated: true,
+            ..AgentFacts::default()
+        };
+        let flips = [("S-1".to_string(), true), ("S-2".to_string(), true)];
+        let o = Observed {
+            flips: &flips,
+            ..observed(facts, Some(failed_gate()))
+        };
+        let v = decide(&o);
+        assert_eq!(v.outcome, Outcome::VerifyFailed);
+        assert_eq!(
+            v.settle,
+            [("S-1".to_string(), false), ("S-2".to_string(), false)]
+        );
+        let r = v.retry.expect("a note");
+        assert!(r.reason.contains("`cargo test` exited 101"), "{}", r.reason);
+        assert_eq!(r.output_tail.as_deref(), Some("boom\n"));
+        assert_eq!(v.extra, "verify 1/2 passed: `cargo test` exited 101");
+    }
+
+    #[test]
+    fn a_bare_claim_without_a_gate_does_not_count_and_says_why() {
+        let facts = AgentFacts {
+            exit_code: Some(0),
+            signalled: true,
+            ..AgentFacts::default()
+        };
+        let v = decide(&observed(facts, None));
+        assert_eq!(v.outcome, Outcome::Incomplete);
+        assert!(v.settle.is_empty());
+        assert_eq!(v.retry.expect("a note").reason, BARE_CLAIM_NOTE);
+        assert!(v.extra.contains("without marking prd.json"));
+    }
+
+    #[test]
+    fn reverted_edits_come_first_in_the_note_and_an_interrupt_undoes_flips() {
+        let facts = AgentFacts {
+            exit_code: None,
+            interrupted: true,
+            ..AgentFacts::default()
+        };
+        let flips = [("S-1".to_string(), true)];
+        let restored = ["removed story S-9".to_string()];
+        let o = Observed {
+            flips: &flips,
+            restored: &restored,
+            ..observed(facts, None)
+        };
+        let v = decide(&o);
+        assert_eq!(v.outcome, Outcome::Interrupted);
+        assert_eq!(v.settle, [("S-1".to_string(), false)]);
+        let r = v.retry.expect("a note");
+        assert!(
+            r.reason
+                .starts_with("Your edits to prd.json were reverted: removed story S-9.")
+        );
+    }
+
+    #[test]
+    fn an_agent_killed_by_a_signal_says_which() {
+        let facts = AgentFacts::default();
+        let o = Observed {
+            signal: Some(9),
+            ..observed(facts, None)
+        };
+        let v = decide(&o);
+        assert_eq!(v.outcome, Outcome::AgentFailed);
+        let r = v.retry.expect("a note");
+        assert!(r.reason.contains("signal 9"), "{}", r.reason);
+        assert_eq!(r.output_tail.as_deref(), Some("last words\n"));
+    }
+}
