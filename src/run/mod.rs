@@ -10,6 +10,7 @@
 
 pub mod archive;
 pub mod demo;
+pub mod events;
 pub mod git;
 pub mod guard;
 pub mod history;
@@ -517,7 +518,8 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             status::status_line(
                 n,
                 s.iterations,
-                &story,
+                &story.id,
+                &story.title,
                 t0.elapsed(),
                 done.outcome,
                 &done.extra
