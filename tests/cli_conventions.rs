@@ -254,6 +254,7 @@ fn a_projects_instructions_file_opens_the_prompt() {
 
     let own = "# Our own prompt\n\nWork on one story; run the tests.\n";
     std::fs::write(p.root().join("prompt.md"), own).unwrap();
+    p.commit("our own prompt");
     let (code, stdout, stderr) = out(p.ralph().args(["context", "A"]));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.starts_with(own.trim_end()), "{stdout}");

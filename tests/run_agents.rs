@@ -127,6 +127,7 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
         "[agent]\nname = \"codex\"\n[run]\niterations = 4\nsleep = \"0s\"\n[verify]\ncommands = [\"test -f A.txt\"]\n",
     )
     .unwrap();
+    p.commit("ralph.toml");
     p.ralph()
         .args(["run", "--dry-run"])
         .assert()

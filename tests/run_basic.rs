@@ -144,6 +144,7 @@ fn failed_verification_resets_passes_and_feeds_the_output_to_the_retry() {
         "if [ -f .checked ]; then exit 0; fi; touch .checked; echo 'BOOM-1234 expected 2 got 3'; exit 7\n",
     )
     .unwrap();
+    p.commit("check.sh");
     p.agent("claude", &format!("{WORK}\n{FLIP}"));
     p.run().args(["--verify", "sh check.sh"]).assert().code(0);
     assert_eq!(p.calls(), 3);

@@ -72,6 +72,7 @@ fn no_compact_flag_and_config_threshold() {
         "[compact]\nthreshold = 100000\n",
     )
     .unwrap();
+    p.commit("ralph.toml");
     p.run()
         .assert()
         .code(0)

@@ -46,6 +46,7 @@ fn secrets_never_reach_the_prompt_or_the_iteration_log() {
 fn context_budget_from_ralph_toml_applies_to_the_loop() {
     let p = Project::new(&prd("ralph/f", &[story("A", 1, &[])]));
     std::fs::write(p.root().join("ralph.toml"), "[context]\nbudget = 50\n").unwrap();
+    p.commit("ralph.toml");
     p.agent("claude", &format!("{WORK}\n{FLIP}"));
     let out = p.run().output().unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// Print the chosen story, the exact prompt and argv; change nothing, run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Start even with uncommitted changes in the git work tree (the agent's first commit may
+    /// include them).
+    #[arg(long)]
+    pub allow_dirty: bool,
     /// Do not compact progress.txt before iterations.
     #[arg(long)]
     pub no_compact: bool,
@@ -87,6 +91,7 @@ impl RunArgs {
             max_failures: self.max_failures,
             no_wait: self.no_wait.then_some(true),
             compact: self.no_compact.then_some(false),
+            allow_dirty: self.allow_dirty.then_some(true),
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
@@ -124,6 +129,9 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
     let plan =
         run::dry_run(opts).with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
     let Some((id, title)) = &plan.story else {
+        for l in &plan.git {
+            println!("{l}");
+        }
         if plan.all_done {
             println!("nothing to run: every story passes");
             return Ok(Code::OK);
@@ -157,6 +165,9 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
         run::ratelimit::format_remaining(s.sleep),
         s.max_failures
     );
+    for l in &plan.git {
+        println!("{l}");
+    }
     if !s.verify.is_empty() {
         println!("verify: {}", s.verify.join(" && "));
     }

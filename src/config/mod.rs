@@ -17,6 +17,7 @@
 //! max_failures = 3
 //! no_wait = false
 //! compact = true
+//! allow_dirty = false      # start with uncommitted changes in the work tree
 //! [verify]
 //! commands = ["cargo test"]
 //! [compact]
@@ -48,6 +49,7 @@ const RUN_KEYS: &[&str] = &[
     "max_failures",
     "no_wait",
     "compact",
+    "allow_dirty",
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
@@ -111,6 +113,8 @@ pub struct Layer {
     pub max_failures: Option<u32>,
     pub no_wait: Option<bool>,
     pub compact: Option<bool>,
+    /// Start with uncommitted changes in the work tree (`--allow-dirty`).
+    pub allow_dirty: Option<bool>,
     pub verify: Option<Vec<String>>,
     /// progress.txt compaction: line threshold and recent lines kept verbatim.
     pub compact_threshold: Option<usize>,
@@ -141,6 +145,7 @@ pub struct Settings {
     pub max_failures: u32,
     pub no_wait: bool,
     pub compact: bool,
+    pub allow_dirty: bool,
     pub verify: Vec<String>,
     pub compact_threshold: usize,
     pub compact_keep_recent: usize,
@@ -161,6 +166,7 @@ impl Default for Settings {
             max_failures: 3,
             no_wait: false,
             compact: true,
+            allow_dirty: false,
             verify: vec![],
             compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
             compact_keep_recent: crate::progress::compact::DEFAULT_KEEP_RECENT,
@@ -219,6 +225,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         max_failures: pick!(max_failures, d.max_failures),
         no_wait: pick!(no_wait, d.no_wait),
         compact: pick!(compact, d.compact),
+        allow_dirty: pick!(allow_dirty, d.allow_dirty),
         verify: pick!(verify, d.verify.clone()),
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
@@ -337,6 +344,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         compact: v("RALPH_NO_COMPACT")
             .map(|s| parse_bool("RALPH_NO_COMPACT", &s).map(|b| !b))
+            .transpose()?,
+        allow_dirty: v("RALPH_ALLOW_DIRTY")
+            .map(|s| parse_bool("RALPH_ALLOW_DIRTY", &s))
             .transpose()?,
         verify: v("RALPH_VERIFY").map(|s| {
             s.lines()
@@ -500,6 +510,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "sleep") => layer.sleep = Some(dur(v)?),
                 ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
+                ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
                 ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
                 ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),
                 ("context", "budget") => layer.context_budget = Some(count(v)? as usize),

@@ -1,5 +1,8 @@
 //! The loop: `ralph run [N]` and `ralph demo`.
 //!
+//! Once per run, after the lock and the first load of prd.json and before the first agent: the
+//! git start in [`branch`] (a dirty work tree refused unless `--allow-dirty`, `branchName`
+//! checked out or created from `baseBranch`/HEAD, a warning outside git).
 //! One iteration, in order: (1) the project lock, (2) load and validate prd.json, (3) archive
 //! on a branch change, (4) stop when all pass or nothing is ready, (5) pick the next story with
 //! [`crate::graph::next_ready`] (the same rule as `ralph next`), (6) build the prompt and run the
@@ -9,6 +12,7 @@
 //! agent's own output goes to stdout/stderr as it arrives.
 
 pub mod archive;
+pub mod branch;
 pub mod demo;
 pub mod events;
 pub mod git;
@@ -63,6 +67,8 @@ pub enum RunError {
     History(#[from] history::HistoryError),
     #[error(transparent)]
     Prompt(#[from] prompt::PromptError),
+    #[error(transparent)]
+    Branch(#[from] branch::BranchError),
     #[error(
         "{path}: cannot write ({source}); {state}. The good copy from before the iteration is {good}: once the disk has room, put it back with `cp {good} {path}` and run again",
         path = path.display(),
@@ -236,10 +242,16 @@ pub struct Plan {
     pub located: Result<PathBuf, String>,
     pub all_done: bool,
     pub not_runnable: Vec<String>,
+    /// What the run would do about git: the branch, uncommitted changes (see `branch`).
+    pub git: Vec<String>,
 }
 
 pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
     let prd = Prd::load(&opts.prd_path)?;
+    let git = match branch::inspect(&opts.root, &prd) {
+        Ok(i) => branch::describe(&i, opts.settings.allow_dirty),
+        Err(e) => vec![format!("git: {e}")],
+    };
     let states = graph::states(&prd.stories);
     let chosen = choose(&prd, &states, opts.story.as_deref(), &HashSet::new())?;
     let located = opts.agent.locate().map_err(|e| e.to_string());
@@ -252,6 +264,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
             located,
             all_done: prd.all_done(),
             not_runnable: status::not_runnable(&prd.stories, &states, &BTreeMap::new()),
+            git,
         });
     };
     let story = &prd.stories[i];
@@ -270,6 +283,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
         located,
         all_done: false,
         not_runnable: vec![],
+        git,
     })
 }
 
@@ -317,6 +331,32 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         ),
         Err(e) => crate::say!("ralph: warning: {e}"),
     }
+    let mut cache = PrdCache {
+        bytes: Rc::new(vec![]),
+        prd: None,
+    };
+    // Step 2 once before anything else, then the branch (see `branch`): a dirty work tree or a
+    // missing baseBranch stops the run here, with nothing written or checked out.
+    let (before, _, _) = cache.load(&opts.prd_path)?;
+    for line in branch::prepare(&opts.root, &before, opts.settings.allow_dirty)? {
+        crate::say!("{line}");
+    }
+    if let (after, _, true) = cache.load(&opts.prd_path)? {
+        crate::say!(
+            "ralph: {} changed with the checkout: the run uses the branch's version",
+            opts.prd_path.display()
+        );
+        let name = |p: &Prd| p.value.get("branchName").cloned();
+        if name(&after) != name(&before) {
+            crate::say!(
+                "ralph: warning: the branch's {} names another branchName ({}); the run goes on with it",
+                opts.prd_path.display(),
+                name(&after).unwrap_or_default()
+            );
+        }
+    }
+    // The first load counts as new for the archive step.
+    let mut first = true;
     let run_id = new_run_id();
     // Absolute, so the agent can be told where its prompt file is whatever its cwd.
     let run_dir = state.join("runs").join(&run_id);
@@ -324,10 +364,6 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     crate::fsutil::create_dir_all(&run_dir)?;
     let s = &opts.settings;
     let started = Instant::now();
-    let mut cache = PrdCache {
-        bytes: Rc::new(vec![]),
-        prd: None,
-    };
     let mut n: u32 = 0;
     let mut attempts: HashMap<String, u32> = HashMap::new();
     let mut retries: HashMap<String, RetryNote> = HashMap::new();
@@ -364,6 +400,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         crate::fsutil::create_dir_all(&run_dir)?;
         // Step 2: load and validate (errors carry the full diagnostics).
         let (prd, bytes, fresh) = cache.load(&opts.prd_path)?;
+        let fresh = fresh || std::mem::take(&mut first);
         if good.as_deref() != Some(&*bytes) || !guard::good_copy(&state).exists() {
             // The copy a failed write falls back to (see `guard`); written while there is room.
             crate::fsutil::atomic_write(&guard::good_copy(&state), &bytes)?;

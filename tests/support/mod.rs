@@ -73,6 +73,25 @@ impl Project {
         self.dir.path().join("proj")
     }
 
+    /// Commit everything in the work tree, as a person does before `ralph run` (which refuses
+    /// to start with uncommitted changes): the files a test wrote (ralph.toml, scripts) go in.
+    pub fn commit(&self, message: &str) {
+        git(&self.root(), &["add", "-A"]);
+        git(&self.root(), &["commit", "-qm", message]);
+    }
+
+    /// `git args…` in the project: its stdout, trimmed (the command must succeed).
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = Std::new("git")
+            .arg("-C")
+            .arg(self.root())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
     /// Install a fake agent `name` running `body` after the recording prelude.
     pub fn agent(&self, name: &str, body: &str) {
         let script = format!(
