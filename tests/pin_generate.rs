@@ -53,10 +53,12 @@ fn generates_this_repository() {
         );
     }
     assert!(section(&pin, "ralph: src/pin").contains("- src/pin/search.rs\n"));
+    // Keywords come from the code's imports too: src/dag.rs (in the root entry) uses petgraph.
+    assert!(keywords(&pin, "ralph").iter().any(|k| k == "petgraph"));
     assert!(
         keywords(&pin, "ralph: src/graph")
             .iter()
-            .any(|k| k == "petgraph")
+            .any(|k| k == "mermaid")
     );
     assert!(
         keywords(&pin, "ralph: src/pin")

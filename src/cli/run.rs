@@ -59,6 +59,10 @@ pub struct RunArgs {
     /// Do not compact progress.txt before iterations.
     #[arg(long)]
     pub no_compact: bool,
+    /// Report the run as JSON lines on stdout (one event per line, for tools); the agent's
+    /// output then goes to its iteration log only.
+    #[arg(long)]
+    pub json: bool,
     /// Token budget for each prompt (default 24000, or [context] budget in ralph.toml).
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
@@ -116,8 +120,13 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
         settings,
         agent,
         story: args.story.clone(),
-        echo: true,
+        echo: !args.json,
         env: vec![],
+        reporter: if args.json {
+            std::sync::Arc::new(run::events::JsonLines::new(std::io::stdout()))
+        } else {
+            std::sync::Arc::new(run::events::Terminal)
+        },
     })
 }
 

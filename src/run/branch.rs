@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::events::Event;
 use super::git;
 use crate::prd::Prd;
 
@@ -412,8 +413,8 @@ pub fn describe(i: &Inspection, allow_dirty: bool) -> Vec<String> {
 }
 
 /// Before the first agent: refuse a dirty tree (unless `allow_dirty`), then check out the
-/// branch. Returns the lines to print ("switched to …", warnings).
-pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<String>, BranchError> {
+/// branch. Returns what to report ("switched to …", warnings).
+pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, BranchError> {
     let root = &absolute(root);
     let inspection = inspect(root, prd)?;
     let mut notes = Vec::new();
@@ -428,24 +429,30 @@ pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<String>,
                 entries: dirty.to_vec(),
             });
         }
-        notes.push(format!(
-            "ralph: warning: starting with {} (--allow-dirty); the agent's first commit may include them",
-            short(dirty)
-        ));
+        notes.push(Event::Warning {
+            text: format!(
+                "starting with {} (--allow-dirty); the agent's first commit may include them",
+                short(dirty)
+            ),
+        });
         Ok(())
     };
     let (branch, current, unborn, plan) = match inspection {
         Inspection::Outside(why) => {
-            return Ok(vec![format!(
-                "ralph: warning: {why}: no branch, no commits, so nothing the agent does can be rolled back (`git init` and a first commit give you both)"
-            )]);
+            return Ok(vec![Event::Warning {
+                text: format!(
+                    "{why}: no branch, no commits, so nothing the agent does can be rolled back (`git init` and a first commit give you both)"
+                ),
+            }]);
         }
         Inspection::NoBranch { dirty } => {
             dirty_ok(&dirty)?;
-            notes.push(format!(
-                "ralph: warning: {} names no branchName; the run stays on the current branch",
-                prd.path.display()
-            ));
+            notes.push(Event::Warning {
+                text: format!(
+                    "{} names no branchName; the run stays on the current branch",
+                    prd.path.display()
+                ),
+            });
             return Ok(notes);
         }
         Inspection::InvalidName(name) => {
@@ -502,16 +509,17 @@ pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<String>,
             why: text(&out.stderr),
         });
     }
-    notes.push(match plan {
+    let text = match plan {
         Plan::Create(start) => format!(
-            "ralph: switched to branch {branch} (created {})",
+            "switched to branch {branch} (created {})",
             origin(start.as_deref(), current.as_deref(), unborn)
         ),
         _ => format!(
-            "ralph: switched to branch {branch} (was {})",
+            "switched to branch {branch} (was {})",
             current.as_deref().unwrap_or("a detached HEAD")
         ),
-    });
+    };
+    notes.push(Event::Note { text });
     Ok(notes)
 }
 

@@ -1,6 +1,6 @@
 //! The one channel through which the loop tells what happens: every note, warning, start,
 //! outcome and end of a run is an [`Event`] handed to a [`Reporter`]. [`Terminal`] prints the
-//! lines a person reads on stderr (dropped by `-q` except the run's end); [`JsonLines`] writes one
+//! lines a person reads on stderr (dropped by `-q` except an unfinished run's end); [`JsonLines`] writes one
 //! JSON object per event on stdout for tools (`ralph run --json`; the shape is in specs/json.md).
 //!
 //! Owns the wording and the JSON shape of the loop's reports; decides nothing about the run and
@@ -100,8 +100,13 @@ pub struct Terminal;
 
 impl Reporter for Terminal {
     fn report(&self, event: Event) {
-        let ends = matches!(event, Event::RunEnded { .. });
-        if crate::ui::quiet() && !ends {
+        // `-q` keeps only how a run ended without finishing (a limit, nothing ready, an
+        // interrupt): the exit code alone does not say which stories are left.
+        let unfinished = matches!(
+            event,
+            Event::RunEnded { ending, .. } if ending != Ending::AllDone
+        );
+        if crate::ui::quiet() && !unfinished {
             return;
         }
         for line in lines(&event) {
@@ -159,7 +164,9 @@ pub fn lines(event: &Event) -> Vec<String> {
             Some(at) => format!(
                 "ralph: rate limited ({line}); waiting until {at}; this iteration does not count"
             ),
-            None => format!("ralph: rate limited ({line}); backing off; this iteration does not count"),
+            None => {
+                format!("ralph: rate limited ({line}); backing off; this iteration does not count")
+            }
         }],
         Event::RunEnded { .. } => ended(event),
     }

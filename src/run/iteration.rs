@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::events::{Event, Reporter};
 use super::history::{self, Record};
 use super::outcome::{AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
@@ -74,7 +75,7 @@ pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
         .collect()
 }
 
-fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
+fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogSink>>> {
     let file = match std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -82,10 +83,12 @@ fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
     {
         Ok(f) => f,
         Err(e) => {
-            eprintln!(
-                "ralph: warning: {}: cannot open the iteration log ({e}); output goes to the terminal only",
-                path.display()
-            );
+            rep.report(Event::Warning {
+                text: format!(
+                    "{}: cannot open the iteration log ({e}); output goes to the terminal only",
+                    path.display()
+                ),
+            });
             return None;
         }
     };
@@ -107,6 +110,7 @@ fn log_line(log: &Option<Arc<Mutex<LogSink>>>, line: &str) {
 
 pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let opts = inp.opts;
+    let rep = &*opts.reporter;
     let s = &opts.settings;
     let story = inp.story;
     let start_time = jiff::Zoned::now();
@@ -128,11 +132,13 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             }
         })?;
         if inv.switched_to_file {
-            crate::say!(
-                "ralph: the prompt ({} bytes) is too long for one argument; passing the file {} instead",
-                prompt.len(),
-                p.display()
-            );
+            rep.report(Event::Note {
+                text: format!(
+                    "the prompt ({} bytes) is too long for one argument; passing the file {} instead",
+                    prompt.len(),
+                    p.display()
+                ),
+            });
         }
     }
     let prd_rel = opts
@@ -141,7 +147,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "prd.json".into());
     let before = inp.before.or_else(|| git::snapshot(&opts.root, &prd_rel));
-    let log = log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)));
+    let log = log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
     log_line(
         &log,
         &format!(
@@ -191,7 +197,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         record: Some(super::state_dir(&opts.root).join(super::AGENT_GROUP)),
     })?;
     if run.stopped_leftovers {
-        eprintln!("ralph: stopped processes the agent left running");
+        rep.report(Event::Note {
+            text: "stopped processes the agent left running".into(),
+        });
     }
 
     // Step 7: the integrity guard.
@@ -200,7 +208,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         n: inp.n,
     };
     if let Some(p) = guard::progress_after(gctx, &progress_path, progress_before.as_deref())? {
-        eprintln!("ralph: {}", report::progress_restored(&p));
+        rep.report(Event::Note {
+            text: report::progress_restored(&p),
+        });
     }
     let g = guard::after_agent(gctx, &opts.prd_path, inp.prd, inp.prd_bytes, &story.id)?;
     let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
@@ -213,7 +223,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     if let Some(g) = &g
         && let Some(line) = report::prd_restored(&opts.prd_path, g)
     {
-        eprintln!("ralph: {line}");
+        rep.report(Event::Note { text: line });
     }
     let rejected = g.as_ref().and_then(|g| g.rejected.clone());
     let mut changed: Option<(Prd, Vec<u8>)> = g.map(|g| (g.prd, g.bytes));
@@ -249,6 +259,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
                 log: log.clone(),
                 echo: opts.echo,
                 interrupt: inp.interrupt,
+                reporter: rep,
             },
         )?;
         (Some(gate_summary(&gate, s.verify.len())), gate.results)
@@ -335,15 +346,19 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         });
         match git::commit_correction(&opts.root, &prd_rel, &msg) {
             Ok(Some(head)) => {
-                eprintln!("ralph: committed its correction of {prd_rel} ({head:.12})");
+                rep.report(Event::Note {
+                    text: format!("committed its correction of {prd_rel} ({head:.12})"),
+                });
                 if let Some(a) = after.as_mut() {
                     a.head = Some(head);
                 }
             }
             Ok(None) => {}
-            Err(e) => eprintln!(
-                "ralph: warning: {e}; {prd_rel} in the work tree is corrected, but HEAD may still hold the rejected version"
-            ),
+            Err(e) => rep.report(Event::Warning {
+                text: format!(
+                    "{e}; {prd_rel} in the work tree is corrected, but HEAD may still hold the rejected version"
+                ),
+            }),
         }
     }
     Ok(Done {

@@ -34,6 +34,7 @@ pub mod verify;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -42,6 +43,7 @@ use crate::config::Settings;
 use crate::exit::Code;
 use crate::graph::{self, State};
 use crate::prd::{Prd, PrdError};
+use events::{Ending, Event, Reporter};
 use outcome::{Outcome, Strikes};
 use prompt::RetryNote;
 
@@ -108,6 +110,8 @@ pub struct Options {
     pub echo: bool,
     /// Extra environment for the agent.
     pub env: Vec<(String, String)>,
+    /// Where the loop reports what happens (the terminal, or JSON lines).
+    pub reporter: Arc<dyn Reporter>,
 }
 
 /// How a run ended without an error.
@@ -300,6 +304,9 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     // The agent must exist before anything else happens.
     opts.agent.locate()?;
     crate::agent::process::become_subreaper();
+    let rep = &*opts.reporter;
+    let note = |text: String| rep.report(Event::Note { text });
+    let warn = |text: String| rep.report(Event::Warning { text });
     let state = state_dir(&opts.root);
     let lock = lock::Lock::acquire(&opts.root)?;
     lock.sweep_beside(&opts.prd_path);
@@ -307,29 +314,29 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     // checking each one's identity (start time) so a reused pid is never killed.
     let left = crate::agent::group::stop_recorded(&state.join(AGENT_GROUP), opts.settings.grace);
     if left > 0 {
-        crate::say!(
-            "ralph: stopped {left} process(es) of an agent left running by a ralph that was killed"
-        );
+        note(format!(
+            "stopped {left} process(es) of an agent left running by a ralph that was killed"
+        ));
     }
     if let Some(pid) = &lock.took_over_from {
-        crate::say!(
-            "ralph: warning: took over {} left by pid {pid}, which is no longer running",
+        warn(format!(
+            "took over {} left by pid {pid}, which is no longer running",
             lock.path.display()
-        );
+        ));
     }
     // Keep .ralph/ (lock, logs, history) out of the agent's `git add -A`.
     match git::exclude_state_dir(&opts.root) {
-        Ok(Some(path)) => crate::say!("ralph: added .ralph/ to {}", path.display()),
+        Ok(Some(path)) => note(format!("added .ralph/ to {}", path.display())),
         Ok(None) => {}
-        Err(e) => crate::say!("ralph: warning: cannot keep .ralph/ out of git: {e}"),
+        Err(e) => warn(format!("cannot keep .ralph/ out of git: {e}")),
     }
     match history::read_counted(&opts.root) {
         Ok((_, 0)) => {}
-        Ok((_, k)) => crate::say!(
-            "ralph: warning: {}: skipped {k} line(s) that are not history records; the file is kept and new records are appended",
+        Ok((_, k)) => warn(format!(
+            "{}: skipped {k} line(s) that are not history records; the file is kept and new records are appended",
             history::path(&opts.root).display()
-        ),
-        Err(e) => crate::say!("ralph: warning: {e}"),
+        )),
+        Err(e) => warn(e.to_string()),
     }
     let mut cache = PrdCache {
         bytes: Rc::new(vec![]),
@@ -338,21 +345,21 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     // Step 2 once before anything else, then the branch (see `branch`): a dirty work tree or a
     // missing baseBranch stops the run here, with nothing written or checked out.
     let (before, _, _) = cache.load(&opts.prd_path)?;
-    for line in branch::prepare(&opts.root, &before, opts.settings.allow_dirty)? {
-        crate::say!("{line}");
+    for event in branch::prepare(&opts.root, &before, opts.settings.allow_dirty)? {
+        rep.report(event);
     }
     if let (after, _, true) = cache.load(&opts.prd_path)? {
-        crate::say!(
-            "ralph: {} changed with the checkout: the run uses the branch's version",
+        note(format!(
+            "{} changed with the checkout: the run uses the branch's version",
             opts.prd_path.display()
-        );
+        ));
         let name = |p: &Prd| p.value.get("branchName").cloned();
         if name(&after) != name(&before) {
-            crate::say!(
-                "ralph: warning: the branch's {} names another branchName ({}); the run goes on with it",
+            warn(format!(
+                "the branch's {} names another branchName ({}); the run goes on with it",
                 opts.prd_path.display(),
                 name(&after).unwrap_or_default()
-            );
+            ));
         }
     }
     // The first load counts as new for the archive step.
@@ -377,25 +384,33 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     // What `.ralph/prd.good.json` holds.
     let mut good: Option<Rc<Vec<u8>>> = None;
     let progress_path = opts.root.join("progress.txt");
-    crate::say!(
-        "ralph: run {run_id}: agent {}, up to {} iterations{}",
-        opts.agent.kind.name(),
-        s.iterations,
-        if s.verify.is_empty() {
-            String::new()
-        } else {
-            format!(", verify: {}", s.verify.join(" && "))
+    rep.report(Event::RunStarted {
+        run_id: run_id.clone(),
+        agent: opts.agent.kind.name().to_string(),
+        iterations: s.iterations,
+        verify: s.verify.clone(),
+    });
+    // The run's last report.
+    let end = |ending: Ending, n: u32, passing: usize, unfinished: Vec<String>, written: bool| {
+        rep.report(Event::RunEnded {
+            ending,
+            iterations: n,
+            limit: s.iterations,
+            elapsed: started.elapsed(),
+            passing,
+            unfinished,
+            history_written: written,
+        });
+        match ending {
+            Ending::AllDone => Exit::AllDone,
+            Ending::Limit => Exit::Limit,
+            Ending::NoReady => Exit::NoReady,
+            Ending::Interrupted => Exit::Interrupted,
         }
-    );
-    if s.verify.is_empty() {
-        crate::say!(
-            "ralph: warning: no verify commands (--verify, [verify] in ralph.toml): nothing verifies the agent's claims; a story counts as done only when the agent marks it passing in prd.json"
-        );
-    }
+    };
     loop {
         if interrupt.load(Ordering::SeqCst) {
-            eprintln!("ralph: interrupted");
-            return Ok(Exit::Interrupted);
+            return Ok(end(Ending::Interrupted, n, 0, vec![], false));
         }
         crate::fsutil::create_dir_all(&run_dir)?;
         // Step 2: load and validate (errors carry the full diagnostics).
@@ -420,61 +435,44 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         if fresh && let Some(dir) = archive::on_branch(&paths, branch, &bytes, &jiff::Zoned::now())?
         {
             tree = None;
-            crate::say!(
-                "ralph: branch changed to {branch}: archived the previous run to {} and started a fresh progress.txt",
+            note(format!(
+                "branch changed to {branch}: archived the previous run to {} and started a fresh progress.txt",
                 dir.display()
-            );
+            ));
         }
         if let Some(line) = before_iteration(&opts.root, s) {
             // progress.txt may have been rewritten: that is ralph's change, not the next
             // agent's, so take a fresh "before".
             tree = None;
-            crate::say!("ralph: {line}");
+            note(line);
         }
         // Step 4: finished, or stuck?
         let states = graph::states(&prd.stories);
         if prd.all_done() {
             let total = prd.stories.iter().filter(|s| !s.removed).count();
-            crate::say!(
-                "ralph: {} ({n} iteration(s) in {})",
-                crate::ui::paint(crate::ui::GOOD, &format!("all {total} stories pass")),
-                ratelimit::format_elapsed(started.elapsed())
-            );
-            return Ok(Exit::AllDone);
+            return Ok(end(Ending::AllDone, n, total, vec![], false));
         }
         let skip: HashSet<String> = skipped.keys().cloned().collect();
         // Step 5: the next story.
         let Some(i) = choose(&prd, &states, opts.story.as_deref(), &skip)? else {
-            eprintln!("ralph: no ready story; unfinished stories:");
-            for line in status::not_runnable(&prd.stories, &states, &skipped) {
-                eprintln!("  {line}");
-            }
-            return Ok(Exit::NoReady);
+            let why = status::not_runnable(&prd.stories, &states, &skipped);
+            return Ok(end(Ending::NoReady, n, 0, why, false));
         };
         if n >= s.iterations {
             let left = status::remaining(&prd.stories);
-            eprintln!(
-                "ralph: reached the iteration limit ({}); {} stor{} remain:",
-                s.iterations,
-                left.len(),
-                if left.len() == 1 { "y" } else { "ies" }
-            );
-            for l in left {
-                eprintln!("  {l}");
-            }
-            return Ok(Exit::Limit);
+            return Ok(end(Ending::Limit, n, 0, left, false));
         }
         let story = prd.stories[i].clone();
         let attempt = attempts.get(&story.id).copied().unwrap_or(0) + 1;
         tracing::debug!(story = %story.id, attempt, skipped = skip.len(), "next story");
-        crate::say!(
-            "ralph [{}/{}] {} {} (attempt {attempt}): starting {}",
-            n + 1,
-            s.iterations,
-            story.id,
-            story.title,
-            opts.agent.kind.name()
-        );
+        rep.report(Event::IterationStarted {
+            iteration: n + 1,
+            limit: s.iterations,
+            story: story.id.clone(),
+            title: story.title.clone(),
+            attempt,
+            agent: opts.agent.kind.name().to_string(),
+        });
         let t0 = Instant::now();
         let done = iteration::run_one(iteration::Input {
             opts,
@@ -514,20 +512,18 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
             if let Some(cap) = s.max_wait {
                 d = d.min(cap);
             }
-            let label = match &wait {
-                ratelimit::Wait::Until(z) => format!(
-                    "ralph: rate limited ({line}); waiting until {}",
-                    z.strftime("%H:%M %Z")
-                ),
-                ratelimit::Wait::Backoff(_) => {
-                    format!("ralph: rate limited ({line}); backing off")
-                }
+            let until = match &wait {
+                ratelimit::Wait::Until(z) => Some(z.strftime("%H:%M %Z").to_string()),
+                ratelimit::Wait::Backoff(_) => None,
             };
-            crate::say!("{label}; this iteration does not count");
+            rep.report(Event::RateLimited {
+                line,
+                until,
+                wait: d,
+            });
             tree = None;
             if signals::countdown(d, interrupt, "ralph: waiting") {
-                eprintln!("ralph: interrupted");
-                return Ok(Exit::Interrupted);
+                return Ok(end(Ending::Interrupted, n, 0, vec![], false));
             }
             continue;
         }
@@ -544,32 +540,27 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
                 story.id.clone(),
                 format!("no progress in {k} attempts in a row (no commit, no file change, no passes flip)"),
             );
-            crate::say!(
-                "ralph: skipping {} for the rest of this run: no progress in {k} attempts in a row",
+            note(format!(
+                "skipping {} for the rest of this run: no progress in {k} attempts in a row",
                 story.id
-            );
+            ));
         }
         iteration::record(&opts.root, &record)?;
-        crate::say!(
-            "{}",
-            status::status_line(
-                n,
-                s.iterations,
-                &story.id,
-                &story.title,
-                t0.elapsed(),
-                done.outcome,
-                &done.extra
-            )
-        );
+        rep.report(Event::IterationFinished {
+            iteration: n,
+            limit: s.iterations,
+            story: story.id.clone(),
+            title: story.title.clone(),
+            elapsed: t0.elapsed(),
+            outcome: done.outcome,
+            detail: done.extra.clone(),
+        });
         if done.outcome == Outcome::Interrupted {
-            eprintln!("ralph: interrupted; history written, lock released");
-            return Ok(Exit::Interrupted);
+            return Ok(end(Ending::Interrupted, n, 0, vec![], true));
         }
         // Step 10: sleep unless the next check will stop anyway.
         if n < s.iterations && !done.all_done && signals::sleep(s.sleep, interrupt) {
-            eprintln!("ralph: interrupted");
-            return Ok(Exit::Interrupted);
+            return Ok(end(Ending::Interrupted, n, 0, vec![], false));
         }
     }
 }
