@@ -1,8 +1,6 @@
 //! `ralph status`, `ralph next`, `ralph graph` on real and generated prd.json files.
 
-mod common;
-
-use common::{compat, prd, ralph, story, write_prd};
+use crate::common::{compat, prd, ralph, story, write_prd};
 use serde_json::{Value, json};
 
 fn project(v: &Value) -> tempfile::TempDir {

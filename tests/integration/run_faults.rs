@@ -1,11 +1,9 @@
 //! `ralph run` against misbehaving agents: every fault in the loop's spec has a test here.
 //! Hang and interrupt tests check that no descendant process survives.
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, alive, prd, story, wait_for};
 use predicates::prelude::*;
 use std::time::{Duration, Instant};
-use support::{FLIP, Project, WORK, alive, prd, story, wait_for};
 
 fn one_story() -> String {
     prd("ralph/f", &[story("A", 1, &[])])

@@ -2,11 +2,9 @@
 //! `.ralph/`, `ralph compact` during a run, junk in history.jsonl, temp files of killed writes,
 //! and cheated prd.json commits.
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, prd, story, wait_for};
 use predicates::prelude::*;
 use std::process::{Command, Stdio};
-use support::{FLIP, Project, WORK, prd, story, wait_for};
 
 fn two() -> String {
     prd("ralph/s", &[story("A", 1, &[]), story("B", 2, &[])])

@@ -1,10 +1,8 @@
 //! Agent presets, custom commands, prompt modes, ralph.toml and environment precedence,
 //! and archiving on a branch change.
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, prd, story};
 use predicates::prelude::*;
-use support::{FLIP, Project, WORK, prd, story};
 
 fn one_story() -> String {
     prd("ralph/f", &[story("A", 1, &[])])

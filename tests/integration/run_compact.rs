@@ -1,10 +1,8 @@
 //! `ralph run` compacts progress.txt before an iteration when it is over the threshold, and
 //! `--no-compact` / ralph.toml `[compact]` control it.
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, prd, story};
 use predicates::prelude::*;
-use support::{FLIP, Project, WORK, prd, story};
 
 /// A progress.txt with `n` entries of 6 lines each, every one with a learning.
 fn long_progress(n: usize) -> String {

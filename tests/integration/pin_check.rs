@@ -1,8 +1,6 @@
 //! `ralph pin check`: paths, globs, spec links, names, keyword counts, and paths leaving the project.
 
-mod pin_util;
-
-use pin_util::*;
+use crate::pin_util::*;
 use predicates::prelude::*;
 use std::path::Path;
 

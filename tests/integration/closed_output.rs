@@ -1,10 +1,8 @@
 //! A closed stdout (`ralph status | head -1`, `ralph run … | head`) ends a command quietly:
 //! no panic, no error message; the loop goes on to the end and leaves everything in order.
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, prd, story};
 use std::process::{Command, Stdio};
-use support::{FLIP, Project, WORK, prd, story};
 
 /// A pipe whose read end is already closed: every write to it fails with EPIPE.
 fn closed_stdout() -> Stdio {

@@ -1,10 +1,8 @@
 //! `ralph run` and the state around the loop: git excludes, progress outside git, `--story`
 //! fallthrough, branch names, compaction between iterations.
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, prd, story};
 use std::process::Command as Std;
-use support::{FLIP, Project, WORK, prd, story};
 
 fn git_out(root: &std::path::Path, args: &[&str]) -> String {
     let o = Std::new("git")

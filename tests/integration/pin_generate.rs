@@ -1,8 +1,6 @@
 //! `ralph pin generate` on real trees: this repository and crates from the cargo registry cache.
 
-mod pin_util;
-
-use pin_util::*;
+use crate::pin_util::*;
 use predicates::prelude::*;
 use std::path::Path;
 

@@ -1,11 +1,9 @@
 //! Processes: SIGHUP handled like SIGTERM (exit 129), and an agent group left behind by a
 //! ralph killed outright is stopped by the next run, by identity (a reused pid never is).
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, alive, prd, story, wait_for};
 use predicates::prelude::*;
 use std::process::{Command, Stdio};
-use support::{FLIP, Project, WORK, alive, prd, story, wait_for};
 
 fn one() -> String {
     prd("ralph/p", &[story("A", 1, &[])])

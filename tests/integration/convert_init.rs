@@ -1,8 +1,6 @@
 //! `ralph prd convert --to snarktank` and `ralph init` (the real binary, temp projects).
 
-mod common;
-
-use common::ralph;
+use crate::common::ralph;
 use std::path::Path;
 
 fn wild(name: &str) -> std::path::PathBuf {

@@ -2,9 +2,7 @@
 //! completions and the man page, `--color` with NO_COLOR, `-q`, `-v`/`RALPH_LOG`,
 //! `ralph instructions`, `[agent] instructions` and `--tool`.
 
-mod support;
-
-use support::{Project, prd, story};
+use crate::support::{Project, prd, story};
 
 fn project() -> Project {
     Project::new(&prd(
@@ -180,7 +178,10 @@ fn quiet_drops_chatter_and_keeps_results_and_errors() {
 
     // The loop: no banner, no progress lines; the agent's own output still streams.
     let p = project();
-    p.agent("claude", &format!("echo agent-says-hi\n{}", support::FLIP));
+    p.agent(
+        "claude",
+        &format!("echo agent-says-hi\n{}", crate::support::FLIP),
+    );
     let (code, stdout, stderr) = out(p.run().args(["-q", "--verify", "true"]));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("agent-says-hi"), "{stdout}");
@@ -217,14 +218,17 @@ fn instructions_prints_the_built_in_file() {
     assert_eq!(code, Some(0));
     assert_eq!(
         stdout,
-        include_str!("../src/context/instructions/claude.md")
+        include_str!("../../src/context/instructions/claude.md")
     );
     let (_, stdout, _) = out(p.ralph().args(["instructions", "--agent", "codex"]));
-    assert_eq!(stdout, include_str!("../src/context/instructions/codex.md"));
+    assert_eq!(
+        stdout,
+        include_str!("../../src/context/instructions/codex.md")
+    );
     let (_, stdout, _) = out(p.ralph().args(["instructions", "--tool", "gemini"]));
     assert_eq!(
         stdout,
-        include_str!("../src/context/instructions/copilot.md")
+        include_str!("../../src/context/instructions/copilot.md")
     );
     let (code, _, stderr) = out(p.ralph().args(["instructions", "--agent", "cluade"]));
     assert_eq!(code, Some(1));
@@ -247,7 +251,7 @@ fn a_projects_instructions_file_opens_the_prompt() {
         assert!(stderr.contains("prompt.md"), "{stderr}");
         assert!(stderr.contains("no such file"), "{stderr}");
     }
-    p.agent("claude", support::FLIP);
+    p.agent("claude", crate::support::FLIP);
     let (code, _, _) = out(p.run().args(["--verify", "true"]));
     assert_eq!(code, Some(1));
     assert_eq!(p.calls(), 0, "no agent runs without its instructions");
@@ -268,7 +272,7 @@ fn a_projects_instructions_file_opens_the_prompt() {
     let (_, stdout, stderr) = out(p.ralph().arg("instructions"));
     assert_eq!(
         stdout,
-        include_str!("../src/context/instructions/claude.md")
+        include_str!("../../src/context/instructions/claude.md")
     );
     assert!(stderr.contains("prompt.md"), "{stderr}");
 }

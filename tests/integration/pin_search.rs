@@ -1,8 +1,6 @@
 //! `ralph pin search`: BM25F ranking printed with scores and matched terms.
 
-mod pin_util;
-
-use pin_util::*;
+use crate::pin_util::*;
 use predicates::prelude::*;
 
 const PIN: &str = "# Pin\n\n\

@@ -4,9 +4,7 @@
 //! one value in the file's own keys; `dependsOn` / `dependencies` order stories exactly as
 //! `blockedBy` would.
 
-mod common;
-
-use common::ralph;
+use crate::common::ralph;
 use ralph::graph;
 use ralph::prd::Prd;
 use std::collections::HashSet;

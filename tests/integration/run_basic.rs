@@ -1,9 +1,7 @@
 //! `ralph run` end to end with fake agents: the happy paths, selection, limits, dry run.
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, prd, story};
 use predicates::prelude::*;
-use support::{FLIP, Project, WORK, prd, story};
 
 fn two_stories() -> String {
     prd("ralph/feat", &[story("A", 1, &[]), story("B", 2, &["A"])])

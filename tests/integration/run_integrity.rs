@@ -1,10 +1,8 @@
 //! `ralph run` and the integrity guard's `passes` rules: only the story being worked on may
 //! start passing, and a discovered story never arrives passing.
 
-mod support;
-
+use crate::support::{Project, WORK, prd, story};
 use predicates::prelude::*;
-use support::{Project, WORK, prd, story};
 
 /// Shell snippet: mark every story in prd.json as passing.
 const FLIP_ALL: &str = r#"sed -i 's/"passes": false/"passes": true/g' prd.json"#;

@@ -4,9 +4,7 @@
 //! duplicate as specs/progress.md allows), the archive is the original byte for byte, and
 //! `--dry-run` changes nothing.
 
-mod common;
-
-use common::ralph;
+use crate::common::ralph;
 use std::path::{Path, PathBuf};
 
 fn logs() -> Vec<PathBuf> {

@@ -1,10 +1,8 @@
 //! `ralph run` reading the agent's output: what is (and is not) a rate limit or a completion
 //! signal. Ordinary failure output must count as a failure.
 
-mod support;
-
+use crate::support::{Project, prd, story};
 use predicates::prelude::*;
-use support::{Project, prd, story};
 
 fn one_story() -> String {
     prd("ralph/o", &[story("A", 1, &[])])

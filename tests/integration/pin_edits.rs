@@ -1,8 +1,6 @@
 //! What people write in specs/INDEX.md survives `ralph pin generate`.
 
-mod pin_util;
-
-use pin_util::*;
+use crate::pin_util::*;
 use predicates::prelude::*;
 
 fn project() -> tempfile::TempDir {

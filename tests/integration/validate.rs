@@ -1,8 +1,6 @@
 //! `ralph validate` against malformed, hostile and real prd.json files (the real binary).
 
-mod common;
-
-use common::{compat, prd, ralph, story};
+use crate::common::{compat, prd, ralph, story};
 use serde_json::{Value, json};
 
 struct Outcome {
@@ -454,7 +452,7 @@ fn warnings_pass_unless_strict() {
 fn json_output_has_the_documented_shape() {
     let v = prd(vec![story("US-001", 1, &["US-404"])]);
     let dir = tempfile::tempdir().unwrap();
-    common::write_prd(dir.path(), &v);
+    crate::common::write_prd(dir.path(), &v);
     let o = ralph(dir.path())
         .args(["validate", "--json"])
         .output()
@@ -485,7 +483,7 @@ fn missing_file_and_several_files() {
     let o = ralph(dir.path()).arg("validate").output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("error[io]"));
-    common::write_prd(dir.path(), &base());
+    crate::common::write_prd(dir.path(), &base());
     std::fs::write(dir.path().join("bad.json"), "{").unwrap();
     let o = ralph(dir.path())
         .args(["validate", "prd.json", "bad.json"])

@@ -2,10 +2,8 @@
 //! prd.json and progress.txt: rule-breaking edits reverted and kept, progress.txt guarded,
 //! foreign objects moved aside, full disks. Each test asserts what is on disk afterwards.
 
-mod support;
-
+use crate::support::{FLIP, Project, WORK, prd, story};
 use predicates::prelude::*;
-use support::{FLIP, Project, WORK, prd, story};
 
 fn two() -> String {
     prd("ralph/g", &[story("A", 1, &[]), story("B", 2, &[])])

@@ -1,9 +1,7 @@
 //! The loop uses the context builder: the agent gets the same prompt `ralph context` prints,
 //! secrets are redacted from prompts and iteration logs, and ralph.toml's [context] applies.
 
-mod support;
-
-use support::{FLIP, Project, WORK, prd, story};
+use crate::support::{FLIP, Project, WORK, prd, story};
 
 const KEY: &str = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx_yz-0123456789";
 

@@ -3,7 +3,7 @@
 use assert_cmd::Command;
 use std::path::Path;
 
-const PRD: &str = include_str!("../examples/prd.json.example");
+const PRD: &str = include_str!("../../examples/prd.json.example");
 
 const PROGRESS: &str = "# Ralph Progress Log
 Started: Sat Jan 17 14:06:48 PST 2026

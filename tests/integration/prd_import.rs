@@ -3,9 +3,7 @@
 //! titles, descriptions, criteria and dependencies the file states; nothing is overwritten
 //! without --force; `ralph init --from` uses the same import.
 
-mod common;
-
-use common::ralph;
+use crate::common::ralph;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

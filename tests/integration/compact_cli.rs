@@ -4,7 +4,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
-const FIXTURE: &[u8] = include_bytes!("fixtures/compat/newralph/progress.txt");
+const FIXTURE: &[u8] = include_bytes!("../fixtures/compat/newralph/progress.txt");
 
 fn project(bytes: &[u8]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

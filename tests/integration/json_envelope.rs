@@ -4,9 +4,7 @@
 //! snapshotted (tests/snapshots/json_envelope__*.snap; temp paths never appear: the commands run
 //! in the project with the default `--root .`).
 
-mod common;
-
-use common::{prd, ralph, story, write_prd};
+use crate::common::{prd, ralph, story, write_prd};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -206,7 +204,7 @@ fn context_on_success_an_unknown_story_and_a_bad_ralph_toml() {
 }
 
 /// A real progress.txt of 169 lines (compacts to 91 with --keep-recent 40).
-const PROGRESS: &str = include_str!("fixtures/compat/newralph/progress.txt");
+const PROGRESS: &str = include_str!("../fixtures/compat/newralph/progress.txt");
 
 #[test]
 fn compact_on_nothing_a_dry_run_a_missing_file_and_a_usage_error() {
