@@ -2,22 +2,13 @@
 //! completions and the man page, `--color` with NO_COLOR, `-q`, `-v`/`RALPH_LOG`,
 //! `ralph instructions`, `[agent] instructions` and `--tool`.
 
-use crate::support::{Project, prd, story};
+use crate::support::{FLIP, Project, prd, ralph, story};
 
 fn project() -> Project {
     Project::new(&prd(
         "ralph/c",
         &[story("A", 1, &[]), story("B", 2, &["A"])],
     ))
-}
-
-/// `ralph` outside any project, colour left to its defaults, no inherited colour settings.
-fn ralph() -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("ralph").unwrap();
-    for k in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "RALPH_LOG"] {
-        c.env_remove(k);
-    }
-    c
 }
 
 fn out(cmd: &mut assert_cmd::Command) -> (Option<i32>, String, String) {
@@ -178,10 +169,7 @@ fn quiet_drops_chatter_and_keeps_results_and_errors() {
 
     // The loop: no banner, no progress lines; the agent's own output still streams.
     let p = project();
-    p.agent(
-        "claude",
-        &format!("echo agent-says-hi\n{}", crate::support::FLIP),
-    );
+    p.agent("claude", &format!("echo agent-says-hi\n{}", FLIP));
     let (code, stdout, stderr) = out(p.run().args(["-q", "--verify", "true"]));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("agent-says-hi"), "{stdout}");
@@ -251,7 +239,7 @@ fn a_projects_instructions_file_opens_the_prompt() {
         assert!(stderr.contains("prompt.md"), "{stderr}");
         assert!(stderr.contains("no such file"), "{stderr}");
     }
-    p.agent("claude", crate::support::FLIP);
+    p.agent("claude", FLIP);
     let (code, _, _) = out(p.run().args(["--verify", "true"]));
     assert_eq!(code, Some(1));
     assert_eq!(p.calls(), 0, "no agent runs without its instructions");

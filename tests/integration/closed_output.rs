@@ -1,15 +1,8 @@
 //! A closed stdout (`ralph status | head -1`, `ralph run … | head`) ends a command quietly:
 //! no panic, no error message; the loop goes on to the end and leaves everything in order.
 
-use crate::support::{FLIP, Project, WORK, prd, story};
-use std::process::{Command, Stdio};
-
-/// A pipe whose read end is already closed: every write to it fails with EPIPE.
-fn closed_stdout() -> Stdio {
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
-    Stdio::from(writer)
-}
+use crate::support::{FLIP, Project, WORK, closed_pipe, prd, story};
+use std::process::Stdio;
 
 fn project() -> Project {
     let p = Project::new(&prd(
@@ -46,11 +39,10 @@ fn read_commands_end_quietly_when_stdout_is_closed() {
         vec!["instructions"],
         vec!["--color", "always", "status"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_ralph"))
+        let out = p
+            .command()
             .args(&args)
-            .current_dir(p.root())
-            .env("PATH", p.path_env())
-            .stdout(closed_stdout())
+            .stdout(closed_pipe())
             .stderr(Stdio::piped())
             .output()
             .unwrap();
@@ -66,11 +58,9 @@ fn the_loop_survives_a_closed_stdout_and_finishes_in_order() {
     let p = Project::new(&prd("ralph/o", &[story("A", 1, &[]), story("B", 2, &[])]));
     // Plenty of output, to hit the closed pipe many times.
     p.agent("claude", &format!("seq 1 20000\n{WORK}\n{FLIP}"));
-    let out = Command::new(env!("CARGO_BIN_EXE_ralph"))
-        .args(["run", "--sleep", "0", "--grace", "0.3"])
-        .current_dir(p.root())
-        .env("PATH", p.path_env())
-        .stdout(closed_stdout())
+    let out = p
+        .run_command()
+        .stdout(closed_pipe())
         .stderr(Stdio::piped())
         .output()
         .unwrap();

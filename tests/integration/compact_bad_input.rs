@@ -1,7 +1,7 @@
 //! `ralph compact` on every bad input the issue lists: none panics, none loses a byte that is
 //! not summarised, and the archive is always byte-identical to the input.
 
-use assert_cmd::Command;
+use crate::support::ralph_at;
 use predicates::prelude::*;
 use ralph::progress::{BlockKind, Log};
 use std::path::Path;
@@ -9,10 +9,7 @@ use std::path::Path;
 fn run(bytes: &[u8], args: &[&str]) -> (tempfile::TempDir, std::process::Output) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("progress.txt"), bytes).unwrap();
-    let out = Command::cargo_bin("ralph")
-        .unwrap()
-        .arg("--root")
-        .arg(dir.path())
+    let out = ralph_at(dir.path())
         .arg("compact")
         .args(args)
         .output()
@@ -215,10 +212,7 @@ fn compacting_twice_folds_the_history_instead_of_nesting_it() {
     let mut grown = progress(dir.path());
     grown.extend((80..160).flat_map(|i| entry(i).into_bytes()));
     std::fs::write(dir.path().join("progress.txt"), &grown).unwrap();
-    Command::cargo_bin("ralph")
-        .unwrap()
-        .arg("--root")
-        .arg(dir.path())
+    ralph_at(dir.path())
         .arg("compact")
         .assert()
         .success()

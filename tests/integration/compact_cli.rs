@@ -1,6 +1,6 @@
 //! `ralph compact` end to end: the real binary on a temp project.
 
-use assert_cmd::Command;
+use crate::support::ralph_at;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -10,12 +10,6 @@ fn project(bytes: &[u8]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("progress.txt"), bytes).unwrap();
     dir
-}
-
-fn ralph(root: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("ralph").unwrap();
-    cmd.arg("--root").arg(root).env_remove("RALPH_AGENT_CMD");
-    cmd
 }
 
 fn archives(root: &Path) -> Vec<PathBuf> {
@@ -34,7 +28,7 @@ fn progress(root: &Path) -> Vec<u8> {
 #[test]
 fn under_the_threshold_nothing_is_compacted_or_written() {
     let dir = project(FIXTURE);
-    ralph(dir.path())
+    ralph_at(dir.path())
         .arg("compact")
         .assert()
         .success()
@@ -46,7 +40,7 @@ fn under_the_threshold_nothing_is_compacted_or_written() {
 #[test]
 fn compacts_archives_the_exact_original_and_logs() {
     let dir = project(FIXTURE);
-    ralph(dir.path())
+    ralph_at(dir.path())
         .args(["compact", "--threshold", "100", "--keep-recent", "40"])
         .assert()
         .success()
@@ -80,7 +74,7 @@ fn compacts_archives_the_exact_original_and_logs() {
     );
 
     // Nothing left to fold: the second run changes nothing.
-    ralph(dir.path())
+    ralph_at(dir.path())
         .args(["compact", "--threshold", "10", "--keep-recent", "40"])
         .assert()
         .success()
@@ -94,7 +88,7 @@ fn compacts_archives_the_exact_original_and_logs() {
 #[test]
 fn dry_run_prints_the_diff_and_writes_nothing() {
     let dir = project(FIXTURE);
-    ralph(dir.path())
+    ralph_at(dir.path())
         .args(["compact", "--force", "--keep-recent", "40", "--dry-run"])
         .assert()
         .success()
@@ -113,7 +107,7 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
 #[test]
 fn json_output_reports_what_was_done() {
     let dir = project(FIXTURE);
-    let out = ralph(dir.path())
+    let out = ralph_at(dir.path())
         .args(["compact", "--force", "--keep-recent", "40", "--json"])
         .output()
         .unwrap();
@@ -132,7 +126,7 @@ fn json_output_reports_what_was_done() {
             .starts_with(".ralph/archive/progress-")
     );
 
-    let out = ralph(dir.path())
+    let out = ralph_at(dir.path())
         .args(["compact", "--json"])
         .output()
         .unwrap();
@@ -145,7 +139,7 @@ fn json_output_reports_what_was_done() {
 #[test]
 fn missing_progress_file_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    ralph(dir.path())
+    ralph_at(dir.path())
         .arg("compact")
         .assert()
         .code(1)
@@ -166,7 +160,7 @@ fn agent_summary_is_used_when_it_keeps_every_learning() {
     let dir = project(FIXTURE);
     let agent_dir = tempfile::tempdir().unwrap();
     let cmd = write_agent(agent_dir.path(), GOOD_AGENT);
-    ralph(dir.path())
+    ralph_at(dir.path())
         .args([
             "compact",
             "--force",
@@ -198,7 +192,7 @@ fn a_failing_or_slow_agent_falls_back_to_the_deterministic_summary() {
     let agent_dir = tempfile::tempdir().unwrap();
     let failing = write_agent(agent_dir.path(), "echo 'out of credits' >&2\nexit 7\n");
     let plain = project(FIXTURE);
-    ralph(plain.path())
+    ralph_at(plain.path())
         .args(["compact", "--force", "--keep-recent", "40"])
         .assert()
         .success();
@@ -207,7 +201,7 @@ fn a_failing_or_slow_agent_falls_back_to_the_deterministic_summary() {
         ("sleep 5", "0", "did not finish within"),
     ] {
         let dir = project(FIXTURE);
-        ralph(dir.path())
+        ralph_at(dir.path())
             .args([
                 "compact",
                 "--force",
@@ -255,7 +249,7 @@ fn summarizer_usage_errors_exit_2() {
             "cannot split",
         ),
     ] {
-        ralph(dir.path())
+        ralph_at(dir.path())
             .arg("compact")
             .args(&args)
             .assert()

@@ -1,6 +1,6 @@
 //! `ralph context` end to end: the real binary on temp projects.
 
-use assert_cmd::Command;
+use crate::support::ralph_at;
 use std::path::Path;
 
 const PRD: &str = include_str!("../../examples/prd.json.example");
@@ -76,14 +76,8 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-fn ralph(root: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("ralph").unwrap();
-    cmd.arg("--root").arg(root);
-    cmd
-}
-
 fn stdout(root: &Path, args: &[&str]) -> String {
-    let out = ralph(root).args(args).output().unwrap();
+    let out = ralph_at(root).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -123,11 +117,11 @@ fn prints_the_prompt_with_blockers_output_patterns_and_pin() {
 #[test]
 fn same_files_give_a_byte_identical_prompt() {
     let dir = project();
-    let a = ralph(dir.path())
+    let a = ralph_at(dir.path())
         .args(["context", "US-004"])
         .output()
         .unwrap();
-    let b = ralph(dir.path())
+    let b = ralph_at(dir.path())
         .args(["context", "US-004"])
         .output()
         .unwrap();
@@ -135,7 +129,7 @@ fn same_files_give_a_byte_identical_prompt() {
     assert_eq!(a.stdout, b.stdout);
     // A copy of the project elsewhere gives the same prompt too (no paths, no clock).
     let other = project();
-    let c = ralph(other.path())
+    let c = ralph_at(other.path())
         .args(["context", "US-004"])
         .output()
         .unwrap();
@@ -195,7 +189,7 @@ fn json_has_the_same_account_and_the_prompt() {
 #[test]
 fn a_budget_too_small_for_the_story_is_a_clear_error() {
     let dir = project();
-    ralph(dir.path())
+    ralph_at(dir.path())
         .args(["context", "US-002", "--budget", "200"])
         .assert()
         .code(1)
@@ -207,7 +201,7 @@ fn a_budget_too_small_for_the_story_is_a_clear_error() {
 #[test]
 fn unknown_story_suggests_the_nearest_id() {
     let dir = project();
-    ralph(dir.path())
+    ralph_at(dir.path())
         .args(["context", "us-002"])
         .assert()
         .code(1)
@@ -219,7 +213,7 @@ fn unknown_story_suggests_the_nearest_id() {
 fn invalid_prd_is_reported_and_nothing_printed() {
     let dir = project();
     std::fs::write(dir.path().join("prd.json"), "{\"userStories\": [").unwrap();
-    ralph(dir.path())
+    ralph_at(dir.path())
         .args(["context", "US-002"])
         .assert()
         .code(1)
@@ -230,7 +224,7 @@ fn invalid_prd_is_reported_and_nothing_printed() {
 #[test]
 fn blocked_story_gets_a_note_and_still_a_prompt() {
     let dir = project();
-    ralph(dir.path())
+    ralph_at(dir.path())
         .args(["context", "US-004"])
         .assert()
         .success()

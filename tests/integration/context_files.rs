@@ -1,6 +1,6 @@
 //! The code index and "where to look": the real binary on small synthetic trees.
 
-use assert_cmd::Command;
+use crate::support::ralph_in;
 use std::path::Path;
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -51,14 +51,8 @@ fn project(title: &str, description: &str) -> tempfile::TempDir {
     d
 }
 
-fn ralph(root: &Path) -> Command {
-    let mut c = Command::cargo_bin("ralph").unwrap();
-    c.current_dir(root).env_remove("RALPH_VERIFY");
-    c
-}
-
 fn prompt(root: &Path) -> String {
-    let out = ralph(root).args(["context", "S-1"]).output().unwrap();
+    let out = ralph_in(root).args(["context", "S-1"]).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -130,7 +124,7 @@ fn the_cache_survives_deletion_corruption_and_an_unwritable_place() {
     // says why.
     std::fs::remove_file(&cache).unwrap();
     std::fs::create_dir_all(cache.join("x")).unwrap();
-    let out = ralph(r).args(["context", "S-1"]).output().unwrap();
+    let out = ralph_in(r).args(["context", "S-1"]).output().unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), first);
     let err = String::from_utf8(out.stderr).unwrap();
@@ -156,7 +150,7 @@ fn a_truncated_cache_or_one_damaged_where_a_query_reads_it_is_rebuilt() {
         *b ^= 0x55;
     }
     std::fs::write(&cache, &bad).unwrap();
-    let out = ralph(r).args(["context", "S-1"]).output().unwrap();
+    let out = ralph_in(r).args(["context", "S-1"]).output().unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), first);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -190,7 +184,10 @@ fn a_changed_file_is_read_again() {
 #[test]
 fn without_a_pin_the_prompt_says_to_search_the_code_and_ralph_warns() {
     let d = project("render table", "");
-    let out = ralph(d.path()).args(["context", "S-1"]).output().unwrap();
+    let out = ralph_in(d.path())
+        .args(["context", "S-1"])
+        .output()
+        .unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.matches("ralph pin generate").count(), 1, "{err}");
     let p = String::from_utf8(out.stdout).unwrap();
@@ -214,8 +211,11 @@ fn the_prompt_names_the_branch_and_the_verify_commands() {
 #[test]
 fn explain_shows_each_files_score_words_and_evidence() {
     let d = project("render the table columns", "");
-    ralph(d.path()).args(["pin", "generate"]).assert().success();
-    let out = ralph(d.path())
+    ralph_in(d.path())
+        .args(["pin", "generate"])
+        .assert()
+        .success();
+    let out = ralph_in(d.path())
         .args(["context", "S-1", "--explain"])
         .output()
         .unwrap();
@@ -229,8 +229,11 @@ fn explain_shows_each_files_score_words_and_evidence() {
 #[test]
 fn pin_search_ranks_files_and_takes_words_that_start_with_a_dash() {
     let d = project("x", "");
-    ralph(d.path()).args(["pin", "generate"]).assert().success();
-    let out = ralph(d.path())
+    ralph_in(d.path())
+        .args(["pin", "generate"])
+        .assert()
+        .success();
+    let out = ralph_in(d.path())
         .args([
             "pin",
             "search",

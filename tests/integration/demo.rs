@@ -1,13 +1,13 @@
 //! `ralph demo`: the README's first command runs the whole loop to a green finish.
 
+use crate::support::ralph;
 use predicates::prelude::*;
 
 #[test]
 fn demo_builds_every_story_shows_the_gate_and_exits_0() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("greet");
-    assert_cmd::Command::cargo_bin("ralph")
-        .unwrap()
+    ralph()
         .args(["demo"])
         .arg(&dir)
         .timeout(std::time::Duration::from_secs(120))
@@ -50,8 +50,7 @@ fn demo_builds_every_story_shows_the_gate_and_exits_0() {
 fn demo_refuses_a_non_empty_directory() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("keep.txt"), "mine").unwrap();
-    assert_cmd::Command::cargo_bin("ralph")
-        .unwrap()
+    ralph()
         .arg("demo")
         .arg(tmp.path())
         .assert()

@@ -3,6 +3,7 @@
 //! (inputs that once crashed ralph, kept as regression tests). Fast enough for CI: the
 //! library-level fuzz runs a few hundred cases, the binary-level one a few dozen.
 
+use crate::support::ralph;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -167,8 +168,7 @@ fn every_command_ends_without_a_panic(root: &Path, what: &str) {
     ];
     for args in commands {
         // With a timeout: a hang fails the test (no exit code) instead of stalling CI.
-        let out = assert_cmd::Command::cargo_bin("ralph")
-            .unwrap()
+        let out = ralph()
             .args(*args)
             .current_dir(root)
             .env("PATH", "/usr/bin:/bin")

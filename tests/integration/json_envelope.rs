@@ -4,7 +4,8 @@
 //! snapshotted (tests/snapshots/json_envelope__*.snap; temp paths never appear: the commands run
 //! in the project with the default `--root .`).
 
-use crate::common::{prd, ralph, story, write_prd};
+use crate::support::prd_json::{prd, story, write_prd};
+use crate::support::ralph_in;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -21,7 +22,7 @@ fn schema() -> &'static jsonschema::Validator {
 /// Run `ralph args` in `dir`: the exit code, the one envelope on stdout (checked against the
 /// schema) and stderr.
 fn envelope(dir: &Path, args: &[&str]) -> (i32, Value, String) {
-    let o = ralph(dir)
+    let o = ralph_in(dir)
         .args(args)
         .env_remove("RALPH_AGENT_CMD")
         .env_remove("RALPH_AGENT")
@@ -46,7 +47,7 @@ fn envelope(dir: &Path, args: &[&str]) -> (i32, Value, String) {
 /// The exit code without `--json`.
 fn plain_code(dir: &Path, args: &[&str]) -> i32 {
     let args: Vec<&str> = args.iter().copied().filter(|a| *a != "--json").collect();
-    let o = ralph(dir)
+    let o = ralph_in(dir)
         .args(&args)
         .env_remove("RALPH_AGENT_CMD")
         .env_remove("RALPH_AGENT")
@@ -305,7 +306,7 @@ fn a_usage_error_with_json_is_an_envelope_too() {
     );
     assert_eq!(v["command"], "pin search");
     // Help is still help.
-    ralph(dir.path())
+    ralph_in(dir.path())
         .args(["status", "--json", "--help"])
         .assert()
         .success()
@@ -325,12 +326,10 @@ fn a_closed_stdout_ends_a_json_command_quietly() {
         &["context", "US-002", "--json"],
         &["status", "--json", "--bogus"],
     ] {
-        let (reader, writer) = std::io::pipe().unwrap();
-        drop(reader);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
+        let out = crate::support::command()
             .args(args)
             .current_dir(dir.path())
-            .stdout(writer)
+            .stdout(crate::support::closed_pipe())
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

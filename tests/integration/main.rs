@@ -1,11 +1,7 @@
 //! The integration tests: one test binary that runs the real `ralph` binary, one module per
 //! area. A new test file is a new `mod` line here (cargo links one binary instead of one per
-//! file). Shared helpers live in the helper modules; data stays in `tests/fixtures/` and
+//! file). Shared helpers live in `support`; data stays in `tests/fixtures/` and
 //! `tests/fuzz/`, snapshots in `snapshots/` beside this file.
-
-mod common;
-mod pin_util;
-mod support;
 
 mod cli_conventions;
 mod closed_output;
@@ -33,6 +29,7 @@ mod run_output;
 mod run_processes;
 mod run_state;
 mod run_state_files;
+mod support;
 mod validate;
 mod views;
 mod wild_prd;

@@ -1,6 +1,6 @@
 //! `ralph pin check`: paths, globs, spec links, names, keyword counts, and paths leaving the project.
 
-use crate::pin_util::*;
+use crate::support::ralph_at;
 use predicates::prelude::*;
 use std::path::Path;
 
@@ -19,7 +19,7 @@ const TEN: &str = "one, two, three, four, five, six, seven, eight, nine, ten";
 
 #[test]
 fn this_repository_pin_is_valid() {
-    ralph(Path::new(env!("CARGO_MANIFEST_DIR")))
+    ralph_at(Path::new(env!("CARGO_MANIFEST_DIR")))
         .args(["pin", "check"])
         .assert()
         .success()
@@ -31,7 +31,7 @@ fn a_valid_pin_passes_with_globs_and_spec_links() {
     let tmp = project(&format!(
         "# Pin\n\n### A\n**Keywords**: {TEN}\n\n**File Paths**:\n- src/*.rs\n- src\n\n**Spec Link**: [spec](specs/a.md)\n\n---\n"
     ));
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "check"])
         .assert()
         .success()
@@ -45,7 +45,7 @@ fn errors_name_the_line_and_the_fix() {
          **Spec Link**: specs/missing.md\n---\n\
          ### a\n**Keywords**: lonely\n**File Paths**:\n- src/b.rs\n---\n"
     ));
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "check"])
         .assert()
         .code(1)
@@ -73,7 +73,7 @@ fn symlinks_out_of_the_project_are_errors() {
         "### A\n**Keywords**: {TEN}\n**File Paths**:\n- link/secret.rs\n- link/*.rs\n---\n"
     ));
     std::os::unix::fs::symlink(outside.path(), tmp.path().join("link")).unwrap();
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "check"])
         .assert()
         .code(1)
@@ -92,7 +92,7 @@ fn keyword_counts_outside_10_to_20_only_warn() {
         "### A\n**Keywords**: {}\n**File Paths**:\n- src/a.rs\n---\n",
         many.join(", ")
     ));
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "check"])
         .assert()
         .success()
@@ -104,7 +104,7 @@ fn keyword_counts_outside_10_to_20_only_warn() {
 #[test]
 fn a_missing_or_unreadable_pin_is_an_error_with_a_hint() {
     let tmp = tempfile::tempdir().unwrap();
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "check"])
         .assert()
         .code(1)
@@ -113,7 +113,7 @@ fn a_missing_or_unreadable_pin_is_an_error_with_a_hint() {
         ));
     let bad = project("");
     std::fs::write(bad.path().join("specs/INDEX.md"), b"### A\n\xff\n").unwrap();
-    ralph(bad.path())
+    ralph_at(bad.path())
         .args(["pin", "check"])
         .assert()
         .code(1)
@@ -130,7 +130,7 @@ fn the_fork_pin_parses_and_reports_only_real_problems() {
     .unwrap();
     let tmp = project(&fork);
     // None of the fork's files exist here: every path is reported, nothing else breaks.
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "check"])
         .assert()
         .code(1)

@@ -1,6 +1,7 @@
 //! What people write in specs/INDEX.md survives `ralph pin generate`.
 
-use crate::pin_util::*;
+use crate::support::pin::*;
+use crate::support::ralph_at;
 use predicates::prelude::*;
 
 fn project() -> tempfile::TempDir {
@@ -19,7 +20,7 @@ fn add_zebra_stripes(root: &std::path::Path, summary: &str) {
         "pub fn paint_zebra_stripes() {}\npub struct ZebraStripe;\n".repeat(20),
     )
     .unwrap();
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "generate"])
         .assert()
         .success()
@@ -30,7 +31,7 @@ fn add_zebra_stripes(root: &std::path::Path, summary: &str) {
 fn a_hand_edited_pin_survives_regeneration_byte_for_byte() {
     let tmp = project();
     let root = tmp.path();
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     let generated = index(root);
     let old_ast = section(&generated, "regex-syntax: src/ast").to_string();
     // A person renames the entry, rewrites its keywords in their own style, links a spec, adds a
@@ -46,20 +47,20 @@ fn a_hand_edited_pin_survives_regeneration_byte_for_byte() {
         + "\n## Notes from the team\n\nKeep this paragraph.\n";
     std::fs::write(root.join("specs/INDEX.md"), &text).unwrap();
 
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     let after = index(root);
     assert_eq!(after, text, "nothing was new, so nothing may change");
     assert!(after.contains(&edited_ast));
     assert!(after.contains(own));
     assert!(!names(&after).contains(&"regex-syntax: src/ast".to_string()));
-    ralph(root).args(["pin", "check"]).assert().success();
+    ralph_at(root).args(["pin", "check"]).assert().success();
 }
 
 #[test]
 fn new_code_adds_files_and_keywords_without_touching_human_ones() {
     let tmp = project();
     let root = tmp.path();
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     let generated = index(root);
     let hir = section(&generated, "regex-syntax: src/hir").to_string();
     let mine = hir.replace("**Keywords**: ", "**Keywords**: my term, ");
@@ -77,7 +78,7 @@ fn new_code_adds_files_and_keywords_without_touching_human_ones() {
     assert_eq!(kws[0], "my term");
     assert_eq!(kws.len(), 20);
     // A second run is byte-identical.
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     assert_eq!(index(root), after);
 }
 
@@ -85,7 +86,7 @@ fn new_code_adds_files_and_keywords_without_touching_human_ones() {
 fn a_pin_with_level_two_entries_keeps_them_when_one_is_updated() {
     let tmp = project();
     let root = tmp.path();
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     // A person prefers `## Module` headings for the entries.
     let level2 = index(root).replace("\n### ", "\n## ");
     let before = level2.matches("\n## ").count();
@@ -96,7 +97,7 @@ fn a_pin_with_level_two_entries_keeps_them_when_one_is_updated() {
     assert!(after.contains("\n## regex-syntax: src/hir\n"), "{after}");
     assert!(!after.contains("\n### "), "{after}");
     assert_eq!(after.matches("\n## ").count(), before);
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     assert_eq!(index(root), after, "a second run changes nothing");
 }
 
@@ -104,9 +105,9 @@ fn a_pin_with_level_two_entries_keeps_them_when_one_is_updated() {
 fn an_entry_whose_files_vanished_is_flagged_not_deleted() {
     let tmp = project();
     let root = tmp.path();
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     std::fs::remove_dir_all(root.join("src/ast")).unwrap();
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "generate"])
         .assert()
         .success()
@@ -115,12 +116,12 @@ fn an_entry_whose_files_vanished_is_flagged_not_deleted() {
         ));
     let after = index(root);
     assert!(section(&after, "regex-syntax: src/ast").contains("**Status**: stale"));
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "check"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("flagged stale"));
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     assert_eq!(index(root), after);
 }
 
@@ -128,14 +129,14 @@ fn an_entry_whose_files_vanished_is_flagged_not_deleted() {
 fn a_deleted_file_leaves_its_entry_and_the_pin_checks_clean() {
     let tmp = project();
     let root = tmp.path();
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     let before = index(root);
     assert!(
         section(&before, "regex-syntax: src/hir").contains("- src/hir/visitor.rs\n"),
         "{before}"
     );
     std::fs::remove_file(root.join("src/hir/visitor.rs")).unwrap();
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "generate"])
         .assert()
         .success()
@@ -146,8 +147,8 @@ fn a_deleted_file_leaves_its_entry_and_the_pin_checks_clean() {
     let hir = section(&after, "regex-syntax: src/hir");
     assert!(!hir.contains("visitor.rs"), "{hir}");
     assert!(hir.contains("- src/hir/print.rs\n"), "{hir}");
-    ralph(root).args(["pin", "check"]).assert().success();
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "check"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     assert_eq!(index(root), after, "a second run changes nothing");
 }
 
@@ -180,7 +181,7 @@ fn the_fork_pin_keeps_its_entries_and_prose() {
         )
         .unwrap();
     }
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     let after = index(root);
     let usage = &fork[fork.find("## Usage Guidelines").unwrap()..];
     assert!(after.ends_with(usage));
@@ -198,7 +199,7 @@ fn the_fork_pin_keeps_its_entries_and_prose() {
     assert!(common.iter().any(|k| k == "setup"), "{common:?}");
     assert_eq!(common[..17], keywords(&fork, "Common Libraries")[..]);
     assert!(!after.contains("**Status**: stale"));
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     assert_eq!(index(root), after);
 }
 
@@ -250,7 +251,7 @@ fn a_pin_written_before_a_folder_was_split_lists_each_file_once_and_keeps_hand_e
          **Spec Link**: N/A\n\n---\n"
     );
     std::fs::write(root.join("specs/INDEX.md"), &old).unwrap();
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     let after = index(root);
 
     // The hand edits are there.
@@ -287,9 +288,9 @@ fn a_pin_written_before_a_folder_was_split_lists_each_file_once_and_keeps_hand_e
     assert!(section(&after, "flat (tests)").contains("**Kind**: tests"));
     // The parts come right after the entry they were split from.
     assert!(after.find("### flat (render)") < after.find("### flat: src/widget"));
-    ralph(root).args(["pin", "check"]).assert().success();
+    ralph_at(root).args(["pin", "check"]).assert().success();
     // Nothing changes on a second run.
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "generate"])
         .assert()
         .success()

@@ -1,6 +1,7 @@
 //! `ralph pin generate` on real trees: this repository and crates from the cargo registry cache.
 
-use crate::pin_util::*;
+use crate::support::pin::*;
+use crate::support::ralph_at;
 use predicates::prelude::*;
 use std::path::Path;
 
@@ -13,17 +14,17 @@ fn assert_keyword_counts(pin: &str) {
 
 fn assert_idempotent(root: &Path) {
     let once = index(root);
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "generate"])
         .assert()
         .success()
         .stderr(predicate::str::contains("unchanged"));
     assert_eq!(index(root), once);
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "generate", "--check"])
         .assert()
         .success();
-    ralph(root).args(["pin", "check"]).assert().success();
+    ralph_at(root).args(["pin", "check"]).assert().success();
 }
 
 #[test]
@@ -31,7 +32,7 @@ fn generates_this_repository() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     copy_tree(repo, tmp.path(), &["specs/INDEX.md"]);
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "generate"])
         .assert()
         .success()
@@ -69,7 +70,7 @@ fn generates_this_repository() {
 fn generates_a_registry_crate_and_splits_big_folders() {
     let tmp = tempfile::tempdir().unwrap();
     copy_tree(&registry_crate("regex-syntax"), tmp.path(), &[]);
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "generate"])
         .assert()
         .success();
@@ -118,7 +119,7 @@ fn finds_the_crates_of_a_cargo_workspace() {
         &tmp.path().join("crates/strsim"),
         &[],
     );
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "generate"])
         .assert()
         .success();
@@ -146,7 +147,7 @@ fn honours_gitignore_and_skips_build_output() {
     write("generated/out.py", &body);
     write("node_modules/dep/index.js", "function x() {}");
     write("target/debug/build.rs", "fn main() {}");
-    ralph(root).args(["pin", "generate"]).assert().success();
+    ralph_at(root).args(["pin", "generate"]).assert().success();
     let pin = index(root);
     assert!(pin.contains("- app/settings.py\n"), "{pin}");
     for hidden in ["generated/", "node_modules", "target/"] {
@@ -159,20 +160,20 @@ fn check_and_stdout_write_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir(tmp.path().join("src")).unwrap();
     std::fs::write(tmp.path().join("src/lib.rs"), "pub fn hello_world() {}\n").unwrap();
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "generate", "--check"])
         .assert()
         .code(1)
         .stdout(predicate::str::contains("+++ b/specs/INDEX.md"))
         .stdout(predicate::str::contains("+- src/lib.rs"))
         .stderr(predicate::str::contains("out of date"));
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "generate", "--stdout"])
         .assert()
         .success()
         .stdout(predicate::str::contains("**Keywords**: hello, world"));
     assert!(!tmp.path().join("specs").exists());
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "generate", "--check", "--stdout"])
         .assert()
         .code(2);
@@ -181,7 +182,7 @@ fn check_and_stdout_write_nothing() {
 #[test]
 fn a_missing_root_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
-    ralph(&tmp.path().join("nope"))
+    ralph_at(&tmp.path().join("nope"))
         .args(["pin", "generate"])
         .assert()
         .code(1)

@@ -1,6 +1,6 @@
 //! `ralph pin search`: BM25F ranking printed with scores and matched terms.
 
-use crate::pin_util::*;
+use crate::support::ralph_at;
 use predicates::prelude::*;
 
 const PIN: &str = "# Pin\n\n\
@@ -18,7 +18,7 @@ fn project() -> tempfile::TempDir {
 #[test]
 fn prints_ranked_hits_with_scores_and_matched_terms() {
     let tmp = project();
-    let out = ralph(tmp.path())
+    let out = ralph_at(tmp.path())
         .args(["pin", "search", "ranking", "the", "search", "results"])
         .assert()
         .success()
@@ -38,7 +38,7 @@ fn prints_ranked_hits_with_scores_and_matched_terms() {
 #[test]
 fn json_output_and_limit() {
     let tmp = project();
-    let out = ralph(tmp.path())
+    let out = ralph_at(tmp.path())
         .args(["pin", "search", "search", "--json", "--limit", "1"])
         .assert()
         .success()
@@ -58,30 +58,33 @@ fn json_output_and_limit() {
 #[test]
 fn no_match_and_no_pin_are_explained() {
     let tmp = project();
-    ralph(tmp.path())
+    ralph_at(tmp.path())
         .args(["pin", "search", "zebra"])
         .assert()
         .success()
         .stdout("")
         .stderr(predicate::str::contains("no entry matches: zebra"));
     let empty = tempfile::tempdir().unwrap();
-    ralph(empty.path())
+    ralph_at(empty.path())
         .args(["pin", "search", "zebra"])
         .assert()
         .success()
         .stderr(predicate::str::contains("run `ralph pin generate` first"));
-    ralph(empty.path()).args(["pin", "search"]).assert().code(2);
+    ralph_at(empty.path())
+        .args(["pin", "search"])
+        .assert()
+        .code(2);
 }
 
 #[test]
 fn finds_modules_of_this_repository() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "search", "validate", "prd.json", "schema"])
         .assert()
         .success()
         .stdout(predicate::str::starts_with("1. ralph: src/prd "));
-    ralph(root)
+    ralph_at(root)
         .args(["pin", "search", "dependency", "graph", "cycles"])
         .assert()
         .success()

@@ -3,7 +3,7 @@
 //! titles, descriptions, criteria and dependencies the file states; nothing is overwritten
 //! without --force; `ralph init --from` uses the same import.
 
-use crate::common::ralph;
+use crate::support::ralph_in;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -47,7 +47,7 @@ fn cases() -> Vec<Case> {
 
 fn import(case: &Case) -> (tempfile::TempDir, Value, String) {
     let tmp = tempfile::tempdir().unwrap();
-    let o = ralph(tmp.path())
+    let o = ralph_in(tmp.path())
         .args(["prd", "import"])
         .arg(&case.file)
         .output()
@@ -108,7 +108,7 @@ fn every_fixture_imports_with_the_right_stories_and_dependencies() {
             Some(want) => assert_eq!(&got, want, "{name}"),
             None => assert!(got.is_empty(), "{name}: dependencies from prose: {got:?}"),
         }
-        let o = ralph(tmp.path()).arg("validate").output().unwrap();
+        let o = ralph_in(tmp.path()).arg("validate").output().unwrap();
         assert_eq!(
             o.status.code(),
             Some(0),
@@ -153,7 +153,7 @@ fn existing_output_is_kept_without_force_and_output_is_deterministic() {
     let case = &cases()[0];
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("prd.json"), "mine").unwrap();
-    let o = ralph(tmp.path())
+    let o = ralph_in(tmp.path())
         .args(["prd", "import"])
         .arg(&case.file)
         .output()
@@ -165,7 +165,7 @@ fn existing_output_is_kept_without_force_and_output_is_deterministic() {
         "mine"
     );
     for _ in 0..2 {
-        let o = ralph(tmp.path())
+        let o = ralph_in(tmp.path())
             .args(["prd", "import", "--force", "--out", "out.json"])
             .arg(&case.file)
             .output()
@@ -187,7 +187,7 @@ fn a_fifo_named_as_the_prd_is_an_error_not_a_hang() {
         .unwrap();
     assert!(st.success());
     for args in [&["prd", "import"][..], &["init", "--from"][..]] {
-        let o = ralph(tmp.path())
+        let o = ralph_in(tmp.path())
             .args(args)
             .arg(&fifo)
             .timeout(std::time::Duration::from_secs(20))

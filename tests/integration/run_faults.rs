@@ -63,11 +63,8 @@ fn descendants_left_running_after_a_normal_exit_are_stopped() {
 fn sigint_stops_the_agent_group_writes_history_releases_the_lock_and_exits_130() {
     let p = Project::new(&one_story());
     p.agent("claude", &with_grandchild("sleep 30"));
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
-        .args(["run", "--sleep", "0", "--grace", "0.3"])
-        .current_dir(p.root())
-        .env("PATH", p.path_env())
-        .stdout(std::process::Stdio::null())
+    let mut child = p
+        .run_command()
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -281,13 +278,10 @@ fn interrupt_during_verification_leaves_the_story_not_passing() {
     let p = Project::new(&one_story());
     p.agent("claude", &format!("{WORK}\n{FLIP}"));
     let marker = p.fake.join("verifying");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
-        .args(["run", "--sleep", "0", "--grace", "0.3", "--verify"])
+    let mut child = p
+        .run_command()
+        .arg("--verify")
         .arg(format!("touch '{}'; sleep 30", marker.display()))
-        .current_dir(p.root())
-        .env("PATH", p.path_env())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     wait_for(10, || marker.exists());
@@ -314,14 +308,9 @@ fn sigkill_at_any_moment_leaves_a_whole_prd_json() {
     while i < delays.len() {
         let delay_ms = delays[i];
         i += 1;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
-            .args([
-                "run", "30", "--sleep", "0", "--grace", "0.3", "--verify", "true",
-            ])
-            .current_dir(p.root())
-            .env("PATH", p.path_env())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+        let mut child = p
+            .run_command()
+            .args(["30", "--verify", "true"])
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
@@ -343,10 +332,9 @@ fn sigkill_at_any_moment_leaves_a_whole_prd_json() {
 fn agent_does_not_outlive_a_sigkilled_ralph() {
     let p = Project::new(&one_story());
     p.agent("claude", "echo $$ > \"$D/pid\"\nsleep 30");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
+    let mut child = p
+        .command()
         .args(["run", "--sleep", "0"])
-        .current_dir(p.root())
-        .env("PATH", p.path_env())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

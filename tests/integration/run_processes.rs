@@ -13,14 +13,7 @@ fn one() -> String {
 const HANGING: &str = "echo $$ > \"$D/pid\"\n(trap '' TERM; while :; do sleep 0.1; done) &\necho $! > \"$D/gpid\"\ntrap '' TERM\nwhile :; do sleep 0.1; done";
 
 fn spawn_run(p: &Project) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_ralph"))
-        .args(["run", "--sleep", "0", "--grace", "0.3"])
-        .current_dir(p.root())
-        .env("PATH", p.path_env())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    p.run_command().stderr(Stdio::piped()).spawn().unwrap()
 }
 
 fn lock_free(p: &Project) -> bool {

@@ -4,7 +4,7 @@
 
 use crate::support::{FLIP, Project, WORK, prd, story, wait_for};
 use predicates::prelude::*;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn two() -> String {
     prd("ralph/s", &[story("A", 1, &[]), story("B", 2, &[])])
@@ -16,15 +16,7 @@ fn pausing(first: &str, then: &str) -> String {
 }
 
 fn spawn_run(p: &Project, args: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_ralph"))
-        .args(["run", "--sleep", "0", "--grace", "0.3"])
-        .args(args)
-        .current_dir(p.root())
-        .env("PATH", p.path_env())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    p.run_command().args(args).spawn().unwrap()
 }
 
 /// A progress.txt that `compact --force --keep-recent 5` does compact.

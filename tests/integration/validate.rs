@@ -1,6 +1,7 @@
 //! `ralph validate` against malformed, hostile and real prd.json files (the real binary).
 
-use crate::common::{compat, prd, ralph, story};
+use crate::support::prd_json::{prd, story};
+use crate::support::{compat, ralph_in};
 use serde_json::{Value, json};
 
 struct Outcome {
@@ -11,7 +12,7 @@ struct Outcome {
 fn validate_bytes(bytes: &[u8], extra: &[&str]) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("prd.json"), bytes).unwrap();
-    let o = ralph(dir.path())
+    let o = ralph_in(dir.path())
         .arg("validate")
         .args(extra)
         .output()
@@ -452,8 +453,8 @@ fn warnings_pass_unless_strict() {
 fn json_output_has_the_documented_shape() {
     let v = prd(vec![story("US-001", 1, &["US-404"])]);
     let dir = tempfile::tempdir().unwrap();
-    crate::common::write_prd(dir.path(), &v);
-    let o = ralph(dir.path())
+    crate::support::prd_json::write_prd(dir.path(), &v);
+    let o = ralph_in(dir.path())
         .args(["validate", "--json"])
         .output()
         .unwrap();
@@ -480,17 +481,17 @@ fn json_output_has_the_documented_shape() {
 #[test]
 fn missing_file_and_several_files() {
     let dir = tempfile::tempdir().unwrap();
-    let o = ralph(dir.path()).arg("validate").output().unwrap();
+    let o = ralph_in(dir.path()).arg("validate").output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("error[io]"));
-    crate::common::write_prd(dir.path(), &base());
+    crate::support::prd_json::write_prd(dir.path(), &base());
     std::fs::write(dir.path().join("bad.json"), "{").unwrap();
-    let o = ralph(dir.path())
+    let o = ralph_in(dir.path())
         .args(["validate", "prd.json", "bad.json"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "one bad file fails the run");
-    let o = ralph(dir.path())
+    let o = ralph_in(dir.path())
         .args(["validate", "prd.json"])
         .output()
         .unwrap();

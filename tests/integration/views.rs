@@ -1,21 +1,13 @@
 //! `ralph status`, `ralph next`, `ralph graph` on real and generated prd.json files.
 
-use crate::common::{compat, prd, ralph, story, write_prd};
+use crate::support::prd_json::{prd, story, write_prd};
+use crate::support::{compat, output_in};
 use serde_json::{Value, json};
 
 fn project(v: &Value) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     write_prd(dir.path(), v);
     dir
-}
-
-fn run(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
-    let o = ralph(dir).args(args).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 fn sample() -> Value {
@@ -34,7 +26,7 @@ fn sample() -> Value {
 #[test]
 fn status_lists_states_and_summary() {
     let dir = project(&sample());
-    let (code, out, _) = run(dir.path(), &["status"]);
+    let (code, out, _) = output_in(dir.path(), &["status"]);
     assert_eq!(code, 0);
     insta::assert_snapshot!(out, @r"
     done     US-001  Story US-001
@@ -44,7 +36,7 @@ fn status_lists_states_and_summary() {
     removed  US-005  Story US-005
     1/4 done, 2 ready, 1 blocked, 1 removed
     ");
-    let (_, out, _) = run(dir.path(), &["status", "--json"]);
+    let (_, out, _) = output_in(dir.path(), &["status", "--json"]);
     let j: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(j["data"]["stories"][3]["state"], "blocked");
     assert_eq!(
@@ -57,24 +49,24 @@ fn status_lists_states_and_summary() {
 fn status_of_the_real_finished_run() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(compat("newralph/prd.json"), dir.path().join("prd.json")).unwrap();
-    let (code, out, _) = run(dir.path(), &["status"]);
+    let (code, out, _) = output_in(dir.path(), &["status"]);
     assert_eq!(code, 0);
     assert!(out.ends_with("11/11 done, 0 ready, 0 blocked\n"), "{out}");
-    let (code, out, _) = run(dir.path(), &["next"]);
+    let (code, out, _) = output_in(dir.path(), &["next"]);
     assert_eq!((code, out.as_str()), (0, "all stories pass\n"));
 }
 
 #[test]
 fn next_picks_lowest_priority_ready_story_and_explains() {
     let dir = project(&sample());
-    let (code, out, _) = run(dir.path(), &["next", "--explain"]);
+    let (code, out, _) = output_in(dir.path(), &["next", "--explain"]);
     assert_eq!(code, 0);
     insta::assert_snapshot!(out, @r"
     US-002  Story US-002 (priority 2)
       US-003: ready, same priority as US-002 which comes first in the file
       US-004: blocked by US-002
     ");
-    let (_, out, _) = run(dir.path(), &["next", "--json"]);
+    let (_, out, _) = output_in(dir.path(), &["next", "--json"]);
     let j: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(j["data"]["next"]["id"], "US-002");
     assert_eq!(j["data"]["all_done"], false);
@@ -91,7 +83,7 @@ fn next_says_all_pass_when_only_removed_stories_remain() {
     v["userStories"][0]["passes"] = json!(true);
     v["userStories"][1]["passes"] = json!(true);
     let dir = project(&v);
-    let (code, out, _) = run(dir.path(), &["next"]);
+    let (code, out, _) = output_in(dir.path(), &["next"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("all stories pass"), "{out}");
 }
@@ -101,7 +93,7 @@ fn a_story_waiting_for_a_removed_one_is_refused_as_it_could_never_run() {
     let mut v = prd(vec![story("A", 1, &[]), story("B", 1, &["A"])]);
     v["userStories"][0]["status"] = json!("removed");
     let dir = project(&v);
-    let (code, _, err) = run(dir.path(), &["next"]);
+    let (code, _, err) = output_in(dir.path(), &["next"]);
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("error[removed-dep] (B): B depends on A, which is removed: it can never run"),
@@ -113,7 +105,7 @@ fn a_story_waiting_for_a_removed_one_is_refused_as_it_could_never_run() {
 fn views_refuse_an_invalid_prd_with_the_diagnostics() {
     let dir = project(&prd(vec![story("A", 1, &["B"]), story("B", 1, &["A"])]));
     for cmd in ["status", "next", "graph"] {
-        let (code, _, err) = run(dir.path(), &[cmd]);
+        let (code, _, err) = output_in(dir.path(), &[cmd]);
         assert_eq!(code, 1, "{cmd}");
         assert!(err.contains("cycle: A → B → A"), "{cmd}: {err}");
     }
@@ -122,12 +114,12 @@ fn views_refuse_an_invalid_prd_with_the_diagnostics() {
 #[test]
 fn graph_dot_and_mermaid() {
     let dir = project(&sample());
-    let (code, dot, _) = run(dir.path(), &["graph"]);
+    let (code, dot, _) = output_in(dir.path(), &["graph"]);
     assert_eq!(code, 0);
     assert!(dot.starts_with("digraph prd {"));
     assert!(dot.contains("\"US-001\" -> \"US-002\";"));
     assert!(dot.contains("\"US-002\" -> \"US-004\";"));
-    let (code, mm, _) = run(dir.path(), &["graph", "--format", "mermaid"]);
+    let (code, mm, _) = output_in(dir.path(), &["graph", "--format", "mermaid"]);
     assert_eq!(code, 0);
     assert!(mm.starts_with("flowchart LR\n"));
     assert!(mm.contains("s1 --> s3"));
@@ -138,22 +130,22 @@ fn graph_dot_and_mermaid() {
 fn prd_and_root_options_choose_the_file() {
     let dir = project(&sample());
     let other = tempfile::tempdir().unwrap();
-    let (code, out, _) = run(
+    let (code, out, _) = output_in(
         other.path(),
         &["--root", dir.path().to_str().unwrap(), "next"],
     );
     assert_eq!(code, 0);
     assert!(out.starts_with("US-002"));
     let path = dir.path().join("prd.json");
-    let (code, _, _) = run(other.path(), &["next", "--prd", path.to_str().unwrap()]);
+    let (code, _, _) = output_in(other.path(), &["next", "--prd", path.to_str().unwrap()]);
     assert_eq!(code, 0);
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, _, _) = run(dir.path(), &["graph", "--format", "svg"]);
+    let (code, _, _) = output_in(dir.path(), &["graph", "--format", "svg"]);
     assert_eq!(code, 2);
-    let (code, _, _) = run(dir.path(), &["frobnicate"]);
+    let (code, _, _) = output_in(dir.path(), &["frobnicate"]);
     assert_eq!(code, 2);
 }

@@ -4,7 +4,7 @@
 //! one value in the file's own keys; `dependsOn` / `dependencies` order stories exactly as
 //! `blockedBy` would.
 
-use crate::common::ralph;
+use crate::support::ralph_in;
 use ralph::graph;
 use ralph::prd::Prd;
 use std::collections::HashSet;
@@ -37,7 +37,7 @@ fn cases() -> Vec<Case> {
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> (i32, String) {
-    let o = ralph(dir).args(args).output().unwrap();
+    let o = ralph_in(dir).args(args).output().unwrap();
     let out = format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),

@@ -4,7 +4,7 @@
 //! duplicate as specs/progress.md allows), the archive is the original byte for byte, and
 //! `--dry-run` changes nothing.
 
-use crate::common::ralph;
+use crate::support::ralph_in;
 use std::path::{Path, PathBuf};
 
 fn logs() -> Vec<PathBuf> {
@@ -166,7 +166,7 @@ fn merged(said: &str) -> usize {
 fn compact(log: &Path, extra: &[&str]) -> (tempfile::TempDir, String, String) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(log, dir.path().join("progress.txt")).unwrap();
-    let o = ralph(dir.path())
+    let o = ralph_in(dir.path())
         .args(["compact", "--force"])
         .args(extra)
         .output()
@@ -252,7 +252,7 @@ fn dry_run_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("progress.txt");
         std::fs::copy(&log, &path).unwrap();
-        let o = ralph(dir.path())
+        let o = ralph_in(dir.path())
             .args(["compact", "--force", "--keep-recent", "0", "--dry-run"])
             .output()
             .unwrap();

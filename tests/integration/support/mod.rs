@@ -1,4 +1,7 @@
-//! Shared helpers for the loop's integration tests: temp git projects and fake agents.
+//! The helpers every integration test shares: the one way to run the binary under test
+//! (`ralph`, `ralph_in`, `ralph_at`, `command`: always with a clean environment), fixture
+//! paths, and for the loop's tests temp git projects with fake agents (`Project`). The Pin's
+//! helpers are in `pin`, prd.json documents as JSON values in `prd_json`.
 //!
 //! A fake agent is a small sh script written into a temp `bin/` put first on PATH, named like a
 //! real CLI (`claude`, `codex`, …). Every invocation records its argv (`argv-N`, NUL-separated)
@@ -6,10 +9,73 @@
 //! script, `$D` is the fake dir, `$n` the invocation number and `$RALPH_STORY_ID` the story.
 #![allow(dead_code)]
 
+pub mod pin;
+pub mod prd_json;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command as Std;
+use std::process::{Command as Std, Stdio};
 use std::time::{Duration, Instant};
+
+/// The binary under test as a std `Command`, with a clean environment: no `RALPH_*` setting
+/// and no colour setting (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`) inherited from whoever runs
+/// the tests. For tests that spawn, signal or kill ralph or hand it a closed pipe; the others
+/// use `ralph`.
+pub fn command() -> Std {
+    let mut c = Std::new(env!("CARGO_BIN_EXE_ralph"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_str().is_some_and(|k| k.starts_with("RALPH_")) {
+            c.env_remove(k);
+        }
+    }
+    for k in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+        c.env_remove(k);
+    }
+    c
+}
+
+/// `ralph`, with the clean environment of `command`, run in the tests' working directory.
+pub fn ralph() -> assert_cmd::Command {
+    assert_cmd::Command::from_std(command())
+}
+
+/// `ralph` run in `dir` (the project is found from the working directory).
+pub fn ralph_in(dir: &Path) -> assert_cmd::Command {
+    let mut c = ralph();
+    c.current_dir(dir);
+    c
+}
+
+/// `ralph --root <root>`.
+pub fn ralph_at(root: &Path) -> assert_cmd::Command {
+    let mut c = ralph();
+    c.arg("--root").arg(root);
+    c
+}
+
+/// `ralph <args>` run in `dir`: its exit code (-1 if a signal ended it), stdout and stderr.
+pub fn output_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let o = ralph_in(dir).args(args).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A pipe whose read end is already closed: every write to it fails with EPIPE.
+pub fn closed_pipe() -> Stdio {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    Stdio::from(writer)
+}
+
+/// The path of a compatibility fixture from the Ralph ecosystem.
+pub fn compat(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/compat")
+        .join(rel)
+}
 
 pub struct Project {
     pub dir: tempfile::TempDir,
@@ -42,6 +108,9 @@ fn git(dir: &Path, args: &[&str]) {
         .unwrap();
     assert!(st.status.success(), "git {args:?}: {st:?}");
 }
+
+/// `ralph run`'s arguments in the tests: no sleep between iterations, a short grace.
+const RUN: [&str; 5] = ["run", "--sleep", "0", "--grace", "0.3"];
 
 /// Shell snippet: mark the current story as passing in prd.json (one-line or pretty JSON).
 pub const FLIP: &str =
@@ -88,15 +157,18 @@ impl Project {
         format!("{}:/usr/local/bin:/usr/bin:/bin", self.bin.display())
     }
 
-    /// `ralph` in the project, with a clean RALPH_* environment and fast waits.
-    pub fn ralph(&self) -> assert_cmd::Command {
-        let mut c = assert_cmd::Command::cargo_bin("ralph").unwrap();
+    /// `ralph` as a std `Command` in the project, its fake agents first on PATH (see
+    /// `command`).
+    pub fn command(&self) -> Std {
+        let mut c = command();
         c.current_dir(self.root()).env("PATH", self.path_env());
-        for (k, _) in std::env::vars() {
-            if k.starts_with("RALPH_") {
-                c.env_remove(k);
-            }
-        }
+        c
+    }
+
+    /// `ralph` in the project, with a clean environment, the fake agents on PATH and a
+    /// timeout, so a hung loop fails its test.
+    pub fn ralph(&self) -> assert_cmd::Command {
+        let mut c = assert_cmd::Command::from_std(self.command());
         c.timeout(Duration::from_secs(60));
         c
     }
@@ -104,7 +176,15 @@ impl Project {
     /// `ralph run` with fast sleeps and grace.
     pub fn run(&self) -> assert_cmd::Command {
         let mut c = self.ralph();
-        c.args(["run", "--sleep", "0", "--grace", "0.3"]);
+        c.args(RUN);
+        c
+    }
+
+    /// `ralph run` with fast sleeps and grace as a std `Command`, to spawn, signal or kill;
+    /// stdout and stderr go nowhere unless the test says.
+    pub fn run_command(&self) -> Std {
+        let mut c = self.command();
+        c.args(RUN).stdout(Stdio::null()).stderr(Stdio::null());
         c
     }
 

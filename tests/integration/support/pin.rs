@@ -1,13 +1,7 @@
-//! Helpers shared by the `pin_*` integration tests: running the binary, copying real trees.
+//! Helpers of the `pin_*` tests: reading a Pin's entries, copying real trees.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-
-pub fn ralph(root: &Path) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("ralph").unwrap();
-    cmd.arg("--root").arg(root);
-    cmd
-}
 
 pub fn index(root: &Path) -> String {
     std::fs::read_to_string(root.join("specs/INDEX.md")).unwrap()

@@ -1,16 +1,10 @@
-//! Helpers shared by the integration tests: temp projects and running the real binary.
+//! prd.json documents built as `serde_json` values (pretty-printed by `write_prd`), for the
+//! tests of the reading commands. The loop's tests write one story per line instead
+//! (`support::prd`), so fake agents can edit them with sed.
 #![allow(dead_code)]
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 use std::path::Path;
-
-/// The `ralph` binary under test, run in `dir`.
-pub fn ralph(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("ralph").expect("binary builds");
-    cmd.current_dir(dir);
-    cmd
-}
 
 /// A minimal valid story.
 pub fn story(id: &str, priority: i64, deps: &[&str]) -> Value {
@@ -35,11 +29,4 @@ pub fn write_prd(dir: &Path, v: &Value) {
         serde_json::to_string_pretty(v).unwrap() + "\n",
     )
     .unwrap();
-}
-
-/// The path of a compatibility fixture from the Ralph ecosystem.
-pub fn compat(rel: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/compat")
-        .join(rel)
 }
