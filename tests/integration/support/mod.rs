@@ -7,7 +7,6 @@
 //! real CLI (`claude`, `codex`, …). Every invocation records its argv (`argv-N`, NUL-separated)
 //! and stdin (`stdin-N`) in the fake dir, then runs the behaviour the test gives it. In the
 //! script, `$D` is the fake dir, `$n` the invocation number and `$RALPH_STORY_ID` the story.
-#![allow(dead_code)]
 
 pub mod pin;
 pub mod prd_json;

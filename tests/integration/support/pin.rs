@@ -1,5 +1,4 @@
 //! Helpers of the `pin_*` tests: reading a Pin's entries, copying real trees.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,6 @@
 //! prd.json documents built as `serde_json` values (pretty-printed by `write_prd`), for the
 //! tests of the reading commands. The loop's tests write one story per line instead
 //! (`support::prd`), so fake agents can edit them with sed.
-#![allow(dead_code)]
 
 use serde_json::{Value, json};
 use std::path::Path;
