@@ -1,8 +1,8 @@
 //! `--json` on every reading or reporting command: one envelope on stdout (schema_version,
 //! command, data, errors, warnings), on success and on error, with the exit code the command has
 //! without `--json`. Every output is validated against schemas/envelope.schema.json and
-//! snapshotted (tests/snapshots/json_envelope__*.snap; temp paths never appear: the commands run
-//! in the project with the default `--root .`).
+//! snapshotted (snapshots/integration__json_envelope__*.snap; temp paths never appear: the commands
+//! run in the project with the default `--root .`).
 
 use crate::support::prd_json::{prd, story, write_prd};
 use crate::support::ralph_in;
