@@ -11,7 +11,7 @@ use super::events::{Event, Reporter};
 use super::history::{self, Record};
 use super::outcome::{AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
-use super::{Options, RunError, git, guard, report, verdict, verify};
+use super::{Options, PrdSnapshot, RunError, git, guard, report, verdict, verify};
 use crate::agent::process::{LogSink, Supervise, supervise};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
@@ -22,8 +22,8 @@ pub struct Input<'a> {
     pub run_id: &'a str,
     pub run_dir: &'a Path,
     pub interrupt: &'a AtomicBool,
-    pub prd: &'a Prd,
-    pub prd_bytes: &'a [u8],
+    /// prd.json as the loop read it before this iteration.
+    pub prd: &'a PrdSnapshot,
     pub story: &'a Story,
     /// The counted iteration number (1-based).
     pub n: u32,
@@ -44,7 +44,7 @@ pub struct Done {
     /// What the next prompt for this story should say, when it failed.
     pub retry: Option<RetryNote>,
     /// prd.json after the iteration (guarded, passes settled), when it changed.
-    pub changed: Option<(Prd, Vec<u8>)>,
+    pub changed: Option<PrdSnapshot>,
     /// Every story passes now.
     pub all_done: bool,
     pub rate_line: Option<String>,
@@ -110,18 +110,12 @@ fn log_line(log: &Option<Arc<Mutex<LogSink>>>, line: &str) {
 
 pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let opts = inp.opts;
+    let prd0: &Prd = &inp.prd.prd;
     let rep = &*opts.reporter;
     let s = &opts.settings;
     let story = inp.story;
     let start_time = jiff::Zoned::now();
-    let prompt = prompt::build(
-        &opts.root,
-        inp.prd,
-        story,
-        inp.retry,
-        &opts.agent,
-        &s.context,
-    )?;
+    let prompt = prompt::build(&opts.root, prd0, story, inp.retry, &opts.agent, &s.context)?;
     let prompt_file = inp.run_dir.join(format!("prompt-{}.md", inp.n));
     let inv = agent::plan(&opts.agent, &prompt, &prompt_file);
     if let Some(p) = &inv.prompt_file {
@@ -212,7 +206,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             text: report::progress_restored(&p),
         });
     }
-    let g = guard::after_agent(gctx, &opts.prd_path, inp.prd, inp.prd_bytes, &story.id)?;
+    let g = guard::after_agent(gctx, &opts.prd_path, prd0, &inp.prd.bytes, &story.id)?;
     let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
         Some(g) => (
             g.restored.iter().map(ToString::to_string).collect(),
@@ -242,7 +236,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         interrupted: run.interrupted,
         passes_after: changed
             .as_ref()
-            .map_or(inp.prd, |(p, _)| p)
+            .map_or(prd0, |(p, _)| p)
             .story(&story.id)
             .is_some_and(|x| x.passes),
         signalled: signalled.load(Ordering::SeqCst),
@@ -281,7 +275,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     if !settle.is_empty() {
         let mut prd = match changed.take() {
             Some((p, _)) => p,
-            None => inp.prd.clone(),
+            None => prd0.clone(),
         };
         for (id, passes) in &settle {
             prd.set_passes(id, *passes)?;
@@ -289,7 +283,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         let bytes = guard::save_settled(gctx, &prd)?;
         changed = Some((prd, bytes));
     }
-    let all_done = changed.as_ref().map_or(inp.prd, |(p, _)| p).all_done();
+    let all_done = changed.as_ref().map_or(prd0, |(p, _)| p).all_done();
 
     let after = git::snapshot(&opts.root, &prd_rel);
     let passes_flipped = flips.iter().any(|(id, p)| id == &story.id && *p);
@@ -366,7 +360,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         progress,
         record,
         retry: v.retry,
-        changed,
+        changed: changed.map(|(p, b)| PrdSnapshot::new(p, b)),
         all_done,
         rate_line,
         extra: v.extra,

@@ -14,6 +14,7 @@
 pub mod archive;
 pub mod branch;
 pub mod demo;
+mod driver;
 pub mod events;
 pub mod git;
 pub mod guard;
@@ -31,21 +32,17 @@ pub mod status;
 pub mod verdict;
 pub mod verify;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicBool;
 
 use crate::agent::{self, AgentSpec};
 use crate::config::Settings;
 use crate::exit::Code;
 use crate::graph::{self, State};
 use crate::prd::{Prd, PrdError};
-use events::{Ending, Event, Reporter};
-use outcome::{Outcome, Strikes};
-use prompt::RetryNote;
+use events::Reporter;
 
 /// The file under `.ralph/` that records the running agent's (or verify command's) process
 /// group, for the next run to stop if ralph is killed outright ([`crate::agent::group`]).
@@ -141,64 +138,31 @@ pub fn redact_for_log(s: &str) -> String {
     crate::context::redact::redact(s).0
 }
 
-/// Pre-iteration housekeeping: compact progress.txt when it is over the threshold. Returns a
-/// line for the status output ("compacted progress.txt: 512 -> 190 lines, ..."). Honours
-/// `--no-compact`. A failed compaction never stops the loop: it is reported and skipped (the
-/// original is untouched, see `progress::store`).
-fn before_iteration(root: &Path, settings: &Settings) -> Option<String> {
-    if !settings.compact {
-        return None;
-    }
-    let opts = crate::progress::compact::Options {
-        threshold: settings.compact_threshold,
-        keep_recent: settings.compact_keep_recent,
-        ..crate::progress::compact::Options::default()
-    };
-    match crate::progress::compact::auto(root, &opts) {
-        Ok(summary) => summary.map(|s| s.to_string()),
-        Err(e) => Some(format!("progress.txt not compacted: {e}")),
-    }
-}
-
 /// The state dir `.ralph/` under the root.
 pub fn state_dir(root: &Path) -> PathBuf {
     root.join(".ralph")
 }
 
-/// A loaded prd.json: the value, its bytes, and whether they changed since the last load.
-type Loaded = (Rc<Prd>, Rc<Vec<u8>>, bool);
-
-/// Load prd.json, reusing the last validated value when the bytes did not change (a
-/// 2,000-story file is validated once, not every iteration, and never copied).
-struct PrdCache {
-    bytes: Rc<Vec<u8>>,
-    prd: Option<Rc<Prd>>,
+/// prd.json as read once: the validated value and the exact bytes it came from (cheap to clone,
+/// shared with the threads of a parallel run).
+#[derive(Debug, Clone)]
+pub struct PrdSnapshot {
+    pub prd: Arc<Prd>,
+    pub bytes: Arc<Vec<u8>>,
 }
 
-impl PrdCache {
-    /// The current prd.json, and whether it differs from the last one seen.
-    fn load(&mut self, path: &Path) -> Result<Loaded, RunError> {
-        let bytes = crate::fsutil::read(path)?;
-        if let Some(p) = &self.prd
-            && bytes == *self.bytes
-        {
-            return Ok((p.clone(), self.bytes.clone(), false));
+impl PrdSnapshot {
+    pub fn new(prd: Prd, bytes: Vec<u8>) -> PrdSnapshot {
+        PrdSnapshot {
+            prd: Arc::new(prd),
+            bytes: Arc::new(bytes),
         }
-        let prd = Rc::new(Prd::from_bytes(path, &bytes)?);
-        self.prd = Some(prd.clone());
-        self.bytes = Rc::new(bytes);
-        Ok((prd, self.bytes.clone(), true))
-    }
-
-    fn set(&mut self, prd: Prd, bytes: Vec<u8>) {
-        self.bytes = Rc::new(bytes);
-        self.prd = Some(Rc::new(prd));
     }
 }
 
 /// The story to run: `--story` when given, unfinished and not skipped, else the `ralph next`
 /// rule.
-fn choose(
+pub(crate) fn choose(
     prd: &Prd,
     states: &[State],
     forced: Option<&str>,
@@ -291,7 +255,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
     })
 }
 
-fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     format!(
         "{}-{}",
         jiff::Zoned::now().strftime("%Y%m%dT%H%M%S"),
@@ -299,268 +263,8 @@ fn new_run_id() -> String {
     )
 }
 
-/// Run the loop until every story passes, nothing is ready, the limit, or an interrupt.
+/// Run the loop until every story passes, nothing is ready, the limit, or an interrupt (see
+/// [`driver`]).
 pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
-    // The agent must exist before anything else happens.
-    opts.agent.locate()?;
-    crate::agent::process::become_subreaper();
-    let rep = &*opts.reporter;
-    let note = |text: String| rep.report(Event::Note { text });
-    let warn = |text: String| rep.report(Event::Warning { text });
-    let state = state_dir(&opts.root);
-    let lock = lock::Lock::acquire(&opts.root)?;
-    lock.sweep_beside(&opts.prd_path);
-    // A ralph killed outright (SIGKILL, OOM) could not stop its agent's children: do it now,
-    // checking each one's identity (start time) so a reused pid is never killed.
-    let left = crate::agent::group::stop_recorded(&state.join(AGENT_GROUP), opts.settings.grace);
-    if left > 0 {
-        note(format!(
-            "stopped {left} process(es) of an agent left running by a ralph that was killed"
-        ));
-    }
-    if let Some(pid) = &lock.took_over_from {
-        warn(format!(
-            "took over {} left by pid {pid}, which is no longer running",
-            lock.path.display()
-        ));
-    }
-    // Keep .ralph/ (lock, logs, history) out of the agent's `git add -A`.
-    match git::exclude_state_dir(&opts.root) {
-        Ok(Some(path)) => note(format!("added .ralph/ to {}", path.display())),
-        Ok(None) => {}
-        Err(e) => warn(format!("cannot keep .ralph/ out of git: {e}")),
-    }
-    match history::read_counted(&opts.root) {
-        Ok((_, 0)) => {}
-        Ok((_, k)) => warn(format!(
-            "{}: skipped {k} line(s) that are not history records; the file is kept and new records are appended",
-            history::path(&opts.root).display()
-        )),
-        Err(e) => warn(e.to_string()),
-    }
-    let mut cache = PrdCache {
-        bytes: Rc::new(vec![]),
-        prd: None,
-    };
-    // Step 2 once before anything else, then the branch (see `branch`): a dirty work tree or a
-    // missing baseBranch stops the run here, with nothing written or checked out.
-    let (before, _, _) = cache.load(&opts.prd_path)?;
-    for event in branch::prepare(&opts.root, &before, opts.settings.allow_dirty)? {
-        rep.report(event);
-    }
-    if let (after, _, true) = cache.load(&opts.prd_path)? {
-        note(format!(
-            "{} changed with the checkout: the run uses the branch's version",
-            opts.prd_path.display()
-        ));
-        let name = |p: &Prd| p.value.get("branchName").cloned();
-        if name(&after) != name(&before) {
-            warn(format!(
-                "the branch's {} names another branchName ({}); the run goes on with it",
-                opts.prd_path.display(),
-                name(&after).unwrap_or_default()
-            ));
-        }
-    }
-    // The first load counts as new for the archive step.
-    let mut first = true;
-    let run_id = new_run_id();
-    // Absolute, so the agent can be told where its prompt file is whatever its cwd.
-    let run_dir = state.join("runs").join(&run_id);
-    let run_dir = std::path::absolute(&run_dir).unwrap_or(run_dir);
-    crate::fsutil::create_dir_all(&run_dir)?;
-    let s = &opts.settings;
-    let started = Instant::now();
-    let mut n: u32 = 0;
-    let mut attempts: HashMap<String, u32> = HashMap::new();
-    let mut retries: HashMap<String, RetryNote> = HashMap::new();
-    let mut strikes = Strikes::new(s.max_failures);
-    let mut skipped: BTreeMap<String, String> = BTreeMap::new();
-    let mut limit_streak = 0usize;
-    // The work tree as the last iteration left it, reused as the next "before" (one `git status`
-    // per iteration, not two); forgotten when ralph changes the tree (archive) or waits long
-    // (rate limit). Edits made by hand during `--sleep` would be credited to the next agent.
-    let mut tree: Option<git::Snapshot> = None;
-    // What `.ralph/prd.good.json` holds.
-    let mut good: Option<Rc<Vec<u8>>> = None;
-    let progress_path = opts.root.join("progress.txt");
-    rep.report(Event::RunStarted {
-        run_id: run_id.clone(),
-        agent: opts.agent.kind.name().to_string(),
-        iterations: s.iterations,
-        verify: s.verify.clone(),
-    });
-    // The run's last report.
-    let end = |ending: Ending, n: u32, passing: usize, unfinished: Vec<String>, written: bool| {
-        rep.report(Event::RunEnded {
-            ending,
-            iterations: n,
-            limit: s.iterations,
-            elapsed: started.elapsed(),
-            passing,
-            unfinished,
-            history_written: written,
-        });
-        match ending {
-            Ending::AllDone => Exit::AllDone,
-            Ending::Limit => Exit::Limit,
-            Ending::NoReady => Exit::NoReady,
-            Ending::Interrupted => Exit::Interrupted,
-        }
-    };
-    loop {
-        if interrupt.load(Ordering::SeqCst) {
-            return Ok(end(Ending::Interrupted, n, 0, vec![], false));
-        }
-        crate::fsutil::create_dir_all(&run_dir)?;
-        // Step 2: load and validate (errors carry the full diagnostics).
-        let (prd, bytes, fresh) = cache.load(&opts.prd_path)?;
-        let fresh = fresh || std::mem::take(&mut first);
-        if good.as_deref() != Some(&*bytes) || !guard::good_copy(&state).exists() {
-            // The copy a failed write falls back to (see `guard`); written while there is room.
-            crate::fsutil::atomic_write(&guard::good_copy(&state), &bytes)?;
-            good = Some(bytes.clone());
-        }
-        // Step 3: archive on a branch change (the branch only changes with the file).
-        let branch = prd
-            .value
-            .get("branchName")
-            .and_then(|v| v.as_str())
-            .unwrap_or("");
-        let paths = archive::Paths {
-            root: &opts.root,
-            state_dir: &state,
-            progress: &progress_path,
-        };
-        if fresh && let Some(dir) = archive::on_branch(&paths, branch, &bytes, &jiff::Zoned::now())?
-        {
-            tree = None;
-            note(format!(
-                "branch changed to {branch}: archived the previous run to {} and started a fresh progress.txt",
-                dir.display()
-            ));
-        }
-        if let Some(line) = before_iteration(&opts.root, s) {
-            // progress.txt may have been rewritten: that is ralph's change, not the next
-            // agent's, so take a fresh "before".
-            tree = None;
-            note(line);
-        }
-        // Step 4: finished, or stuck?
-        let states = graph::states(&prd.stories);
-        if prd.all_done() {
-            let total = prd.stories.iter().filter(|s| !s.removed).count();
-            return Ok(end(Ending::AllDone, n, total, vec![], false));
-        }
-        let skip: HashSet<String> = skipped.keys().cloned().collect();
-        // Step 5: the next story.
-        let Some(i) = choose(&prd, &states, opts.story.as_deref(), &skip)? else {
-            let why = status::not_runnable(&prd.stories, &states, &skipped);
-            return Ok(end(Ending::NoReady, n, 0, why, false));
-        };
-        if n >= s.iterations {
-            let left = status::remaining(&prd.stories);
-            return Ok(end(Ending::Limit, n, 0, left, false));
-        }
-        let story = prd.stories[i].clone();
-        let attempt = attempts.get(&story.id).copied().unwrap_or(0) + 1;
-        tracing::debug!(story = %story.id, attempt, skipped = skip.len(), "next story");
-        rep.report(Event::IterationStarted {
-            iteration: n + 1,
-            limit: s.iterations,
-            story: story.id.clone(),
-            title: story.title.clone(),
-            attempt,
-            agent: opts.agent.kind.name().to_string(),
-        });
-        let t0 = Instant::now();
-        let done = iteration::run_one(iteration::Input {
-            opts,
-            run_id: &run_id,
-            run_dir: &run_dir,
-            interrupt,
-            prd: &prd,
-            prd_bytes: &bytes,
-            story: &story,
-            n: n + 1,
-            attempt,
-            retry: retries.get(&story.id),
-            before: tree.take(),
-        })?;
-        tree = done.after.clone();
-        // The agent may have deleted `.ralph/` (the lock does not live there): ralph's own
-        // state goes on being written.
-        crate::fsutil::create_dir_all(&run_dir)?;
-        if let Some((p, b)) = done.changed {
-            archive::remember_prd(&state, &b)?;
-            cache.set(p, b);
-        }
-        let mut record = done.record;
-        if done.outcome == Outcome::RateLimited {
-            iteration::record(&opts.root, &record)?;
-            let line = done.rate_line.unwrap_or_default();
-            limit_streak += 1;
-            if s.no_wait {
-                return Err(RunError::RateLimited { line });
-            }
-            if limit_streak >= MAX_RATE_LIMIT_WAITS {
-                return Err(RunError::RateLimitedTooOften { line });
-            }
-            let now = jiff::Zoned::now();
-            let wait = ratelimit::plan(&line, &now, limit_streak - 1);
-            let mut d = wait.duration_from(&now);
-            if let Some(cap) = s.max_wait {
-                d = d.min(cap);
-            }
-            let until = match &wait {
-                ratelimit::Wait::Until(z) => Some(z.strftime("%H:%M %Z").to_string()),
-                ratelimit::Wait::Backoff(_) => None,
-            };
-            rep.report(Event::RateLimited {
-                line,
-                until,
-                wait: d,
-            });
-            tree = None;
-            if signals::countdown(d, interrupt, "ralph: waiting") {
-                return Ok(end(Ending::Interrupted, n, 0, vec![], false));
-            }
-            continue;
-        }
-        limit_streak = 0;
-        n += 1;
-        attempts.insert(story.id.clone(), attempt);
-        match done.retry {
-            Some(r) => retries.insert(story.id.clone(), r),
-            None => retries.remove(&story.id),
-        };
-        if let Some(k) = strikes.record(&story.id, done.outcome, done.progress) {
-            record.skipped = true;
-            skipped.insert(
-                story.id.clone(),
-                format!("no progress in {k} attempts in a row (no commit, no file change, no passes flip)"),
-            );
-            note(format!(
-                "skipping {} for the rest of this run: no progress in {k} attempts in a row",
-                story.id
-            ));
-        }
-        iteration::record(&opts.root, &record)?;
-        rep.report(Event::IterationFinished {
-            iteration: n,
-            limit: s.iterations,
-            story: story.id.clone(),
-            title: story.title.clone(),
-            elapsed: t0.elapsed(),
-            outcome: done.outcome,
-            detail: done.extra.clone(),
-        });
-        if done.outcome == Outcome::Interrupted {
-            return Ok(end(Ending::Interrupted, n, 0, vec![], true));
-        }
-        // Step 10: sleep unless the next check will stop anyway.
-        if n < s.iterations && !done.all_done && signals::sleep(s.sleep, interrupt) {
-            return Ok(end(Ending::Interrupted, n, 0, vec![], false));
-        }
-    }
+    driver::run(opts, interrupt)
 }
