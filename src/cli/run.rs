@@ -72,6 +72,17 @@ pub struct RunArgs {
     /// Cap on one rate-limit wait (tests).
     #[arg(long, value_name = "DURATION", value_parser = duration, hide = true)]
     pub max_wait: Option<Duration>,
+    /// Time between two heartbeat or countdown lines when stderr is not a terminal (default
+    /// 60s; tests).
+    #[arg(long, value_name = "DURATION", value_parser = nonzero, hide = true)]
+    pub heartbeat: Option<Duration>,
+}
+
+fn nonzero(s: &str) -> Result<Duration, String> {
+    match config::parse_duration(s)? {
+        d if d.is_zero() => Err(format!("\"{s}\" is zero; use e.g. 1s")),
+        d => Ok(d),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -99,6 +110,7 @@ impl RunArgs {
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
+            heartbeat: self.heartbeat,
             context_budget: self.budget,
             ..Layer::default()
         }

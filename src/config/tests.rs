@@ -135,3 +135,29 @@ fn allow_dirty_flows_from_flag_env_and_file() {
     assert!(err.to_string().contains("[run] allow_dirty"), "{err}");
     assert!(from_env(|k| (k == "RALPH_ALLOW_DIRTY").then(|| "maybe".into())).is_err());
 }
+
+#[test]
+fn hooks_are_commands_with_a_timeout_and_bad_ones_name_the_key() {
+    let p = Path::new("ralph.toml");
+    let l = parse_file(
+        p,
+        "[hooks]\non_story_done = \"echo done\"\non_run_end = \"./end.sh\"\ntimeout = \"5s\"\n",
+    )
+    .unwrap();
+    let s = resolve(&[&l]);
+    assert_eq!(s.hooks.on_story_done.as_deref(), Some("echo done"));
+    assert_eq!(s.hooks.on_blocked, None);
+    assert_eq!(s.hooks.on_run_end.as_deref(), Some("./end.sh"));
+    assert_eq!(s.hooks.timeout, Duration::from_secs(5));
+    assert!(s.hooks.any());
+    assert_eq!(resolve(&[]).hooks.timeout, Duration::from_secs(30));
+    assert!(!resolve(&[]).hooks.any());
+    let e = parse_file(p, "[hooks]\non_blocked = \"\"\n").unwrap_err().to_string();
+    assert!(e.contains("ralph.toml:2: [hooks] on_blocked"), "{e}");
+    let e = parse_file(p, "[hooks]\non_story_don = \"x\"\n").unwrap_err().to_string();
+    assert!(e.contains("did you mean \"on_story_done\""), "{e}");
+    let e = parse_file(p, "[hooks]\ntimeout = 0\n").unwrap_err().to_string();
+    assert!(e.contains("[hooks] timeout"), "{e}");
+    let e = parse_file(p, "[hooks]\non_run_end = 3\n").unwrap_err().to_string();
+    assert!(e.contains("expected a string"), "{e}");
+}
