@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{
-    AGENT_KEYS, COMPACT_KEYS, CONTEXT_AGENT_KEYS, CONTEXT_KEYS, ConfigError, ContextOverride,
-    FILE, HOOKS_KEYS, Layer, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad, parse_agent, parse_duration,
+    AGENT_KEYS, COMPACT_KEYS, CONTEXT_AGENT_KEYS, CONTEXT_KEYS, ConfigError, ContextOverride, FILE,
+    HOOKS_KEYS, Layer, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad, parse_agent, parse_duration,
     parse_mode,
 };
 
@@ -153,7 +153,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("hooks", "timeout") => {
                     let d = dur(v)?;
                     if d.is_zero() {
-                        return Err(bad(&place, "a hook needs some time to run; use e.g. \"30s\""));
+                        return Err(bad(
+                            &place,
+                            "a hook needs some time to run; use e.g. \"30s\"",
+                        ));
                     }
                     layer.hook_timeout = Some(d);
                 }

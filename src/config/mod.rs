@@ -37,7 +37,7 @@
 //! timeout = "30s"          # a hook running longer is killed (its process group)
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::agent::{AgentKind, PromptMode};
@@ -436,7 +436,6 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
 
 mod file;
 pub use file::{load_file, parse_file};
-
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! Unit tests for ralph.toml parsing, env and the merge.
 
 use super::*;
+use std::path::Path;
 
 #[test]
 fn durations_accept_seconds_and_units() {
@@ -152,12 +153,20 @@ fn hooks_are_commands_with_a_timeout_and_bad_ones_name_the_key() {
     assert!(s.hooks.any());
     assert_eq!(resolve(&[]).hooks.timeout, Duration::from_secs(30));
     assert!(!resolve(&[]).hooks.any());
-    let e = parse_file(p, "[hooks]\non_blocked = \"\"\n").unwrap_err().to_string();
+    let e = parse_file(p, "[hooks]\non_blocked = \"\"\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("ralph.toml:2: [hooks] on_blocked"), "{e}");
-    let e = parse_file(p, "[hooks]\non_story_don = \"x\"\n").unwrap_err().to_string();
+    let e = parse_file(p, "[hooks]\non_story_don = \"x\"\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("did you mean \"on_story_done\""), "{e}");
-    let e = parse_file(p, "[hooks]\ntimeout = 0\n").unwrap_err().to_string();
+    let e = parse_file(p, "[hooks]\ntimeout = 0\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("[hooks] timeout"), "{e}");
-    let e = parse_file(p, "[hooks]\non_run_end = 3\n").unwrap_err().to_string();
+    let e = parse_file(p, "[hooks]\non_run_end = 3\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("expected a string"), "{e}");
 }

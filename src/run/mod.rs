@@ -31,6 +31,7 @@ pub mod signals;
 pub mod status;
 pub mod verdict;
 pub mod verify;
+pub mod watch;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

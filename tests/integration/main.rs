@@ -31,6 +31,7 @@ mod run_output;
 mod run_processes;
 mod run_state;
 mod run_state_files;
+mod run_watch;
 mod support;
 mod validate;
 mod views;
