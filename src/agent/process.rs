@@ -37,6 +37,9 @@ pub struct Activity {
     pub last_output: Option<Instant>,
     /// The last non-blank complete line, trimmed, at most 200 characters (not redacted).
     pub last_line: String,
+    /// The last bytes read did not end a line (a prompt, a progress bar): a line written now
+    /// would run into it.
+    pub mid_line: bool,
 }
 
 /// Why ralph stops a process before it ends by itself.
@@ -300,6 +303,7 @@ fn pump(
         if let Ok(mut a) = activity.lock() {
             a.bytes += n as u64;
             a.last_output = Some(Instant::now());
+            a.mid_line = bytes.last() != Some(&b'\n');
         }
         if echo {
             // A heartbeat refreshed in place must not run into the output.

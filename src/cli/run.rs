@@ -129,16 +129,21 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
     Ok(Options {
         root: ctx.root.clone(),
         prd_path: ctx.prd_path.clone(),
-        settings,
         agent,
         story: args.story.clone(),
         echo: !args.json,
         env: vec![],
-        reporter: if args.json {
-            std::sync::Arc::new(run::events::JsonLines::new(std::io::stdout()))
-        } else {
-            std::sync::Arc::new(run::events::Terminal)
-        },
+        reporter: run::hooks::Hooked::wrap(
+            if args.json {
+                std::sync::Arc::new(run::events::JsonLines::new(std::io::stdout()))
+            } else {
+                std::sync::Arc::new(run::events::Terminal)
+            },
+            &settings.hooks,
+            &ctx.root,
+            &ctx.prd_path,
+        ),
+        settings,
     })
 }
 

@@ -176,7 +176,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
     ];
     env.extend(opts.env.iter().cloned());
-    let mut watcher = super::watch::Watch::agent(rep, &story.id, s.heartbeat);
+    let mut watcher = super::watch::Watch::agent(rep, &story.id, s.heartbeat, opts.echo);
     let run = supervise(Supervise {
         argv: &inv.argv,
         cwd: &opts.root,

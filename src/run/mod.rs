@@ -19,6 +19,7 @@ pub mod events;
 pub mod git;
 pub mod guard;
 pub mod history;
+pub mod hooks;
 pub mod integrity;
 pub mod iteration;
 pub mod lock;

@@ -6,7 +6,8 @@
 //! place every second once the agent has been silent for a few seconds; elsewhere (a log file,
 //! `--json`) it is one line per interval (default a minute; hidden `--heartbeat`, `RALPH_HEARTBEAT`),
 //! and only while the agent is silent: a chatty agent's output shows it is alive, and a
-//! heartbeat written then could land inside one of its half-written lines. The countdown of a
+//! heartbeat written then could land inside one of its half-written lines (for the same
+//! reason none is written while the echoed output ends in the middle of a line). The countdown of a
 //! rate-limit wait uses the same cadence ([`super::signals::countdown`]). Owns no wording (that
 //! is [`super::events`]) and no process handling (that is [`crate::agent::process`]).
 
@@ -91,11 +92,14 @@ pub struct Watch<'a> {
     story: Option<String>,
     cadence: Cadence,
     beat: Beat,
+    /// The agent's output is echoed to the terminal (a line must not run into it).
+    echo: bool,
 }
 
 impl<'a> Watch<'a> {
-    /// Heartbeats for the agent working on `story`, every `every` unless `rep` is live.
-    pub fn agent(rep: &'a dyn Reporter, story: &str, every: Duration) -> Watch<'a> {
+    /// Heartbeats for the agent working on `story`, every `every` unless `rep` is live;
+    /// `echo`: its output is copied to the terminal.
+    pub fn agent(rep: &'a dyn Reporter, story: &str, every: Duration, echo: bool) -> Watch<'a> {
         let cadence = Cadence::new(rep.live(), every);
         Watch {
             rep,
@@ -107,6 +111,7 @@ impl<'a> Watch<'a> {
             } else {
                 Beat::after_a_gap()
             },
+            echo,
         }
     }
 
@@ -118,6 +123,7 @@ impl<'a> Watch<'a> {
             story: None,
             cadence: Cadence::new(false, Duration::MAX),
             beat: Beat::after_a_gap(),
+            echo: false,
         }
     }
 }
@@ -125,6 +131,9 @@ impl<'a> Watch<'a> {
 impl Watcher for Watch<'_> {
     fn tick(&mut self, a: &Activity, elapsed: Duration) {
         let Some(story) = &self.story else { return };
+        if self.echo && a.mid_line {
+            return;
+        }
         let silent = match a.last_output {
             Some(t) => t.elapsed(),
             None => elapsed,

@@ -25,6 +25,7 @@ mod run_compact;
 mod run_context;
 mod run_faults;
 mod run_guard;
+mod run_hooks;
 mod run_integrity;
 mod run_json;
 mod run_output;
