@@ -429,7 +429,15 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         grace: dur("RALPH_GRACE")?,
         max_wait: dur("RALPH_MAX_WAIT")?,
-        heartbeat: dur("RALPH_HEARTBEAT")?.filter(|d| !d.is_zero()),
+        heartbeat: match dur("RALPH_HEARTBEAT")? {
+            Some(d) if d.is_zero() => {
+                return Err(bad(
+                    "RALPH_HEARTBEAT",
+                    "0 is no interval; use e.g. 1s or 60s",
+                ));
+            }
+            d => d,
+        },
         ..Layer::default()
     })
 }

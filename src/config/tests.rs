@@ -170,3 +170,13 @@ fn hooks_are_commands_with_a_timeout_and_bad_ones_name_the_key() {
         .to_string();
     assert!(e.contains("expected a string"), "{e}");
 }
+
+#[test]
+fn the_heartbeat_interval_comes_from_the_environment_and_is_never_zero() {
+    let env = |v: &'static str| move |k: &str| (k == "RALPH_HEARTBEAT").then(|| v.to_string());
+    let l = from_env(env("0.5")).unwrap();
+    assert_eq!(resolve(&[&l]).heartbeat, Duration::from_millis(500));
+    assert_eq!(resolve(&[]).heartbeat, Duration::from_secs(60));
+    let e = from_env(env("0")).unwrap_err().to_string();
+    assert!(e.starts_with("RALPH_HEARTBEAT: 0 is no interval"), "{e}");
+}

@@ -90,3 +90,35 @@ fn a_failing_and_a_hanging_hook_are_warnings_and_the_run_goes_on() {
         "{err}"
     );
 }
+
+#[test]
+fn with_json_a_hook_failure_is_a_warning_event_and_stdout_stays_json() {
+    let p = Project::new(&prd("ralph/h", &[story("A", 1, &[])]));
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    std::fs::write(
+        p.root().join("ralph.toml"),
+        "[hooks]\non_story_done = \"echo 'not json'; exit 2\"\n",
+    )
+    .unwrap();
+    p.commit("hooks");
+    let out = p.run().arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
+        .collect();
+    let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
+    let done = names
+        .iter()
+        .position(|n| *n == "iteration-finished")
+        .unwrap();
+    assert_eq!(names[done + 1], "warning", "{names:?}");
+    assert!(
+        events[done + 1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("hook on_story_done (`echo 'not json'; exit 2`) exited 2;"),
+        "{:?}",
+        events[done + 1]
+    );
+}

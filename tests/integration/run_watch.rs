@@ -101,3 +101,30 @@ fn stopping_an_agent_says_when_sigkill_follows() {
         "{err}"
     );
 }
+
+#[test]
+fn ctrl_c_says_it_stops_the_agent_and_when_sigkill_follows() {
+    let p = Project::new(&one_story());
+    p.agent(
+        "claude",
+        "echo $$ > \"$D/pid\"\ntrap '' TERM\nwhile :; do sleep 0.1; done",
+    );
+    let err_path = p.fake.join("stderr");
+    let mut child = p
+        .run_command()
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    crate::support::wait_for(20, || p.fake.join("pid").exists());
+    // SAFETY: SIGINT to the ralph child this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let err = std::fs::read_to_string(&err_path).unwrap();
+    assert!(
+        err.contains("ralph: stopping the agent (interrupted after ")
+            && err.contains("): SIGTERM now, SIGKILL in 0.30s if it is still running"),
+        "{err}"
+    );
+}
