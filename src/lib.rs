@@ -10,6 +10,7 @@
 //! - [`context`]: the prompt for one story, assembled under a token budget.
 //! - [`agent`]: agent presets and spawning agent processes.
 //! - [`run`]: the loop (`ralph run`, `ralph demo`).
+//! - [`report`]: `ralph report`: a run story by story from its history (text, markdown, HTML).
 //! - [`init`]: `ralph init`'s policy (verify commands from manifests, starter files).
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
 //!
@@ -31,6 +32,7 @@ pub mod par;
 pub mod pin;
 pub mod prd;
 pub mod progress;
+pub mod report;
 pub mod run;
 pub mod suggest;
 pub mod ui;

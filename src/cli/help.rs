@@ -66,6 +66,15 @@ prints debug events on stderr.",
   ralph demo /tmp/ralph-demo",
     ),
     (
+        &["report"],
+        "Examples:
+  ralph report                    the latest run: a table per story, then totals
+  ralph report --format md        a markdown table for a PR description
+  ralph report --format html --out report.html   one self-contained page with a timeline
+  ralph report --run all          every run in .ralph/history.jsonl
+  ralph report --run 20261126T100000-5151 --json",
+    ),
+    (
         &["context"],
         "Examples:
   ralph context US-002

@@ -16,6 +16,7 @@ use crate::pin::check::{self, Severity};
 use crate::prd::PrdError;
 use crate::prd::validate::{Diagnostic, Report};
 use crate::progress::store::ProgressError;
+use crate::report::ReportError;
 use crate::run::branch::BranchError;
 use crate::run::history::HistoryError;
 use crate::run::lock::LockError;
@@ -115,6 +116,13 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
     }
     if let Some(h) = e.downcast_ref::<HistoryError>() {
         return Some(history_error(h));
+    }
+    if let Some(r) = e.downcast_ref::<ReportError>() {
+        return Some(match r {
+            ReportError::Io(f) => at("io", &f.path),
+            ReportError::Empty { path } => at("no-history", path),
+            ReportError::UnknownRun { path, .. } => at("unknown-run", path),
+        });
     }
     if let Some(p) = e.downcast_ref::<ProgressError>() {
         return Some(match p {

@@ -1,0 +1,450 @@
+//! `ralph report`: what a run did, story by story, read from `.ralph/history.jsonl`.
+//!
+//! Owns the report's model ([`Report`]: the iterations of the chosen runs, one row per story,
+//! the totals, and which optional columns any record has) and building it from the history's
+//! lines, read as JSON values so that old files and fields added later (`usage`, `worker`,
+//! `merge`, a review verdict) are read alike: a missing or odd field is absent, never an error.
+//! Rendering is pure and lives beside it: [`text`] (a terminal table and markdown) and [`html`]
+//! (one self-contained page with a timeline). Does not own the record's shape (`run::history`
+//! writes it) nor any printing (the CLI does).
+
+pub mod html;
+pub mod text;
+
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A history that cannot be reported on.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Io(#[from] crate::fsutil::FsError),
+    #[error("{path}: no iterations recorded yet; `ralph run` writes one record per iteration")]
+    Empty { path: PathBuf },
+    #[error("{path}: no run \"{id}\"{hint}")]
+    UnknownRun {
+        path: PathBuf,
+        id: String,
+        /// ` (did you mean …?) …`, ready to print.
+        hint: String,
+    },
+}
+
+/// Which runs to report on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunChoice {
+    /// The run of the last record in the file.
+    Latest,
+    /// Every run in the file.
+    All,
+    /// One run by its id.
+    Id(String),
+}
+
+impl RunChoice {
+    /// `None` is the latest run; `all` is every run; anything else is a run id.
+    pub fn parse(arg: Option<&str>) -> RunChoice {
+        match arg {
+            None | Some("latest") => RunChoice::Latest,
+            Some("all") => RunChoice::All,
+            Some(id) => RunChoice::Id(id.to_string()),
+        }
+    }
+}
+
+/// Token use and cost of one iteration, as far as the agent reported them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Usage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+    pub model: Option<String>,
+}
+
+impl Usage {
+    /// Input plus output tokens, when either is known.
+    pub fn tokens(&self) -> Option<u64> {
+        match (self.input_tokens, self.output_tokens) {
+            (None, None) => None,
+            (i, o) => Some(i.unwrap_or(0) + o.unwrap_or(0)),
+        }
+    }
+}
+
+/// One iteration, from one history record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Iteration {
+    pub run_id: String,
+    pub iteration: u64,
+    pub story: String,
+    pub agent: String,
+    /// RFC 3339, as recorded.
+    pub start: Option<String>,
+    /// Milliseconds since the run's first start (laid end to end when a start is unreadable).
+    pub offset_ms: u64,
+    pub duration_ms: u64,
+    /// As recorded: `done`, `verify-failed`, `incomplete`, `agent-failed`, `timed-out`, … .
+    pub outcome: String,
+    pub verify_passed: usize,
+    pub verify_total: usize,
+    /// The verify commands that failed.
+    pub verify_failed: Vec<String>,
+    /// The parallel worker (1 when the record names none).
+    pub worker: u64,
+    pub usage: Option<Usage>,
+    /// `merge.result`: merged, conflict, verify-failed.
+    pub merge: Option<String>,
+    /// The review verdict.
+    pub review: Option<String>,
+    pub skipped: bool,
+}
+
+/// One story's iterations, summed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoryRow {
+    pub story: String,
+    pub iterations: usize,
+    pub duration_ms: u64,
+    /// The last iteration's outcome.
+    pub outcome: String,
+    /// The last iteration's verify results.
+    pub verify_passed: usize,
+    pub verify_total: usize,
+    pub tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+    pub merge: Option<String>,
+    pub review: Option<String>,
+    pub workers: Vec<u64>,
+}
+
+/// The whole report's sums.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub stories: usize,
+    pub done: usize,
+    pub iterations: usize,
+    /// The agents' time, summed.
+    pub duration_ms: u64,
+    /// From the first start to the last end, per run, summed.
+    pub wall_ms: u64,
+    pub tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+}
+
+/// Which optional columns some record has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Columns {
+    pub verify: bool,
+    pub tokens: bool,
+    pub cost: bool,
+    pub workers: bool,
+    pub merge: bool,
+    pub review: bool,
+}
+
+/// The report on the chosen runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The runs reported on, oldest first.
+    pub runs: Vec<String>,
+    pub stories: Vec<StoryRow>,
+    pub iterations: Vec<Iteration>,
+    pub totals: Totals,
+    pub columns: Columns,
+    /// Lines of the file that are not records (skipped).
+    pub skipped_lines: usize,
+}
+
+/// The history's lines as JSON objects with a `run_id`, and how many non-empty lines are not.
+pub fn parse_lines(text: &str) -> (Vec<Value>, usize) {
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) if v.get("run_id").and_then(Value::as_str).is_some() => out.push(v),
+            _ => skipped += 1,
+        }
+    }
+    (out, skipped)
+}
+
+/// Read `path` (missing = empty) into records.
+pub fn read(path: &Path) -> Result<(Vec<Value>, usize), ReportError> {
+    let bytes = crate::fsutil::read_if_exists(path)?.unwrap_or_default();
+    Ok(parse_lines(&String::from_utf8_lossy(&bytes)))
+}
+
+/// The run ids in the order they first appear.
+pub fn run_ids(records: &[Value]) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for r in records {
+        if let Some(id) = r.get("run_id").and_then(Value::as_str)
+            && !ids.iter().any(|i| i == id)
+        {
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
+/// The report on `choice`'s runs among `records` (read from `path`, named in errors).
+pub fn build(
+    path: &Path,
+    records: &[Value],
+    skipped_lines: usize,
+    choice: &RunChoice,
+) -> Result<Report, ReportError> {
+    let ids = run_ids(records);
+    let runs: Vec<String> = match choice {
+        _ if ids.is_empty() => {
+            return Err(ReportError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        RunChoice::All => ids.clone(),
+        RunChoice::Latest => records
+            .iter()
+            .rev()
+            .find_map(|r| r.get("run_id").and_then(Value::as_str))
+            .map(|s| vec![s.to_string()])
+            .unwrap_or_default(),
+        RunChoice::Id(id) if ids.contains(id) => vec![id.clone()],
+        RunChoice::Id(id) => {
+            return Err(ReportError::UnknownRun {
+                path: path.to_path_buf(),
+                id: id.clone(),
+                hint: unknown_hint(id, &ids),
+            });
+        }
+    };
+    let mut iterations = Vec::new();
+    for run in &runs {
+        let mine: Vec<&Value> = records
+            .iter()
+            .filter(|r| r.get("run_id").and_then(Value::as_str) == Some(run))
+            .collect();
+        iterations.extend(run_iterations(&mine));
+    }
+    Ok(summarize(runs, iterations, skipped_lines))
+}
+
+/// ` (did you mean "x"?); runs in the file: a, b, c (latest last)`.
+fn unknown_hint(id: &str, ids: &[String]) -> String {
+    let mut hint = String::new();
+    if let Some(near) = crate::suggest::nearest(id, ids.iter().map(String::as_str)) {
+        hint.push_str(&format!(" (did you mean \"{near}\"?)"));
+    }
+    let shown: Vec<&str> = ids.iter().rev().take(5).rev().map(String::as_str).collect();
+    let more = if ids.len() > shown.len() { "…, " } else { "" };
+    hint.push_str(&format!(
+        "; runs in the file: {more}{} (latest last); `--run all` reports every run",
+        shown.join(", ")
+    ));
+    hint
+}
+
+fn str_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn usage_of(v: &Value) -> Option<Usage> {
+    let u = v.get("usage").filter(|u| u.is_object())?;
+    let n = |k: &str| u.get(k).and_then(Value::as_u64);
+    let usage = Usage {
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+        cached_tokens: n("cached_tokens"),
+        cost_usd: u
+            .get("cost_usd")
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite()),
+        model: str_of(u, "model"),
+    };
+    (usage != Usage::default()).then_some(usage)
+}
+
+/// A string, or an object's `verdict`/`result`.
+fn verdict(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => o
+            .get("verdict")
+            .or_else(|| o.get("result"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+fn start_ms(v: &Value) -> Option<i64> {
+    let s = v.get("start")?.as_str()?;
+    let t: jiff::Timestamp = s.parse().ok()?;
+    Some(t.as_millisecond())
+}
+
+/// One run's records as iterations, placed on the run's time line.
+fn run_iterations(records: &[&Value]) -> Vec<Iteration> {
+    let starts: Vec<Option<i64>> = records.iter().map(|r| start_ms(r)).collect();
+    let t0 = starts.iter().flatten().min().copied();
+    let mut end_so_far = 0u64;
+    let mut out = Vec::with_capacity(records.len());
+    for (r, start) in records.iter().zip(&starts) {
+        let duration_ms = r.get("duration_ms").and_then(Value::as_u64).unwrap_or(0);
+        let offset_ms = match (start, t0) {
+            (Some(s), Some(t0)) => u64::try_from(s.saturating_sub(t0)).unwrap_or(0),
+            _ => end_so_far,
+        };
+        end_so_far = end_so_far.max(offset_ms.saturating_add(duration_ms));
+        let verify: &[Value] = r
+            .get("verify")
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice);
+        let passed = |v: &Value| v.get("passed").and_then(Value::as_bool) == Some(true);
+        out.push(Iteration {
+            run_id: str_of(r, "run_id").unwrap_or_default(),
+            iteration: r.get("iteration").and_then(Value::as_u64).unwrap_or(0),
+            story: str_of(r, "story").unwrap_or_else(|| "?".into()),
+            agent: str_of(r, "agent").unwrap_or_default(),
+            start: str_of(r, "start"),
+            offset_ms,
+            duration_ms,
+            outcome: str_of(r, "outcome").unwrap_or_else(|| "unknown".into()),
+            verify_passed: verify.iter().filter(|v| passed(v)).count(),
+            verify_total: verify.len(),
+            verify_failed: verify
+                .iter()
+                .filter(|v| !passed(v))
+                .map(|v| str_of(v, "command").unwrap_or_default())
+                .collect(),
+            worker: r
+                .get("worker")
+                .and_then(Value::as_u64)
+                .filter(|w| *w >= 1)
+                .unwrap_or(1),
+            usage: usage_of(r),
+            merge: verdict(r.get("merge")),
+            review: verdict(r.get("review")),
+            skipped: r.get("skipped").and_then(Value::as_bool) == Some(true),
+        });
+    }
+    out
+}
+
+fn add<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Rows per story (in order of first iteration), totals and columns.
+fn summarize(runs: Vec<String>, iterations: Vec<Iteration>, skipped_lines: usize) -> Report {
+    let mut stories: Vec<StoryRow> = Vec::new();
+    let mut columns = Columns::default();
+    let mut totals = Totals::default();
+    for it in &iterations {
+        let tokens = it.usage.as_ref().and_then(Usage::tokens);
+        let cost = it.usage.as_ref().and_then(|u| u.cost_usd);
+        columns.verify |= it.verify_total > 0;
+        columns.tokens |= tokens.is_some();
+        columns.cost |= cost.is_some();
+        columns.workers |= it.worker > 1;
+        columns.merge |= it.merge.is_some();
+        columns.review |= it.review.is_some();
+        totals.iterations += 1;
+        totals.duration_ms = totals.duration_ms.saturating_add(it.duration_ms);
+        totals.tokens = add(totals.tokens, tokens);
+        totals.cost_usd = add(totals.cost_usd, cost);
+        let i = match stories.iter().position(|s| s.story == it.story) {
+            Some(i) => i,
+            None => {
+                stories.push(StoryRow {
+                    story: it.story.clone(),
+                    iterations: 0,
+                    duration_ms: 0,
+                    outcome: String::new(),
+                    verify_passed: 0,
+                    verify_total: 0,
+                    tokens: None,
+                    cost_usd: None,
+                    merge: None,
+                    review: None,
+                    workers: vec![],
+                });
+                stories.len() - 1
+            }
+        };
+        let row = &mut stories[i];
+        row.iterations += 1;
+        row.duration_ms = row.duration_ms.saturating_add(it.duration_ms);
+        row.outcome = it.outcome.clone();
+        row.verify_passed = it.verify_passed;
+        row.verify_total = it.verify_total;
+        row.tokens = add(row.tokens, tokens);
+        row.cost_usd = add(row.cost_usd, cost);
+        row.merge = it.merge.clone().or(row.merge.take());
+        row.review = it.review.clone().or(row.review.take());
+        if !row.workers.contains(&it.worker) {
+            row.workers.push(it.worker);
+        }
+    }
+    for run in &runs {
+        let wall = iterations
+            .iter()
+            .filter(|i| &i.run_id == run)
+            .map(|i| i.offset_ms.saturating_add(i.duration_ms))
+            .max()
+            .unwrap_or(0);
+        totals.wall_ms = totals.wall_ms.saturating_add(wall);
+    }
+    totals.stories = stories.len();
+    totals.done = stories.iter().filter(|s| s.outcome == "done").count();
+    Report {
+        runs,
+        stories,
+        iterations,
+        totals,
+        columns,
+        skipped_lines,
+    }
+}
+
+/// `1h 02m`, `3m 05s`, `42s`, `0.8s`.
+pub fn duration(ms: u64) -> String {
+    if ms < 10_000 && ms % 1000 != 0 {
+        return format!("{:.1}s", ms as f64 / 1000.0);
+    }
+    let s = ms / 1000;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// `12,345`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `$0.42`, `$12.30`, `$0.0031` (small costs keep two significant digits).
+pub fn cost(usd: f64) -> String {
+    if usd > 0.0 && usd < 0.01 {
+        format!("${usd:.4}")
+    } else {
+        format!("${usd:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests;
