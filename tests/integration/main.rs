@@ -18,6 +18,7 @@ mod pin_edits;
 mod pin_generate;
 mod pin_search;
 mod prd_import;
+mod report_cli;
 mod run_agents;
 mod run_basic;
 mod run_branch;
