@@ -56,10 +56,10 @@ pub fn report(ctx: &Ctx, args: ReportArgs) -> anyhow::Result<Code> {
         .file(path.display())
     });
     if args.json {
-        let data = serde_json::json!({
-            "file": path.display().to_string(),
-            "report": rep,
-        });
+        let mut data = serde_json::to_value(&rep)?;
+        if let Some(o) = data.as_object_mut() {
+            o.insert("file".into(), path.display().to_string().into());
+        }
         Envelope::new("report", data)
             .warnings(skipped_warning)
             .emit()?;

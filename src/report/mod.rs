@@ -390,6 +390,12 @@ fn summarize(runs: Vec<String>, iterations: Vec<Iteration>, skipped_lines: usize
             row.workers.push(it.worker);
         }
     }
+    // Sums of binary fractions drift (0.1 + 0.2): a cost is kept to a millionth of a dollar.
+    let round = |c: Option<f64>| c.map(|c| (c * 1e6).round() / 1e6);
+    for row in &mut stories {
+        row.cost_usd = round(row.cost_usd);
+    }
+    totals.cost_usd = round(totals.cost_usd);
     for run in &runs {
         let wall = iterations
             .iter()

@@ -81,6 +81,12 @@ fn odd_and_missing_fields_never_fail() {
     assert_eq!(r.iterations[1].review.as_deref(), Some("approve"));
     assert_eq!(r.iterations[2].offset_ms, 0);
     assert_eq!(r.totals.tokens, Some(5));
+    let records: Vec<Value> = [0.1, 0.2]
+        .iter()
+        .map(|c| json!({"run_id": "r", "story": "A", "usage": {"cost_usd": c}}))
+        .collect();
+    let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
+    assert_eq!(r.totals.cost_usd, Some(0.3));
     for page in [text::text(&r), text::markdown(&r), html::html(&r)] {
         assert!(!page.is_empty());
     }

@@ -293,6 +293,36 @@ fn pin_search_and_check_on_success_and_on_errors() {
 }
 
 #[test]
+fn report_on_a_history_an_unknown_run_and_no_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, v, _) = envelope(dir.path(), &["report", "--json"]);
+    assert_eq!(
+        (code, plain_code(dir.path(), &["report", "--json"])),
+        (1, 1)
+    );
+    assert_eq!(v["errors"][0]["code"], "no-history");
+    std::fs::create_dir_all(dir.path().join(".ralph")).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history/history.jsonl");
+    std::fs::copy(fixture, dir.path().join(".ralph/history.jsonl")).unwrap();
+    let (code, v, _) = envelope(dir.path(), &["report", "--json"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["warnings"][0]["code"], "history-skipped");
+    snap("report", &v);
+    let v = failing(
+        dir.path(),
+        &["report", "--json", "--run", "20261126T100000-5152"],
+        1,
+    );
+    assert_eq!(v["errors"][0]["code"], "unknown-run");
+    assert_eq!(v["errors"][0]["file"], "./.ralph/history.jsonl");
+    snap("report_unknown_run", &v);
+    let (code, v, _) = envelope(dir.path(), &["report", "--json", "--format", "md"]);
+    assert_eq!((code, v["command"].as_str()), (2, Some("report")));
+    assert_eq!(v["errors"][0]["code"], "usage");
+}
+
+#[test]
 fn a_usage_error_with_json_is_an_envelope_too() {
     let dir = sample();
     let v = failing(dir.path(), &["status", "--json", "--bogus"], 2);
@@ -324,6 +354,7 @@ fn a_closed_stdout_ends_a_json_command_quietly() {
         &["pin", "search", "--json", "story"],
         &["compact", "--json", "--dry-run", "--force"],
         &["context", "US-002", "--json"],
+        &["report", "--json"],
         &["status", "--json", "--bogus"],
     ] {
         let out = crate::support::command()
