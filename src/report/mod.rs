@@ -419,7 +419,7 @@ fn summarize(runs: Vec<String>, iterations: Vec<Iteration>, skipped_lines: usize
 
 /// `1h 02m`, `3m 05s`, `42s`, `0.8s`.
 pub fn duration(ms: u64) -> String {
-    if ms < 10_000 && ms % 1000 != 0 {
+    if ms < 10_000 && !ms.is_multiple_of(1000) {
         return format!("{:.1}s", ms as f64 / 1000.0);
     }
     let s = ms / 1000;
@@ -435,7 +435,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
