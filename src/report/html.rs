@@ -313,7 +313,12 @@ fn timeline(out: &mut String, run: &str, its: &[&Iteration], named: bool) {
         .unwrap_or(0)
         .max(1);
     if named {
-        let _ = writeln!(out, "<h3>run {}</h3>", escape(run));
+        let _ = writeln!(
+            out,
+            "<h3>run {} &middot; {}</h3>",
+            escape(run),
+            duration(span)
+        );
     }
     out.push_str("<div class=\"lanes\">\n<div class=\"axis\"><div class=\"label\"></div><div class=\"track\">");
     let step = tick_step(span);

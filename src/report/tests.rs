@@ -112,10 +112,21 @@ fn html_escapes_every_string_from_the_file_and_loads_nothing() {
 }
 
 #[test]
+fn text_never_prints_a_control_character_from_the_file() {
+    let records =
+        vec![json!({"run_id": "r\u{1b}]0;x\u{7}", "story": "A\u{1b}[31mB", "outcome": "done\r"})];
+    let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
+    for out in [text::text(&r), text::markdown(&r)] {
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        assert!(out.contains("A\u{fffd}[31mB"), "{out}");
+    }
+}
+
+#[test]
 fn markdown_escapes_cell_breakers() {
     let records = vec![json!({"run_id": "r", "story": "A|B\nC", "outcome": "done"})];
     let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
-    assert!(text::markdown(&r).contains("| A\\|B C |"));
+    assert!(text::markdown(&r).contains("| A\\|B\u{fffd}C |"));
 }
 
 #[test]

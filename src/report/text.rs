@@ -11,6 +11,14 @@ pub fn outcome_label(outcome: &str) -> String {
     }
 }
 
+/// `s` without control characters: a story id from the file must not move the cursor or
+/// recolour a terminal (`\x1b[…`), nor break a table's row.
+pub fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
+}
+
 /// The table's header and rows (the totals last), the optional columns only when present.
 fn table(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let c = r.columns;
@@ -28,10 +36,10 @@ fn table(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
     opt(c.cost, "cost", &mut head);
     let row = |s: &StoryRow| {
         let mut cells = vec![
-            s.story.clone(),
+            printable(&s.story),
             s.iterations.to_string(),
             duration(s.duration_ms),
-            outcome_label(&s.outcome),
+            printable(&outcome_label(&s.outcome)),
         ];
         if c.verify {
             cells.push(if s.verify_total == 0 {
@@ -45,10 +53,10 @@ fn table(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
             cells.push(w.join(","));
         }
         if c.merge {
-            cells.push(s.merge.clone().unwrap_or_else(|| "-".into()));
+            cells.push(s.merge.as_deref().map_or("-".into(), printable));
         }
         if c.review {
-            cells.push(s.review.clone().unwrap_or_else(|| "-".into()));
+            cells.push(s.review.as_deref().map_or("-".into(), printable));
         }
         if c.tokens {
             cells.push(s.tokens.map_or("-".into(), thousands));
@@ -99,10 +107,10 @@ pub fn title(r: &Report) -> String {
         [one] => format!("run {one}"),
         many => format!("{} runs ({} to {})", many.len(), first(many), last(many)),
     };
-    format!(
+    printable(&format!(
         "ralph report: {runs}{when}; wall time {}",
         duration(r.totals.wall_ms)
-    )
+    ))
 }
 
 fn first(v: &[String]) -> &str {
