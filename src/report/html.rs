@@ -271,7 +271,7 @@ fn tooltip(i: &Iteration) -> String {
         duration(i.duration_ms)
     );
     if let Some(s) = &i.start {
-        let _ = write!(t, "\nstart {s}");
+        let _ = write!(t, "\nstart {}", super::when(s));
     }
     if !i.agent.is_empty() {
         let _ = write!(t, "\nagent {}", i.agent);
@@ -420,7 +420,7 @@ fn iterations(out: &mut String, r: &Report) {
         let _ = write!(
             out,
             "<td class=\"t\">{}</td><td class=\"n\">{}</td><td>{}</td>",
-            escape(i.start.as_deref().unwrap_or("-")),
+            escape(&i.start.as_deref().map_or("-".into(), super::when)),
             duration(i.duration_ms),
             pill(&i.outcome)
         );

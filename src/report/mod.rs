@@ -430,6 +430,15 @@ pub fn duration(ms: u64) -> String {
     }
 }
 
+/// An RFC 3339 start as a person reads it, to the second in UTC (`2026-11-26 10:00:05 UTC`);
+/// anything unreadable as written.
+pub fn when(start: &str) -> String {
+    match start.parse::<jiff::Timestamp>() {
+        Ok(t) => t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        Err(_) => start.to_string(),
+    }
+}
+
 /// `12,345`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -139,4 +139,10 @@ fn numbers_read_as_a_person_writes_them() {
     assert_eq!(thousands(12), "12");
     assert_eq!(cost(0.214), "$0.21");
     assert_eq!(cost(0.0031), "$0.0031");
+    assert_eq!(
+        when("2026-11-26T13:03:20.549463991Z"),
+        "2026-11-26 13:03:20 UTC"
+    );
+    assert_eq!(when("2026-11-26T14:03:20+01:00"), "2026-11-26 13:03:20 UTC");
+    assert_eq!(when("yesterday"), "yesterday");
 }

@@ -101,7 +101,7 @@ pub fn title(r: &Report) -> String {
         .iterations
         .first()
         .and_then(|i| i.start.as_deref())
-        .map(|s| format!(", started {s}"))
+        .map(|s| format!(", started {}", super::when(s)))
         .unwrap_or_default();
     let runs = match r.runs.as_slice() {
         [one] => format!("run {one}"),
