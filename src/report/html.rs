@@ -400,6 +400,12 @@ fn iterations(out: &mut String, r: &Report) {
     if c.verify {
         out.push_str("<th>verify</th>");
     }
+    if c.merge {
+        out.push_str("<th>merge</th>");
+    }
+    if c.review {
+        out.push_str("<th>review</th>");
+    }
     if c.tokens {
         out.push_str("<th class=\"n\">tokens</th>");
     }
@@ -434,6 +440,11 @@ fn iterations(out: &mut String, r: &Report) {
                 let _ = write!(v, "<br>failed: <code>{}</code>", escape(f));
             }
             let _ = write!(out, "<td>{v}</td>");
+        }
+        for (on, v) in [(c.merge, &i.merge), (c.review, &i.review)] {
+            if on {
+                let _ = write!(out, "<td>{}</td>", escape(v.as_deref().unwrap_or("-")));
+            }
         }
         let usage = i.usage.as_ref();
         if c.tokens {
