@@ -17,6 +17,7 @@
 //! max_failures = 3
 //! no_wait = false
 //! compact = true
+//! parallel = 1             # stories at once, each in its own git worktree (specs/parallel.md)
 //! [verify]
 //! commands = ["cargo test"]
 //! [compact]
@@ -48,6 +49,7 @@ const RUN_KEYS: &[&str] = &[
     "max_failures",
     "no_wait",
     "compact",
+    "parallel",
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
@@ -111,6 +113,8 @@ pub struct Layer {
     pub max_failures: Option<u32>,
     pub no_wait: Option<bool>,
     pub compact: Option<bool>,
+    /// `--parallel K`: stories run at once (1: the sequential loop).
+    pub parallel: Option<u32>,
     pub verify: Option<Vec<String>>,
     /// progress.txt compaction: line threshold and recent lines kept verbatim.
     pub compact_threshold: Option<usize>,
@@ -141,6 +145,8 @@ pub struct Settings {
     pub max_failures: u32,
     pub no_wait: bool,
     pub compact: bool,
+    /// Stories run at once, each in its own worktree (1: the sequential loop).
+    pub parallel: u32,
     pub verify: Vec<String>,
     pub compact_threshold: usize,
     pub compact_keep_recent: usize,
@@ -161,6 +167,7 @@ impl Default for Settings {
             max_failures: 3,
             no_wait: false,
             compact: true,
+            parallel: 1,
             verify: vec![],
             compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
             compact_keep_recent: crate::progress::compact::DEFAULT_KEEP_RECENT,
@@ -219,6 +226,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         max_failures: pick!(max_failures, d.max_failures),
         no_wait: pick!(no_wait, d.no_wait),
         compact: pick!(compact, d.compact),
+        parallel: pick!(parallel, d.parallel),
         verify: pick!(verify, d.verify.clone()),
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
@@ -337,6 +345,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         compact: v("RALPH_NO_COMPACT")
             .map(|s| parse_bool("RALPH_NO_COMPACT", &s).map(|b| !b))
+            .transpose()?,
+        parallel: v("RALPH_PARALLEL")
+            .map(|s| parse_count("RALPH_PARALLEL", &s))
             .transpose()?,
         verify: v("RALPH_VERIFY").map(|s| {
             s.lines()
@@ -500,6 +511,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "sleep") => layer.sleep = Some(dur(v)?),
                 ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
+                ("run", "parallel") => layer.parallel = Some(count(v)?),
                 ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
                 ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),
                 ("context", "budget") => layer.context_budget = Some(count(v)? as usize),

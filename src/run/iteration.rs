@@ -74,7 +74,7 @@ pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
         .collect()
 }
 
-fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
+pub(crate) fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
     let file = match std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -322,6 +322,10 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             .clone()
             .filter(|_| outcome == Outcome::RateLimited),
         skipped: false,
+        worker: None,
+        base: None,
+        merge: None,
+        attempt_ref: None,
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {

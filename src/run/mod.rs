@@ -17,6 +17,7 @@ pub mod integrity;
 pub mod iteration;
 pub mod lock;
 pub mod outcome;
+pub mod parallel;
 pub mod prompt;
 pub mod ratelimit;
 pub mod rejected;
@@ -74,6 +75,8 @@ pub enum RunError {
         state: String,
         good: PathBuf,
     },
+    #[error(transparent)]
+    Parallel(#[from] parallel::ParallelError),
     #[error("cannot install the Ctrl-C handler: {0}")]
     Signals(std::io::Error),
     #[error("--story {id}: {why}")]
@@ -187,7 +190,7 @@ impl PrdCache {
 
 /// The story to run: `--story` when given, unfinished and not skipped, else the `ralph next`
 /// rule.
-fn choose(
+pub(crate) fn choose(
     prd: &Prd,
     states: &[State],
     forced: Option<&str>,
@@ -272,7 +275,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
     })
 }
 
-fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     format!(
         "{}-{}",
         jiff::Zoned::now().strftime("%Y%m%dT%H%M%S"),
