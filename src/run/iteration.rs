@@ -187,7 +187,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         echo: opts.echo,
         interrupt: inp.interrupt,
         watch: Some(watch),
-        sweep_orphans: true,
+        // Orphans are ralph's children: with other agents running (--parallel) they cannot be
+        // told apart, so the parallel scheduler sweeps once nothing runs.
+        sweep_orphans: s.parallel <= 1,
         record: Some(super::state_dir(&opts.root).join(super::AGENT_GROUP)),
     })?;
     if run.stopped_leftovers {
@@ -249,6 +251,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
                 log: log.clone(),
                 echo: opts.echo,
                 interrupt: inp.interrupt,
+                sweep_orphans: s.parallel <= 1,
             },
         )?;
         (Some(gate_summary(&gate, s.verify.len())), gate.results)

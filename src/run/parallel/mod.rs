@@ -313,6 +313,10 @@ impl Sched<'_> {
                     self.finished(&id, r);
                 }
             }
+            // Nothing runs now: what agents left outside their groups can be stopped.
+            if crate::agent::process::stop_orphans(self.opts.settings.grace) {
+                eprintln!("ralph: stopped processes the agents left running");
+            }
             let ids: Vec<String> = self.claims.keys().cloned().collect();
             for id in ids {
                 self.release(&id, "interrupted");

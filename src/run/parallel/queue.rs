@@ -187,6 +187,7 @@ pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
                 log: inp.log.clone(),
                 echo: false,
                 interrupt: inp.interrupt,
+                sweep_orphans: false,
             },
         );
         let gate = match gate {
