@@ -292,17 +292,15 @@ fn passes_flips_in_the_main_tree_only_with_the_merge() {
     );
 }
 
-#[test]
-fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
+/// Agent body: uncommitted work, its pid recorded, SIGTERM ignored; A also starts a grandchild
+/// in a session of its own (out of its process group).
+const HANGING: &str = "echo wip > $id-wip.txt\necho $$ > \"$D/pid-$id\"\n\
+     if [ $id = A ]; then setsid sh -c 'trap \"\" TERM; while :; do sleep 0.1; done' & echo $! > \"$D/gpid\"; fi\n\
+     trap '' TERM\nwhile :; do sleep 0.1; done";
+
+fn three_hanging() -> (Project, Child) {
     let p = project(&[story("A", 1, &[]), story("B", 2, &[]), story("C", 3, &[])]);
-    // Every agent leaves uncommitted work, records its pid and ignores SIGTERM; A also starts
-    // a grandchild in a session of its own (out of its process group).
-    agent(
-        &p,
-        "echo wip > $id-wip.txt\necho $$ > \"$D/pid-$id\"\n\
-         if [ $id = A ]; then setsid sh -c 'trap \"\" TERM; while :; do sleep 0.1; done' & echo $! > \"$D/gpid\"; fi\n\
-         trap '' TERM\nwhile :; do sleep 0.1; done",
-    );
+    agent(&p, HANGING);
     let child = spawn(&p, &["--parallel", "3"]);
     wait_for(30, || {
         ["A", "B", "C"]
@@ -310,39 +308,81 @@ fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
             .all(|id| p.fake.join(format!("pid-{id}")).exists())
             && p.fake.join("gpid").exists()
     });
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
+    (p, child)
+}
+
+#[test]
+fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
+    for (signal, exit) in [(libc::SIGINT, 130), (libc::SIGHUP, 129)] {
+        let (p, child) = three_hanging();
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let (code, err) = finish(child);
+        assert_eq!(code, Some(exit), "{err}");
+        for f in ["pid-A", "pid-B", "pid-C", "gpid"] {
+            let pid = p.read_pid(f);
+            wait_for(5, || !alive(pid));
+        }
+        assert_eq!(worktrees(&p), 1, "{err}");
+        assert!(!p.root().join(".ralph/worktrees").exists());
+        assert!(!p.root().join(".git/MERGE_HEAD").exists());
+        let locks = Command::new("find")
+            .args([".git", "-name", "*.lock"])
+            .current_dir(p.root())
+            .output()
+            .unwrap();
+        assert!(locks.stdout.is_empty(), "{locks:?}");
+        for id in ["A", "B", "C"] {
+            assert!(!p.passes(id));
+            // The interrupted work is kept on its story branch.
+            let kept = git(
+                &p.root(),
+                &["show", &format!("ralph/par--{id}:{id}-wip.txt")],
+            );
+            assert_eq!(kept, "wip");
+        }
+        assert!(p.history().iter().all(|r| r["outcome"] == "interrupted"));
+        // The lock is free: the next run takes it at once and finishes the stories.
+        agent(&p, &format!("echo $id > $id.txt\n{FLIP}\n{COMMIT}"));
+        let (code, err) = finish(spawn(&p, &["--parallel", "3"]));
+        assert_eq!(code, Some(0), "{err}");
+        assert!(p.passes("A") && p.passes("B") && p.passes("C"));
     }
-    let (code, err) = finish(child);
-    assert_eq!(code, Some(130), "{err}");
-    for f in ["pid-A", "pid-B", "pid-C", "gpid"] {
-        let pid = p.read_pid(f);
-        wait_for(5, || !alive(pid));
-    }
-    assert_eq!(worktrees(&p), 1, "{err}");
-    assert!(!p.root().join(".ralph/worktrees").exists());
-    assert!(!p.root().join(".git/MERGE_HEAD").exists());
-    let locks = Command::new("find")
-        .args([".git", "-name", "*.lock"])
-        .current_dir(p.root())
-        .output()
-        .unwrap();
-    assert!(locks.stdout.is_empty(), "{locks:?}");
-    for id in ["A", "B", "C"] {
-        assert!(!p.passes(id));
-        // The interrupted work is kept on its story branch.
-        let kept = git(
-            &p.root(),
-            &["show", &format!("ralph/par--{id}:{id}-wip.txt")],
-        );
-        assert_eq!(kept, "wip");
-    }
-    assert!(p.history().iter().all(|r| r["outcome"] == "interrupted"));
-    // The lock is free: the next run takes it at once and finishes the stories.
+}
+
+#[test]
+fn after_ralph_is_sigkilled_the_next_run_cleans_up_and_resumes() {
+    let (p, mut child) = three_hanging();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let pids: Vec<i32> = ["pid-A", "pid-B", "pid-C"]
+        .iter()
+        .map(|f| p.read_pid(f))
+        .collect();
+    assert!(pids.iter().all(|&pid| alive(pid)));
+    assert_eq!(worktrees(&p), 4);
+    // The next run stops the recorded groups, removes the worktrees (their work committed to
+    // the story branches) and resumes: the earlier work is named in the prompt.
     agent(&p, &format!("echo $id > $id.txt\n{FLIP}\n{COMMIT}"));
     let (code, err) = finish(spawn(&p, &["--parallel", "3"]));
     assert_eq!(code, Some(0), "{err}");
+    for pid in pids {
+        wait_for(5, || !alive(pid));
+    }
+    assert!(err.contains("stale worktree"), "{err}");
     assert!(p.passes("A") && p.passes("B") && p.passes("C"));
+    assert_eq!(worktrees(&p), 1);
+    let prompt = std::fs::read_to_string(p.fake.join("stdin-A-1")).unwrap();
+    assert!(
+        prompt.contains("refs/ralph/attempts/ralph/par--A/0"),
+        "{prompt}"
+    );
+    // A's grandchild left its group: the killed run could not stop it, and nothing recorded
+    // it; stop it here so the test leaves nothing behind.
+    unsafe {
+        libc::kill(p.read_pid("gpid"), libc::SIGKILL);
+    }
 }
 
 #[test]

@@ -55,7 +55,8 @@ prints debug events on stderr.",
   ralph run --tool amp            --tool is --agent, as in the original Ralph
   ralph run --agent-cmd \"my-agent --fast\" --prompt-mode arg
   ralph run --dry-run             the chosen story, the exact argv and prompt; runs nothing
-  ralph run --story US-003        start with this (ready) story",
+  ralph run --story US-003        start with this (ready) story
+  ralph run --parallel 4          up to 4 stories at once, each in its own git worktree",
     ),
     (
         &["demo"],

@@ -11,8 +11,10 @@
 //! loop of the parent module, untouched.
 
 pub mod board;
+mod landing;
 pub mod policy;
 pub mod queue;
+mod worker;
 pub mod worktree;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -21,13 +23,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::history::{MergeRecord, Record};
-use super::outcome::{Outcome, Progress, Strikes};
+use super::history::Record;
+use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
-use super::{Exit, Options, RunError, git, iteration, lock, ratelimit, state_dir, status};
+use super::{Exit, Options, RunError, git, lock, ratelimit, state_dir, status};
 use crate::graph;
 use crate::prd::Prd;
-use policy::{MergeVerdict, Pause, SendBack};
+use landing::record;
+use worker::{AttemptDone, Job, MakeWorktree, work};
 
 /// How often the status lines of the running stories are printed.
 const BOARD_EVERY: Duration = Duration::from_secs(10);
@@ -79,6 +82,8 @@ struct Claim {
     since: Instant,
     claimed: Instant,
     retry: Option<RetryNote>,
+    /// The worktree is not made yet (its first attempt makes it).
+    fresh: bool,
     failures: BTreeMap<&'static str, u32>,
     agent: Duration,
     log: PathBuf,
@@ -86,61 +91,6 @@ struct Claim {
     merged_mark: usize,
     /// The gated attempt waiting for the queue.
     gated: Option<Record>,
-}
-
-/// One attempt for a worker thread (owned: it outlives no borrow of the scheduler).
-struct Job {
-    id: String,
-    opts: Options,
-    run_id: String,
-    run_dir: PathBuf,
-    n: u32,
-    attempt: u32,
-    retry: Option<RetryNote>,
-}
-
-struct AttemptDone {
-    outcome: Outcome,
-    progress: Option<Progress>,
-    record: Record,
-    retry: Option<RetryNote>,
-    rate_line: Option<String>,
-}
-
-/// One attempt in a worktree: `iteration::run_one`, then (when gated) what the agent left is
-/// committed, so what merges is what the gate verified.
-fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> {
-    let bytes = crate::fsutil::read(&job.opts.prd_path).map_err(|e| e.to_string())?;
-    let prd = Prd::from_bytes(&job.opts.prd_path, &bytes).map_err(|e| e.to_string())?;
-    let story = prd
-        .story(&job.id)
-        .cloned()
-        .ok_or_else(|| format!("{} is not in the worktree's prd.json", job.id))?;
-    let done = iteration::run_one(iteration::Input {
-        opts: &job.opts,
-        run_id: &job.run_id,
-        run_dir: &job.run_dir,
-        interrupt: stop,
-        prd: &prd,
-        prd_bytes: &bytes,
-        story: &story,
-        n: job.n,
-        attempt: job.attempt,
-        retry: job.retry.as_ref(),
-        before: None,
-    })
-    .map_err(|e| e.to_string())?;
-    if done.outcome == Outcome::Done {
-        let msg = format!("ralph: {}: commit what the agent left", job.id);
-        worktree::commit_all(&job.opts.root, &msg).map_err(|e| e.to_string())?;
-    }
-    Ok(AttemptDone {
-        outcome: done.outcome,
-        progress: done.progress,
-        record: done.record,
-        retry: done.retry,
-        rate_line: done.rate_line,
-    })
 }
 
 /// The scheduler's state (see the module doc).
@@ -163,6 +113,9 @@ struct Sched<'a> {
     rate_until: Option<Instant>,
     merged: Vec<(String, String)>,
     rows: Vec<board::Row>,
+    /// Worktrees and branches of merged stories, removed once the next attempts have started
+    /// (off the path from a merge to the dependants' start).
+    cleanup: Vec<(PathBuf, String)>,
     totals: board::Totals,
     fatal: Option<RunError>,
 }
@@ -251,6 +204,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         rate_until: None,
         merged: vec![],
         rows: vec![],
+        cleanup: vec![],
         totals: board::Totals::default(),
         fatal: None,
     };
@@ -291,6 +245,7 @@ impl Sched<'_> {
                         let _ = tx.send((job.id, r));
                     });
                 }
+                self.tidy();
                 if self.claims.is_empty() {
                     break Some(self.finish());
                 }
@@ -313,6 +268,7 @@ impl Sched<'_> {
                     self.finished(&id, r);
                 }
             }
+            self.tidy();
             // Nothing runs now: what agents left outside their groups can be stopped.
             if crate::agent::process::stop_orphans(self.opts.settings.grace) {
                 eprintln!("ralph: stopped processes the agents left running");
@@ -413,23 +369,6 @@ impl Sched<'_> {
             let key = self.keys.get(&story.id).cloned().unwrap_or_default();
             let branch = policy::story_branch(&self.branch, &key);
             let wt = state_dir(&self.root).join("worktrees").join(&key);
-            let kept = match worktree::add(&self.root, &wt, &branch, &self.tip) {
-                Ok(k) => k,
-                Err(e) => {
-                    crate::say!("ralph: {}: cannot make its worktree: {e}", story.id);
-                    self.held
-                        .insert(story.id.clone(), format!("no worktree: {e}"));
-                    continue;
-                }
-            };
-            let retry = kept.map(|r| RetryNote {
-                attempt: 0,
-                reason: format!(
-                    "an earlier run left unmerged work for this story; it is kept at {r} (`git diff {}..{r}` shows it against the current tip, `git cherry-pick` can replay it)",
-                    self.tip
-                ),
-                output_tail: None,
-            });
             let worker = (1..=self.opts.settings.parallel)
                 .find(|w| self.claims.values().all(|c| c.worker != *w))
                 .unwrap_or(1);
@@ -445,7 +384,8 @@ impl Sched<'_> {
                     state: ClaimState::Waiting(Instant::now()),
                     since: Instant::now(),
                     claimed: Instant::now(),
-                    retry,
+                    retry: None,
+                    fresh: true,
                     failures: BTreeMap::new(),
                     agent: Duration::ZERO,
                     log: PathBuf::new(),
@@ -466,12 +406,11 @@ impl Sched<'_> {
         c.state = ClaimState::Running;
         c.since = Instant::now();
         c.log = self.run_dir.join(format!("iter-{n}.log"));
-        // The prompt shows what blockers produced from history: give the worktree a copy.
-        let hist = super::history::path(&self.root);
-        let wt_state = state_dir(&c.wt);
-        if crate::fsutil::create_dir_all(&wt_state).is_ok() {
-            let _ = std::fs::copy(&hist, wt_state.join("history.jsonl"));
-        }
+        let make = std::mem::take(&mut c.fresh).then(|| MakeWorktree {
+            root: self.root.clone(),
+            branch: c.branch.clone(),
+            tip: c.base.clone(),
+        });
         let mut opts = self.opts.clone();
         opts.root = c.wt.clone();
         opts.prd_path = c.wt.join(&self.prd_rel);
@@ -495,6 +434,8 @@ impl Sched<'_> {
             n,
             attempt: c.attempt,
             retry: c.retry.clone(),
+            make,
+            history: super::history::path(&self.root),
         }
     }
 
@@ -597,270 +538,5 @@ impl Sched<'_> {
                 }
             }
         }
-    }
-
-    /// Merge a queued story (the queue's one step) and act on the verdict.
-    fn merge(&mut self, id: &str, stop: &AtomicBool) {
-        let s = &self.opts.settings;
-        let Some(c) = self.claims.get_mut(id) else {
-            return;
-        };
-        c.state = ClaimState::Queued;
-        let log = iteration::log_sink(&self.run_dir.join(format!("merge-{}.log", self.n)));
-        let t0 = Instant::now();
-        let report = queue::merge(&queue::MergeInput {
-            root: &self.root,
-            branch: &self.branch,
-            tip: &self.tip,
-            story_branch: &c.branch,
-            story_id: id,
-            story_title: &c.title,
-            base: &c.base,
-            prd_rel: &self.prd_rel,
-            verify: &s.verify,
-            timeout: s.timeout,
-            grace: s.grace,
-            log,
-            interrupt: stop,
-        });
-        self.totals.queue += t0.elapsed();
-        let r = match report {
-            Ok(r) => r,
-            Err(source) => {
-                self.fatal = Some(
-                    ParallelError::Queue {
-                        story: id.to_string(),
-                        source,
-                    }
-                    .into(),
-                );
-                return;
-            }
-        };
-        let mut rec = c.gated.take().unwrap_or_else(|| unreachable_record(id));
-        let tip_before = self.tip.clone();
-        let mut merge = MergeRecord {
-            result: String::new(),
-            tip_before: tip_before.clone(),
-            tip_after: None,
-            fast_forward: r.fast_forward,
-            conflicts: vec![],
-            verify: r.verify.clone(),
-        };
-        match r.verdict {
-            MergeVerdict::Merged { fast_forward } => {
-                let commit = r.commit.clone().unwrap_or_default();
-                merge.result = "merged".into();
-                merge.tip_after = Some(commit.clone());
-                rec.head_after = Some(commit.clone());
-                rec.merge = Some(merge);
-                record(&self.root, &rec);
-                self.tip = commit.clone();
-                self.merged.push((id.to_string(), commit.clone()));
-                self.totals.merges += 1;
-                self.strikes
-                    .record(id, Outcome::Done, Some(Progress::default()));
-                let how = if fast_forward {
-                    "fast-forward".to_string()
-                } else if s.verify.is_empty() {
-                    "merged, not re-verified: no verify commands".to_string()
-                } else {
-                    format!("re-verified in {}", ratelimit::format_elapsed(t0.elapsed()))
-                };
-                crate::say!("ralph {id}: merged ({:.7}, {how})", commit);
-                self.release(id, "merged");
-            }
-            MergeVerdict::SentBack(why) => {
-                let (outcome, result) = match &why {
-                    SendBack::Conflict(paths) => {
-                        merge.conflicts = paths.clone();
-                        (Outcome::MergeConflict, "conflict")
-                    }
-                    SendBack::VerifyFailed => (Outcome::MergeVerifyFailed, "verify-failed"),
-                };
-                merge.result = result.into();
-                rec.outcome = outcome;
-                rec.merge = Some(merge);
-                self.send_back(id, rec, &why, r.failed);
-            }
-            MergeVerdict::Pause(p) => {
-                let why = match p {
-                    Pause::BranchMoved => format!(
-                        "{} moved outside ralph (it was {tip_before:.12}); see `git log {tip_before:.12}..{}`, then run again",
-                        self.branch, self.branch
-                    ),
-                    Pause::TreeDirty(paths) => format!(
-                        "the main tree has changes ralph did not make ({}); commit or stash them and run again",
-                        paths.join(", ")
-                    ),
-                };
-                c.gated = Some(rec);
-                self.fatal = Some(ParallelError::Paused(why).into());
-            }
-            MergeVerdict::Abort | MergeVerdict::Proceed => {
-                rec.outcome = Outcome::Interrupted;
-                record(&self.root, &rec);
-            }
-        }
-    }
-
-    /// The merge could not land the story: keep its attempt, reset its worktree onto the tip,
-    /// and tell its next prompt why.
-    fn send_back(
-        &mut self,
-        id: &str,
-        mut rec: Record,
-        why: &SendBack,
-        failed: Option<(String, String, String)>,
-    ) {
-        let s = &self.opts.settings;
-        let Some(c) = self.claims.get_mut(id) else {
-            return;
-        };
-        let head = worktree::head(&c.wt).unwrap_or_default();
-        let saved = worktree::save_attempt(&self.root, &c.branch, c.attempt, &head).ok();
-        rec.attempt_ref = saved.clone();
-        let since: Vec<String> = self.merged[c.merged_mark.min(self.merged.len())..]
-            .iter()
-            .map(|(s, m)| format!("{s} (merged as {m:.7})"))
-            .collect();
-        let since = if since.is_empty() {
-            "the stories merged since your base".to_string()
-        } else {
-            since.join(", ")
-        };
-        let kept = match &saved {
-            Some(r) => format!(
-                "the previous attempt is kept at {r} (`git diff {base:.12}..{r}` shows it, `git cherry-pick {base:.12}..{r}` replays it)",
-                base = c.base
-            ),
-            None => "the previous attempt could not be kept".into(),
-        };
-        let (reason, tail, label) = match why {
-            SendBack::Conflict(paths) => (
-                format!(
-                    "it could not be merged: it conflicts with {since} in {}. Your work was reset onto the current tip; {kept}. Redo the story on the current code, reusing what still applies",
-                    paths.join(", ")
-                ),
-                None,
-                "conflict",
-            ),
-            SendBack::VerifyFailed => {
-                let (cmd, how, tail) = failed.unwrap_or_default();
-                (
-                    format!(
-                        "it passed verification alone but failed once merged with {since}: `{cmd}` {how}. Your work was reset onto the current tip; {kept}. Redo the story so it works with their code"
-                    ),
-                    Some(tail),
-                    "verify",
-                )
-            }
-        };
-        crate::say!(
-            "ralph {id}: sent back ({}): {}",
-            rec.outcome.name(),
-            match why {
-                SendBack::Conflict(p) => p.join(", "),
-                SendBack::VerifyFailed => "failed verify on the merged result".into(),
-            }
-        );
-        self.totals.send_backs += 1;
-        *c.failures.entry(label).or_insert(0) += 1;
-        if let Err(e) = worktree::reset_onto(&c.wt, &self.tip) {
-            crate::say!("ralph: {id}: cannot reset its worktree: {e}");
-        }
-        c.base = self.tip.clone();
-        c.merged_mark = self.merged.len();
-        c.retry = Some(RetryNote {
-            attempt: c.attempt,
-            reason,
-            output_tail: tail.map(|t| crate::run::verdict::tail_of(&t, 4096).to_string()),
-        });
-        c.state = ClaimState::Waiting(Instant::now() + s.sleep);
-        let held = self
-            .strikes
-            .record(id, rec.outcome, Some(Progress::default()));
-        rec.skipped = held.is_some();
-        record(&self.root, &rec);
-        if let Some(k) = held {
-            let why = format!("sent back {k} times in a row");
-            crate::say!("ralph: holding {id} for the rest of this run: {why}");
-            self.held.insert(id.to_string(), why);
-            self.release(id, "held");
-        }
-    }
-
-    /// Free a claim's slot: commit what is left in its worktree, remove the worktree, delete
-    /// its branch when merged or empty (kept otherwise), and add its summary row.
-    fn release(&mut self, id: &str, result: &str) {
-        let Some(c) = self.claims.remove(id) else {
-            return;
-        };
-        self.queue.retain(|q| q != id);
-        let merged = result == "merged";
-        if !merged && c.wt.exists() {
-            let msg = format!("ralph: work left by run {}, not verified", self.run_id);
-            let _ = worktree::commit_all(&c.wt, &msg);
-        }
-        let head = worktree::head(&c.wt).unwrap_or_default();
-        let empty = head == c.base || worktree::is_ancestor(&self.root, &head, &self.tip);
-        let delete = merged || empty;
-        if let Err(e) = worktree::remove(&self.root, &c.wt, &c.branch, delete) {
-            crate::say!("ralph: warning: {id}: {e}");
-        }
-        if merged {
-            worktree::delete_attempts(&self.root, &c.branch);
-        }
-        let (result, where_) = match (merged, delete) {
-            (true, _) => ("merged".to_string(), format!("{:.7}", self.tip)),
-            (false, false) => (format!("{result}, kept"), c.branch.clone()),
-            (false, true) => (result.to_string(), String::new()),
-        };
-        let failures: Vec<String> = c.failures.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        self.rows.push(board::Row {
-            id: id.to_string(),
-            result,
-            attempts: c.attempt,
-            failures: failures.join(", "),
-            agent: c.agent,
-            claim_to_end: c.claimed.elapsed(),
-            where_,
-        });
-    }
-}
-
-/// Append a history record; a failure is reported, never fatal.
-fn record(root: &std::path::Path, rec: &Record) {
-    if let Err(e) = iteration::record(root, rec) {
-        crate::say!("ralph: warning: {e}");
-    }
-}
-
-/// A queued claim always holds its gated record; should it not, an empty one keeps history
-/// well-formed rather than stopping the run.
-fn unreachable_record(id: &str) -> Record {
-    Record {
-        run_id: String::new(),
-        iteration: 0,
-        story: id.to_string(),
-        agent: String::new(),
-        start: jiff::Timestamp::now().to_string(),
-        duration_ms: 0,
-        exit_code: None,
-        term_signal: None,
-        timed_out: false,
-        signal_seen: false,
-        verify: vec![],
-        outcome: Outcome::Done,
-        head_before: None,
-        head_after: None,
-        files_changed: vec![],
-        restored: vec![],
-        rate_limit: None,
-        skipped: false,
-        worker: None,
-        base: None,
-        merge: None,
-        attempt_ref: None,
     }
 }

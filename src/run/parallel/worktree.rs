@@ -8,6 +8,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// Held while a worktree is added or removed: git reads every other worktree's admin files
+/// (`.git/worktrees/*`) on the way and fails on one that another `git worktree add` has half
+/// written ("failed to read .git/worktrees/A/commondir"), so workers making theirs at once
+/// take turns.
+static WORKTREES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn worktrees_lock() -> std::sync::MutexGuard<'static, ()> {
+    WORKTREES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A git command that failed, or a precondition that does not hold.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
@@ -221,6 +233,7 @@ pub fn add(
     story_branch: &str,
     tip: &str,
 ) -> Result<Option<String>, GitError> {
+    let _turn = worktrees_lock();
     let mut kept = None;
     if let Ok(old) = git(
         root,
@@ -297,6 +310,7 @@ pub fn remove(
     story_branch: &str,
     delete_branch: bool,
 ) -> Result<(), GitError> {
+    let _turn = worktrees_lock();
     let p = wt.to_string_lossy().into_owned();
     if let Err(e) = git(root, &["worktree", "remove", "--force", &p]) {
         if wt.exists() {
