@@ -4,7 +4,7 @@
 //! lives in this library, in modules named after the domain:
 //!
 //! - [`prd`]: the prd.json contract (load, validate, save without losing anything a user wrote).
-//! - [`graph`]: the `blockedBy` dependency graph: readiness, next-story selection, cycles, rendering.
+//! - [`graph`]: the `blockedBy` dependency policy: readiness, next-story selection, rendering.
 //! - [`pin`]: the Pin (specs/INDEX.md): parse, generate, check, search.
 //! - [`progress`]: progress.txt: parse and compact.
 //! - [`context`]: the prompt for one story, assembled under a token budget.
@@ -13,7 +13,8 @@
 //! - [`init`]: `ralph init`'s policy (verify commands from manifests, starter files).
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
 //!
-//! Shared plumbing: [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
+//! Shared plumbing: [`dag`] (dependency graphs and their cycles, below both `prd` and `graph`),
+//! [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
 //! [`par`] (pure work spread over the cores), [`ui`] (colour, `-q`/`-v`, the `tracing` filter).
 
 pub mod agent;
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod code;
 pub mod config;
 pub mod context;
+pub mod dag;
 pub mod exit;
 pub mod fsutil;
 pub mod graph;

@@ -38,7 +38,7 @@ pub fn init(ctx: &Ctx, args: InitArgs) -> anyhow::Result<Code> {
         return Ok(code);
     }
     println!(
-        "next: edit {} (or `ralph prd import PRD.md --force`), then `ralph validate` and `ralph run`",
+        "next: edit {} (or `ralph prd import PRD.md --force`), `ralph validate`, commit what init wrote (`ralph run` refuses uncommitted changes), then `ralph run`",
         ctx.prd_path.display()
     );
     Ok(Code::OK)

@@ -52,9 +52,17 @@ pub struct RunArgs {
     /// Print the chosen story, the exact prompt and argv; change nothing, run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Start even with uncommitted changes in the git work tree (the agent's first commit may
+    /// include them).
+    #[arg(long)]
+    pub allow_dirty: bool,
     /// Do not compact progress.txt before iterations.
     #[arg(long)]
     pub no_compact: bool,
+    /// Report the run as JSON lines on stdout (one event per line, for tools); the agent's
+    /// output then goes to its iteration log only.
+    #[arg(long)]
+    pub json: bool,
     /// Token budget for each prompt (default 24000, or [context] budget in ralph.toml).
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
@@ -92,6 +100,7 @@ impl RunArgs {
             no_wait: self.no_wait.then_some(true),
             compact: self.no_compact.then_some(false),
             parallel: self.parallel,
+            allow_dirty: self.allow_dirty.then_some(true),
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
@@ -116,8 +125,13 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
         settings,
         agent,
         story: args.story.clone(),
-        echo: true,
+        echo: !args.json,
         env: vec![],
+        reporter: if args.json {
+            std::sync::Arc::new(run::events::JsonLines::new(std::io::stdout()))
+        } else {
+            std::sync::Arc::new(run::events::Terminal)
+        },
     })
 }
 
@@ -129,6 +143,9 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
     let plan =
         run::dry_run(opts).with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
     let Some((id, title)) = &plan.story else {
+        for l in &plan.git {
+            println!("{l}");
+        }
         if plan.all_done {
             println!("nothing to run: every story passes");
             return Ok(Code::OK);
@@ -162,6 +179,9 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
         run::ratelimit::format_remaining(s.sleep),
         s.max_failures
     );
+    for l in &plan.git {
+        println!("{l}");
+    }
     if !s.verify.is_empty() {
         println!("verify: {}", s.verify.join(" && "));
     }
@@ -174,6 +194,11 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
     let opts = options(ctx, &args)?;
     if args.dry_run {
         return print_dry_run(&opts);
+    }
+    if opts.settings.parallel >= 2 && args.json {
+        anyhow::bail!(
+            "--json does not work with --parallel yet (its events are not reported as JSON lines); run without --json, or with --parallel 1"
+        );
     }
     let flag = signals::install().context("cannot install the Ctrl-C handler")?;
     let exit = if opts.settings.parallel >= 2 {

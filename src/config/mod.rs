@@ -18,6 +18,7 @@
 //! no_wait = false
 //! compact = true
 //! parallel = 1             # stories at once, each in its own git worktree (specs/parallel.md)
+//! allow_dirty = false      # start with uncommitted changes in the work tree
 //! [verify]
 //! commands = ["cargo test"]
 //! [compact]
@@ -50,6 +51,7 @@ const RUN_KEYS: &[&str] = &[
     "no_wait",
     "compact",
     "parallel",
+    "allow_dirty",
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
@@ -115,6 +117,8 @@ pub struct Layer {
     pub compact: Option<bool>,
     /// `--parallel K`: stories run at once (1: the sequential loop).
     pub parallel: Option<u32>,
+    /// Start with uncommitted changes in the work tree (`--allow-dirty`).
+    pub allow_dirty: Option<bool>,
     pub verify: Option<Vec<String>>,
     /// progress.txt compaction: line threshold and recent lines kept verbatim.
     pub compact_threshold: Option<usize>,
@@ -147,6 +151,7 @@ pub struct Settings {
     pub compact: bool,
     /// Stories run at once, each in its own worktree (1: the sequential loop).
     pub parallel: u32,
+    pub allow_dirty: bool,
     pub verify: Vec<String>,
     pub compact_threshold: usize,
     pub compact_keep_recent: usize,
@@ -168,6 +173,7 @@ impl Default for Settings {
             no_wait: false,
             compact: true,
             parallel: 1,
+            allow_dirty: false,
             verify: vec![],
             compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
             compact_keep_recent: crate::progress::compact::DEFAULT_KEEP_RECENT,
@@ -227,6 +233,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         no_wait: pick!(no_wait, d.no_wait),
         compact: pick!(compact, d.compact),
         parallel: pick!(parallel, d.parallel),
+        allow_dirty: pick!(allow_dirty, d.allow_dirty),
         verify: pick!(verify, d.verify.clone()),
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
@@ -348,6 +355,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         parallel: v("RALPH_PARALLEL")
             .map(|s| parse_count("RALPH_PARALLEL", &s))
+            .transpose()?,
+        allow_dirty: v("RALPH_ALLOW_DIRTY")
+            .map(|s| parse_bool("RALPH_ALLOW_DIRTY", &s))
             .transpose()?,
         verify: v("RALPH_VERIFY").map(|s| {
             s.lines()
@@ -512,6 +522,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
                 ("run", "parallel") => layer.parallel = Some(count(v)?),
+                ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
                 ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
                 ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),
                 ("context", "budget") => layer.context_budget = Some(count(v)? as usize),

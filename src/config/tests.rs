@@ -118,3 +118,20 @@ fn unknown_key_in_a_per_agent_context_table_names_the_nearest() {
     let msg = err.to_string();
     assert!(msg.contains("topk") && msg.contains("top_k"), "{msg}");
 }
+
+#[test]
+fn allow_dirty_flows_from_flag_env_and_file() {
+    let file = parse_file(Path::new("ralph.toml"), "[run]\nallow_dirty = true\n").unwrap();
+    assert!(resolve(&[&file]).allow_dirty);
+    assert!(!resolve(&[&Layer::default()]).allow_dirty);
+    let env = from_env(|k| (k == "RALPH_ALLOW_DIRTY").then(|| "0".into())).unwrap();
+    assert!(!resolve(&[&env, &file]).allow_dirty, "env beats the file");
+    let flag = Layer {
+        allow_dirty: Some(true),
+        ..Layer::default()
+    };
+    assert!(resolve(&[&flag, &env, &file]).allow_dirty);
+    let err = parse_file(Path::new("ralph.toml"), "[run]\nallow_dirty = \"yes\"\n").unwrap_err();
+    assert!(err.to_string().contains("[run] allow_dirty"), "{err}");
+    assert!(from_env(|k| (k == "RALPH_ALLOW_DIRTY").then(|| "maybe".into())).is_err());
+}

@@ -31,25 +31,28 @@ pub fn story_query(s: &Story) -> Vec<crate::code::QueryTerm> {
     crate::code::query(&title, &super::redact::redact(&rest).0)
 }
 
-/// Everything the prompt for `story_id` is made of, read from the project at `root`.
+/// The story `id` of `prd`, or the error that names the file and the nearest id.
+pub fn find_story<'a>(prd: &'a Prd, id: &str) -> Result<&'a Story, ContextError> {
+    prd.story(id).ok_or_else(|| ContextError::UnknownStory {
+        path: prd.path.clone(),
+        id: id.to_string(),
+        hint: crate::suggest::nearest(id, prd.stories.iter().map(|s| s.id.as_str()))
+            .map(|s| format!(" (did you mean {s}?)"))
+            .unwrap_or_default(),
+    })
+}
+
+/// Everything the prompt for `story` (one of `prd`'s) is made of, read from the project at
+/// `root`.
 /// `retry` is why the last attempt failed, when this is a retry.
 pub fn gather(
     root: &Path,
     prd: &Prd,
-    story_id: &str,
+    story: &Story,
     retry: Option<&str>,
     flavour: Flavour,
     opts: &Options,
 ) -> Result<Inputs, ContextError> {
-    let story = prd
-        .story(story_id)
-        .ok_or_else(|| ContextError::UnknownStory {
-            path: prd.path.clone(),
-            id: story_id.to_string(),
-            hint: crate::suggest::nearest(story_id, prd.stories.iter().map(|s| s.id.as_str()))
-                .map(|s| format!(" (did you mean {s}?)"))
-                .unwrap_or_default(),
-        })?;
     let instructions = instructions::load(root, flavour, opts.instructions.as_deref())?.text;
 
     // The progress log and the code are independent reads; a big log is scanned on a second
@@ -320,17 +323,17 @@ fn read_spec_head(root: &Path, rel: &str, lines: usize) -> Option<String> {
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// Build the prompt the loop sends for `story_id`: [`gather`] then [`super::assemble`].
+/// Build the prompt the loop sends for `story`: [`gather`] then [`super::assemble`].
 /// This is the one function the loop calls each iteration (and `ralph context`).
 pub fn build_prompt(
     root: &Path,
     prd: &Prd,
-    story_id: &str,
+    story: &Story,
     retry: Option<&str>,
     flavour: Flavour,
     opts: &Options,
 ) -> Result<super::Assembled, ContextError> {
-    let inputs = gather(root, prd, story_id, retry, flavour, opts)?;
+    let inputs = gather(root, prd, story, retry, flavour, opts)?;
     super::assemble(&inputs, opts)
 }
 

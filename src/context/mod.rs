@@ -31,7 +31,7 @@ use std::path::PathBuf;
 
 pub use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
 pub use budget::Zone;
-pub use gather::{build_prompt, gather};
+pub use gather::{build_prompt, find_story, gather};
 pub use instructions::Flavour;
 pub use report::{Assembled, FileReport, PinReport, PinStatus, SectionReport, Status};
 

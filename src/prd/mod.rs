@@ -115,6 +115,24 @@ impl<'a> StoryRef<'a> {
     }
 }
 
+impl crate::dag::DepNode for StoryRef<'_> {
+    fn node_id(&self) -> &str {
+        self.id_str()
+    }
+    fn node_deps(&self) -> impl Iterator<Item = &str> {
+        self.blocked_by.iter().copied()
+    }
+}
+
+impl crate::dag::DepNode for Story {
+    fn node_id(&self) -> &str {
+        &self.id
+    }
+    fn node_deps(&self) -> impl Iterator<Item = &str> {
+        self.blocked_by.iter().map(String::as_str)
+    }
+}
+
 /// The `userStories` entries of a prd value (empty when it is not an array).
 fn story_values(value: &Value) -> &[Value] {
     value

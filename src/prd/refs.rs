@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::StoryRef;
 use super::validate::Diagnostic;
-use crate::graph::DepGraph;
+use crate::dag::{DepGraph, MAX_CYCLES};
 
 pub fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {
     let mut seen: FxHashMap<String, &StoryRef> = FxHashMap::default();
@@ -145,7 +145,7 @@ pub fn check_refs(
 /// One error per dependency cycle, with its full path.
 pub fn check_cycles(stories: &[StoryRef], dep: &str, errors: &mut Vec<Diagnostic>) {
     let cycles = DepGraph::new(stories).cycles();
-    let capped = cycles.len() >= crate::graph::MAX_CYCLES;
+    let capped = cycles.len() >= MAX_CYCLES;
     for cycle in cycles {
         let first = &stories[cycle[0]];
         let path: Vec<&str> = cycle

@@ -186,6 +186,7 @@ pub fn options(dir: &Path, ralph_exe: &Path) -> Options {
         story: None,
         echo: true,
         env: vec![],
+        reporter: std::sync::Arc::new(super::events::Terminal),
     }
 }
 

@@ -19,15 +19,19 @@ pub struct Snapshot {
 }
 
 fn git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let out = Command::new("git")
+    let out = output(root, args).ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+/// Run `git -C root args…` and keep all it said: its status, stdout and stderr (for commands
+/// whose refusal the person must read, such as a checkout). `Err` only when git cannot start.
+pub fn output(root: &Path, args: &[&str]) -> std::io::Result<std::process::Output> {
+    Command::new("git")
         .arg("-C")
         .arg(root)
         .args(args)
         .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
         .output()
-        .ok()?;
-    out.status.success().then_some(out.stdout)
 }
 
 fn content_hash(path: &Path) -> u64 {

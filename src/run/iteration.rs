@@ -7,10 +7,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::events::{Event, Reporter};
 use super::history::{self, Record};
 use super::outcome::{AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
-use super::{Options, RunError, git, guard, report, verdict, verify};
+use super::{Options, PrdSnapshot, RunError, git, guard, report, verdict, verify};
 use crate::agent::process::{LogSink, Supervise, supervise};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
@@ -21,8 +22,8 @@ pub struct Input<'a> {
     pub run_id: &'a str,
     pub run_dir: &'a Path,
     pub interrupt: &'a AtomicBool,
-    pub prd: &'a Prd,
-    pub prd_bytes: &'a [u8],
+    /// prd.json as the loop read it before this iteration.
+    pub prd: &'a PrdSnapshot,
     pub story: &'a Story,
     /// The counted iteration number (1-based).
     pub n: u32,
@@ -43,7 +44,7 @@ pub struct Done {
     /// What the next prompt for this story should say, when it failed.
     pub retry: Option<RetryNote>,
     /// prd.json after the iteration (guarded, passes settled), when it changed.
-    pub changed: Option<(Prd, Vec<u8>)>,
+    pub changed: Option<PrdSnapshot>,
     /// Every story passes now.
     pub all_done: bool,
     pub rate_line: Option<String>,
@@ -74,7 +75,7 @@ pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
         .collect()
 }
 
-pub(crate) fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
+pub(crate) fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogSink>>> {
     let file = match std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -82,10 +83,12 @@ pub(crate) fn log_sink(path: &Path) -> Option<Arc<Mutex<LogSink>>> {
     {
         Ok(f) => f,
         Err(e) => {
-            eprintln!(
-                "ralph: warning: {}: cannot open the iteration log ({e}); output goes to the terminal only",
-                path.display()
-            );
+            rep.report(Event::Warning {
+                text: format!(
+                    "{}: cannot open the iteration log ({e}); output goes to the terminal only",
+                    path.display()
+                ),
+            });
             return None;
         }
     };
@@ -107,17 +110,12 @@ fn log_line(log: &Option<Arc<Mutex<LogSink>>>, line: &str) {
 
 pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let opts = inp.opts;
+    let prd0: &Prd = &inp.prd.prd;
+    let rep = &*opts.reporter;
     let s = &opts.settings;
     let story = inp.story;
     let start_time = jiff::Zoned::now();
-    let prompt = prompt::build(
-        &opts.root,
-        inp.prd,
-        story,
-        inp.retry,
-        &opts.agent,
-        &s.context,
-    )?;
+    let prompt = prompt::build(&opts.root, prd0, story, inp.retry, &opts.agent, &s.context)?;
     let prompt_file = inp.run_dir.join(format!("prompt-{}.md", inp.n));
     let inv = agent::plan(&opts.agent, &prompt, &prompt_file);
     if let Some(p) = &inv.prompt_file {
@@ -128,11 +126,13 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             }
         })?;
         if inv.switched_to_file {
-            crate::say!(
-                "ralph: the prompt ({} bytes) is too long for one argument; passing the file {} instead",
-                prompt.len(),
-                p.display()
-            );
+            rep.report(Event::Note {
+                text: format!(
+                    "the prompt ({} bytes) is too long for one argument; passing the file {} instead",
+                    prompt.len(),
+                    p.display()
+                ),
+            });
         }
     }
     let prd_rel = opts
@@ -141,7 +141,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "prd.json".into());
     let before = inp.before.or_else(|| git::snapshot(&opts.root, &prd_rel));
-    let log = log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)));
+    let log = log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
     log_line(
         &log,
         &format!(
@@ -193,7 +193,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         record: Some(super::state_dir(&opts.root).join(super::AGENT_GROUP)),
     })?;
     if run.stopped_leftovers {
-        eprintln!("ralph: stopped processes the agent left running");
+        rep.report(Event::Note {
+            text: "stopped processes the agent left running".into(),
+        });
     }
 
     // Step 7: the integrity guard.
@@ -202,9 +204,11 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         n: inp.n,
     };
     if let Some(p) = guard::progress_after(gctx, &progress_path, progress_before.as_deref())? {
-        eprintln!("ralph: {}", report::progress_restored(&p));
+        rep.report(Event::Note {
+            text: report::progress_restored(&p),
+        });
     }
-    let g = guard::after_agent(gctx, &opts.prd_path, inp.prd, inp.prd_bytes, &story.id)?;
+    let g = guard::after_agent(gctx, &opts.prd_path, prd0, &inp.prd.bytes, &story.id)?;
     let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
         Some(g) => (
             g.restored.iter().map(ToString::to_string).collect(),
@@ -215,7 +219,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     if let Some(g) = &g
         && let Some(line) = report::prd_restored(&opts.prd_path, g)
     {
-        eprintln!("ralph: {line}");
+        rep.report(Event::Note { text: line });
     }
     let rejected = g.as_ref().and_then(|g| g.rejected.clone());
     let mut changed: Option<(Prd, Vec<u8>)> = g.map(|g| (g.prd, g.bytes));
@@ -234,7 +238,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         interrupted: run.interrupted,
         passes_after: changed
             .as_ref()
-            .map_or(inp.prd, |(p, _)| p)
+            .map_or(prd0, |(p, _)| p)
             .story(&story.id)
             .is_some_and(|x| x.passes),
         signalled: signalled.load(Ordering::SeqCst),
@@ -252,6 +256,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
                 echo: opts.echo,
                 interrupt: inp.interrupt,
                 sweep_orphans: s.parallel <= 1,
+                reporter: rep,
             },
         )?;
         (Some(gate_summary(&gate, s.verify.len())), gate.results)
@@ -273,7 +278,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     if !settle.is_empty() {
         let mut prd = match changed.take() {
             Some((p, _)) => p,
-            None => inp.prd.clone(),
+            None => prd0.clone(),
         };
         for (id, passes) in &settle {
             prd.set_passes(id, *passes)?;
@@ -281,7 +286,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         let bytes = guard::save_settled(gctx, &prd)?;
         changed = Some((prd, bytes));
     }
-    let all_done = changed.as_ref().map_or(inp.prd, |(p, _)| p).all_done();
+    let all_done = changed.as_ref().map_or(prd0, |(p, _)| p).all_done();
 
     let after = git::snapshot(&opts.root, &prd_rel);
     let passes_flipped = flips.iter().any(|(id, p)| id == &story.id && *p);
@@ -342,15 +347,19 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         });
         match git::commit_correction(&opts.root, &prd_rel, &msg) {
             Ok(Some(head)) => {
-                eprintln!("ralph: committed its correction of {prd_rel} ({head:.12})");
+                rep.report(Event::Note {
+                    text: format!("committed its correction of {prd_rel} ({head:.12})"),
+                });
                 if let Some(a) = after.as_mut() {
                     a.head = Some(head);
                 }
             }
             Ok(None) => {}
-            Err(e) => eprintln!(
-                "ralph: warning: {e}; {prd_rel} in the work tree is corrected, but HEAD may still hold the rejected version"
-            ),
+            Err(e) => rep.report(Event::Warning {
+                text: format!(
+                    "{e}; {prd_rel} in the work tree is corrected, but HEAD may still hold the rejected version"
+                ),
+            }),
         }
     }
     Ok(Done {
@@ -358,7 +367,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         progress,
         record,
         retry: v.retry,
-        changed,
+        changed: changed.map(|(p, b)| PrdSnapshot::new(p, b)),
         all_done,
         rate_line,
         extra: v.extra,

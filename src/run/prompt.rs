@@ -55,7 +55,7 @@ pub fn build(
 ) -> Result<String, PromptError> {
     let note = retry.map(RetryNote::to_text);
     let flavour = Flavour::for_agent(agent.kind.name());
-    let assembled = context::build_prompt(root, prd, &story.id, note.as_deref(), flavour, opts)?;
+    let assembled = context::build_prompt(root, prd, story, note.as_deref(), flavour, opts)?;
     Ok(assembled.prompt)
 }
 

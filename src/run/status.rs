@@ -27,15 +27,14 @@ fn outcome_style(outcome: Outcome) -> anstyle::Style {
 pub fn status_line(
     i: u32,
     n: u32,
-    story: &Story,
+    id: &str,
+    title: &str,
     elapsed: Duration,
     outcome: Outcome,
     extra: &str,
 ) -> String {
     let mut s = format!(
-        "ralph [{i}/{n}] {} {} · {} · {}",
-        story.id,
-        story.title,
+        "ralph [{i}/{n}] {id} {title} · {} · {}",
         format_elapsed(elapsed),
         crate::ui::paint(outcome_style(outcome), outcome.name())
     );
@@ -96,7 +95,8 @@ mod tests {
         let line = status_line(
             2,
             10,
-            &s,
+            &s.id,
+            &s.title,
             Duration::from_secs(63),
             Outcome::Done,
             "verify 1/1",

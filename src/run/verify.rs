@@ -33,12 +33,15 @@ pub struct VerifyEnv<'a> {
     pub interrupt: &'a AtomicBool,
     /// Stop this process's other children afterwards (only when nothing else runs).
     pub sweep_orphans: bool,
+    pub reporter: &'a dyn super::events::Reporter,
 }
 
 pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentError> {
     let mut results = Vec::new();
     for cmd in commands {
-        crate::say!("ralph: verify: {cmd}");
+        env.reporter.report(super::events::Event::Note {
+            text: format!("verify: {cmd}"),
+        });
         if let Some(log) = &env.log
             && let Ok(mut sink) = log.lock()
         {

@@ -16,6 +16,7 @@ use crate::pin::check::{self, Severity};
 use crate::prd::PrdError;
 use crate::prd::validate::{Diagnostic, Report};
 use crate::progress::store::ProgressError;
+use crate::run::branch::BranchError;
 use crate::run::history::HistoryError;
 use crate::run::lock::LockError;
 
@@ -126,6 +127,13 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
     if let Some(n) = e.downcast_ref::<crate::cli::pin::NoPin>() {
         return Some(at("no-pin", &n.path));
     }
+    // `RunError` wraps it transparently: its chain skips the inner error, so look inside.
+    if let Some(b) = e.downcast_ref::<BranchError>().or(match e.downcast_ref() {
+        Some(crate::run::RunError::Branch(b)) => Some(b),
+        _ => None,
+    }) {
+        return Some(branch_error(b));
+    }
     if let Some(l) = e.downcast_ref::<LockError>() {
         return Some(match l {
             LockError::Held { path, .. } => at("locked", path),
@@ -133,6 +141,25 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
         });
     }
     None
+}
+
+fn branch_error(b: &BranchError) -> Problem {
+    let at = |code: &str, path: &std::path::Path| Problem::new(code, "").file(path.display());
+    let in_prd = |code: &str, prd: &std::path::Path, pointer: &str| Problem {
+        pointer: Some(pointer.to_string()),
+        ..at(code, prd)
+    };
+    match b {
+        BranchError::InvalidName { prd, pointer, .. } => {
+            in_prd("branch-name-invalid", prd, pointer)
+        }
+        BranchError::BaseMissing { prd, pointer, .. } => {
+            in_prd("base-branch-missing", prd, pointer)
+        }
+        BranchError::Dirty { root, .. } => at("dirty-tree", root),
+        BranchError::Checkout { root, .. } => at("checkout-refused", root),
+        BranchError::Git { root, .. } => at("git", root),
+    }
 }
 
 fn pin_error(p: &PinError) -> Problem {
@@ -229,6 +256,26 @@ mod tests {
         assert_eq!(ps[0].story.as_deref(), Some("A"));
         assert_eq!(ps[0].pointer.as_deref(), Some("/userStories/0"));
         assert_eq!(ps[1].code, "empty");
+    }
+
+    #[test]
+    fn a_run_that_cannot_start_names_the_file_and_pointer() {
+        let err = anyhow::Error::new(crate::run::RunError::Branch(BranchError::BaseMissing {
+            prd: PathBuf::from("prd.json"),
+            pointer: "/baseBranch".into(),
+            base: "dev".into(),
+            branch: "ralph/x".into(),
+        }))
+        .context("ralph run stopped");
+        let p = &from_error(&err)[0];
+        assert_eq!(p.code, "base-branch-missing");
+        assert_eq!(p.file.as_deref(), Some("prd.json"));
+        assert_eq!(p.pointer.as_deref(), Some("/baseBranch"));
+        let dirty = anyhow::Error::new(BranchError::Dirty {
+            root: PathBuf::from("/p"),
+            entries: vec![],
+        });
+        assert_eq!(from_error(&dirty)[0].code, "dirty-tree");
     }
 
     #[test]

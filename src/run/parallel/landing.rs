@@ -21,7 +21,10 @@ impl Sched<'_> {
             return;
         };
         c.state = ClaimState::Queued;
-        let log = iteration::log_sink(&self.run_dir.join(format!("merge-{}.log", self.n)));
+        let log = iteration::log_sink(
+            &self.run_dir.join(format!("merge-{}.log", self.n)),
+            &*self.opts.reporter,
+        );
         let t0 = Instant::now();
         let report = queue::merge(&queue::MergeInput {
             root: &self.root,
@@ -37,6 +40,7 @@ impl Sched<'_> {
             grace: s.grace,
             log,
             interrupt: stop,
+            reporter: &*self.opts.reporter,
         });
         self.totals.queue += t0.elapsed();
         let r = match report {

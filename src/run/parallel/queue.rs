@@ -49,6 +49,8 @@ pub struct MergeInput<'a> {
     pub grace: Duration,
     pub log: Option<Arc<Mutex<LogSink>>>,
     pub interrupt: &'a AtomicBool,
+    /// Where the re-verify reports (the run's reporter).
+    pub reporter: &'a dyn crate::run::events::Reporter,
 }
 
 /// What the merge came to.
@@ -188,6 +190,7 @@ pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
                 echo: false,
                 interrupt: inp.interrupt,
                 sweep_orphans: false,
+                reporter: inp.reporter,
             },
         );
         let gate = match gate {
@@ -347,6 +350,9 @@ mod tests {
         wt
     }
 
+    static QUIET: std::sync::LazyLock<crate::run::events::Recorded> =
+        std::sync::LazyLock::new(crate::run::events::Recorded::default);
+
     fn input<'a>(
         root: &'a Path,
         tip: &'a str,
@@ -369,6 +375,7 @@ mod tests {
             grace: Duration::from_millis(100),
             log: None,
             interrupt: flag,
+            reporter: &*QUIET,
         }
     }
 

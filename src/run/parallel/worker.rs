@@ -11,7 +11,7 @@ use crate::prd::Prd;
 use crate::run::history::Record;
 use crate::run::outcome::{Outcome, Progress};
 use crate::run::prompt::RetryNote;
-use crate::run::{Options, iteration, state_dir};
+use crate::run::{Options, PrdSnapshot, iteration, state_dir};
 
 /// One attempt for a worker thread (owned: it outlives no borrow of the scheduler).
 pub(super) struct Job {
@@ -73,13 +73,13 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         .story(&job.id)
         .cloned()
         .ok_or_else(|| format!("{} is not in the worktree's prd.json", job.id))?;
+    let snapshot = PrdSnapshot::new(prd, bytes);
     let done = iteration::run_one(iteration::Input {
         opts: &job.opts,
         run_id: &job.run_id,
         run_dir: &job.run_dir,
         interrupt: stop,
-        prd: &prd,
-        prd_bytes: &bytes,
+        prd: &snapshot,
         story: &story,
         n: job.n,
         attempt: job.attempt,

@@ -1,0 +1,450 @@
+//! The sequential loop: its state between iterations is one value, [`Loop`], and each step of
+//! an iteration is one short method: [`Loop::start`] (lock, leftovers, branch, banner),
+//! [`Loop::next`] (load prd.json, archive, compact, pick the story or end),
+//! [`Loop::iterate`] (one agent run, see [`super::iteration`]) and [`Loop::settle`] (rate
+//! limits, strikes, history, the status line, the sleep).
+//!
+//! Owns the order of the steps and the counters (iterations, attempts, strikes, rate-limit
+//! streak); the decisions are pure elsewhere ([`super::verdict`], [`super::outcome`],
+//! [`crate::graph`]), the reports go to [`super::events`].
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::events::{Ending, Event, Reporter};
+use super::iteration::{self, Done};
+use super::outcome::{Outcome, Strikes};
+use super::prompt::RetryNote;
+use super::{
+    AGENT_GROUP, Exit, MAX_RATE_LIMIT_WAITS, Options, PrdSnapshot, RunError, archive, branch, git,
+    guard, history, lock, ratelimit, signals, state_dir, status,
+};
+use crate::config::Settings;
+use crate::graph;
+use crate::prd::{Prd, Story};
+
+/// Loads prd.json, reusing the last validated value when the bytes did not change (a
+/// 2,000-story file is validated once, not every iteration, and never copied).
+#[derive(Default)]
+struct PrdCache {
+    last: Option<PrdSnapshot>,
+}
+
+impl PrdCache {
+    /// The current prd.json, and whether it differs from the last one seen.
+    fn load(&mut self, path: &Path) -> Result<(PrdSnapshot, bool), RunError> {
+        let bytes = crate::fsutil::read(path)?;
+        if let Some(last) = &self.last
+            && bytes == *last.bytes
+        {
+            return Ok((last.clone(), false));
+        }
+        let snap = PrdSnapshot::new(Prd::from_bytes(path, &bytes)?, bytes);
+        self.last = Some(snap.clone());
+        Ok((snap, true))
+    }
+
+    fn set(&mut self, snap: PrdSnapshot) {
+        self.last = Some(snap);
+    }
+}
+
+/// What [`Loop::next`] found.
+enum Next {
+    /// The snapshot and the index of the story to run in it.
+    Story(PrdSnapshot, usize),
+    End(Exit),
+}
+
+/// The loop's state between iterations.
+pub struct Loop<'a> {
+    opts: &'a Options,
+    interrupt: &'a AtomicBool,
+    rep: &'a dyn Reporter,
+    /// Held for the whole run.
+    _lock: lock::Lock,
+    state: PathBuf,
+    run_id: String,
+    run_dir: PathBuf,
+    started: Instant,
+    cache: PrdCache,
+    /// The first load counts as new for the archive step.
+    first: bool,
+    /// Counted iterations.
+    n: u32,
+    attempts: HashMap<String, u32>,
+    retries: HashMap<String, RetryNote>,
+    strikes: Strikes,
+    skipped: BTreeMap<String, String>,
+    limit_streak: usize,
+    /// The work tree as the last iteration left it, reused as the next "before" (one `git
+    /// status` per iteration, not two); forgotten when ralph changes the tree (archive,
+    /// compaction) or waits long (rate limit): edits made by hand during `--sleep` would be
+    /// credited to the next agent.
+    tree: Option<git::Snapshot>,
+    /// What `.ralph/prd.good.json` holds.
+    good: Option<Arc<Vec<u8>>>,
+}
+
+/// Run the loop until every story passes, nothing is ready, the limit, or an interrupt.
+pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
+    let mut l = Loop::start(opts, interrupt)?;
+    loop {
+        let (snap, i) = match l.next()? {
+            Next::End(exit) => return Ok(exit),
+            Next::Story(snap, i) => (snap, i),
+        };
+        let story = &snap.prd.stories[i];
+        let t0 = Instant::now();
+        let done = l.iterate(&snap, story)?;
+        if let Some(exit) = l.settle(story, t0, done)? {
+            return Ok(exit);
+        }
+    }
+}
+
+impl<'a> Loop<'a> {
+    /// Everything before the first iteration: the agent exists, the lock, what a killed ralph
+    /// left, `.ralph/` kept out of git, the branch checked out, the banner.
+    fn start(opts: &'a Options, interrupt: &'a AtomicBool) -> Result<Loop<'a>, RunError> {
+        opts.agent.locate()?;
+        crate::agent::process::become_subreaper();
+        let rep = &*opts.reporter;
+        let state = state_dir(&opts.root);
+        let lock = lock::Lock::acquire(&opts.root)?;
+        lock.sweep_beside(&opts.prd_path);
+        leftovers(opts, &lock, &state, rep);
+        let mut cache = PrdCache::default();
+        checkout(opts, &mut cache, rep)?;
+        let run_id = super::new_run_id();
+        // Absolute, so the agent can be told where its prompt file is whatever its cwd.
+        let run_dir = state.join("runs").join(&run_id);
+        let run_dir = std::path::absolute(&run_dir).unwrap_or(run_dir);
+        crate::fsutil::create_dir_all(&run_dir)?;
+        let s = &opts.settings;
+        rep.report(Event::RunStarted {
+            run_id: run_id.clone(),
+            agent: opts.agent.kind.name().to_string(),
+            iterations: s.iterations,
+            verify: s.verify.clone(),
+        });
+        Ok(Loop {
+            opts,
+            interrupt,
+            rep,
+            _lock: lock,
+            state,
+            run_id,
+            run_dir,
+            started: Instant::now(),
+            cache,
+            first: true,
+            n: 0,
+            attempts: HashMap::new(),
+            retries: HashMap::new(),
+            strikes: Strikes::new(s.max_failures),
+            skipped: BTreeMap::new(),
+            limit_streak: 0,
+            tree: None,
+            good: None,
+        })
+    }
+
+    fn note(&self, text: String) {
+        self.rep.report(Event::Note { text });
+    }
+
+    /// The run's last report, and its exit.
+    fn end(&self, ending: Ending, passing: usize, unfinished: Vec<String>, written: bool) -> Exit {
+        self.rep.report(Event::RunEnded {
+            ending,
+            iterations: self.n,
+            limit: self.opts.settings.iterations,
+            elapsed: self.started.elapsed(),
+            passing,
+            unfinished,
+            history_written: written,
+        });
+        match ending {
+            Ending::AllDone => Exit::AllDone,
+            Ending::Limit => Exit::Limit,
+            Ending::NoReady => Exit::NoReady,
+            Ending::Interrupted => Exit::Interrupted,
+        }
+    }
+
+    /// Steps 2-5: load and validate prd.json, archive on a branch change, compact, then the
+    /// next story, or the end of the run.
+    fn next(&mut self) -> Result<Next, RunError> {
+        if self.interrupt.load(Ordering::SeqCst) {
+            return Ok(Next::End(self.end(Ending::Interrupted, 0, vec![], false)));
+        }
+        crate::fsutil::create_dir_all(&self.run_dir)?;
+        // Step 2: load and validate (errors carry the full diagnostics).
+        let (snap, fresh) = self.cache.load(&self.opts.prd_path)?;
+        let fresh = fresh || std::mem::take(&mut self.first);
+        self.keep_good_copy(&snap)?;
+        self.housekeeping(&snap, fresh)?;
+        // Step 4: finished, or stuck?
+        let prd = &snap.prd;
+        if prd.all_done() {
+            let total = prd.stories.iter().filter(|s| !s.removed).count();
+            return Ok(Next::End(self.end(Ending::AllDone, total, vec![], false)));
+        }
+        let states = graph::states(&prd.stories);
+        let skip: HashSet<String> = self.skipped.keys().cloned().collect();
+        // Step 5: the next story.
+        let Some(i) = super::choose(prd, &states, self.opts.story.as_deref(), &skip)? else {
+            let why = status::not_runnable(&prd.stories, &states, &self.skipped);
+            return Ok(Next::End(self.end(Ending::NoReady, 0, why, false)));
+        };
+        if self.n >= self.opts.settings.iterations {
+            let left = status::remaining(&prd.stories);
+            return Ok(Next::End(self.end(Ending::Limit, 0, left, false)));
+        }
+        Ok(Next::Story(snap.clone(), i))
+    }
+
+    /// The copy a failed write falls back to (see `guard`); written while there is room.
+    fn keep_good_copy(&mut self, snap: &PrdSnapshot) -> Result<(), RunError> {
+        if self.good.as_deref() != Some(&*snap.bytes) || !guard::good_copy(&self.state).exists() {
+            crate::fsutil::atomic_write(&guard::good_copy(&self.state), &snap.bytes)?;
+            self.good = Some(snap.bytes.clone());
+        }
+        Ok(())
+    }
+
+    /// Step 3: archive on a branch change (the branch only changes with the file), and compact
+    /// progress.txt when it is over the threshold. Either one is ralph's change of the tree,
+    /// not the next agent's: the next "before" is taken afresh.
+    fn housekeeping(&mut self, snap: &PrdSnapshot, fresh: bool) -> Result<(), RunError> {
+        let root = &self.opts.root;
+        let branch = snap
+            .prd
+            .value
+            .get("branchName")
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        let progress = root.join("progress.txt");
+        let paths = archive::Paths {
+            root,
+            state_dir: &self.state,
+            progress: &progress,
+        };
+        if fresh
+            && let Some(dir) = archive::on_branch(&paths, branch, &snap.bytes, &jiff::Zoned::now())?
+        {
+            self.tree = None;
+            self.note(format!(
+                "branch changed to {branch}: archived the previous run to {} and started a fresh progress.txt",
+                dir.display()
+            ));
+        }
+        if let Some(line) = compact_before(root, &self.opts.settings) {
+            self.tree = None;
+            self.note(line);
+        }
+        Ok(())
+    }
+
+    /// Step 6-9 for `story`: one agent run (see [`iteration::run_one`]).
+    fn iterate(&mut self, snap: &PrdSnapshot, story: &Story) -> Result<Done, RunError> {
+        let opts = self.opts;
+        let attempt = self.attempts.get(&story.id).copied().unwrap_or(0) + 1;
+        tracing::debug!(story = %story.id, attempt, skipped = self.skipped.len(), "next story");
+        self.rep.report(Event::IterationStarted {
+            iteration: self.n + 1,
+            limit: opts.settings.iterations,
+            story: story.id.clone(),
+            title: story.title.clone(),
+            attempt,
+            agent: opts.agent.kind.name().to_string(),
+        });
+        let done = iteration::run_one(iteration::Input {
+            opts,
+            run_id: &self.run_id,
+            run_dir: &self.run_dir,
+            interrupt: self.interrupt,
+            prd: snap,
+            story,
+            n: self.n + 1,
+            attempt,
+            retry: self.retries.get(&story.id),
+            before: self.tree.take(),
+        })?;
+        self.tree = done.after.clone();
+        // The agent may have deleted `.ralph/` (the lock does not live there): ralph's own
+        // state goes on being written.
+        crate::fsutil::create_dir_all(&self.run_dir)?;
+        if let Some(changed) = &done.changed {
+            archive::remember_prd(&self.state, &changed.bytes)?;
+            self.cache.set(changed.clone());
+        }
+        Ok(done)
+    }
+
+    /// Step 9-10 after an agent run: a rate limit waits (it does not count); otherwise the
+    /// counters, the no-progress skip, the history record, the status line and the sleep.
+    /// `Some(exit)` ends the run.
+    fn settle(&mut self, story: &Story, t0: Instant, done: Done) -> Result<Option<Exit>, RunError> {
+        let s = &self.opts.settings;
+        let mut record = done.record;
+        if done.outcome == Outcome::RateLimited {
+            iteration::record(&self.opts.root, &record)?;
+            return self.wait_for_limit(done.rate_line.unwrap_or_default());
+        }
+        self.limit_streak = 0;
+        self.n += 1;
+        let attempt = self.attempts.entry(story.id.clone()).or_insert(0);
+        *attempt += 1;
+        match done.retry {
+            Some(r) => self.retries.insert(story.id.clone(), r),
+            None => self.retries.remove(&story.id),
+        };
+        if let Some(k) = self.strikes.record(&story.id, done.outcome, done.progress) {
+            record.skipped = true;
+            self.skipped.insert(
+                story.id.clone(),
+                format!("no progress in {k} attempts in a row (no commit, no file change, no passes flip)"),
+            );
+            self.note(format!(
+                "skipping {} for the rest of this run: no progress in {k} attempts in a row",
+                story.id
+            ));
+        }
+        iteration::record(&self.opts.root, &record)?;
+        self.rep.report(Event::IterationFinished {
+            iteration: self.n,
+            limit: s.iterations,
+            story: story.id.clone(),
+            title: story.title.clone(),
+            elapsed: t0.elapsed(),
+            outcome: done.outcome,
+            detail: done.extra,
+        });
+        if done.outcome == Outcome::Interrupted {
+            return Ok(Some(self.end(Ending::Interrupted, 0, vec![], true)));
+        }
+        // Step 10: sleep unless the next check will stop anyway.
+        if self.n < s.iterations && !done.all_done && signals::sleep(s.sleep, self.interrupt) {
+            return Ok(Some(self.end(Ending::Interrupted, 0, vec![], false)));
+        }
+        Ok(None)
+    }
+
+    /// A usage limit: wait as the agent's message says (or back off), up to
+    /// [`MAX_RATE_LIMIT_WAITS`] times in a row; `--no-wait` stops instead.
+    fn wait_for_limit(&mut self, line: String) -> Result<Option<Exit>, RunError> {
+        let s = &self.opts.settings;
+        self.limit_streak += 1;
+        if s.no_wait {
+            return Err(RunError::RateLimited { line });
+        }
+        if self.limit_streak >= MAX_RATE_LIMIT_WAITS {
+            return Err(RunError::RateLimitedTooOften { line });
+        }
+        let now = jiff::Zoned::now();
+        let wait = ratelimit::plan(&line, &now, self.limit_streak - 1);
+        let mut d = wait.duration_from(&now);
+        if let Some(cap) = s.max_wait {
+            d = d.min(cap);
+        }
+        let until = match &wait {
+            ratelimit::Wait::Until(z) => Some(z.strftime("%H:%M %Z").to_string()),
+            ratelimit::Wait::Backoff(_) => None,
+        };
+        self.rep.report(Event::RateLimited {
+            line,
+            until,
+            wait: d,
+        });
+        self.tree = None;
+        if signals::countdown(d, self.interrupt, "ralph: waiting") {
+            return Ok(Some(self.end(Ending::Interrupted, 0, vec![], false)));
+        }
+        Ok(None)
+    }
+}
+
+/// What a ralph that was killed outright left: its agent's processes (stopped by identity, so
+/// a reused pid is never killed), a stale lock; then `.ralph/` kept out of the agent's `git add
+/// -A`, and a history file with lines that are not records.
+fn leftovers(opts: &Options, lock: &lock::Lock, state: &Path, rep: &dyn Reporter) {
+    let note = |text: String| rep.report(Event::Note { text });
+    let warn = |text: String| rep.report(Event::Warning { text });
+    let left = crate::agent::group::stop_recorded(&state.join(AGENT_GROUP), opts.settings.grace);
+    if left > 0 {
+        note(format!(
+            "stopped {left} process(es) of an agent left running by a ralph that was killed"
+        ));
+    }
+    if let Some(pid) = &lock.took_over_from {
+        warn(format!(
+            "took over {} left by pid {pid}, which is no longer running",
+            lock.path.display()
+        ));
+    }
+    match git::exclude_state_dir(&opts.root) {
+        Ok(Some(path)) => note(format!("added .ralph/ to {}", path.display())),
+        Ok(None) => {}
+        Err(e) => warn(format!("cannot keep .ralph/ out of git: {e}")),
+    }
+    match history::read_counted(&opts.root) {
+        Ok((_, 0)) => {}
+        Ok((_, k)) => warn(format!(
+            "{}: skipped {k} line(s) that are not history records; the file is kept and new records are appended",
+            history::path(&opts.root).display()
+        )),
+        Err(e) => warn(e.to_string()),
+    }
+}
+
+/// Step 2 once before anything else, then the branch (see [`branch`]): a dirty work tree or a
+/// missing baseBranch stops the run here, with nothing written or checked out.
+fn checkout(opts: &Options, cache: &mut PrdCache, rep: &dyn Reporter) -> Result<(), RunError> {
+    let (before, _) = cache.load(&opts.prd_path)?;
+    for event in branch::prepare(&opts.root, &before.prd, opts.settings.allow_dirty)? {
+        rep.report(event);
+    }
+    if let (after, true) = cache.load(&opts.prd_path)? {
+        rep.report(Event::Note {
+            text: format!(
+                "{} changed with the checkout: the run uses the branch's version",
+                opts.prd_path.display()
+            ),
+        });
+        let name = |p: &Prd| p.value.get("branchName").cloned();
+        if name(&after.prd) != name(&before.prd) {
+            rep.report(Event::Warning {
+                text: format!(
+                    "the branch's {} names another branchName ({}); the run goes on with it",
+                    opts.prd_path.display(),
+                    name(&after.prd).unwrap_or_default()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Compact progress.txt when it is over the threshold. Returns a line for the status output
+/// ("compacted progress.txt: 512 -> 190 lines, ..."). Honours `--no-compact`. A failed
+/// compaction never stops the loop: it is reported and skipped (the original is untouched, see
+/// `progress::store`).
+fn compact_before(root: &Path, settings: &Settings) -> Option<String> {
+    if !settings.compact {
+        return None;
+    }
+    let opts = crate::progress::compact::Options {
+        threshold: settings.compact_threshold,
+        keep_recent: settings.compact_keep_recent,
+        ..crate::progress::compact::Options::default()
+    };
+    match crate::progress::compact::auto(root, &opts) {
+        Ok(summary) => summary.map(|s| s.to_string()),
+        Err(e) => Some(format!("progress.txt not compacted: {e}")),
+    }
+}

@@ -1,0 +1,351 @@
+//! The one channel through which the loop tells what happens: every note, warning, start,
+//! outcome and end of a run is an [`Event`] handed to a [`Reporter`]. [`Terminal`] prints the
+//! lines a person reads on stderr (dropped by `-q` except an unfinished run's end); [`JsonLines`] writes one
+//! JSON object per event on stdout for tools (`ralph run --json`; the shape is in specs/json.md).
+//!
+//! Owns the wording and the JSON shape of the loop's reports; decides nothing about the run and
+//! never prints the agent's own output (that is `agent::process`'s echo and log).
+
+use std::io::Write;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::outcome::Outcome;
+use super::ratelimit::format_elapsed;
+
+/// How a run ended without an error, as reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ending {
+    AllDone,
+    Limit,
+    NoReady,
+    Interrupted,
+}
+
+/// Something the loop reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    /// The run has the lock and is about to pick its first story.
+    RunStarted {
+        run_id: String,
+        agent: String,
+        iterations: u32,
+        verify: Vec<String>,
+    },
+    /// Something a person should know that changes nothing ("added .ralph/ to …").
+    Note { text: String },
+    /// Something that may need a person's attention; the run goes on.
+    Warning { text: String },
+    /// An agent starts on a story.
+    IterationStarted {
+        iteration: u32,
+        limit: u32,
+        story: String,
+        title: String,
+        attempt: u32,
+        agent: String,
+    },
+    /// An iteration's outcome.
+    IterationFinished {
+        iteration: u32,
+        limit: u32,
+        story: String,
+        title: String,
+        #[serde(serialize_with = "millis")]
+        elapsed: Duration,
+        outcome: Outcome,
+        /// "verify 2/3 passed: `cargo test` exited 101", or empty.
+        detail: String,
+    },
+    /// The agent hit a usage limit: the run waits (`until` "14:05 UTC", or a backoff).
+    RateLimited {
+        line: String,
+        until: Option<String>,
+        #[serde(serialize_with = "millis")]
+        wait: Duration,
+    },
+    /// The run is over.
+    RunEnded {
+        ending: Ending,
+        /// Counted iterations.
+        iterations: u32,
+        limit: u32,
+        #[serde(serialize_with = "millis")]
+        elapsed: Duration,
+        /// Stories that pass, when all do.
+        passing: usize,
+        /// Why each unfinished story could not run ("US-3: blocked by US-2"), or what remains.
+        unfinished: Vec<String>,
+        /// After an interrupt: whether this iteration's history was written.
+        history_written: bool,
+    },
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Where events go.
+pub trait Reporter: Send + Sync + std::fmt::Debug {
+    fn report(&self, event: Event);
+}
+
+/// Lines for a person, on stderr, through `anstream` (colour as `--color` says).
+#[derive(Debug, Default)]
+pub struct Terminal;
+
+impl Reporter for Terminal {
+    fn report(&self, event: Event) {
+        // `-q` keeps only how a run ended without finishing (a limit, nothing ready, an
+        // interrupt): the exit code alone does not say which stories are left.
+        let unfinished = matches!(
+            event,
+            Event::RunEnded { ending, .. } if ending != Ending::AllDone
+        );
+        if crate::ui::quiet() && !unfinished {
+            return;
+        }
+        for line in lines(&event) {
+            crate::ui::anstream::eprintln!("{line}");
+        }
+    }
+}
+
+/// The lines [`Terminal`] prints for an event (styled for `anstream`).
+pub fn lines(event: &Event) -> Vec<String> {
+    match event {
+        Event::RunStarted {
+            run_id,
+            agent,
+            iterations,
+            verify,
+        } => {
+            let mut out = vec![format!(
+                "ralph: run {run_id}: agent {agent}, up to {iterations} iterations{}",
+                if verify.is_empty() {
+                    String::new()
+                } else {
+                    format!(", verify: {}", verify.join(" && "))
+                }
+            )];
+            if verify.is_empty() {
+                out.push("ralph: warning: no verify commands (--verify, [verify] in ralph.toml): nothing verifies the agent's claims; a story counts as done only when the agent marks it passing in prd.json".into());
+            }
+            out
+        }
+        Event::Note { text } => vec![format!("ralph: {text}")],
+        Event::Warning { text } => vec![format!("ralph: warning: {text}")],
+        Event::IterationStarted {
+            iteration,
+            limit,
+            story,
+            title,
+            attempt,
+            agent,
+        } => vec![format!(
+            "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}): starting {agent}"
+        )],
+        Event::IterationFinished {
+            iteration,
+            limit,
+            story,
+            title,
+            elapsed,
+            outcome,
+            detail,
+        } => vec![super::status::status_line(
+            *iteration, *limit, story, title, *elapsed, *outcome, detail,
+        )],
+        Event::RateLimited { line, until, .. } => vec![match until {
+            Some(at) => format!(
+                "ralph: rate limited ({line}); waiting until {at}; this iteration does not count"
+            ),
+            None => {
+                format!("ralph: rate limited ({line}); backing off; this iteration does not count")
+            }
+        }],
+        Event::RunEnded { .. } => ended(event),
+    }
+}
+
+fn ended(event: &Event) -> Vec<String> {
+    let Event::RunEnded {
+        ending,
+        iterations,
+        limit,
+        elapsed,
+        passing,
+        unfinished,
+        history_written,
+    } = event
+    else {
+        return vec![];
+    };
+    let indented = unfinished.iter().map(|l| format!("  {l}"));
+    match ending {
+        Ending::AllDone => vec![format!(
+            "ralph: {} ({iterations} iteration(s) in {})",
+            crate::ui::paint(crate::ui::GOOD, &format!("all {passing} stories pass")),
+            format_elapsed(*elapsed)
+        )],
+        Ending::NoReady => std::iter::once("ralph: no ready story; unfinished stories:".into())
+            .chain(indented)
+            .collect(),
+        Ending::Limit => std::iter::once(format!(
+            "ralph: reached the iteration limit ({limit}); {} stor{} remain:",
+            unfinished.len(),
+            if unfinished.len() == 1 { "y" } else { "ies" }
+        ))
+        .chain(indented)
+        .collect(),
+        Ending::Interrupted if *history_written => {
+            vec!["ralph: interrupted; history written, lock released".into()]
+        }
+        Ending::Interrupted => vec!["ralph: interrupted".into()],
+    }
+}
+
+/// One JSON object per line, for tools. A closed or failing output is given up on quietly:
+/// the run itself goes on (its history and logs are on disk).
+#[derive(Debug)]
+pub struct JsonLines<W: Write + Send + std::fmt::Debug> {
+    out: Mutex<Option<W>>,
+}
+
+impl<W: Write + Send + std::fmt::Debug> JsonLines<W> {
+    pub fn new(out: W) -> JsonLines<W> {
+        JsonLines {
+            out: Mutex::new(Some(out)),
+        }
+    }
+
+    /// The writer back (for tests).
+    pub fn into_inner(self) -> Option<W> {
+        self.out.into_inner().ok().flatten()
+    }
+}
+
+impl<W: Write + Send + std::fmt::Debug> Reporter for JsonLines<W> {
+    fn report(&self, event: Event) {
+        let Ok(mut guard) = self.out.lock() else {
+            return;
+        };
+        let Some(w) = guard.as_mut() else { return };
+        let Ok(mut line) = serde_json::to_vec(&event) else {
+            return;
+        };
+        line.push(b'\n');
+        if w.write_all(&line).and_then(|()| w.flush()).is_err() {
+            *guard = None;
+        }
+    }
+}
+
+/// Events kept in memory (for tests of code that reports).
+#[derive(Debug, Default)]
+pub struct Recorded(pub Mutex<Vec<Event>>);
+
+impl Reporter for Recorded {
+    fn report(&self, event: Event) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(event);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(e: &Event) -> Vec<String> {
+        lines(e)
+            .iter()
+            .map(|l| anstream::adapter::strip_str(l).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn terminal_lines_read_as_before() {
+        let e = Event::IterationStarted {
+            iteration: 2,
+            limit: 10,
+            story: "US-2".into(),
+            title: "Add login".into(),
+            attempt: 1,
+            agent: "claude".into(),
+        };
+        assert_eq!(
+            plain(&e),
+            ["ralph [2/10] US-2 Add login (attempt 1): starting claude"]
+        );
+        let e = Event::RunEnded {
+            ending: Ending::Limit,
+            iterations: 3,
+            limit: 3,
+            elapsed: Duration::from_secs(5),
+            passing: 1,
+            unfinished: vec!["US-3 Later".into()],
+            history_written: false,
+        };
+        assert_eq!(
+            plain(&e),
+            [
+                "ralph: reached the iteration limit (3); 1 story remain:",
+                "  US-3 Later"
+            ]
+        );
+        let e = Event::RunStarted {
+            run_id: "r".into(),
+            agent: "amp".into(),
+            iterations: 4,
+            verify: vec![],
+        };
+        assert_eq!(plain(&e).len(), 2, "no verify commands is warned about");
+    }
+
+    #[test]
+    fn json_lines_are_one_object_per_event_with_its_name() {
+        let r = JsonLines::new(Vec::new());
+        r.report(Event::Note { text: "hi".into() });
+        r.report(Event::IterationFinished {
+            iteration: 1,
+            limit: 2,
+            story: "S".into(),
+            title: "T".into(),
+            elapsed: Duration::from_millis(1500),
+            outcome: Outcome::VerifyFailed,
+            detail: "verify 0/1 passed".into(),
+        });
+        let out = String::from_utf8(r.into_inner().unwrap()).unwrap();
+        let v: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(v[0], serde_json::json!({"event": "note", "text": "hi"}));
+        assert_eq!(v[1]["event"], "iteration-finished");
+        assert_eq!(v[1]["elapsed"], 1500);
+        assert_eq!(v[1]["outcome"], "verify-failed");
+    }
+
+    #[test]
+    fn a_closed_output_is_given_up_without_a_panic() {
+        #[derive(Debug)]
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let r = JsonLines::new(Closed);
+        r.report(Event::Note { text: "a".into() });
+        r.report(Event::Note { text: "b".into() });
+        assert!(r.into_inner().is_none());
+    }
+}

@@ -1,0 +1,339 @@
+//! `--json` on every reading or reporting command: one envelope on stdout (schema_version,
+//! command, data, errors, warnings), on success and on error, with the exit code the command has
+//! without `--json`. Every output is validated against schemas/envelope.schema.json and
+//! snapshotted (snapshots/integration__json_envelope__*.snap; temp paths never appear: the commands
+//! run in the project with the default `--root .`).
+
+use crate::support::prd_json::{prd, story, write_prd};
+use crate::support::ralph_in;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::OnceLock;
+
+fn schema() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/envelope.schema.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
+    })
+}
+
+/// Run `ralph args` in `dir`: the exit code, the one envelope on stdout (checked against the
+/// schema) and stderr.
+fn envelope(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+    let o = ralph_in(dir)
+        .args(args)
+        .env_remove("RALPH_AGENT_CMD")
+        .env_remove("RALPH_AGENT")
+        .output()
+        .unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        out.lines().count(),
+        1,
+        "ralph {args:?}: one line\n{out}\n{err}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let problems: Vec<String> = schema()
+        .iter_errors(&v)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(problems.is_empty(), "ralph {args:?}: {problems:#?}\n{v:#}");
+    (o.status.code().unwrap_or(-1), v, err)
+}
+
+/// The exit code without `--json`.
+fn plain_code(dir: &Path, args: &[&str]) -> i32 {
+    let args: Vec<&str> = args.iter().copied().filter(|a| *a != "--json").collect();
+    let o = ralph_in(dir)
+        .args(&args)
+        .env_remove("RALPH_AGENT_CMD")
+        .env_remove("RALPH_AGENT")
+        .output()
+        .unwrap();
+    o.status.code().unwrap_or(-1)
+}
+
+/// An error case: the envelope names the command, carries errors, stderr stays empty, and the
+/// exit code is the one without `--json`.
+fn failing(dir: &Path, args: &[&str], code: i32) -> Value {
+    let (got, v, err) = envelope(dir, args);
+    assert_eq!(got, code, "ralph {args:?}: {v:#}");
+    assert_eq!(plain_code(dir, args), code, "ralph {args:?} without --json");
+    assert!(err.is_empty(), "ralph {args:?}: stderr: {err}");
+    assert!(!v["errors"].as_array().unwrap().is_empty(), "{v:#}");
+    v
+}
+
+fn sample() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = prd(vec![
+        story("US-001", 1, &[]),
+        story("US-002", 2, &["US-001"]),
+        story("US-003", 3, &["US-002"]),
+    ]);
+    v["userStories"][0]["passes"] = json!(true);
+    write_prd(dir.path(), &v);
+    dir
+}
+
+const PIN: &str = "# Pin\n\n\
+### Progress log\n**Keywords**: progress, log, compaction, learnings\n\n**File Paths**:\n- src/progress.rs\n\n**Spec Link**: N/A\n\n---\n\n\
+### Story view\n**Keywords**: story, status, view, render\n\n**File Paths**:\n- src/view.rs\n- src/gone.rs\n\n**Spec Link**: N/A\n\n---\n";
+
+/// A project with a Pin (one entry names a missing file) and two source files.
+fn with_pin() -> tempfile::TempDir {
+    let dir = sample();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("specs")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("specs/INDEX.md"), PIN).unwrap();
+    std::fs::write(root.join("src/progress.rs"), "pub fn compact_log() {}\n").unwrap();
+    std::fs::write(
+        root.join("src/view.rs"),
+        "/// Render a story.\npub fn render_story_status() {}\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn snap(name: &str, v: &Value) {
+    insta::assert_snapshot!(name, serde_json::to_string_pretty(v).unwrap());
+}
+
+#[test]
+fn validate_reports_every_diagnostic_with_its_place() {
+    let dir = sample();
+    let (code, v, _) = envelope(dir.path(), &["validate", "--json"]);
+    assert_eq!(code, 0);
+    snap("validate_ok", &v);
+
+    std::fs::write(dir.path().join("prd.json"), "{\n  \"project\": \"x\",\n}\n").unwrap();
+    let v = failing(dir.path(), &["validate", "--json"], 1);
+    assert_eq!(v["errors"][0]["code"], "parse");
+    assert_eq!(v["errors"][0]["line"], 3);
+    snap("validate_parse_error", &v);
+
+    let mut p = prd(vec![story("A", 1, &["B"]), story("A", 2, &[])]);
+    p["userStories"][1]["colour"] = json!("red");
+    write_prd(dir.path(), &p);
+    let v = failing(dir.path(), &["validate", "--json"], 1);
+    snap("validate_errors_and_warnings", &v);
+    // --strict: the warnings fail the run, and are reported as errors.
+    let (_, strict, _) = envelope(dir.path(), &["validate", "--json", "--strict"]);
+    assert_eq!(strict["warnings"], json!([]));
+    assert!(
+        strict["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["code"] == "unknown-field")
+    );
+}
+
+#[test]
+fn status_next_graph_on_success_and_on_a_missing_or_invalid_prd() {
+    let dir = sample();
+    for (name, args) in [
+        ("status", &["status", "--json"][..]),
+        ("next", &["next", "--json", "--explain"]),
+        ("graph", &["graph", "--json"]),
+    ] {
+        let (code, v, _) = envelope(dir.path(), args);
+        assert_eq!(code, 0, "{v:#}");
+        assert_eq!(v["errors"], json!([]));
+        snap(&format!("{name}_ok"), &v);
+    }
+    let (_, v, _) = envelope(dir.path(), &["graph", "--json"]);
+    assert_eq!(
+        v["data"]["edges"][0],
+        json!({"from": "US-001", "to": "US-002"})
+    );
+
+    let empty = tempfile::tempdir().unwrap();
+    for cmd in ["status", "next", "graph"] {
+        let v = failing(empty.path(), &[cmd, "--json"], 1);
+        assert_eq!(v["command"], cmd);
+        assert_eq!(v["data"], Value::Null);
+        assert_eq!(v["errors"][0]["code"], "io");
+        assert_eq!(v["errors"][0]["file"], "./prd.json");
+    }
+    snap(
+        "status_missing_prd",
+        &failing(empty.path(), &["status", "--json"], 1),
+    );
+
+    let bad = tempfile::tempdir().unwrap();
+    write_prd(
+        bad.path(),
+        &prd(vec![story("A", 1, &["B"]), story("B", 1, &["A"])]),
+    );
+    let v = failing(bad.path(), &["next", "--json"], 1);
+    assert!(
+        v["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["code"] == "cycle")
+    );
+    snap("next_invalid_prd", &v);
+}
+
+#[test]
+fn context_on_success_an_unknown_story_and_a_bad_ralph_toml() {
+    let dir = with_pin();
+    let (code, mut v, err) = envelope(dir.path(), &["context", "US-003", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["warnings"][0]["code"], "story-blocked");
+    assert!(err.contains("note: US-003 is blocked by US-002"), "{err}");
+    assert!(v["data"]["prompt"].as_str().unwrap().contains("US-003"));
+    v["data"]["prompt"] = json!("[prompt]");
+    snap("context_ok", &v);
+
+    let v = failing(dir.path(), &["context", "US-9", "--json"], 1);
+    assert_eq!(v["errors"][0]["code"], "unknown-story");
+    assert_eq!(v["errors"][0]["story"], "US-9");
+    snap("context_unknown_story", &v);
+
+    std::fs::write(dir.path().join("ralph.toml"), "[context]\nbudget = = 3\n").unwrap();
+    let v = failing(dir.path(), &["context", "US-002", "--json"], 1);
+    assert_eq!(v["errors"][0]["code"], "config-syntax");
+    assert_eq!(v["errors"][0]["line"], 2);
+    snap("context_bad_config", &v);
+}
+
+/// A real progress.txt of 169 lines (compacts to 91 with --keep-recent 40).
+const PROGRESS: &str = include_str!("../fixtures/compat/newralph/progress.txt");
+
+#[test]
+fn compact_on_nothing_a_dry_run_a_missing_file_and_a_usage_error() {
+    let dir = sample();
+    let v = failing(dir.path(), &["compact", "--json"], 1);
+    assert_eq!(v["errors"][0]["code"], "missing");
+    assert_eq!(v["errors"][0]["file"], "./progress.txt");
+    snap("compact_missing", &v);
+
+    std::fs::write(dir.path().join("progress.txt"), PROGRESS).unwrap();
+    let (code, v, _) = envelope(dir.path(), &["compact", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["data"]["status"], "nothing");
+    snap("compact_nothing", &v);
+
+    let args = [
+        "compact",
+        "--json",
+        "--dry-run",
+        "--force",
+        "--keep-recent",
+        "40",
+    ];
+    let (code, mut v, _) = envelope(dir.path(), &args);
+    assert_eq!(code, 0);
+    assert_eq!(v["data"]["status"], "dry-run");
+    assert!(
+        v["data"]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+## Compacted History")
+    );
+    v["data"]["diff"] = json!("[diff]");
+    snap("compact_dry_run", &v);
+
+    let v = failing(
+        dir.path(),
+        &["compact", "--json", "--summarizer-cmd", "cat"],
+        2,
+    );
+    assert_eq!(v["errors"][0]["code"], "usage");
+    snap("compact_usage", &v);
+}
+
+#[test]
+fn pin_search_and_check_on_success_and_on_errors() {
+    let dir = with_pin();
+    let (code, v, _) = envelope(dir.path(), &["pin", "search", "--json", "story", "status"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["data"]["hits"][0]["name"], "Story view");
+    snap("pin_search_entries", &v);
+    let (code, v, _) = envelope(
+        dir.path(),
+        &["pin", "search", "--files", "--json", "render", "story"],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(v["data"]["kind"], "files");
+    assert_eq!(v["data"]["hits"][0]["path"], "src/view.rs");
+
+    // src/gone.rs is missing: an error at its line, naming the entry.
+    let v = failing(dir.path(), &["pin", "check", "--json"], 1);
+    assert_eq!(v["data"]["valid"], false);
+    let e = &v["errors"][0];
+    assert_eq!(
+        (&e["code"], &e["entry"]),
+        (&json!("bad-path"), &json!("Story view"))
+    );
+    snap("pin_check_errors", &v);
+    std::fs::write(dir.path().join("src/gone.rs"), "").unwrap();
+    let (code, v, _) = envelope(dir.path(), &["pin", "check", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["errors"], json!([]));
+    snap("pin_check_ok", &v);
+
+    std::fs::write(dir.path().join("specs/INDEX.md"), b"# Pin\n\n\xff\n").unwrap();
+    let v = failing(dir.path(), &["pin", "search", "--json", "story"], 1);
+    assert_eq!(v["errors"][0]["code"], "not-utf8");
+    assert_eq!(v["errors"][0]["line"], 3);
+    snap("pin_search_not_utf8", &v);
+
+    let empty = tempfile::tempdir().unwrap();
+    let v = failing(empty.path(), &["pin", "check", "--json"], 1);
+    assert_eq!(v["errors"][0]["code"], "no-pin");
+    snap("pin_check_no_pin", &v);
+}
+
+#[test]
+fn a_usage_error_with_json_is_an_envelope_too() {
+    let dir = sample();
+    let v = failing(dir.path(), &["status", "--json", "--bogus"], 2);
+    assert_eq!(v["command"], "status");
+    assert_eq!(v["errors"][0]["code"], "usage");
+    snap("usage_error", &v);
+    let v = failing(
+        dir.path(),
+        &["pin", "search", "--json", "--limit", "x", "a"],
+        2,
+    );
+    assert_eq!(v["command"], "pin search");
+    // Help is still help.
+    ralph_in(dir.path())
+        .args(["status", "--json", "--help"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Usage:"));
+}
+
+#[test]
+fn a_closed_stdout_ends_a_json_command_quietly() {
+    let dir = with_pin();
+    std::fs::write(dir.path().join("progress.txt"), PROGRESS).unwrap();
+    for args in [
+        &["status", "--json"][..],
+        &["graph", "--json"],
+        &["pin", "check", "--json"],
+        &["pin", "search", "--json", "story"],
+        &["compact", "--json", "--dry-run", "--force"],
+        &["context", "US-002", "--json"],
+        &["status", "--json", "--bogus"],
+    ] {
+        let out = crate::support::command()
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(crate::support::closed_pipe())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "ralph {args:?}: {err}");
+        assert_ne!(out.status.code(), Some(101), "ralph {args:?}");
+    }
+}

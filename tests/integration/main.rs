@@ -1,0 +1,39 @@
+//! The integration tests: one test binary that runs the real `ralph` binary, one module per
+//! area. A new test file is a new `mod` line here (cargo links one binary instead of one per
+//! file). Shared helpers live in `support`; data stays in `tests/fixtures/` and
+//! `tests/fuzz/`, snapshots in `snapshots/` beside this file.
+
+mod cli_conventions;
+mod closed_output;
+mod compact_bad_input;
+mod compact_cli;
+mod context_cli;
+mod context_files;
+mod convert_init;
+mod demo;
+mod fuzz_parsers;
+mod json_envelope;
+mod pin_check;
+mod pin_edits;
+mod pin_generate;
+mod pin_search;
+mod prd_import;
+mod run_agents;
+mod run_basic;
+mod run_branch;
+mod run_compact;
+mod run_context;
+mod run_faults;
+mod run_guard;
+mod run_integrity;
+mod run_json;
+mod run_output;
+mod run_parallel;
+mod run_processes;
+mod run_state;
+mod run_state_files;
+mod support;
+mod validate;
+mod views;
+mod wild_prd;
+mod wild_progress;
