@@ -245,7 +245,6 @@ impl Sched<'_> {
                         let _ = tx.send((job.id, r));
                     });
                 }
-                self.tidy();
                 if self.claims.is_empty() {
                     break Some(self.finish());
                 }
@@ -254,11 +253,15 @@ impl Sched<'_> {
                         running -= 1;
                         self.finished(&id, r);
                     }
-                    Err(_) if Instant::now() >= board_at => {
-                        board_at = Instant::now() + BOARD_EVERY;
-                        self.print_board();
+                    Err(_) => {
+                        // Quiet for a moment: merged worktrees go now, not while workers
+                        // wait for the worktree lock to make theirs or a merge waits.
+                        self.tidy();
+                        if Instant::now() >= board_at {
+                            board_at = Instant::now() + BOARD_EVERY;
+                            self.print_board();
+                        }
                     }
-                    Err(_) => {}
                 }
             };
             // Stopping: every worker sees `stop`, its agent group gets SIGTERM, then SIGKILL.
