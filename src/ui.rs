@@ -5,9 +5,12 @@
 //! strips the escape codes when colour is off), the verbosity (`-q`, `-v`), the `tracing` filter
 //! that follows from them (`RALPH_LOG`), and the named styles (errors, warnings, story states,
 //! loop outcomes). Text is written styled and printed through `anstream`'s macros; nothing else
-//! writes escape codes. Does not decide what a command prints: the commands do.
+//! writes escape codes. Also owns stderr's one transient line ([`transient`]: a heartbeat or a
+//! countdown refreshed in place on a terminal), which every other write to stderr clears first
+//! ([`clear_transient`]). Does not decide what a command prints: the commands do.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use anstyle::{AnsiColor, Style};
 
@@ -92,9 +95,38 @@ pub fn log_filter(verbosity: Verbosity, ralph_log: Option<&str>) -> String {
 macro_rules! say {
     ($($arg:tt)*) => {
         if !$crate::ui::quiet() {
+            $crate::ui::clear_transient();
             $crate::ui::anstream::eprintln!($($arg)*);
         }
     };
+}
+
+/// Whether a transient line is on stderr now.
+static TRANSIENT: AtomicBool = AtomicBool::new(false);
+
+/// The widest transient line: one that wraps could not be rewritten in place.
+pub const TRANSIENT_WIDTH: usize = 78;
+
+/// Show `line` in place of the previous transient line on stderr (a terminal): carriage
+/// return, the line (plain text, cut to [`TRANSIENT_WIDTH`] characters), clear to the end of
+/// the line, no newline. Write errors (a closed stderr) are ignored.
+pub fn transient(line: &str) {
+    let line: String = line
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(TRANSIENT_WIDTH)
+        .collect();
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "\r{line}\x1b[K").and_then(|()| err.flush());
+    TRANSIENT.store(true, Ordering::SeqCst);
+}
+
+/// Clear the transient line, if one is shown, so the next write starts on a clean line.
+pub fn clear_transient() {
+    if TRANSIENT.swap(false, Ordering::SeqCst) {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K").and_then(|()| err.flush());
+    }
 }
 
 /// `text` wrapped in `style` (its escape codes; `anstream` strips them when colour is off).

@@ -25,6 +25,38 @@ pub const TAIL_BYTES: usize = 64 * 1024;
 /// A called-back function that sees every complete output line (stdout and stderr).
 pub type LineWatch = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// How much of the last output line [`Activity`] keeps.
+const LAST_LINE_CHARS: usize = 200;
+
+/// The output of a running process so far, as a [`Watcher`] sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Activity {
+    /// Bytes read from stdout and stderr.
+    pub bytes: u64,
+    /// When the last bytes arrived (`None`: no output yet).
+    pub last_output: Option<Instant>,
+    /// The last non-blank complete line, trimmed, at most 200 characters (not redacted).
+    pub last_line: String,
+    /// The last bytes read did not end a line (a prompt, a progress bar): a line written now
+    /// would run into it.
+    pub mid_line: bool,
+}
+
+/// Why ralph stops a process before it ends by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Timeout,
+    Interrupt,
+}
+
+/// What the caller of [`supervise`] hears while the process runs, on the supervising thread.
+pub trait Watcher {
+    /// Called every poll (about 20 ms) with the output so far and the time since the start.
+    fn tick(&mut self, activity: &Activity, elapsed: Duration);
+    /// ralph has sent SIGTERM to the process group and sends SIGKILL after `grace`.
+    fn stopping(&mut self, why: Stop, elapsed: Duration, grace: Duration);
+}
+
 /// Where output lines are logged: an open file and the redaction applied to each line.
 pub struct LogSink {
     pub file: std::fs::File,
@@ -52,6 +84,8 @@ pub struct Supervise<'a> {
     /// Record the process group here while it runs (removed once it is gone), so the next run
     /// can stop it if ralph is killed outright ([`super::group`]).
     pub record: Option<std::path::PathBuf>,
+    /// Told about the output while the process runs, and when ralph stops it.
+    pub watcher: Option<&'a mut dyn Watcher>,
 }
 
 /// How the run ended.
@@ -232,6 +266,7 @@ fn pump(
     mut src: impl Read,
     stream: Stream,
     tail: Arc<Mutex<Tail>>,
+    activity: Arc<Mutex<Activity>>,
     log: Option<Arc<Mutex<LogSink>>>,
     echo: bool,
     watch: Option<LineWatch>,
@@ -240,6 +275,12 @@ fn pump(
     let mut partial: Vec<u8> = Vec::new();
     let emit = |line: &[u8]| {
         let text = String::from_utf8_lossy(line);
+        let trimmed = text.trim();
+        if !trimmed.is_empty()
+            && let Ok(mut a) = activity.lock()
+        {
+            a.last_line = trimmed.chars().take(LAST_LINE_CHARS).collect();
+        }
         if let Some(w) = &watch {
             w(text.trim_end_matches(['\n', '\r']));
         }
@@ -259,7 +300,14 @@ fn pump(
             Err(_) => break,
         };
         let bytes = &chunk[..n];
+        if let Ok(mut a) = activity.lock() {
+            a.bytes += n as u64;
+            a.last_output = Some(Instant::now());
+            a.mid_line = bytes.last() != Some(&b'\n');
+        }
         if echo {
+            // A heartbeat refreshed in place must not run into the output.
+            crate::ui::clear_transient();
             let _ = match stream {
                 Stream::Out => {
                     let mut o = std::io::stdout().lock();
@@ -293,7 +341,7 @@ fn pump(
 
 /// Run a process to the end under supervision. Returns when the process and every descendant
 /// left in its process group are gone (or, for ones that ignore SIGKILL, after one more grace).
-pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
+pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
     let program = s.argv.first().cloned().unwrap_or_default();
     let mut cmd = Command::new(&program);
     cmd.args(s.argv.iter().skip(1))
@@ -338,18 +386,20 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
         });
     }
     let tail = Arc::new(Mutex::new(Tail::new(TAIL_BYTES)));
+    let activity = Arc::new(Mutex::new(Activity::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
     // One reader thread per captured stream; each says when it has seen end of file.
     let spawn_reader = |src: Box<dyn Read + Send>, stream: Stream| {
-        let (t, l, w, tx, echo) = (
+        let (t, a, l, w, tx, echo) = (
             tail.clone(),
+            activity.clone(),
             s.log.clone(),
             s.watch.clone(),
             done_tx.clone(),
             s.echo,
         );
         std::thread::spawn(move || {
-            pump(src, stream, t, l, echo, w);
+            pump(src, stream, t, a, l, echo, w);
             let _ = tx.send(());
         });
     };
@@ -383,22 +433,32 @@ pub fn supervise(s: Supervise<'_>) -> Result<Finished, AgentError> {
             Err(mpsc::RecvTimeoutError::Disconnected) => break None,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
-        match term_at {
-            None if s.interrupt.load(Ordering::SeqCst) => {
-                interrupted = true;
-                signal_group(pgid, libc::SIGTERM);
-                term_at = Some(Instant::now());
+        if let Some(w) = s.watcher.as_deref_mut()
+            && term_at.is_none()
+        {
+            let a = activity.lock().map(|a| a.clone()).unwrap_or_default();
+            w.tick(&a, start.elapsed());
+        }
+        let stop = match term_at {
+            None if s.interrupt.load(Ordering::SeqCst) => Some(Stop::Interrupt),
+            None if start.elapsed() >= s.timeout => Some(Stop::Timeout),
+            _ => None,
+        };
+        if let Some(why) = stop {
+            interrupted = why == Stop::Interrupt;
+            timed_out = why == Stop::Timeout;
+            if let Some(w) = s.watcher.as_deref_mut() {
+                w.stopping(why, start.elapsed(), s.grace);
             }
-            None if start.elapsed() >= s.timeout => {
-                timed_out = true;
-                signal_group(pgid, libc::SIGTERM);
-                term_at = Some(Instant::now());
-            }
-            Some(t) if !killed && t.elapsed() >= s.grace => {
-                signal_group(pgid, libc::SIGKILL);
-                killed = true;
-            }
-            _ => {}
+            signal_group(pgid, libc::SIGTERM);
+            term_at = Some(Instant::now());
+        }
+        if let Some(t) = term_at
+            && !killed
+            && t.elapsed() >= s.grace
+        {
+            signal_group(pgid, libc::SIGKILL);
+            killed = true;
         }
     };
 
@@ -479,6 +539,7 @@ mod tests {
             watch: None,
             sweep_orphans: false,
             record: None,
+            watcher: None,
         })
         .unwrap()
     }
@@ -518,6 +579,7 @@ mod tests {
             watch: None,
             sweep_orphans: false,
             record: None,
+            watcher: None,
         })
         .unwrap_err();
         assert!(err.to_string().contains("/nonexistent/agent"));

@@ -76,6 +76,17 @@ pub struct RunArgs {
     /// Cap on one rate-limit wait (tests).
     #[arg(long, value_name = "DURATION", value_parser = duration, hide = true)]
     pub max_wait: Option<Duration>,
+    /// Time between two heartbeat or countdown lines when stderr is not a terminal (default
+    /// 60s; tests).
+    #[arg(long, value_name = "DURATION", value_parser = nonzero, hide = true)]
+    pub heartbeat: Option<Duration>,
+}
+
+fn nonzero(s: &str) -> Result<Duration, String> {
+    match config::parse_duration(s)? {
+        d if d.is_zero() => Err(format!("\"{s}\" is zero; use e.g. 1s")),
+        d => Ok(d),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -104,6 +115,7 @@ impl RunArgs {
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
+            heartbeat: self.heartbeat,
             context_budget: self.budget,
             ..Layer::default()
         }
@@ -122,16 +134,21 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
     Ok(Options {
         root: ctx.root.clone(),
         prd_path: ctx.prd_path.clone(),
-        settings,
         agent,
         story: args.story.clone(),
         echo: !args.json,
         env: vec![],
-        reporter: if args.json {
-            std::sync::Arc::new(run::events::JsonLines::new(std::io::stdout()))
-        } else {
-            std::sync::Arc::new(run::events::Terminal)
-        },
+        reporter: run::hooks::Hooked::wrap(
+            if args.json {
+                std::sync::Arc::new(run::events::JsonLines::new(std::io::stdout()))
+            } else {
+                std::sync::Arc::new(run::events::Terminal)
+            },
+            &settings.hooks,
+            &ctx.root,
+            &ctx.prd_path,
+        ),
+        settings,
     })
 }
 

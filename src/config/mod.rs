@@ -1,8 +1,8 @@
 //! `ralph.toml` and the settings of `ralph run`, merged: CLI > `RALPH_*` env > file > defaults.
 //!
-//! Owns the file format (sections `[agent]`, `[run]`, `[verify]`, `[compact]`, `[context]`), its errors (an unknown key
-//! names the nearest valid one and its line), the environment variables and the merge. Does
-//! not own what the settings do (see `crate::run`).
+//! Owns the settings (sections `[agent]`, `[run]`, `[verify]`, `[compact]`, `[context]`,
+//! `[hooks]`), their errors, the environment variables and the merge; reading the file is
+//! [`file`]. Does not own what the settings do (see `crate::run`, `crate::run::hooks`).
 //!
 //! ```toml
 //! [agent]
@@ -31,9 +31,14 @@
 //! spec_lines = 100         # lines of each Pin entry's spec
 //! [context.codex]          # per agent: any of budget, top_k, spec_lines
 //! top_k = 3
+//! [hooks]                  # sh -c commands, the event as JSON on stdin
+//! on_story_done = "notify-send done"
+//! on_blocked = "./hooks/blocked.sh"
+//! on_run_end = "curl -s -d @- https://example.com/hook"
+//! timeout = "30s"          # a hook running longer is killed (its process group)
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::agent::{AgentKind, PromptMode};
@@ -41,7 +46,7 @@ use crate::agent::{AgentKind, PromptMode};
 /// The file name, at the project root.
 pub const FILE: &str = "ralph.toml";
 
-const SECTIONS: &[&str] = &["agent", "run", "verify", "compact", "context"];
+const SECTIONS: &[&str] = &["agent", "run", "verify", "compact", "context", "hooks"];
 const AGENT_KEYS: &[&str] = &["name", "cmd", "prompt_mode", "instructions"];
 const RUN_KEYS: &[&str] = &[
     "iterations",
@@ -54,6 +59,7 @@ const RUN_KEYS: &[&str] = &[
     "allow_dirty",
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
+const HOOKS_KEYS: &[&str] = &["on_story_done", "on_blocked", "on_run_end", "timeout"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
 const CONTEXT_KEYS: &[&str] = &[
     "budget",
@@ -76,6 +82,35 @@ pub struct ContextOverride {
     pub budget: Option<usize>,
     pub top_k: Option<usize>,
     pub spec_lines: Option<usize>,
+}
+
+/// `[hooks]`: commands run (with `/bin/sh -c`, in the project root) when a story is done, a
+/// story is skipped for no progress, or the run ends; each gets the event as JSON on stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hooks {
+    pub on_story_done: Option<String>,
+    pub on_blocked: Option<String>,
+    pub on_run_end: Option<String>,
+    /// A hook running longer is killed (default 30 s).
+    pub timeout: Duration,
+}
+
+impl Default for Hooks {
+    fn default() -> Hooks {
+        Hooks {
+            on_story_done: None,
+            on_blocked: None,
+            on_run_end: None,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Hooks {
+    /// Whether any hook is set.
+    pub fn any(&self) -> bool {
+        self.on_story_done.is_some() || self.on_blocked.is_some() || self.on_run_end.is_some()
+    }
 }
 
 /// A bad setting, with where it came from.
@@ -135,6 +170,13 @@ pub struct Layer {
     pub grace: Option<Duration>,
     /// Hidden: cap on one rate-limit wait.
     pub max_wait: Option<Duration>,
+    /// Hidden: time between two heartbeat lines when stderr is not a terminal (default 60 s).
+    pub heartbeat: Option<Duration>,
+    /// `[hooks]` commands (only the file sets them).
+    pub hook_story_done: Option<String>,
+    pub hook_blocked: Option<String>,
+    pub hook_run_end: Option<String>,
+    pub hook_timeout: Option<Duration>,
 }
 
 /// The merged settings.
@@ -158,6 +200,9 @@ pub struct Settings {
     pub context: crate::context::Options,
     pub grace: Duration,
     pub max_wait: Option<Duration>,
+    /// Time between two heartbeat (and countdown) lines when stderr is not a terminal.
+    pub heartbeat: Duration,
+    pub hooks: Hooks,
 }
 
 impl Default for Settings {
@@ -180,6 +225,8 @@ impl Default for Settings {
             context: crate::context::Options::default(),
             grace: Duration::from_secs(10),
             max_wait: None,
+            heartbeat: Duration::from_secs(60),
+            hooks: Hooks::default(),
         }
     }
 }
@@ -272,6 +319,13 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         },
         grace: pick!(grace, d.grace),
         max_wait: layers.iter().find_map(|l| l.max_wait),
+        heartbeat: pick!(heartbeat, d.heartbeat),
+        hooks: Hooks {
+            on_story_done: layers.iter().find_map(|l| l.hook_story_done.clone()),
+            on_blocked: layers.iter().find_map(|l| l.hook_blocked.clone()),
+            on_run_end: layers.iter().find_map(|l| l.hook_run_end.clone()),
+            timeout: pick!(hook_timeout, d.hooks.timeout),
+        },
     }
 }
 
@@ -386,226 +440,21 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         grace: dur("RALPH_GRACE")?,
         max_wait: dur("RALPH_MAX_WAIT")?,
+        heartbeat: match dur("RALPH_HEARTBEAT")? {
+            Some(d) if d.is_zero() => {
+                return Err(bad(
+                    "RALPH_HEARTBEAT",
+                    "0 is no interval; use e.g. 1s or 60s",
+                ));
+            }
+            d => d,
+        },
         ..Layer::default()
     })
 }
 
-/// 1-based line of `key` inside `[section]` in the source text (best effort, for messages).
-fn line_of(text: &str, section: Option<&str>, key: &str) -> usize {
-    let mut current: Option<String> = None;
-    for (i, l) in text.lines().enumerate() {
-        let t = l.trim();
-        if let Some(h) = t.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-            current = Some(h.trim().to_string());
-            if section.is_none() && h.trim() == key {
-                return i + 1;
-            }
-            continue;
-        }
-        if current.as_deref() == section
-            && t.strip_prefix(key)
-                .is_some_and(|r| r.trim_start().starts_with('='))
-        {
-            return i + 1;
-        }
-    }
-    1
-}
-
-fn str_of<'a>(place: &str, v: &'a toml::Value) -> Result<&'a str, ConfigError> {
-    v.as_str()
-        .ok_or_else(|| bad(place, format!("expected a string, got {v}")))
-}
-
-/// Parse the text of a ralph.toml (`path` only names it in errors).
-pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        let (line, column) = e
-            .span()
-            .map(|s| {
-                let before = text.get(..s.start).unwrap_or(text);
-                let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map(|n| n + 1).unwrap_or(0) + 1;
-                (line, col)
-            })
-            .unwrap_or((1, 1));
-        ConfigError::Syntax {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message: e.message().to_string(),
-        }
-    })?;
-    let file = path.display().to_string();
-    let mut layer = Layer::default();
-    for (section, value) in &table {
-        let valid: &[&str] = match section.as_str() {
-            "agent" => AGENT_KEYS,
-            "run" => RUN_KEYS,
-            "verify" => VERIFY_KEYS,
-            "compact" => COMPACT_KEYS,
-            "context" => CONTEXT_KEYS,
-            _ => {
-                return Err(ConfigError::UnknownKey {
-                    place: format!("{file}:{}", line_of(text, None, section)),
-                    key: section.clone(),
-                    suggestion: crate::suggest::nearest(section, SECTIONS.iter().copied())
-                        .map(String::from),
-                    valid: SECTIONS.iter().map(|s| format!("[{s}]")).collect(),
-                });
-            }
-        };
-        let Some(t) = value.as_table() else {
-            return Err(bad(
-                &format!("{file}:{}", line_of(text, None, section)),
-                format!("\"{section}\" must be a [{section}] section"),
-            ));
-        };
-        for (key, v) in t {
-            let place = format!(
-                "{file}:{}: [{section}] {key}",
-                line_of(text, Some(section), key)
-            );
-            if !valid.contains(&key.as_str()) {
-                return Err(ConfigError::UnknownKey {
-                    place: format!("{file}:{} [{section}]", line_of(text, Some(section), key)),
-                    key: key.clone(),
-                    suggestion: crate::suggest::nearest(key, valid.iter().copied())
-                        .map(String::from),
-                    valid: valid.iter().map(|s| s.to_string()).collect(),
-                });
-            }
-            let dur = |v: &toml::Value| -> Result<Duration, ConfigError> {
-                match v {
-                    toml::Value::Integer(n) if *n >= 0 => Ok(Duration::from_secs(*n as u64)),
-                    toml::Value::Float(f) => Duration::try_from_secs_f64(*f)
-                        .map_err(|_| bad(&place, format!("{f} is not a non-negative duration"))),
-                    toml::Value::String(s) => parse_duration(s).map_err(|m| bad(&place, m)),
-                    other => Err(bad(
-                        &place,
-                        format!("expected a duration like \"2s\", got {other}"),
-                    )),
-                }
-            };
-            let count = |v: &toml::Value| -> Result<u32, ConfigError> {
-                v.as_integer()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .filter(|n| *n >= 1)
-                    .ok_or_else(|| {
-                        bad(
-                            &place,
-                            format!("expected a whole number of at least 1, got {v}"),
-                        )
-                    })
-            };
-            let boolean = |v: &toml::Value| {
-                v.as_bool()
-                    .ok_or_else(|| bad(&place, format!("expected true or false, got {v}")))
-            };
-            match (section.as_str(), key.as_str()) {
-                ("agent", "name") => layer.agent = Some(parse_agent(&place, str_of(&place, v)?)?),
-                ("agent", "cmd") => layer.agent_cmd = Some(str_of(&place, v)?.to_string()),
-                ("agent", "instructions") => {
-                    let file = str_of(&place, v)?;
-                    if file.trim().is_empty() {
-                        return Err(bad(&place, "expected a file name, like \"prompt.md\""));
-                    }
-                    layer.instructions = Some(PathBuf::from(file));
-                }
-                ("agent", "prompt_mode") => {
-                    layer.prompt_mode = Some(parse_mode(&place, str_of(&place, v)?)?)
-                }
-                ("run", "iterations") => layer.iterations = Some(count(v)?),
-                ("run", "max_failures") => layer.max_failures = Some(count(v)?),
-                ("run", "timeout") => layer.timeout = Some(dur(v)?),
-                ("run", "sleep") => layer.sleep = Some(dur(v)?),
-                ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
-                ("run", "compact") => layer.compact = Some(boolean(v)?),
-                ("run", "parallel") => layer.parallel = Some(count(v)?),
-                ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
-                ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
-                ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),
-                ("context", "budget") => layer.context_budget = Some(count(v)? as usize),
-                ("context", "top_k") => layer.context_top_k = Some(count(v)? as usize),
-                ("context", "spec_lines") => layer.context_spec_lines = Some(count(v)? as usize),
-                ("context", "files") => layer.context_files = Some(count(v)? as usize),
-                ("context", agent) => {
-                    let t = v.as_table().ok_or_else(|| {
-                        bad(
-                            &place,
-                            format!("expected a [context.{agent}] table, got {v}"),
-                        )
-                    })?;
-                    let mut o = ContextOverride::default();
-                    for (k, x) in t {
-                        let n = || count(x).map(|n| Some(n as usize));
-                        match k.as_str() {
-                            "budget" => o.budget = n()?,
-                            "top_k" => o.top_k = n()?,
-                            "spec_lines" => o.spec_lines = n()?,
-                            _ => {
-                                return Err(ConfigError::UnknownKey {
-                                    place: format!("{place}.{k}"),
-                                    key: k.clone(),
-                                    suggestion: crate::suggest::nearest(
-                                        k,
-                                        CONTEXT_AGENT_KEYS.iter().copied(),
-                                    )
-                                    .map(String::from),
-                                    valid: CONTEXT_AGENT_KEYS
-                                        .iter()
-                                        .map(|s| s.to_string())
-                                        .collect(),
-                                });
-                            }
-                        }
-                    }
-                    layer.context_agents.insert(agent.to_string(), o);
-                }
-                _ => {
-                    // [verify] commands: a string or a list of strings.
-                    let cmds = match v {
-                        toml::Value::String(s) => vec![s.clone()],
-                        toml::Value::Array(a) => a
-                            .iter()
-                            .map(|x| str_of(&place, x).map(String::from))
-                            .collect::<Result<_, _>>()?,
-                        other => {
-                            return Err(bad(
-                                &place,
-                                format!("expected a list of commands, got {other}"),
-                            ));
-                        }
-                    };
-                    layer.verify = Some(cmds);
-                }
-            }
-        }
-    }
-    Ok(layer)
-}
-
-/// Read `<root>/ralph.toml`; a missing file is an empty layer.
-pub fn load_file(root: &Path) -> Result<Layer, ConfigError> {
-    let path = root.join(FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            let layer = parse_file(&path, &text)?;
-            tracing::debug!(path = %path.display(), ?layer, "read the settings file");
-            Ok(layer)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            tracing::debug!(path = %path.display(), "no settings file; defaults apply");
-            Ok(Layer::default())
-        }
-        Err(source) => Err(crate::fsutil::FsError {
-            path,
-            action: "read",
-            source,
-        }
-        .into()),
-    }
-}
+mod file;
+pub use file::{load_file, parse_file};
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! Unit tests for ralph.toml parsing, env and the merge.
 
 use super::*;
+use std::path::Path;
 
 #[test]
 fn durations_accept_seconds_and_units() {
@@ -134,4 +135,61 @@ fn allow_dirty_flows_from_flag_env_and_file() {
     let err = parse_file(Path::new("ralph.toml"), "[run]\nallow_dirty = \"yes\"\n").unwrap_err();
     assert!(err.to_string().contains("[run] allow_dirty"), "{err}");
     assert!(from_env(|k| (k == "RALPH_ALLOW_DIRTY").then(|| "maybe".into())).is_err());
+}
+
+#[test]
+fn hooks_are_commands_with_a_timeout_and_bad_ones_name_the_key() {
+    let p = Path::new("ralph.toml");
+    let l = parse_file(
+        p,
+        "[hooks]\non_story_done = \"echo done\"\non_run_end = \"./end.sh\"\ntimeout = \"5s\"\n",
+    )
+    .unwrap();
+    let s = resolve(&[&l]);
+    assert_eq!(s.hooks.on_story_done.as_deref(), Some("echo done"));
+    assert_eq!(s.hooks.on_blocked, None);
+    assert_eq!(s.hooks.on_run_end.as_deref(), Some("./end.sh"));
+    assert_eq!(s.hooks.timeout, Duration::from_secs(5));
+    assert!(s.hooks.any());
+    assert_eq!(resolve(&[]).hooks.timeout, Duration::from_secs(30));
+    assert!(!resolve(&[]).hooks.any());
+    let e = parse_file(p, "[hooks]\non_blocked = \"\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ralph.toml:2: [hooks] on_blocked"), "{e}");
+    let e = parse_file(p, "[hooks]\non_story_don = \"x\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("did you mean \"on_story_done\""), "{e}");
+    let e = parse_file(p, "[hooks]\ntimeout = 0\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("[hooks] timeout"), "{e}");
+    let e = parse_file(p, "[hooks]\non_run_end = 3\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("expected a string"), "{e}");
+}
+
+#[test]
+fn the_heartbeat_interval_comes_from_the_environment_and_is_never_zero() {
+    let env = |v: &'static str| move |k: &str| (k == "RALPH_HEARTBEAT").then(|| v.to_string());
+    let l = from_env(env("0.5")).unwrap();
+    assert_eq!(resolve(&[&l]).heartbeat, Duration::from_millis(500));
+    assert_eq!(resolve(&[]).heartbeat, Duration::from_secs(60));
+    let e = from_env(env("0")).unwrap_err().to_string();
+    assert!(e.starts_with("RALPH_HEARTBEAT: 0 is no interval"), "{e}");
+}
+
+#[test]
+fn parallel_comes_from_the_file_the_environment_and_the_flag_and_is_at_least_one() {
+    let file = parse_file(Path::new("ralph.toml"), "[run]\nparallel = 3\n").unwrap();
+    assert_eq!(file.parallel, Some(3));
+    assert_eq!(resolve(&[&file]).parallel, 3);
+    assert_eq!(resolve(&[]).parallel, 1);
+    let env = from_env(|k| (k == "RALPH_PARALLEL").then(|| "2".to_string())).unwrap();
+    assert_eq!(resolve(&[&env, &file]).parallel, 2);
+    let e = parse_file(Path::new("ralph.toml"), "[run]\nparallel = 0\n").unwrap_err();
+    assert!(e.to_string().contains("at least 1"), "{e}");
+    assert!(from_env(|k| (k == "RALPH_PARALLEL").then(|| "0".to_string())).is_err());
 }

@@ -306,14 +306,16 @@ impl<'a> Loop<'a> {
         };
         if let Some(k) = self.strikes.record(&story.id, done.outcome, done.progress) {
             record.skipped = true;
-            self.skipped.insert(
-                story.id.clone(),
-                format!("no progress in {k} attempts in a row (no commit, no file change, no passes flip)"),
+            let reason = format!(
+                "no progress in {k} attempts in a row (no commit, no file change, no passes flip)"
             );
-            self.note(format!(
-                "skipping {} for the rest of this run: no progress in {k} attempts in a row",
-                story.id
-            ));
+            self.skipped.insert(story.id.clone(), reason.clone());
+            self.rep.report(Event::StorySkipped {
+                story: story.id.clone(),
+                title: story.title.clone(),
+                attempts: k,
+                reason,
+            });
         }
         iteration::record(&self.opts.root, &record)?;
         self.rep.report(Event::IterationFinished {
@@ -362,7 +364,10 @@ impl<'a> Loop<'a> {
             wait: d,
         });
         self.tree = None;
-        if signals::countdown(d, self.interrupt, "ralph: waiting") {
+        // The countdown writes to stderr whatever the reporter (with --json too).
+        let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let cadence = super::watch::Cadence::new(live, s.heartbeat);
+        if signals::countdown(d, self.interrupt, "ralph: waiting", cadence) {
             return Ok(Some(self.end(Ending::Interrupted, 0, vec![], false)));
         }
         Ok(None)

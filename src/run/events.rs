@@ -1,7 +1,9 @@
 //! The one channel through which the loop tells what happens: every note, warning, start,
 //! outcome and end of a run is an [`Event`] handed to a [`Reporter`]. [`Terminal`] prints the
-//! lines a person reads on stderr (dropped by `-q` except an unfinished run's end); [`JsonLines`] writes one
+//! lines a person reads on stderr (dropped by `-q` except an unfinished run's end; a live
+//! heartbeat refreshed in place on a terminal, see [`crate::ui::transient`]); [`JsonLines`] writes one
 //! JSON object per event on stdout for tools (`ralph run --json`; the shape is in specs/json.md).
+//! Hooks wrap a reporter ([`super::hooks`]).
 //!
 //! Owns the wording and the JSON shape of the loop's reports; decides nothing about the run and
 //! never prints the agent's own output (that is `agent::process`'s echo and log).
@@ -61,6 +63,42 @@ pub enum Event {
         /// "verify 2/3 passed: `cargo test` exited 101", or empty.
         detail: String,
     },
+    /// The agent has been silent for a while (see [`super::watch`]): how long it has run, how
+    /// much it has written, its last line.
+    Heartbeat {
+        story: String,
+        #[serde(serialize_with = "millis")]
+        elapsed: Duration,
+        /// Bytes of output so far (stdout and stderr).
+        bytes: u64,
+        /// Time since the last output (or the start).
+        #[serde(serialize_with = "millis")]
+        silent: Duration,
+        /// The last non-blank output line (redacted, cut short), or empty.
+        last_line: String,
+        /// Refreshed in place on a terminal (one per second) rather than a line per interval;
+        /// only a reporter whose [`Reporter::live`] is true gets these.
+        #[serde(skip)]
+        live: bool,
+    },
+    /// ralph stops a process (the agent, a verify command) that has not ended by itself.
+    Stopping {
+        /// "the agent", or "verify command `cargo test`".
+        what: String,
+        reason: StopReason,
+        #[serde(serialize_with = "millis")]
+        elapsed: Duration,
+        /// SIGTERM now; SIGKILL after this if the process group is still running.
+        #[serde(serialize_with = "millis")]
+        grace: Duration,
+    },
+    /// A story made no progress `attempts` times in a row: the run skips it from now on.
+    StorySkipped {
+        story: String,
+        title: String,
+        attempts: u32,
+        reason: String,
+    },
     /// The agent hit a usage limit: the run waits (`until` "14:05 UTC", or a backoff).
     RateLimited {
         line: String,
@@ -85,6 +123,14 @@ pub enum Event {
     },
 }
 
+/// Why ralph stops a process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    Timeout,
+    Interrupt,
+}
+
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
@@ -92,6 +138,12 @@ fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 /// Where events go.
 pub trait Reporter: Send + Sync + std::fmt::Debug {
     fn report(&self, event: Event);
+
+    /// Whether this reporter shows a heartbeat refreshed in place (a terminal): then the loop
+    /// sends live heartbeats every second while the agent is silent, else one per interval.
+    fn live(&self) -> bool {
+        false
+    }
 }
 
 /// Lines for a person, on stderr, through `anstream` (colour as `--color` says).
@@ -109,9 +161,55 @@ impl Reporter for Terminal {
         if crate::ui::quiet() && !unfinished {
             return;
         }
+        if let Event::Heartbeat { live: true, .. } = &event {
+            crate::ui::transient(&heartbeat_line(&event));
+            return;
+        }
+        crate::ui::clear_transient();
         for line in lines(&event) {
             crate::ui::anstream::eprintln!("{line}");
         }
+    }
+
+    fn live(&self) -> bool {
+        use std::io::IsTerminal;
+        !crate::ui::quiet() && std::io::stderr().is_terminal()
+    }
+}
+
+/// The heartbeat as one plain line: "ralph: US-1 running 4m10s · 12.3 KB of output · silent
+/// 1m02s · last: Compiling foo".
+pub fn heartbeat_line(event: &Event) -> String {
+    let Event::Heartbeat {
+        story,
+        elapsed,
+        bytes,
+        silent,
+        last_line,
+        ..
+    } = event
+    else {
+        return String::new();
+    };
+    let mut line = format!(
+        "ralph: {story} running {} · {} of output · silent {}",
+        super::ratelimit::format_remaining(*elapsed),
+        human_bytes(*bytes),
+        super::ratelimit::format_remaining(*silent)
+    );
+    if !last_line.is_empty() {
+        line.push_str(" · last: ");
+        line.push_str(last_line);
+    }
+    line
+}
+
+/// "0 bytes", "512 bytes", "12.3 KB", "4.0 MB".
+fn human_bytes(n: u64) -> String {
+    match n {
+        0..1000 => format!("{n} bytes"),
+        1000..1_000_000 => format!("{:.1} KB", n as f64 / 1e3),
+        _ => format!("{:.1} MB", n as f64 / 1e6),
     }
 }
 
@@ -159,6 +257,24 @@ pub fn lines(event: &Event) -> Vec<String> {
             detail,
         } => vec![super::status::status_line(
             *iteration, *limit, story, title, *elapsed, *outcome, detail,
+        )],
+        Event::Heartbeat { .. } => vec![heartbeat_line(event)],
+        Event::Stopping {
+            what,
+            reason,
+            elapsed,
+            grace,
+        } => vec![format!(
+            "ralph: stopping {what} ({} after {}): SIGTERM now, SIGKILL in {} if it is still running",
+            match reason {
+                StopReason::Timeout => "timed out",
+                StopReason::Interrupt => "interrupted",
+            },
+            super::ratelimit::format_remaining(*elapsed),
+            format_elapsed(*grace)
+        )],
+        Event::StorySkipped { story, reason, .. } => vec![format!(
+            "ralph: skipping {story} for the rest of this run: {reason}"
         )],
         Event::RateLimited { line, until, .. } => vec![match until {
             Some(at) => format!(
@@ -305,6 +421,72 @@ mod tests {
             verify: vec![],
         };
         assert_eq!(plain(&e).len(), 2, "no verify commands is warned about");
+    }
+
+    #[test]
+    fn watching_lines_read_well() {
+        let beat = Event::Heartbeat {
+            story: "US-2".into(),
+            elapsed: Duration::from_secs(250),
+            bytes: 12_345,
+            silent: Duration::from_secs(62),
+            last_line: "Compiling foo v0.1.0".into(),
+            live: false,
+        };
+        let stop = Event::Stopping {
+            what: "the agent".into(),
+            reason: StopReason::Timeout,
+            elapsed: Duration::from_secs(3600),
+            grace: Duration::from_secs(10),
+        };
+        let skipped = Event::StorySkipped {
+            story: "US-3".into(),
+            title: "T".into(),
+            attempts: 3,
+            reason: "no progress in 3 attempts in a row".into(),
+        };
+        let text: Vec<String> = [beat, stop, skipped].iter().flat_map(plain).collect();
+        insta::assert_snapshot!(text.join("\n"), @r"
+        ralph: US-2 running 4m10s · 12.3 KB of output · silent 1m02s · last: Compiling foo v0.1.0
+        ralph: stopping the agent (timed out after 1h00m00s): SIGTERM now, SIGKILL in 10s if it is still running
+        ralph: skipping US-3 for the rest of this run: no progress in 3 attempts in a row
+        ");
+        assert_eq!(human_bytes(0), "0 bytes");
+        assert_eq!(human_bytes(4_000_000), "4.0 MB");
+    }
+
+    #[test]
+    fn watching_events_in_json() {
+        let r = JsonLines::new(Vec::new());
+        r.report(Event::Heartbeat {
+            story: "A".into(),
+            elapsed: Duration::from_millis(1500),
+            bytes: 3,
+            silent: Duration::from_millis(700),
+            last_line: String::new(),
+            live: false,
+        });
+        r.report(Event::Stopping {
+            what: "the agent".into(),
+            reason: StopReason::Interrupt,
+            elapsed: Duration::from_millis(20),
+            grace: Duration::from_millis(300),
+        });
+        let out = String::from_utf8(r.into_inner().unwrap()).unwrap();
+        let v: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            v[0],
+            serde_json::json!({"event": "heartbeat", "story": "A", "elapsed": 1500, "bytes": 3,
+                "silent": 700, "last_line": ""})
+        );
+        assert_eq!(
+            v[1],
+            serde_json::json!({"event": "stopping", "what": "the agent", "reason": "interrupt",
+                "elapsed": 20, "grace": 300})
+        );
     }
 
     #[test]

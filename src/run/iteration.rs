@@ -176,6 +176,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
     ];
     env.extend(opts.env.iter().cloned());
+    let mut watcher = super::watch::Watch::agent(rep, &story.id, s.heartbeat, opts.echo);
     let run = supervise(Supervise {
         argv: &inv.argv,
         cwd: &opts.root,
@@ -191,7 +192,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         // told apart, so the parallel scheduler sweeps once nothing runs.
         sweep_orphans: s.parallel <= 1,
         record: Some(super::state_dir(&opts.root).join(super::AGENT_GROUP)),
+        watcher: Some(&mut watcher),
     })?;
+    drop(watcher);
     if run.stopped_leftovers {
         rep.report(Event::Note {
             text: "stopped processes the agent left running".into(),

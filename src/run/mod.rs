@@ -19,6 +19,7 @@ pub mod events;
 pub mod git;
 pub mod guard;
 pub mod history;
+pub mod hooks;
 pub mod integrity;
 pub mod iteration;
 pub mod lock;
@@ -32,6 +33,7 @@ pub mod signals;
 pub mod status;
 pub mod verdict;
 pub mod verify;
+pub mod watch;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -10,6 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::watch::{Beat, Cadence, countdown_line};
+
 static HUNG_UP: AtomicBool = AtomicBool::new(false);
 
 /// Whether a SIGHUP arrived.
@@ -57,28 +59,34 @@ pub fn sleep(d: Duration, flag: &AtomicBool) -> bool {
     flag.load(Ordering::SeqCst)
 }
 
-/// Wait `d` with a countdown line on stderr, refreshed every second; true when interrupted.
-pub fn countdown(d: Duration, flag: &AtomicBool, label: &str) -> bool {
-    let end = Instant::now() + d.min(MAX_WAIT);
-    loop {
+/// Wait `d` with a countdown on stderr, as `cadence` says (see [`super::watch`]): on a
+/// terminal one line refreshed in place every second, else a line at the start and one per
+/// interval (a log file gets no `\r` spinner). True when interrupted.
+pub fn countdown(d: Duration, flag: &AtomicBool, label: &str, cadence: Cadence) -> bool {
+    let start = Instant::now();
+    let end = start + d.min(MAX_WAIT);
+    let mut beat = Beat::now();
+    let interrupted = loop {
         let left = end.saturating_duration_since(Instant::now());
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r{label}: {} left (Ctrl-C to stop)   ",
-            super::ratelimit::format_remaining(left + Duration::from_millis(999))
-        );
-        let _ = err.flush();
-        drop(err);
+        // A wait is all silence: the cadence alone decides.
+        if beat.due(&cadence, start.elapsed(), Duration::MAX) {
+            let line = countdown_line(label, left);
+            if cadence.live {
+                crate::ui::transient(&line);
+            } else {
+                crate::ui::clear_transient();
+                let _ = writeln!(std::io::stderr().lock(), "{line}");
+            }
+        }
         if left.is_zero() {
-            eprintln!();
-            return false;
+            break false;
         }
-        if sleep(left.min(Duration::from_secs(1)), flag) {
-            eprintln!();
-            return true;
+        if sleep(left.min(Duration::from_millis(200)), flag) {
+            break true;
         }
-    }
+    };
+    crate::ui::clear_transient();
+    interrupted
 }
 
 #[cfg(test)]
@@ -89,9 +97,10 @@ mod tests {
     fn sleeps_end_early_on_interrupt_and_never_overflow() {
         let flag = AtomicBool::new(true);
         assert!(sleep(Duration::MAX, &flag));
-        assert!(countdown(Duration::MAX, &flag, "t"));
+        let plain = Cadence::new(false, Duration::from_secs(60));
+        assert!(countdown(Duration::MAX, &flag, "t", plain));
         let calm = AtomicBool::new(false);
         assert!(!sleep(Duration::from_millis(5), &calm));
-        assert!(!countdown(Duration::ZERO, &calm, "t"));
+        assert!(!countdown(Duration::ZERO, &calm, "t", plain));
     }
 }

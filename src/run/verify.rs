@@ -50,6 +50,8 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             let _ = sink.file.write_all(line.as_bytes());
         }
         let argv = vec!["/bin/sh".to_string(), "-c".into(), cmd.clone()];
+        let mut watcher =
+            super::watch::Watch::stops_only(env.reporter, format!("verify command `{cmd}`"));
         let f = supervise(Supervise {
             argv: &argv,
             cwd: env.root,
@@ -63,6 +65,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             watch: None,
             sweep_orphans: env.sweep_orphans,
             record: Some(super::state_dir(env.root).join(super::AGENT_GROUP)),
+            watcher: Some(&mut watcher),
         })?;
         results.push(VerifyResult {
             command: cmd.clone(),
