@@ -225,6 +225,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
 impl Sched<'_> {
     fn run(&mut self, interrupt: &AtomicBool, stop: &AtomicBool) -> Result<Exit, RunError> {
         let (tx, rx) = mpsc::channel::<(String, Result<AttemptDone, String>)>();
+        let mut tx = Some(tx);
         std::thread::scope(|scope| {
             let mut running = 0usize;
             let mut board_at = Instant::now() + BOARD_EVERY;
@@ -238,10 +239,14 @@ impl Sched<'_> {
                     continue;
                 }
                 for job in self.start_attempts() {
-                    let tx = tx.clone();
+                    let Some(tx) = tx.clone() else { break };
                     running += 1;
                     scope.spawn(move || {
-                        let r = work(&job, stop);
+                        // A panic must still answer, or the scheduler would wait for ever.
+                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            work(&job, stop)
+                        }))
+                        .unwrap_or_else(|_| Err("the worker thread panicked".to_string()));
                         let _ = tx.send((job.id, r));
                     });
                 }
@@ -265,11 +270,12 @@ impl Sched<'_> {
                 }
             };
             // Stopping: every worker sees `stop`, its agent group gets SIGTERM, then SIGKILL.
+            // Only the workers' senders are left: `recv` ends once they are all gone.
+            tx = None;
             while running > 0 {
-                if let Ok((id, r)) = rx.recv() {
-                    running -= 1;
-                    self.finished(&id, r);
-                }
+                let Ok((id, r)) = rx.recv() else { break };
+                running -= 1;
+                self.finished(&id, r);
             }
             self.tidy();
             // Nothing runs now: what agents left outside their groups can be stopped.
