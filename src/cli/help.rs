@@ -56,6 +56,7 @@ prints debug events on stderr.",
   ralph run --agent-cmd \"my-agent --fast\" --prompt-mode arg
   ralph run --dry-run             the chosen story, the exact argv and prompt; runs nothing
   ralph run --story US-003        start with this (ready) story
+  ralph run --parallel 4          up to 4 stories at once, each in its own git worktree
   ralph run --allow-dirty         start with uncommitted changes (the agent may commit them)
   ralph run 20 --json | jq .event one JSON object per event on stdout, for tools",
     ),

@@ -66,6 +66,10 @@ pub struct RunArgs {
     /// Token budget for each prompt (default 24000, or [context] budget in ralph.toml).
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
+    /// Run up to K ready stories at once, each in its own git worktree, merged one at a time
+    /// (default 1: one story at a time in the main tree; [run] parallel in ralph.toml).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub parallel: Option<u32>,
     /// Time between SIGTERM and SIGKILL when stopping the agent (default 10s).
     #[arg(long, value_name = "DURATION", value_parser = duration, hide = true)]
     pub grace: Option<Duration>,
@@ -106,6 +110,7 @@ impl RunArgs {
             max_failures: self.max_failures,
             no_wait: self.no_wait.then_some(true),
             compact: self.no_compact.then_some(false),
+            parallel: self.parallel,
             allow_dirty: self.allow_dirty.then_some(true),
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
@@ -207,8 +212,17 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
     if args.dry_run {
         return print_dry_run(&opts);
     }
+    if opts.settings.parallel >= 2 && args.json {
+        anyhow::bail!(
+            "--json does not work with --parallel yet (its events are not reported as JSON lines); run without --json, or with --parallel 1"
+        );
+    }
     let flag = signals::install().context("cannot install the Ctrl-C handler")?;
-    let exit = run::run(&opts, &flag).context("ralph run stopped")?;
+    let exit = if opts.settings.parallel >= 2 {
+        run::parallel::run(&opts, &flag).context("ralph run --parallel stopped")?
+    } else {
+        run::run(&opts, &flag).context("ralph run stopped")?
+    };
     Ok(exit.code())
 }
 

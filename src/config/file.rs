@@ -143,6 +143,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "sleep") => layer.sleep = Some(dur(v)?),
                 ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
+                ("run", "parallel") => layer.parallel = Some(count(v)?),
                 ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
                 ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
                 ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),

@@ -17,6 +17,7 @@
 //! max_failures = 3
 //! no_wait = false
 //! compact = true
+//! parallel = 1             # stories at once, each in its own git worktree (specs/parallel.md)
 //! allow_dirty = false      # start with uncommitted changes in the work tree
 //! [verify]
 //! commands = ["cargo test"]
@@ -54,6 +55,7 @@ const RUN_KEYS: &[&str] = &[
     "max_failures",
     "no_wait",
     "compact",
+    "parallel",
     "allow_dirty",
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
@@ -148,6 +150,8 @@ pub struct Layer {
     pub max_failures: Option<u32>,
     pub no_wait: Option<bool>,
     pub compact: Option<bool>,
+    /// `--parallel K`: stories run at once (1: the sequential loop).
+    pub parallel: Option<u32>,
     /// Start with uncommitted changes in the work tree (`--allow-dirty`).
     pub allow_dirty: Option<bool>,
     pub verify: Option<Vec<String>>,
@@ -187,6 +191,8 @@ pub struct Settings {
     pub max_failures: u32,
     pub no_wait: bool,
     pub compact: bool,
+    /// Stories run at once, each in its own worktree (1: the sequential loop).
+    pub parallel: u32,
     pub allow_dirty: bool,
     pub verify: Vec<String>,
     pub compact_threshold: usize,
@@ -211,6 +217,7 @@ impl Default for Settings {
             max_failures: 3,
             no_wait: false,
             compact: true,
+            parallel: 1,
             allow_dirty: false,
             verify: vec![],
             compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
@@ -272,6 +279,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         max_failures: pick!(max_failures, d.max_failures),
         no_wait: pick!(no_wait, d.no_wait),
         compact: pick!(compact, d.compact),
+        parallel: pick!(parallel, d.parallel),
         allow_dirty: pick!(allow_dirty, d.allow_dirty),
         verify: pick!(verify, d.verify.clone()),
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
@@ -398,6 +406,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         compact: v("RALPH_NO_COMPACT")
             .map(|s| parse_bool("RALPH_NO_COMPACT", &s).map(|b| !b))
+            .transpose()?,
+        parallel: v("RALPH_PARALLEL")
+            .map(|s| parse_count("RALPH_PARALLEL", &s))
             .transpose()?,
         allow_dirty: v("RALPH_ALLOW_DIRTY")
             .map(|s| parse_bool("RALPH_ALLOW_DIRTY", &s))

@@ -180,3 +180,16 @@ fn the_heartbeat_interval_comes_from_the_environment_and_is_never_zero() {
     let e = from_env(env("0")).unwrap_err().to_string();
     assert!(e.starts_with("RALPH_HEARTBEAT: 0 is no interval"), "{e}");
 }
+
+#[test]
+fn parallel_comes_from_the_file_the_environment_and_the_flag_and_is_at_least_one() {
+    let file = parse_file(Path::new("ralph.toml"), "[run]\nparallel = 3\n").unwrap();
+    assert_eq!(file.parallel, Some(3));
+    assert_eq!(resolve(&[&file]).parallel, 3);
+    assert_eq!(resolve(&[]).parallel, 1);
+    let env = from_env(|k| (k == "RALPH_PARALLEL").then(|| "2".to_string())).unwrap();
+    assert_eq!(resolve(&[&env, &file]).parallel, 2);
+    let e = parse_file(Path::new("ralph.toml"), "[run]\nparallel = 0\n").unwrap_err();
+    assert!(e.to_string().contains("at least 1"), "{e}");
+    assert!(from_env(|k| (k == "RALPH_PARALLEL").then(|| "0".to_string())).is_err());
+}

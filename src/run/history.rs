@@ -56,6 +56,33 @@ pub struct Record {
     /// Set when this iteration made the story be skipped.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skipped: bool,
+    /// Parallel runs: the worker (1..K) that ran the attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<u32>,
+    /// Parallel runs: the commit the story branch was made from or last reset onto.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// Parallel runs: the merge of a gated attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<MergeRecord>,
+    /// Parallel runs: where a sent-back attempt's work is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt_ref: Option<String>,
+}
+
+/// How a parallel run's merge queue handled a gated attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergeRecord {
+    /// `merged`, `conflict`, `verify-failed`.
+    pub result: String,
+    pub tip_before: String,
+    pub tip_after: Option<String>,
+    pub fast_forward: bool,
+    #[serde(default)]
+    pub conflicts: Vec<String>,
+    /// The re-verify on the merged result (empty for a fast-forward).
+    #[serde(default)]
+    pub verify: Vec<VerifyResult>,
 }
 
 /// A history file that cannot be read or written.
@@ -180,6 +207,10 @@ mod tests {
             restored: vec![],
             rate_limit: None,
             skipped: false,
+            worker: None,
+            base: None,
+            merge: None,
+            attempt_ref: None,
         }
     }
 

@@ -75,7 +75,7 @@ pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
         .collect()
 }
 
-fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogSink>>> {
+pub(crate) fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogSink>>> {
     let file = match std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -188,7 +188,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         echo: opts.echo,
         interrupt: inp.interrupt,
         watch: Some(watch),
-        sweep_orphans: true,
+        // Orphans are ralph's children: with other agents running (--parallel) they cannot be
+        // told apart, so the parallel scheduler sweeps once nothing runs.
+        sweep_orphans: s.parallel <= 1,
         record: Some(super::state_dir(&opts.root).join(super::AGENT_GROUP)),
         watcher: Some(&mut watcher),
     })?;
@@ -256,6 +258,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
                 log: log.clone(),
                 echo: opts.echo,
                 interrupt: inp.interrupt,
+                sweep_orphans: s.parallel <= 1,
                 reporter: rep,
             },
         )?;
@@ -330,6 +333,10 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             .clone()
             .filter(|_| outcome == Outcome::RateLimited),
         skipped: false,
+        worker: None,
+        base: None,
+        merge: None,
+        attempt_ref: None,
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {

@@ -24,6 +24,7 @@ pub mod integrity;
 pub mod iteration;
 pub mod lock;
 pub mod outcome;
+pub mod parallel;
 pub mod prompt;
 pub mod ratelimit;
 pub mod rejected;
@@ -82,6 +83,8 @@ pub enum RunError {
         state: String,
         good: PathBuf,
     },
+    #[error(transparent)]
+    Parallel(#[from] parallel::ParallelError),
     #[error("cannot install the Ctrl-C handler: {0}")]
     Signals(std::io::Error),
     #[error("--story {id}: {why}")]

@@ -26,6 +26,10 @@ pub enum Outcome {
     RateLimited,
     /// Ctrl-C / SIGTERM.
     Interrupted,
+    /// Parallel runs: gated in its worktree, but the merge onto the branch's tip conflicted.
+    MergeConflict,
+    /// Parallel runs: gated in its worktree, but the verify commands failed on the merged result.
+    MergeVerifyFailed,
 }
 
 impl Outcome {
@@ -38,6 +42,8 @@ impl Outcome {
             Outcome::TimedOut => "timed out",
             Outcome::RateLimited => "rate limited",
             Outcome::Interrupted => "interrupted",
+            Outcome::MergeConflict => "merge conflict",
+            Outcome::MergeVerifyFailed => "failed verify once merged",
         }
     }
 }

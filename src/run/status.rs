@@ -14,9 +14,12 @@ fn outcome_style(outcome: Outcome) -> anstyle::Style {
     match outcome {
         Outcome::Done => crate::ui::GOOD,
         Outcome::RateLimited | Outcome::Interrupted => crate::ui::WAITING,
-        Outcome::VerifyFailed | Outcome::Incomplete | Outcome::AgentFailed | Outcome::TimedOut => {
-            crate::ui::BAD
-        }
+        Outcome::VerifyFailed
+        | Outcome::Incomplete
+        | Outcome::AgentFailed
+        | Outcome::TimedOut
+        | Outcome::MergeConflict
+        | Outcome::MergeVerifyFailed => crate::ui::BAD,
     }
 }
 

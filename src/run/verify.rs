@@ -31,6 +31,8 @@ pub struct VerifyEnv<'a> {
     pub log: Option<Arc<Mutex<LogSink>>>,
     pub echo: bool,
     pub interrupt: &'a AtomicBool,
+    /// Stop this process's other children afterwards (only when nothing else runs).
+    pub sweep_orphans: bool,
     pub reporter: &'a dyn super::events::Reporter,
 }
 
@@ -61,7 +63,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             echo: env.echo,
             interrupt: env.interrupt,
             watch: None,
-            sweep_orphans: true,
+            sweep_orphans: env.sweep_orphans,
             record: Some(super::state_dir(env.root).join(super::AGENT_GROUP)),
             watcher: Some(&mut watcher),
         })?;

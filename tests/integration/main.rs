@@ -30,6 +30,7 @@ mod run_hooks;
 mod run_integrity;
 mod run_json;
 mod run_output;
+mod run_parallel;
 mod run_processes;
 mod run_state;
 mod run_state_files;

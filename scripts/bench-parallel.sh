@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Wall time of `ralph run --parallel K` on a DAG of agents that take a fixed time.
+#
+# Builds --release and generates a git project with a 12-story DAG of width 4 and critical
+# path 4 (levels of 4, 4, 2, 2 stories, each blocked by every story of the level before). The
+# fake agent sleeps T seconds, writes a file of its own, marks its story passing, commits and
+# prints `STORY COMPLETE`; `sh check.sh` is the verify command. Runs, RUNS times each:
+#   - `--parallel 4`: target wall <= 1.15 x 4T (four waves, plus worktrees and merges);
+#   - `--parallel 1` and the sequential loop (no flag; by BASE_BIN when given, e.g. a ralph
+#     built before the scheduler existed): target within 5% of each other (12T plus overhead).
+# Prints the medians and the ratios; exits 1 when a target is missed. The machine may be
+# shared and noisy: read the numbers with that in mind (a timed test would be flaky; this
+# is a script).
+#
+# Usage: scripts/bench-parallel.sh [RUNS=3] [T=2] [BASE_BIN=]
+set -euo pipefail
+RUNS=${1:-3}
+T=${2:-2}
+BASE_BIN=${3:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+cargo build --release --quiet
+bin="${CARGO_TARGET_DIR:-$here/target}/release/ralph"
+base_bin="${BASE_BIN:-$bin}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/bin"
+cat > "$work/bin/sleepy-agent" <<EOF
+#!/bin/sh
+cat >/dev/null
+sleep $T
+echo "\$RALPH_STORY_ID" > "\$RALPH_STORY_ID.txt"
+sed -i -E "s/(\"id\": \"\$RALPH_STORY_ID\"[^}]*\"passes\": )false/\\1true/" prd.json
+git add -A >/dev/null && git commit -qm "\$RALPH_STORY_ID" >/dev/null
+echo "STORY COMPLETE: \$RALPH_STORY_ID"
+EOF
+chmod +x "$work/bin/sleepy-agent"
+
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+levels = [4, 4, 2, 2]
+stories, prev, n = [], [], 0
+for width in levels:
+    cur = []
+    for _ in range(width):
+        n += 1
+        sid = f"S-{n:02d}"
+        stories.append({"id": sid, "title": f"Story {n}", "description": f"Do {n}",
+                        "acceptanceCriteria": ["works"], "priority": n, "passes": False,
+                        "notes": "", "blockedBy": list(prev)})
+        cur.append(sid)
+    prev = cur
+with open(f"{work}/prd.json", "w") as f:
+    # One story per line, so the agent's sed finds its own.
+    f.write('{\n"project": "bench", "branchName": "ralph/bench", "description": "bench",\n"userStories": [\n')
+    f.write(",\n".join(json.dumps(s) for s in stories))
+    f.write("\n]\n}\n")
+PY
+
+# One fresh project per run: KIND is parallel4, parallel1 or sequential.
+run_once() {
+  local kind="$1" r="$2" exe="$3"
+  local proj="$work/$kind-$r"
+  mkdir -p "$proj"
+  cp "$work/prd.json" "$proj/"
+  printf '.ralph/\n' > "$proj/.gitignore"
+  printf 'test -f prd.json\n' > "$proj/check.sh"
+  printf '# progress\n' > "$proj/progress.txt"
+  git -C "$proj" init -q -b ralph/bench
+  git -C "$proj" config user.name b
+  git -C "$proj" config user.email b@example.com
+  git -C "$proj" add -A
+  git -C "$proj" commit -qm init
+  local flag=()
+  case "$kind" in
+    parallel4) flag=(--parallel 4) ;;
+    parallel1) flag=(--parallel 1) ;;
+  esac
+  local start end code
+  start=$(date +%s%N)
+  set +e
+  (cd "$proj" && PATH="$work/bin:$PATH" "$exe" run 20 --agent-cmd sleepy-agent --sleep 0 \
+    --verify "sh check.sh" --no-compact "${flag[@]}" >"$work/$kind-$r.log" 2>&1)
+  code=$?
+  set -e
+  end=$(date +%s%N)
+  if [ "$code" != 0 ]; then
+    echo "$kind run $r: exit $code; see the log:" >&2
+    tail -20 "$work/$kind-$r.log" >&2
+    exit 1
+  fi
+  echo $(( (end - start) / 1000000 ))
+}
+
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+declare -A med
+for kind in parallel4 parallel1 sequential; do
+  exe="$bin"
+  [ "$kind" = sequential ] && exe="$base_bin"
+  times=()
+  for r in $(seq 1 "$RUNS"); do
+    ms=$(run_once "$kind" "$r" "$exe")
+    echo "$kind run $r: ${ms} ms"
+    times+=("$ms")
+  done
+  med[$kind]=$(median "${times[@]}")
+done
+
+ideal=$((4 * T * 1000))
+python3 - "${med[parallel4]}" "${med[parallel1]}" "${med[sequential]}" "$ideal" "$T" <<'PY'
+import sys
+p4, p1, seq, ideal, t = (float(x) for x in sys.argv[1:])
+r4 = p4 / ideal
+r1 = p1 / seq
+print(f"--parallel 4: median {p4:.0f} ms = {r4:.3f} x 4T ({ideal:.0f} ms); target <= 1.15")
+print(f"--parallel 1: median {p1:.0f} ms; sequential loop: median {seq:.0f} ms; ratio {r1:.3f}; target within 5%")
+print(f"(12T = {12 * t * 1000:.0f} ms: --parallel 4 is {seq / p4:.2f}x faster than the sequential loop)")
+sys.exit(0 if r4 <= 1.15 and abs(r1 - 1) <= 0.05 else 1)
+PY

@@ -1,0 +1,310 @@
+//! What follows a gated attempt: the merge queue's step for one story and the verdict acted on
+//! (history record, new tip, send-back with its attempt ref, reset and retry note), and the
+//! release of a claim (leftovers committed, worktree removed, branch deleted or kept, summary
+//! row). The scheduler's methods on [`super::Sched`]; the git steps are `queue` and `worktree`.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::policy::{MergeVerdict, Pause, SendBack};
+use super::{ClaimState, ParallelError, Sched, board, queue, worktree};
+use crate::run::history::{MergeRecord, Record};
+use crate::run::outcome::{Outcome, Progress};
+use crate::run::prompt::RetryNote;
+use crate::run::{iteration, ratelimit};
+
+impl Sched<'_> {
+    /// Merge a queued story (the queue's one step) and act on the verdict.
+    pub(super) fn merge(&mut self, id: &str, stop: &AtomicBool) {
+        let s = &self.opts.settings;
+        let Some(c) = self.claims.get_mut(id) else {
+            return;
+        };
+        c.state = ClaimState::Queued;
+        let log = iteration::log_sink(
+            &self.run_dir.join(format!("merge-{}.log", self.n)),
+            &*self.opts.reporter,
+        );
+        let t0 = Instant::now();
+        let report = queue::merge(&queue::MergeInput {
+            root: &self.root,
+            branch: &self.branch,
+            tip: &self.tip,
+            story_branch: &c.branch,
+            story_id: id,
+            story_title: &c.title,
+            base: &c.base,
+            prd_rel: &self.prd_rel,
+            verify: &s.verify,
+            timeout: s.timeout,
+            grace: s.grace,
+            log,
+            interrupt: stop,
+            reporter: &*self.opts.reporter,
+        });
+        self.totals.queue += t0.elapsed();
+        let r = match report {
+            Ok(r) => r,
+            Err(source) => {
+                self.fatal = Some(
+                    ParallelError::Queue {
+                        story: id.to_string(),
+                        source,
+                    }
+                    .into(),
+                );
+                return;
+            }
+        };
+        let mut rec = c.gated.take().unwrap_or_else(|| unreachable_record(id));
+        let tip_before = self.tip.clone();
+        let mut merge = MergeRecord {
+            result: String::new(),
+            tip_before: tip_before.clone(),
+            tip_after: None,
+            fast_forward: r.fast_forward,
+            conflicts: vec![],
+            verify: r.verify.clone(),
+        };
+        match r.verdict {
+            MergeVerdict::Merged { fast_forward } => {
+                let commit = r.commit.clone().unwrap_or_default();
+                merge.result = "merged".into();
+                merge.tip_after = Some(commit.clone());
+                rec.head_after = Some(commit.clone());
+                rec.merge = Some(merge);
+                record(&self.root, &rec);
+                self.tip = commit.clone();
+                self.merged.push((id.to_string(), commit.clone()));
+                self.totals.merges += 1;
+                self.strikes
+                    .record(id, Outcome::Done, Some(Progress::default()));
+                let how = if fast_forward {
+                    "fast-forward".to_string()
+                } else if s.verify.is_empty() {
+                    "merged, not re-verified: no verify commands".to_string()
+                } else {
+                    format!("re-verified in {}", ratelimit::format_elapsed(t0.elapsed()))
+                };
+                crate::say!("ralph {id}: merged ({:.7}, {how})", commit);
+                self.release(id, "merged");
+            }
+            MergeVerdict::SentBack(why) => {
+                let (outcome, result) = match &why {
+                    SendBack::Conflict(paths) => {
+                        merge.conflicts = paths.clone();
+                        (Outcome::MergeConflict, "conflict")
+                    }
+                    SendBack::VerifyFailed => (Outcome::MergeVerifyFailed, "verify-failed"),
+                };
+                merge.result = result.into();
+                rec.outcome = outcome;
+                rec.merge = Some(merge);
+                self.send_back(id, rec, &why, r.failed);
+            }
+            MergeVerdict::Pause(p) => {
+                let why = match p {
+                    Pause::BranchMoved => format!(
+                        "{} moved outside ralph (it was {tip_before:.12}); see `git log {tip_before:.12}..{}`, then run again",
+                        self.branch, self.branch
+                    ),
+                    Pause::TreeDirty(paths) => format!(
+                        "the main tree has changes ralph did not make ({}); commit or stash them and run again",
+                        paths.join(", ")
+                    ),
+                };
+                c.gated = Some(rec);
+                self.fatal = Some(ParallelError::Paused(why).into());
+            }
+            MergeVerdict::Abort | MergeVerdict::Proceed => {
+                rec.outcome = Outcome::Interrupted;
+                record(&self.root, &rec);
+            }
+        }
+    }
+
+    /// The merge could not land the story: keep its attempt, reset its worktree onto the tip,
+    /// and tell its next prompt why.
+    fn send_back(
+        &mut self,
+        id: &str,
+        mut rec: Record,
+        why: &SendBack,
+        failed: Option<(String, String, String)>,
+    ) {
+        let s = &self.opts.settings;
+        let Some(c) = self.claims.get_mut(id) else {
+            return;
+        };
+        let head = worktree::head(&c.wt).unwrap_or_default();
+        let saved = worktree::save_attempt(&self.root, &c.branch, c.attempt, &head).ok();
+        rec.attempt_ref = saved.clone();
+        let since: Vec<String> = self.merged[c.merged_mark.min(self.merged.len())..]
+            .iter()
+            .map(|(s, m)| format!("{s} (merged as {m:.7})"))
+            .collect();
+        let since = if since.is_empty() {
+            "the stories merged since your base".to_string()
+        } else {
+            since.join(", ")
+        };
+        let kept = match &saved {
+            Some(r) => format!(
+                "the previous attempt is kept at {r} (`git diff {base:.12}..{r}` shows it, `git cherry-pick {base:.12}..{r}` replays it)",
+                base = c.base
+            ),
+            None => "the previous attempt could not be kept".into(),
+        };
+        let (reason, tail, label) = match why {
+            SendBack::Conflict(paths) => (
+                format!(
+                    "it could not be merged: it conflicts with {since} in {}. Your work was reset onto the current tip; {kept}. Redo the story on the current code, reusing what still applies",
+                    paths.join(", ")
+                ),
+                None,
+                "conflict",
+            ),
+            SendBack::VerifyFailed => {
+                let (cmd, how, tail) = failed.unwrap_or_default();
+                (
+                    format!(
+                        "it passed verification alone but failed once merged with {since}: `{cmd}` {how}. Your work was reset onto the current tip; {kept}. Redo the story so it works with their code"
+                    ),
+                    Some(tail),
+                    "verify",
+                )
+            }
+        };
+        crate::say!(
+            "ralph {id}: sent back ({}): {}",
+            rec.outcome.name(),
+            match why {
+                SendBack::Conflict(p) => p.join(", "),
+                SendBack::VerifyFailed => "failed verify on the merged result".into(),
+            }
+        );
+        self.totals.send_backs += 1;
+        *c.failures.entry(label).or_insert(0) += 1;
+        if let Err(e) = worktree::reset_onto(&c.wt, &self.tip) {
+            crate::say!("ralph: {id}: cannot reset its worktree: {e}");
+        }
+        c.base = self.tip.clone();
+        c.merged_mark = self.merged.len();
+        c.retry = Some(RetryNote {
+            attempt: c.attempt,
+            reason,
+            output_tail: tail.map(|t| crate::run::verdict::tail_of(&t, 4096).to_string()),
+        });
+        c.state = ClaimState::Waiting(Instant::now() + s.sleep);
+        let held = self
+            .strikes
+            .record(id, rec.outcome, Some(Progress::default()));
+        rec.skipped = held.is_some();
+        record(&self.root, &rec);
+        if let Some(k) = held {
+            let why = format!("sent back {k} times in a row");
+            crate::say!("ralph: holding {id} for the rest of this run: {why}");
+            self.held.insert(id.to_string(), why);
+            self.release(id, "held");
+        }
+    }
+
+    /// Remove the worktrees, branches and attempt refs of merged stories.
+    pub(super) fn tidy(&mut self) {
+        for (wt, branch) in std::mem::take(&mut self.cleanup) {
+            if let Err(e) = worktree::remove(&self.root, &wt, &branch, true) {
+                crate::say!("ralph: warning: {e}");
+            }
+            worktree::delete_attempts(&self.root, &branch);
+        }
+    }
+
+    /// Free a claim's slot and add its summary row. Merged: its worktree and branch go at the
+    /// next [`Sched::tidy`]. Otherwise: what is left in its worktree is committed, the worktree
+    /// removed, the branch deleted when it holds nothing new (kept otherwise).
+    pub(super) fn release(&mut self, id: &str, result: &str) {
+        let Some(c) = self.claims.remove(id) else {
+            return;
+        };
+        self.queue.retain(|q| q != id);
+        let merged = result == "merged";
+        if merged {
+            let failures: Vec<String> =
+                c.failures.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            self.rows.push(board::Row {
+                id: id.to_string(),
+                result: "merged".into(),
+                attempts: c.attempt,
+                failures: failures.join(", "),
+                agent: c.agent,
+                claim_to_end: c.claimed.elapsed(),
+                where_: format!("{:.7}", self.tip),
+            });
+            self.cleanup.push((c.wt, c.branch));
+            return;
+        }
+        if c.wt.exists() {
+            let msg = format!("ralph: work left by run {}, not verified", self.run_id);
+            let _ = worktree::commit_all(&c.wt, &msg);
+        }
+        // A claim whose first attempt never started has no worktree and no branch.
+        let made = !c.fresh && c.wt.exists();
+        let head = worktree::head(&c.wt).unwrap_or_default();
+        let empty = head == c.base || worktree::is_ancestor(&self.root, &head, &self.tip);
+        let delete = empty || !made;
+        if made && let Err(e) = worktree::remove(&self.root, &c.wt, &c.branch, delete) {
+            crate::say!("ralph: warning: {id}: {e}");
+        }
+        let (result, where_) = if delete {
+            (result.to_string(), String::new())
+        } else {
+            (format!("{result}, kept"), c.branch.clone())
+        };
+        let failures: Vec<String> = c.failures.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        self.rows.push(board::Row {
+            id: id.to_string(),
+            result,
+            attempts: c.attempt,
+            failures: failures.join(", "),
+            agent: c.agent,
+            claim_to_end: c.claimed.elapsed(),
+            where_,
+        });
+    }
+}
+
+/// Append a history record; a failure is reported, never fatal.
+pub(super) fn record(root: &std::path::Path, rec: &Record) {
+    if let Err(e) = iteration::record(root, rec) {
+        crate::say!("ralph: warning: {e}");
+    }
+}
+
+/// A queued claim always holds its gated record; should it not, an empty one keeps history
+/// well-formed rather than stopping the run.
+fn unreachable_record(id: &str) -> Record {
+    Record {
+        run_id: String::new(),
+        iteration: 0,
+        story: id.to_string(),
+        agent: String::new(),
+        start: jiff::Timestamp::now().to_string(),
+        duration_ms: 0,
+        exit_code: None,
+        term_signal: None,
+        timed_out: false,
+        signal_seen: false,
+        verify: vec![],
+        outcome: Outcome::Done,
+        head_before: None,
+        head_after: None,
+        files_changed: vec![],
+        restored: vec![],
+        rate_limit: None,
+        skipped: false,
+        worker: None,
+        base: None,
+        merge: None,
+        attempt_ref: None,
+    }
+}

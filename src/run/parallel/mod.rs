@@ -1,0 +1,551 @@
+//! `ralph run [N] --parallel K` (K ≥ 2): up to K ready stories at once, each in its own git
+//! worktree under `.ralph/worktrees/<key>` on its own branch `<branchName>--<key>` made from the
+//! tip, merged into `branchName` one at a time (specs/parallel.md).
+//!
+//! The main thread is the scheduler: it claims stories ([`policy::select`] on the main tree's
+//! prd.json, so a dependant waits for its blockers' merges), starts one worker thread per
+//! attempt (`iteration::run_one` with the worktree as its root, output only to its log), runs
+//! the merge queue ([`queue::merge`]) and is the only writer of the main tree's prd.json,
+//! progress.txt and history.jsonl. Git steps are in [`worktree`] and [`queue`], the pure
+//! decisions in [`policy`], the printed lines in [`board`]. `--parallel 1` is the sequential
+//! loop of the parent module, untouched.
+
+pub mod board;
+mod landing;
+pub mod policy;
+pub mod queue;
+mod worker;
+pub mod worktree;
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::history::Record;
+use super::outcome::{Outcome, Strikes};
+use super::prompt::RetryNote;
+use super::{Exit, Options, RunError, git, lock, ratelimit, state_dir, status};
+use crate::graph;
+use crate::prd::Prd;
+use landing::record;
+use worker::{AttemptDone, Job, MakeWorktree, work};
+
+/// How often the status lines of the running stories are printed.
+const BOARD_EVERY: Duration = Duration::from_secs(10);
+
+/// Why a parallel run could not start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum ParallelError {
+    #[error(transparent)]
+    Git(#[from] worktree::GitError),
+    #[error("merging {story}: {source}")]
+    Queue {
+        story: String,
+        #[source]
+        source: queue::QueueError,
+    },
+    #[error("the merge queue stopped: {0}")]
+    Paused(String),
+    #[error("{0} is outside the project root; --parallel needs prd.json in the repository")]
+    PrdOutside(PathBuf),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ClaimState {
+    Running,
+    /// The next attempt starts at this instant (after `--sleep`, a send-back, a rate limit).
+    Waiting(Instant),
+    Queued,
+}
+
+impl ClaimState {
+    fn name(self) -> &'static str {
+        match self {
+            ClaimState::Running => "running",
+            ClaimState::Waiting(_) => "waiting",
+            ClaimState::Queued => "queued",
+        }
+    }
+}
+
+/// A claimed story: its slot, worktree and branch, from claim to merge, hold or the end.
+struct Claim {
+    title: String,
+    branch: String,
+    wt: PathBuf,
+    base: String,
+    attempt: u32,
+    worker: u32,
+    state: ClaimState,
+    since: Instant,
+    claimed: Instant,
+    retry: Option<RetryNote>,
+    /// The worktree is not made yet (its first attempt makes it).
+    fresh: bool,
+    failures: BTreeMap<&'static str, u32>,
+    agent: Duration,
+    log: PathBuf,
+    /// The number of stories merged when `base` was set (who merged since, for notes).
+    merged_mark: usize,
+    /// The gated attempt waiting for the queue.
+    gated: Option<Record>,
+}
+
+/// The scheduler's state (see the module doc).
+struct Sched<'a> {
+    opts: &'a Options,
+    root: PathBuf,
+    prd_rel: String,
+    branch: String,
+    tip: String,
+    run_id: String,
+    run_dir: PathBuf,
+    keys: HashMap<String, String>,
+    claims: BTreeMap<String, Claim>,
+    held: BTreeMap<String, String>,
+    queue: VecDeque<String>,
+    /// Attempts started (the iteration limit counts these).
+    n: u32,
+    strikes: Strikes,
+    limit_streak: usize,
+    rate_until: Option<Instant>,
+    merged: Vec<(String, String)>,
+    rows: Vec<board::Row>,
+    /// Worktrees and branches of merged stories, removed once the next attempts have started
+    /// (off the path from a merge to the dependants' start).
+    cleanup: Vec<(PathBuf, String)>,
+    totals: board::Totals,
+    fatal: Option<RunError>,
+}
+
+/// Run stories in parallel until every story passes, nothing is ready, the limit, an
+/// interrupt, or a pause of the merge queue.
+pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
+    opts.agent.locate()?;
+    crate::agent::process::become_subreaper();
+    let root = std::path::absolute(&opts.root).unwrap_or_else(|_| opts.root.clone());
+    let prd_path = std::path::absolute(&opts.prd_path).unwrap_or_else(|_| opts.prd_path.clone());
+    let prd_rel = prd_path
+        .strip_prefix(&root)
+        .map_err(|_| ParallelError::PrdOutside(prd_path.clone()))?
+        .to_string_lossy()
+        .into_owned();
+    let state = state_dir(&root);
+    let lock = lock::Lock::acquire(&root)?;
+    lock.sweep_beside(&prd_path);
+    let s = &opts.settings;
+    let left = crate::agent::group::stop_recorded(&state.join(super::AGENT_GROUP), s.grace);
+    if left > 0 {
+        crate::say!("ralph: stopped {left} process(es) left running by a ralph that was killed");
+    }
+    if let Err(e) = git::exclude_state_dir(&root) {
+        crate::say!("ralph: warning: cannot keep .ralph/ out of git: {e}");
+    }
+    let prd = Prd::load(&prd_path)?;
+    let branch = prd
+        .value
+        .get("branchName")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string();
+    for line in worktree::recover(&root, &state.join("worktrees"), &branch, s.grace) {
+        crate::say!("ralph: {line}");
+    }
+    let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
+    // `--story` must name a story (its readiness is checked as the sequential loop does).
+    super::choose(
+        &prd,
+        &graph::states(&prd.stories),
+        opts.story.as_deref(),
+        &HashSet::new(),
+    )?;
+    let ids: Vec<&str> = prd.stories.iter().map(|s| s.id.as_str()).collect();
+    let keys = ids
+        .iter()
+        .map(|s| s.to_string())
+        .zip(policy::story_keys(&ids))
+        .collect();
+    let run_id = super::new_run_id();
+    let run_dir = state.join("runs").join(&run_id);
+    crate::fsutil::create_dir_all(&run_dir)?;
+    crate::say!(
+        "ralph: run {run_id}: agent {}, up to {} stories at once, up to {} attempts, merging into {branch}{}",
+        opts.agent.kind.name(),
+        s.parallel,
+        s.iterations,
+        if s.verify.is_empty() {
+            String::new()
+        } else {
+            format!(", verify: {}", s.verify.join(" && "))
+        }
+    );
+    if s.verify.is_empty() {
+        crate::say!(
+            "ralph: warning: no verify commands: nothing verifies the agent's claims, and merged results are not checked (conflicts still are)"
+        );
+    }
+    let mut sched = Sched {
+        opts,
+        root,
+        prd_rel,
+        branch,
+        tip,
+        run_id,
+        run_dir,
+        keys,
+        claims: BTreeMap::new(),
+        held: BTreeMap::new(),
+        queue: VecDeque::new(),
+        n: 0,
+        strikes: Strikes::new(s.max_failures),
+        limit_streak: 0,
+        rate_until: None,
+        merged: vec![],
+        rows: vec![],
+        cleanup: vec![],
+        totals: board::Totals::default(),
+        fatal: None,
+    };
+    let started = Instant::now();
+    let stop = AtomicBool::new(false);
+    let exit = sched.run(interrupt, &stop);
+    sched.totals.wall = started.elapsed();
+    if !sched.rows.is_empty() {
+        for line in board::summary(&sched.rows, &sched.totals) {
+            crate::say!("{line}");
+        }
+    }
+    let _ = std::fs::remove_dir(state.join("worktrees"));
+    drop(lock);
+    exit
+}
+
+impl Sched<'_> {
+    fn run(&mut self, interrupt: &AtomicBool, stop: &AtomicBool) -> Result<Exit, RunError> {
+        let (tx, rx) = mpsc::channel::<(String, Result<AttemptDone, String>)>();
+        let mut tx = Some(tx);
+        std::thread::scope(|scope| {
+            let mut running = 0usize;
+            let mut board_at = Instant::now() + BOARD_EVERY;
+            let result = loop {
+                if interrupt.load(Ordering::SeqCst) || self.fatal.is_some() {
+                    stop.store(true, Ordering::SeqCst);
+                    break None;
+                }
+                if let Some(id) = self.queue.pop_front() {
+                    self.merge(&id, stop);
+                    continue;
+                }
+                for job in self.start_attempts() {
+                    let Some(tx) = tx.clone() else { break };
+                    running += 1;
+                    scope.spawn(move || {
+                        // A panic must still answer, or the scheduler would wait for ever.
+                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            work(&job, stop)
+                        }))
+                        .unwrap_or_else(|_| Err("the worker thread panicked".to_string()));
+                        let _ = tx.send((job.id, r));
+                    });
+                }
+                if self.claims.is_empty() {
+                    break Some(self.finish());
+                }
+                match rx.recv_timeout(Duration::from_millis(100)) {
+                    Ok((id, r)) => {
+                        running -= 1;
+                        self.finished(&id, r);
+                    }
+                    Err(_) => {
+                        // Quiet for a moment: merged worktrees go now, not while workers
+                        // wait for the worktree lock to make theirs or a merge waits.
+                        self.tidy();
+                        if Instant::now() >= board_at {
+                            board_at = Instant::now() + BOARD_EVERY;
+                            self.print_board();
+                        }
+                    }
+                }
+            };
+            // Stopping: every worker sees `stop`, its agent group gets SIGTERM, then SIGKILL.
+            // Only the workers' senders are left: `recv` ends once they are all gone.
+            tx = None;
+            while running > 0 {
+                let Ok((id, r)) = rx.recv() else { break };
+                running -= 1;
+                self.finished(&id, r);
+            }
+            self.tidy();
+            // Nothing runs now: what agents left outside their groups can be stopped.
+            if crate::agent::process::stop_orphans(self.opts.settings.grace) {
+                eprintln!("ralph: stopped processes the agents left running");
+            }
+            let ids: Vec<String> = self.claims.keys().cloned().collect();
+            for id in ids {
+                self.release(&id, "interrupted");
+            }
+            match (self.fatal.take(), result) {
+                (Some(e), _) => Err(e),
+                (None, Some(exit)) => exit,
+                (None, None) => {
+                    eprintln!("ralph: interrupted; worktrees removed, lock released");
+                    Ok(Exit::Interrupted)
+                }
+            }
+        })
+    }
+
+    /// The run is over once nothing is claimed: why.
+    fn finish(&mut self) -> Result<Exit, RunError> {
+        let prd = Prd::load(&self.opts.prd_path)?;
+        if prd.all_done() {
+            let total = prd.stories.iter().filter(|s| !s.removed).count();
+            crate::say!(
+                "ralph: {}",
+                crate::ui::paint(crate::ui::GOOD, &format!("all {total} stories pass"))
+            );
+            return Ok(Exit::AllDone);
+        }
+        let states = graph::states(&prd.stories);
+        let busy: HashSet<String> = self.held.keys().cloned().collect();
+        if self.n >= self.opts.settings.iterations
+            && !policy::select(&prd.stories, &states, &busy, 1, None).is_empty()
+        {
+            eprintln!(
+                "ralph: reached the iteration limit ({}); stories remain:",
+                self.opts.settings.iterations
+            );
+            for l in status::remaining(&prd.stories) {
+                eprintln!("  {l}");
+            }
+            return Ok(Exit::Limit);
+        }
+        eprintln!("ralph: no ready story; unfinished stories:");
+        for line in status::not_runnable(&prd.stories, &states, &self.held) {
+            eprintln!("  {line}");
+        }
+        Ok(Exit::NoReady)
+    }
+
+    /// Claim new stories into free slots and start every attempt that is due.
+    fn start_attempts(&mut self) -> Vec<Job> {
+        let s = &self.opts.settings;
+        let now = Instant::now();
+        if self.rate_until.is_some_and(|t| now < t) {
+            return vec![];
+        }
+        self.rate_until = None;
+        if self.n < s.iterations
+            && self.claims.len() < s.parallel as usize
+            && let Err(e) = self.claim_new()
+        {
+            self.fatal = Some(e);
+            return vec![];
+        }
+        let due: Vec<String> = self
+            .claims
+            .iter()
+            .filter(|(_, c)| matches!(c.state, ClaimState::Waiting(t) if t <= now))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut jobs = vec![];
+        for id in due {
+            if self.n >= s.iterations {
+                // Out of attempts: this story cannot go on in this run.
+                self.release(&id, "limit");
+                continue;
+            }
+            jobs.push(self.job(&id));
+        }
+        jobs
+    }
+
+    fn claim_new(&mut self) -> Result<(), RunError> {
+        let prd = Prd::load(&self.opts.prd_path)?;
+        let states = graph::states(&prd.stories);
+        let busy: HashSet<String> = self
+            .claims
+            .keys()
+            .chain(self.held.keys())
+            .cloned()
+            .collect();
+        let free = self.opts.settings.parallel as usize - self.claims.len();
+        let forced = self.opts.story.as_deref();
+        for i in policy::select(&prd.stories, &states, &busy, free, forced) {
+            let story = &prd.stories[i];
+            let key = self.keys.get(&story.id).cloned().unwrap_or_default();
+            let branch = policy::story_branch(&self.branch, &key);
+            let wt = state_dir(&self.root).join("worktrees").join(&key);
+            let worker = (1..=self.opts.settings.parallel)
+                .find(|w| self.claims.values().all(|c| c.worker != *w))
+                .unwrap_or(1);
+            self.claims.insert(
+                story.id.clone(),
+                Claim {
+                    title: story.title.clone(),
+                    branch,
+                    wt,
+                    base: self.tip.clone(),
+                    attempt: 0,
+                    worker,
+                    state: ClaimState::Waiting(Instant::now()),
+                    since: Instant::now(),
+                    claimed: Instant::now(),
+                    retry: None,
+                    fresh: true,
+                    failures: BTreeMap::new(),
+                    agent: Duration::ZERO,
+                    log: PathBuf::new(),
+                    merged_mark: self.merged.len(),
+                    gated: None,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// The next attempt of a claimed story, for a worker.
+    fn job(&mut self, id: &str) -> Job {
+        self.n += 1;
+        let n = self.n;
+        let c = self.claims.get_mut(id).expect("claimed");
+        c.attempt += 1;
+        c.state = ClaimState::Running;
+        c.since = Instant::now();
+        c.log = self.run_dir.join(format!("iter-{n}.log"));
+        let make = std::mem::take(&mut c.fresh).then(|| MakeWorktree {
+            root: self.root.clone(),
+            branch: c.branch.clone(),
+            tip: c.base.clone(),
+        });
+        let mut opts = self.opts.clone();
+        opts.root = c.wt.clone();
+        opts.prd_path = c.wt.join(&self.prd_rel);
+        opts.echo = false;
+        opts.settings.context.save_index = false;
+        opts.env.push(("RALPH_BASE".into(), c.base.clone()));
+        opts.env.push(("RALPH_WORKER".into(), c.worker.to_string()));
+        crate::say!(
+            "ralph [{n}/{}] {id} {} (attempt {}, worker {}): started; output in {}",
+            self.opts.settings.iterations,
+            c.title,
+            c.attempt,
+            c.worker,
+            c.log.display()
+        );
+        Job {
+            id: id.to_string(),
+            opts,
+            run_id: self.run_id.clone(),
+            run_dir: self.run_dir.clone(),
+            n,
+            attempt: c.attempt,
+            retry: c.retry.clone(),
+            make,
+            history: super::history::path(&self.root),
+        }
+    }
+
+    fn print_board(&self) {
+        for (id, c) in &self.claims {
+            let last = matches!(c.state, ClaimState::Running)
+                .then(|| board::last_activity(&c.log))
+                .flatten();
+            crate::say!(
+                "ralph: {}",
+                board::status_line(
+                    id,
+                    &c.title,
+                    c.state.name(),
+                    c.since.elapsed(),
+                    c.attempt,
+                    last.as_ref()
+                )
+            );
+        }
+    }
+
+    /// A worker finished an attempt.
+    fn finished(&mut self, id: &str, r: Result<AttemptDone, String>) {
+        let s = &self.opts.settings;
+        let done = match r {
+            Ok(d) => d,
+            Err(e) => {
+                crate::say!("ralph: {id}: the attempt failed: {e}; holding it for this run");
+                self.held.insert(id.to_string(), e);
+                self.release(id, "held");
+                return;
+            }
+        };
+        let Some(c) = self.claims.get_mut(id) else {
+            return;
+        };
+        let mut rec = done.record;
+        rec.worker = Some(c.worker);
+        rec.base = Some(c.base.clone());
+        c.agent += Duration::from_millis(rec.duration_ms);
+        self.totals.agent += Duration::from_millis(rec.duration_ms);
+        c.since = Instant::now();
+        match done.outcome {
+            Outcome::Done => {
+                crate::say!(
+                    "ralph: {id}: gated (attempt {}); queued for merge",
+                    c.attempt
+                );
+                c.state = ClaimState::Queued;
+                c.gated = Some(rec);
+                self.queue.push_back(id.to_string());
+            }
+            Outcome::RateLimited => {
+                self.n -= 1;
+                c.attempt -= 1;
+                record(&self.root, &rec);
+                let line = done.rate_line.unwrap_or_default();
+                self.limit_streak += 1;
+                if s.no_wait {
+                    self.fatal = Some(RunError::RateLimited { line });
+                    return;
+                }
+                if self.limit_streak >= super::MAX_RATE_LIMIT_WAITS {
+                    self.fatal = Some(RunError::RateLimitedTooOften { line });
+                    return;
+                }
+                let now = jiff::Zoned::now();
+                let wait = ratelimit::plan(&line, &now, self.limit_streak - 1);
+                let mut d = wait.duration_from(&now);
+                if let Some(cap) = s.max_wait {
+                    d = d.min(cap);
+                }
+                crate::say!(
+                    "ralph: rate limited ({line}); no attempt starts for {}",
+                    ratelimit::format_remaining(d)
+                );
+                let until = Instant::now() + d;
+                self.rate_until = Some(until);
+                c.state = ClaimState::Waiting(until);
+            }
+            Outcome::Interrupted => {
+                record(&self.root, &rec);
+                c.state = ClaimState::Waiting(Instant::now() + Duration::from_secs(3600));
+            }
+            outcome => {
+                self.limit_streak = 0;
+                *c.failures.entry(outcome.name()).or_insert(0) += 1;
+                c.retry = done.retry;
+                c.state = ClaimState::Waiting(Instant::now() + s.sleep);
+                let held = self.strikes.record(id, outcome, done.progress);
+                rec.skipped = held.is_some();
+                crate::say!("ralph: {id}: {} (attempt {})", outcome.name(), c.attempt);
+                record(&self.root, &rec);
+                if let Some(k) = held {
+                    let why = format!("no progress in {k} attempts in a row");
+                    crate::say!("ralph: holding {id} for the rest of this run: {why}");
+                    self.held.insert(id.to_string(), why);
+                    self.release(id, "held");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! One attempt of a claimed story on a worker thread: make the story's worktree (first
+//! attempt), give it a copy of the main history (the prompt shows what blockers produced),
+//! run `iteration::run_one` with the worktree as its root, and commit what a gated agent left.
+//! Owns no scheduling state and writes nothing in the main tree.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use super::worktree;
+use crate::prd::Prd;
+use crate::run::history::Record;
+use crate::run::outcome::{Outcome, Progress};
+use crate::run::prompt::RetryNote;
+use crate::run::{Options, PrdSnapshot, iteration, state_dir};
+
+/// One attempt for a worker thread (owned: it outlives no borrow of the scheduler).
+pub(super) struct Job {
+    pub(super) id: String,
+    pub(super) opts: Options,
+    pub(super) run_id: String,
+    pub(super) run_dir: PathBuf,
+    pub(super) n: u32,
+    pub(super) attempt: u32,
+    pub(super) retry: Option<RetryNote>,
+    /// The first attempt makes the worktree (on the worker: K of them at once).
+    pub(super) make: Option<MakeWorktree>,
+    /// The main tree's history.jsonl, copied into the worktree for the prompt.
+    pub(super) history: PathBuf,
+}
+
+/// A worktree to make before the first attempt.
+pub(super) struct MakeWorktree {
+    pub(super) root: PathBuf,
+    pub(super) branch: String,
+    pub(super) tip: String,
+}
+
+pub(super) struct AttemptDone {
+    pub(super) outcome: Outcome,
+    pub(super) progress: Option<Progress>,
+    pub(super) record: Record,
+    pub(super) retry: Option<RetryNote>,
+    pub(super) rate_line: Option<String>,
+}
+
+/// One attempt in a worktree: `iteration::run_one`, then (when gated) what the agent left is
+/// committed, so what merges is what the gate verified.
+pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> {
+    let wt = &job.opts.root;
+    let mut retry = job.retry.clone();
+    if let Some(m) = &job.make {
+        let kept = worktree::add(&m.root, wt, &m.branch, &m.tip)
+            .map_err(|e| format!("cannot make its worktree: {e}"))?;
+        if let Some(r) = kept {
+            retry = Some(RetryNote {
+                attempt: 0,
+                reason: format!(
+                    "an earlier run left unmerged work for this story; it is kept at {r} (`git diff {tip}..{r}` shows it against the current tip, `git cherry-pick` can replay it)",
+                    tip = m.tip
+                ),
+                output_tail: None,
+            });
+        }
+    }
+    // The prompt shows what blockers produced from history: give the worktree a copy.
+    let wt_state = state_dir(wt);
+    if crate::fsutil::create_dir_all(&wt_state).is_ok() {
+        let _ = std::fs::copy(&job.history, wt_state.join("history.jsonl"));
+    }
+    let bytes = crate::fsutil::read(&job.opts.prd_path).map_err(|e| e.to_string())?;
+    let prd = Prd::from_bytes(&job.opts.prd_path, &bytes).map_err(|e| e.to_string())?;
+    let story = prd
+        .story(&job.id)
+        .cloned()
+        .ok_or_else(|| format!("{} is not in the worktree's prd.json", job.id))?;
+    let snapshot = PrdSnapshot::new(prd, bytes);
+    let done = iteration::run_one(iteration::Input {
+        opts: &job.opts,
+        run_id: &job.run_id,
+        run_dir: &job.run_dir,
+        interrupt: stop,
+        prd: &snapshot,
+        story: &story,
+        n: job.n,
+        attempt: job.attempt,
+        retry: retry.as_ref(),
+        before: None,
+    })
+    .map_err(|e| e.to_string())?;
+    if done.outcome == Outcome::Done {
+        let msg = format!("ralph: {}: commit what the agent left", job.id);
+        worktree::commit_all(&job.opts.root, &msg).map_err(|e| e.to_string())?;
+    }
+    Ok(AttemptDone {
+        outcome: done.outcome,
+        progress: done.progress,
+        record: done.record,
+        retry: done.retry,
+        rate_line: done.rate_line,
+    })
+}

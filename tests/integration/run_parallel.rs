@@ -1,0 +1,398 @@
+//! `ralph run --parallel K` end to end with fake agents (specs/parallel.md, section 8): merge
+//! order and readiness, conflicts and failed re-verifies sent back, `passes` written only after
+//! the merge, and nothing left behind after Ctrl-C. No test depends on timing: agents wait for
+//! marker files and write what they saw to files the test reads.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use crate::support::{Project, alive, prd, story, wait_for};
+
+/// Install a fake `claude` that records per story and attempt (`$D/stdin-<id>-<attempt>`,
+/// `$D/pwd-<id>-<attempt>`), so agents running at once never share a file; then `body`. `$a`
+/// is the attempt, `$M` the main tree.
+fn agent(p: &Project, body: &str) {
+    let script = format!(
+        "#!/bin/sh\nD='{}'\nM='{}'\nid=\"$RALPH_STORY_ID\"\na=\"$RALPH_ATTEMPT\"\nn=\"$RALPH_ITERATION\"\ncat > \"$D/stdin-$id-$a\"\npwd > \"$D/pwd-$id-$a\"\n{body}\n",
+        p.fake.display(),
+        p.root().display()
+    );
+    let path = p.bin.join("claude");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Shell: mark the story passing in the worktree's prd.json.
+const FLIP: &str = r#"sed -i -E "s/(\"id\": \"$id\"[^}]*\"passes\": )false/\1true/" prd.json"#;
+/// Shell: commit everything.
+const COMMIT: &str = r#"git add -A >/dev/null; git commit -qm "$id attempt $a" >/dev/null"#;
+/// Shell: wait until the main tree's prd.json says story `$1` passes (i.e. it is merged).
+const MERGED: &str = r#"merged() { while ! grep -q "\"id\": \"$1\"[^}]*\"passes\": true" "$M/prd.json"; do sleep 0.05; done; }"#;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Commit files into the main tree (check scripts and the like).
+fn commit_files(p: &Project, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        std::fs::write(p.root().join(name), text).unwrap();
+    }
+    git(&p.root(), &["add", "-A"]);
+    git(&p.root(), &["commit", "-qm", "setup"]);
+}
+
+/// A project on branch `ralph/par` (checked out) with these stories.
+fn project(stories: &[String]) -> Project {
+    let p = Project::new(&prd("ralph/par", stories));
+    git(&p.root(), &["checkout", "-qb", "ralph/par"]);
+    p
+}
+
+fn spawn(p: &Project, args: &[&str]) -> Child {
+    p.command()
+        .args(["run", "--sleep", "0", "--grace", "0.3"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait for the child (at most 60 s); its exit code and stderr.
+fn finish(mut child: Child) -> (Option<i32>, String) {
+    let mut code = None;
+    wait_for(60, || {
+        code = child.try_wait().unwrap().map(|s| s.code());
+        code.is_some()
+    });
+    let mut err = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (code.flatten(), err)
+}
+
+fn record<'a>(h: &'a [serde_json::Value], id: &str, nth: usize) -> &'a serde_json::Value {
+    h.iter()
+        .filter(|r| r["story"] == id)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no record {nth} of {id}: {h:?}"))
+}
+
+/// Whether the main tree's prd.json says `id` passes; false while git rewrites the file
+/// during a merge (it may be missing or half-written for a moment).
+fn passes_now(p: &Project, id: &str) -> bool {
+    let text = std::fs::read_to_string(p.root().join("prd.json")).unwrap_or_default();
+    text.lines()
+        .any(|l| l.contains(&format!("\"id\": \"{id}\"")) && l.contains("\"passes\": true"))
+}
+
+fn worktrees(p: &Project) -> usize {
+    git(&p.root(), &["worktree", "list", "--porcelain"])
+        .lines()
+        .filter(|l| l.starts_with("worktree "))
+        .count()
+}
+
+#[test]
+fn a_dependant_never_starts_before_its_blocker_is_merged() {
+    // A waits for the test's go; C is independent and merges first; B is blocked by A.
+    let p = project(&[
+        story("A", 1, &[]),
+        story("B", 2, &["A"]),
+        story("C", 3, &[]),
+    ]);
+    agent(
+        &p,
+        &format!(
+            "if [ $id = A ]; then while [ ! -f \"$D/go\" ]; do sleep 0.05; done; fi\n\
+             if [ $id = B ]; then test -f A.txt && echo yes > \"$D/B-saw-A-code\"; grep -q '\"id\": \"A\"[^}}]*\"passes\": true' prd.json && echo yes > \"$D/B-saw-A-pass\"; fi\n\
+             echo $id > $id.txt\n{FLIP}\n{COMMIT}"
+        ),
+    );
+    let child = spawn(&p, &["--parallel", "3"]);
+    wait_for(30, || passes_now(&p, "C"));
+    wait_for(30, || p.fake.join("stdin-A-1").exists());
+    // A is running, C merged: B must still wait for A's merge.
+    assert!(!p.fake.join("stdin-B-1").exists());
+    assert!(!p.passes("A"));
+    std::fs::write(p.fake.join("go"), "").unwrap();
+    let (code, err) = finish(child);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(p.passes("A") && p.passes("B") && p.passes("C"));
+    let h = p.history();
+    let a = record(&h, "A", 0)["head_after"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let b_base = record(&h, "B", 0)["base"].as_str().unwrap().to_string();
+    git(&p.root(), &["merge-base", "--is-ancestor", &a, &b_base]);
+    assert!(p.fake.join("B-saw-A-code").exists());
+    assert!(p.fake.join("B-saw-A-pass").exists());
+    // Each agent ran in its own worktree, never in the main tree.
+    for id in ["A", "B", "C"] {
+        let pwd = std::fs::read_to_string(p.fake.join(format!("pwd-{id}-1"))).unwrap();
+        assert!(
+            pwd.trim().ends_with(&format!(".ralph/worktrees/{id}")),
+            "{pwd}"
+        );
+    }
+    assert_eq!(worktrees(&p), 1);
+    assert!(git(&p.root(), &["branch", "--list", "ralph/par--*"]).is_empty());
+    assert!(err.contains("merged"), "{err}");
+}
+
+#[test]
+fn two_stories_editing_the_same_lines_one_is_retried_on_the_new_tip() {
+    let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
+    commit_files(&p, &[("f.txt", "0\n")]);
+    // First attempts start together and both rewrite line 1; a retry builds on what is there.
+    agent(
+        &p,
+        &format!(
+            "touch \"$D/started-$id\"\nwhile [ ! -f \"$D/started-A\" ] || [ ! -f \"$D/started-B\" ]; do sleep 0.05; done\n\
+             echo \"$(head -1 f.txt) $id\" > f.txt\n{FLIP}\n{COMMIT}"
+        ),
+    );
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(p.passes("A") && p.passes("B"));
+    let h = p.history();
+    let conflicted: Vec<&serde_json::Value> = h
+        .iter()
+        .filter(|r| r["outcome"] == "merge-conflict")
+        .collect();
+    assert_eq!(conflicted.len(), 1, "{h:?}");
+    let loser = conflicted[0]["story"].as_str().unwrap();
+    let winner = if loser == "A" { "B" } else { "A" };
+    assert_eq!(
+        conflicted[0]["merge"]["conflicts"],
+        serde_json::json!(["f.txt"])
+    );
+    let attempt_ref = conflicted[0]["attempt_ref"].as_str().unwrap();
+    assert!(attempt_ref.starts_with(&format!("refs/ralph/attempts/ralph/par--{loser}/")));
+    let retry = std::fs::read_to_string(p.fake.join(format!("stdin-{loser}-2"))).unwrap();
+    assert!(
+        retry.contains("f.txt") && retry.contains(attempt_ref),
+        "{retry}"
+    );
+    assert!(
+        retry.contains(&format!("conflicts with {winner}")),
+        "{retry}"
+    );
+    // The branch holds both edits: the retry started from the winner's line.
+    let f = git(&p.root(), &["show", "ralph/par:f.txt"]);
+    assert_eq!(f, format!("0 {winner} {loser}"));
+    assert_eq!(record(&h, loser, 1)["outcome"], "done");
+    assert!(err.contains("sent back"), "{err}");
+    assert_eq!(worktrees(&p), 1);
+    // Merged: attempt refs go with the story branch.
+    assert!(git(&p.root(), &["for-each-ref", "refs/ralph/"]).is_empty());
+}
+
+#[test]
+fn a_failed_verify_after_merging_sends_the_story_back() {
+    let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
+    // Alone each passes; together they fail until b.txt is adapted.
+    let check = "if [ -f a.txt ] && [ -f b.txt ] && ! grep -q adapted b.txt; then echo 'a and b clash'; exit 1; fi\n";
+    commit_files(&p, &[("check.sh", check)]);
+    // B's first attempt finishes only once A is merged, so its merge is not a fast-forward.
+    agent(
+        &p,
+        &format!(
+            "{MERGED}\nif [ $id = A ]; then echo a > a.txt; fi\n\
+             if [ $id = B ]; then if [ $a = 1 ]; then merged A; echo plain > b.txt; else echo adapted > b.txt; fi; fi\n\
+             {FLIP}\n{COMMIT}"
+        ),
+    );
+    let (code, err) = finish(spawn(&p, &["--parallel", "2", "--verify", "sh check.sh"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(p.passes("A") && p.passes("B"));
+    let h = p.history();
+    let a = record(&h, "A", 0);
+    let b1 = record(&h, "B", 0);
+    assert_eq!(b1["outcome"], "merge-verify-failed");
+    assert_eq!(b1["merge"]["tip_before"], a["head_after"]);
+    assert!(b1["merge"]["tip_after"].is_null());
+    assert_eq!(b1["merge"]["verify"][0]["passed"], false);
+    assert_eq!(record(&h, "B", 1)["outcome"], "done");
+    let retry = std::fs::read_to_string(p.fake.join("stdin-B-2")).unwrap();
+    assert!(retry.contains("failed once merged with A"), "{retry}");
+    assert!(retry.contains("a and b clash"), "{retry}");
+    // No commit on the branch's first-parent history fails the check.
+    let root = p.root();
+    for c in git(&root, &["rev-list", "--first-parent", "ralph/par"]).lines() {
+        let files = git(&root, &["ls-tree", "--name-only", c]);
+        if files.lines().any(|f| f == "a.txt") && files.lines().any(|f| f == "b.txt") {
+            assert_eq!(git(&root, &["show", &format!("{c}:b.txt")]), "adapted");
+        }
+    }
+}
+
+#[test]
+fn passes_flips_in_the_main_tree_only_with_the_merge() {
+    let p = project(&[story("A", 1, &[]), story("C", 2, &[])]);
+    // The re-verify in the main tree waits for the test's go (the gate in a worktree does not).
+    let check = format!(
+        "if [ \"$(pwd -P)\" = \"$(cd '{}' && pwd -P)\" ]; then touch '{}/merging'; while [ ! -f '{}/go' ]; do sleep 0.05; done; fi\n",
+        p.root().display(),
+        p.fake.display(),
+        p.fake.display()
+    );
+    commit_files(&p, &[("check.sh", &check)]);
+    // A finishes after C is merged: its merge is re-verified.
+    agent(
+        &p,
+        &format!(
+            "{MERGED}\nif [ $id = A ]; then merged C; fi\necho $id > $id.txt\n{FLIP}\n{COMMIT}"
+        ),
+    );
+    let child = spawn(&p, &["--parallel", "2", "--verify", "sh check.sh"]);
+    wait_for(30, || p.fake.join("merging").exists());
+    // A passes in its worktree and its code is being merged, but the main tree says false.
+    assert!(!p.passes("A"));
+    assert!(p.passes("C"));
+    let wt_prd = std::fs::read_to_string(p.root().join(".ralph/worktrees/A/prd.json")).unwrap();
+    assert!(wt_prd.contains("\"id\": \"A\", \"title\": \"Title A\", \"description\": \"Do A\", \"acceptanceCriteria\": [\"A works\"], \"priority\": 1, \"passes\": true"));
+    std::fs::write(p.fake.join("go"), "").unwrap();
+    let (code, err) = finish(child);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(p.passes("A"));
+    // The commit that brought A's code is the one that set its passes.
+    let m = record(&p.history(), "A", 0)["head_after"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(git(&p.root(), &["show", &format!("{m}:A.txt")]), "A");
+    let prd_at_m = git(&p.root(), &["show", &format!("{m}:prd.json")]);
+    assert!(
+        prd_at_m.contains("\"priority\": 1, \"passes\": true"),
+        "{prd_at_m}"
+    );
+    let prd_before = git(&p.root(), &["show", &format!("{m}^1:prd.json")]);
+    assert!(
+        prd_before.contains("\"priority\": 1, \"passes\": false"),
+        "{prd_before}"
+    );
+}
+
+/// Agent body: uncommitted work, its pid recorded, SIGTERM ignored; A also starts a grandchild
+/// in a session of its own (out of its process group).
+const HANGING: &str = "echo wip > $id-wip.txt\necho $$ > \"$D/pid-$id\"\n\
+     if [ $id = A ]; then setsid sh -c 'trap \"\" TERM; while :; do sleep 0.1; done' & echo $! > \"$D/gpid\"; fi\n\
+     trap '' TERM\nwhile :; do sleep 0.1; done";
+
+fn three_hanging() -> (Project, Child) {
+    let p = project(&[story("A", 1, &[]), story("B", 2, &[]), story("C", 3, &[])]);
+    agent(&p, HANGING);
+    let child = spawn(&p, &["--parallel", "3"]);
+    wait_for(30, || {
+        ["A", "B", "C"]
+            .iter()
+            .all(|id| p.fake.join(format!("pid-{id}")).exists())
+            && p.fake.join("gpid").exists()
+    });
+    (p, child)
+}
+
+#[test]
+fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
+    for (signal, exit) in [(libc::SIGINT, 130), (libc::SIGHUP, 129)] {
+        let (p, child) = three_hanging();
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let (code, err) = finish(child);
+        assert_eq!(code, Some(exit), "{err}");
+        for f in ["pid-A", "pid-B", "pid-C", "gpid"] {
+            let pid = p.read_pid(f);
+            wait_for(5, || !alive(pid));
+        }
+        assert_eq!(worktrees(&p), 1, "{err}");
+        assert!(!p.root().join(".ralph/worktrees").exists());
+        assert!(!p.root().join(".git/MERGE_HEAD").exists());
+        let locks = Command::new("find")
+            .args([".git", "-name", "*.lock"])
+            .current_dir(p.root())
+            .output()
+            .unwrap();
+        assert!(locks.stdout.is_empty(), "{locks:?}");
+        for id in ["A", "B", "C"] {
+            assert!(!p.passes(id));
+            // The interrupted work is kept on its story branch.
+            let kept = git(
+                &p.root(),
+                &["show", &format!("ralph/par--{id}:{id}-wip.txt")],
+            );
+            assert_eq!(kept, "wip");
+        }
+        assert!(p.history().iter().all(|r| r["outcome"] == "interrupted"));
+        // The lock is free: the next run takes it at once and finishes the stories.
+        agent(&p, &format!("echo $id > $id.txt\n{FLIP}\n{COMMIT}"));
+        let (code, err) = finish(spawn(&p, &["--parallel", "3"]));
+        assert_eq!(code, Some(0), "{err}");
+        assert!(p.passes("A") && p.passes("B") && p.passes("C"));
+    }
+}
+
+#[test]
+fn after_ralph_is_sigkilled_the_next_run_cleans_up_and_resumes() {
+    let (p, mut child) = three_hanging();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let pids: Vec<i32> = ["pid-A", "pid-B", "pid-C"]
+        .iter()
+        .map(|f| p.read_pid(f))
+        .collect();
+    assert!(pids.iter().all(|&pid| alive(pid)));
+    assert_eq!(worktrees(&p), 4);
+    // The next run stops the recorded groups, removes the worktrees (their work committed to
+    // the story branches) and resumes: the earlier work is named in the prompt.
+    agent(&p, &format!("echo $id > $id.txt\n{FLIP}\n{COMMIT}"));
+    let (code, err) = finish(spawn(&p, &["--parallel", "3"]));
+    assert_eq!(code, Some(0), "{err}");
+    for pid in pids {
+        wait_for(5, || !alive(pid));
+    }
+    assert!(err.contains("stale worktree"), "{err}");
+    assert!(p.passes("A") && p.passes("B") && p.passes("C"));
+    assert_eq!(worktrees(&p), 1);
+    let prompt = std::fs::read_to_string(p.fake.join("stdin-A-1")).unwrap();
+    assert!(
+        prompt.contains("refs/ralph/attempts/ralph/par--A/0"),
+        "{prompt}"
+    );
+    // A's grandchild left its group: the killed run could not stop it, and nothing recorded
+    // it; stop it here so the test leaves nothing behind.
+    unsafe {
+        libc::kill(p.read_pid("gpid"), libc::SIGKILL);
+    }
+}
+
+#[test]
+fn preconditions_are_checked_before_anything_runs() {
+    let p = Project::new(&prd("ralph/par", &[story("A", 1, &[])]));
+    agent(&p, "exit 1");
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("git switch -c ralph/par"), "{err}");
+    git(&p.root(), &["checkout", "-qb", "ralph/par"]);
+    std::fs::write(p.root().join("dirty.txt"), "x").unwrap();
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("uncommitted changes (dirty.txt)"), "{err}");
+    assert!(!p.fake.join("stdin-A-1").exists());
+}
