@@ -249,12 +249,19 @@ impl Project {
             .collect()
     }
 
+    /// The pid a fake agent wrote to `name`. The shell creates the file before `echo` fills
+    /// it, so an empty or partial file is read again (for up to 10 s) rather than misread.
     pub fn read_pid(&self, name: &str) -> i32 {
-        std::fs::read_to_string(self.fake.join(name))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap()
+        let path = self.fake.join(name);
+        let mut pid = None;
+        wait_for(10, || {
+            pid = std::fs::read_to_string(&path)
+                .ok()
+                .filter(|t| t.ends_with('\n'))
+                .and_then(|t| t.trim().parse().ok());
+            pid.is_some()
+        });
+        pid.unwrap_or_default()
     }
 }
 
