@@ -8,6 +8,10 @@
 //! Owns the wording and the JSON shape of the loop's reports; decides nothing about the run and
 //! never prints the agent's own output (that is `agent::process`'s echo and log).
 
+mod terminal;
+
+pub use terminal::{Terminal, heartbeat_line, lines};
+
 use std::io::Write;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -15,7 +19,6 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::outcome::Outcome;
-use super::ratelimit::format_elapsed;
 
 /// How a run ended without an error, as reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -146,185 +149,6 @@ pub trait Reporter: Send + Sync + std::fmt::Debug {
     }
 }
 
-/// Lines for a person, on stderr, through `anstream` (colour as `--color` says).
-#[derive(Debug, Default)]
-pub struct Terminal;
-
-impl Reporter for Terminal {
-    fn report(&self, event: Event) {
-        // `-q` keeps only how a run ended without finishing (a limit, nothing ready, an
-        // interrupt): the exit code alone does not say which stories are left.
-        let unfinished = matches!(
-            event,
-            Event::RunEnded { ending, .. } if ending != Ending::AllDone
-        );
-        if crate::ui::quiet() && !unfinished {
-            return;
-        }
-        if let Event::Heartbeat { live: true, .. } = &event {
-            crate::ui::transient(&heartbeat_line(&event));
-            return;
-        }
-        crate::ui::clear_transient();
-        for line in lines(&event) {
-            crate::ui::anstream::eprintln!("{line}");
-        }
-    }
-
-    fn live(&self) -> bool {
-        use std::io::IsTerminal;
-        !crate::ui::quiet() && std::io::stderr().is_terminal()
-    }
-}
-
-/// The heartbeat as one plain line: "ralph: US-1 running 4m10s · 12.3 KB of output · silent
-/// 1m02s · last: Compiling foo".
-pub fn heartbeat_line(event: &Event) -> String {
-    let Event::Heartbeat {
-        story,
-        elapsed,
-        bytes,
-        silent,
-        last_line,
-        ..
-    } = event
-    else {
-        return String::new();
-    };
-    let mut line = format!(
-        "ralph: {story} running {} · {} of output · silent {}",
-        super::ratelimit::format_remaining(*elapsed),
-        human_bytes(*bytes),
-        super::ratelimit::format_remaining(*silent)
-    );
-    if !last_line.is_empty() {
-        line.push_str(" · last: ");
-        line.push_str(last_line);
-    }
-    line
-}
-
-/// "0 bytes", "512 bytes", "12.3 KB", "4.0 MB".
-fn human_bytes(n: u64) -> String {
-    match n {
-        0..1000 => format!("{n} bytes"),
-        1000..1_000_000 => format!("{:.1} KB", n as f64 / 1e3),
-        _ => format!("{:.1} MB", n as f64 / 1e6),
-    }
-}
-
-/// The lines [`Terminal`] prints for an event (styled for `anstream`).
-pub fn lines(event: &Event) -> Vec<String> {
-    match event {
-        Event::RunStarted {
-            run_id,
-            agent,
-            iterations,
-            verify,
-        } => {
-            let mut out = vec![format!(
-                "ralph: run {run_id}: agent {agent}, up to {iterations} iterations{}",
-                if verify.is_empty() {
-                    String::new()
-                } else {
-                    format!(", verify: {}", verify.join(" && "))
-                }
-            )];
-            if verify.is_empty() {
-                out.push("ralph: warning: no verify commands (--verify, [verify] in ralph.toml): nothing verifies the agent's claims; a story counts as done only when the agent marks it passing in prd.json".into());
-            }
-            out
-        }
-        Event::Note { text } => vec![format!("ralph: {text}")],
-        Event::Warning { text } => vec![format!("ralph: warning: {text}")],
-        Event::IterationStarted {
-            iteration,
-            limit,
-            story,
-            title,
-            attempt,
-            agent,
-        } => vec![format!(
-            "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}): starting {agent}"
-        )],
-        Event::IterationFinished {
-            iteration,
-            limit,
-            story,
-            title,
-            elapsed,
-            outcome,
-            detail,
-        } => vec![super::status::status_line(
-            *iteration, *limit, story, title, *elapsed, *outcome, detail,
-        )],
-        Event::Heartbeat { .. } => vec![heartbeat_line(event)],
-        Event::Stopping {
-            what,
-            reason,
-            elapsed,
-            grace,
-        } => vec![format!(
-            "ralph: stopping {what} ({} after {}): SIGTERM now, SIGKILL in {} if it is still running",
-            match reason {
-                StopReason::Timeout => "timed out",
-                StopReason::Interrupt => "interrupted",
-            },
-            super::ratelimit::format_remaining(*elapsed),
-            format_elapsed(*grace)
-        )],
-        Event::StorySkipped { story, reason, .. } => vec![format!(
-            "ralph: skipping {story} for the rest of this run: {reason}"
-        )],
-        Event::RateLimited { line, until, .. } => vec![match until {
-            Some(at) => format!(
-                "ralph: rate limited ({line}); waiting until {at}; this iteration does not count"
-            ),
-            None => {
-                format!("ralph: rate limited ({line}); backing off; this iteration does not count")
-            }
-        }],
-        Event::RunEnded { .. } => ended(event),
-    }
-}
-
-fn ended(event: &Event) -> Vec<String> {
-    let Event::RunEnded {
-        ending,
-        iterations,
-        limit,
-        elapsed,
-        passing,
-        unfinished,
-        history_written,
-    } = event
-    else {
-        return vec![];
-    };
-    let indented = unfinished.iter().map(|l| format!("  {l}"));
-    match ending {
-        Ending::AllDone => vec![format!(
-            "ralph: {} ({iterations} iteration(s) in {})",
-            crate::ui::paint(crate::ui::GOOD, &format!("all {passing} stories pass")),
-            format_elapsed(*elapsed)
-        )],
-        Ending::NoReady => std::iter::once("ralph: no ready story; unfinished stories:".into())
-            .chain(indented)
-            .collect(),
-        Ending::Limit => std::iter::once(format!(
-            "ralph: reached the iteration limit ({limit}); {} stor{} remain:",
-            unfinished.len(),
-            if unfinished.len() == 1 { "y" } else { "ies" }
-        ))
-        .chain(indented)
-        .collect(),
-        Ending::Interrupted if *history_written => {
-            vec!["ralph: interrupted; history written, lock released".into()]
-        }
-        Ending::Interrupted => vec!["ralph: interrupted".into()],
-    }
-}
-
 /// One JSON object per line, for tools. A closed or failing output is given up on quietly:
 /// the run itself goes on (its history and logs are on disk).
 #[derive(Debug)]
@@ -376,84 +200,6 @@ impl Reporter for Recorded {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn plain(e: &Event) -> Vec<String> {
-        lines(e)
-            .iter()
-            .map(|l| anstream::adapter::strip_str(l).to_string())
-            .collect()
-    }
-
-    #[test]
-    fn terminal_lines_read_as_before() {
-        let e = Event::IterationStarted {
-            iteration: 2,
-            limit: 10,
-            story: "US-2".into(),
-            title: "Add login".into(),
-            attempt: 1,
-            agent: "claude".into(),
-        };
-        assert_eq!(
-            plain(&e),
-            ["ralph [2/10] US-2 Add login (attempt 1): starting claude"]
-        );
-        let e = Event::RunEnded {
-            ending: Ending::Limit,
-            iterations: 3,
-            limit: 3,
-            elapsed: Duration::from_secs(5),
-            passing: 1,
-            unfinished: vec!["US-3 Later".into()],
-            history_written: false,
-        };
-        assert_eq!(
-            plain(&e),
-            [
-                "ralph: reached the iteration limit (3); 1 story remain:",
-                "  US-3 Later"
-            ]
-        );
-        let e = Event::RunStarted {
-            run_id: "r".into(),
-            agent: "amp".into(),
-            iterations: 4,
-            verify: vec![],
-        };
-        assert_eq!(plain(&e).len(), 2, "no verify commands is warned about");
-    }
-
-    #[test]
-    fn watching_lines_read_well() {
-        let beat = Event::Heartbeat {
-            story: "US-2".into(),
-            elapsed: Duration::from_secs(250),
-            bytes: 12_345,
-            silent: Duration::from_secs(62),
-            last_line: "Compiling foo v0.1.0".into(),
-            live: false,
-        };
-        let stop = Event::Stopping {
-            what: "the agent".into(),
-            reason: StopReason::Timeout,
-            elapsed: Duration::from_secs(3600),
-            grace: Duration::from_secs(10),
-        };
-        let skipped = Event::StorySkipped {
-            story: "US-3".into(),
-            title: "T".into(),
-            attempts: 3,
-            reason: "no progress in 3 attempts in a row".into(),
-        };
-        let text: Vec<String> = [beat, stop, skipped].iter().flat_map(plain).collect();
-        insta::assert_snapshot!(text.join("\n"), @r"
-        ralph: US-2 running 4m10s · 12.3 KB of output · silent 1m02s · last: Compiling foo v0.1.0
-        ralph: stopping the agent (timed out after 1h00m00s): SIGTERM now, SIGKILL in 10s if it is still running
-        ralph: skipping US-3 for the rest of this run: no progress in 3 attempts in a row
-        ");
-        assert_eq!(human_bytes(0), "0 bytes");
-        assert_eq!(human_bytes(4_000_000), "4.0 MB");
-    }
 
     #[test]
     fn watching_events_in_json() {
