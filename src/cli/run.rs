@@ -212,11 +212,6 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
     if args.dry_run {
         return print_dry_run(&opts);
     }
-    if opts.settings.parallel >= 2 && args.json {
-        anyhow::bail!(
-            "--json does not work with --parallel yet (its events are not reported as JSON lines); run without --json, or with --parallel 1"
-        );
-    }
     let flag = signals::install().context("cannot install the Ctrl-C handler")?;
     let exit = if opts.settings.parallel >= 2 {
         run::parallel::run(&opts, &flag).context("ralph run --parallel stopped")?

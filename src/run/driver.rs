@@ -130,6 +130,8 @@ impl<'a> Loop<'a> {
             agent: opts.agent.kind.name().to_string(),
             iterations: s.iterations,
             verify: s.verify.clone(),
+            parallel: None,
+            branch: None,
         });
         Ok(Loop {
             opts,
@@ -262,6 +264,8 @@ impl<'a> Loop<'a> {
             title: story.title.clone(),
             attempt,
             agent: opts.agent.kind.name().to_string(),
+            worker: None,
+            log: None,
         });
         let done = iteration::run_one(iteration::Input {
             opts,
@@ -318,6 +322,7 @@ impl<'a> Loop<'a> {
             });
         }
         iteration::record(&self.opts.root, &record)?;
+        let landed = (done.outcome == Outcome::Done).then(|| record.head_after.clone());
         self.rep.report(Event::IterationFinished {
             iteration: self.n,
             limit: s.iterations,
@@ -327,6 +332,14 @@ impl<'a> Loop<'a> {
             outcome: done.outcome,
             detail: done.extra,
         });
+        if let Some(commit) = landed {
+            self.rep.report(Event::StoryDone {
+                story: story.id.clone(),
+                title: story.title.clone(),
+                commit,
+                how: None,
+            });
+        }
         if done.outcome == Outcome::Interrupted {
             return Ok(Some(self.end(Ending::Interrupted, 0, vec![], true)));
         }

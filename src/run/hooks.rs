@@ -17,7 +17,6 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use super::events::{Event, Reporter};
-use super::outcome::Outcome;
 use crate::config::Hooks;
 
 /// How much of a hook's stderr a warning quotes.
@@ -53,10 +52,7 @@ impl Hook {
 /// The hook an event fires, if any (pure).
 pub fn hook_for(event: &Event) -> Option<Hook> {
     match event {
-        Event::IterationFinished {
-            outcome: Outcome::Done,
-            ..
-        } => Some(Hook::StoryDone),
+        Event::StoryDone { .. } => Some(Hook::StoryDone),
         Event::StorySkipped { .. } => Some(Hook::Blocked),
         Event::RunEnded { .. } => Some(Hook::RunEnd),
         _ => None,
@@ -257,6 +253,7 @@ impl Reporter for Hooked {
 mod tests {
     use super::*;
     use crate::run::events::{Ending, Recorded};
+    use crate::run::outcome::Outcome;
 
     fn ended() -> Event {
         Event::RunEnded {
@@ -281,8 +278,16 @@ mod tests {
             outcome,
             detail: String::new(),
         };
-        assert_eq!(hook_for(&finished(Outcome::Done)), Some(Hook::StoryDone));
+        // A done attempt is not yet a landed story (a parallel run merges it later).
+        assert_eq!(hook_for(&finished(Outcome::Done)), None);
         assert_eq!(hook_for(&finished(Outcome::VerifyFailed)), None);
+        let landed = Event::StoryDone {
+            story: "A".into(),
+            title: "T".into(),
+            commit: Some("abc".into()),
+            how: None,
+        };
+        assert_eq!(hook_for(&landed), Some(Hook::StoryDone));
         let skipped = Event::StorySkipped {
             story: "A".into(),
             title: "T".into(),

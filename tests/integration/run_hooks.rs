@@ -33,13 +33,13 @@ fn each_hook_receives_its_event_as_json() {
         String::from_utf8_lossy(&out.stderr)
     );
     let done = json_at(&p.fake.join("done.json"));
-    assert_eq!(done["event"], "iteration-finished");
+    assert_eq!(done["event"], "story-done");
     assert_eq!(done["hook"], "on_story_done");
     assert_eq!(done["story"], "A");
-    assert_eq!(done["outcome"], "done");
+    assert_eq!(done["title"], "Title A");
     assert_eq!(done["project"], "test");
     assert_eq!(done["branch"], "ralph/h");
-    assert!(done["elapsed"].is_u64());
+    assert!(done["commit"].is_string(), "{done}");
     let blocked = json_at(&p.fake.join("blocked.json"));
     assert_eq!(blocked["event"], "story-skipped");
     assert_eq!(blocked["story"], "B");
@@ -108,10 +108,7 @@ fn with_json_a_hook_failure_is_a_warning_event_and_stdout_stays_json() {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
         .collect();
     let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
-    let done = names
-        .iter()
-        .position(|n| *n == "iteration-finished")
-        .unwrap();
+    let done = names.iter().position(|n| *n == "story-done").unwrap();
     assert_eq!(names[done + 1], "warning", "{names:?}");
     assert!(
         events[done + 1]["text"]

@@ -396,3 +396,74 @@ fn preconditions_are_checked_before_anything_runs() {
     assert!(err.contains("uncommitted changes (dirty.txt)"), "{err}");
     assert!(!p.fake.join("stdin-A-1").exists());
 }
+
+#[test]
+fn with_json_a_parallel_run_is_a_stream_of_events_ending_with_the_summary_and_the_end() {
+    let p = project(&[
+        story("A", 1, &[]),
+        story("B", 2, &["A"]),
+        story("C", 3, &[]),
+    ]);
+    agent(&p, &format!("echo $id > $id.txt\n{FLIP}\n{COMMIT}"));
+    let out = p
+        .command()
+        .args([
+            "run",
+            "--sleep",
+            "0",
+            "--grace",
+            "0.3",
+            "--parallel",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
+        .collect();
+    let named = |name: &str| -> Vec<&serde_json::Value> {
+        events.iter().filter(|e| e["event"] == name).collect()
+    };
+    let start = named("run-started");
+    assert_eq!(start.len(), 1);
+    assert_eq!(start[0]["parallel"], 2);
+    assert_eq!(start[0]["branch"], "ralph/par");
+    let started = named("iteration-started");
+    assert_eq!(started.len(), 3);
+    assert!(
+        started
+            .iter()
+            .all(|e| e["worker"].is_u64() && e["log"].is_string())
+    );
+    // Each story lands once, with its merge commit; B only after A.
+    let done: Vec<&str> = named("story-done")
+        .iter()
+        .filter_map(|e| e["story"].as_str())
+        .collect();
+    assert_eq!(done.len(), 3, "{done:?}");
+    let at = |id: &str| done.iter().position(|d| *d == id).unwrap();
+    assert!(at("A") < at("B"), "{done:?}");
+    assert!(
+        named("story-done")
+            .iter()
+            .all(|e| e["commit"].is_string() && e["how"].is_string())
+    );
+    let summary = named("summary");
+    assert_eq!(summary.len(), 1);
+    assert_eq!(summary[0]["rows"].as_array().unwrap().len(), 3);
+    assert_eq!(summary[0]["totals"]["merges"], 3);
+    let end = events.last().unwrap();
+    assert_eq!(end["event"], "run-ended");
+    assert_eq!(end["ending"], "all-done");
+    assert_eq!(end["passing"], 3);
+    // Nothing but JSON on stdout, and no human lines on stderr.
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("ralph ["));
+}

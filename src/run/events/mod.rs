@@ -8,6 +8,7 @@
 //! Owns the wording and the JSON shape of the loop's reports; decides nothing about the run and
 //! never prints the agent's own output (that is `agent::process`'s echo and log).
 
+pub mod board;
 mod terminal;
 
 pub use terminal::{Terminal, heartbeat_line, lines};
@@ -40,6 +41,11 @@ pub enum Event {
         agent: String,
         iterations: u32,
         verify: Vec<String>,
+        /// Parallel runs: how many stories at once, and the branch merges land on.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parallel: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        branch: Option<String>,
     },
     /// Something a person should know that changes nothing ("added .ralph/ to …").
     Note { text: String },
@@ -53,6 +59,11 @@ pub enum Event {
         title: String,
         attempt: u32,
         agent: String,
+        /// Parallel runs: the worker (1..K) and the attempt's log (its output is not echoed).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        worker: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        log: Option<String>,
     },
     /// An iteration's outcome.
     IterationFinished {
@@ -95,6 +106,42 @@ pub enum Event {
         #[serde(serialize_with = "millis")]
         grace: Duration,
     },
+    /// A story's work landed: after a `done` iteration in the sequential loop; in a parallel
+    /// run once its merge advanced the branch (`how`: "fast-forward", "re-verified in 3.2s").
+    StoryDone {
+        story: String,
+        title: String,
+        commit: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        how: Option<String>,
+    },
+    /// Parallel runs: a gated attempt could not land (a conflict, or the verify commands
+    /// failing on the merged result); the story runs again on the new tip with the reason.
+    SentBack {
+        story: String,
+        outcome: Outcome,
+        why: String,
+    },
+    /// Parallel runs: where a claimed story is (every few seconds, one per story).
+    Claim {
+        story: String,
+        title: String,
+        /// waiting, running, queued, merging.
+        state: String,
+        #[serde(serialize_with = "millis")]
+        elapsed: Duration,
+        attempt: u32,
+        /// The last line its agent wrote and how long ago.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        last_line: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none", serialize_with = "opt_millis")]
+        last_age: Option<Duration>,
+    },
+    /// Parallel runs: the summary at the end, a row per story claimed.
+    Summary {
+        rows: Vec<board::Row>,
+        totals: board::Totals,
+    },
     /// A story made no progress `attempts` times in a row: the run skips it from now on.
     StorySkipped {
         story: String,
@@ -134,7 +181,14 @@ pub enum StopReason {
     Interrupt,
 }
 
-fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+fn opt_millis<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => millis(d, s),
+        None => s.serialize_none(),
+    }
+}
+
+pub(super) fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 

@@ -75,25 +75,7 @@ fn human_bytes(n: u64) -> String {
 /// The lines [`Terminal`] prints for an event (styled for `anstream`).
 pub fn lines(event: &Event) -> Vec<String> {
     match event {
-        Event::RunStarted {
-            run_id,
-            agent,
-            iterations,
-            verify,
-        } => {
-            let mut out = vec![format!(
-                "ralph: run {run_id}: agent {agent}, up to {iterations} iterations{}",
-                if verify.is_empty() {
-                    String::new()
-                } else {
-                    format!(", verify: {}", verify.join(" && "))
-                }
-            )];
-            if verify.is_empty() {
-                out.push("ralph: warning: no verify commands (--verify, [verify] in ralph.toml): nothing verifies the agent's claims; a story counts as done only when the agent marks it passing in prd.json".into());
-            }
-            out
-        }
+        Event::RunStarted { .. } => started(event),
         Event::Note { text } => vec![format!("ralph: {text}")],
         Event::Warning { text } => vec![format!("ralph: warning: {text}")],
         Event::IterationStarted {
@@ -103,9 +85,16 @@ pub fn lines(event: &Event) -> Vec<String> {
             title,
             attempt,
             agent,
-        } => vec![format!(
-            "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}): starting {agent}"
-        )],
+            worker,
+            log,
+        } => vec![match (worker, log) {
+            (Some(w), Some(log)) => format!(
+                "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}, worker {w}): started; output in {log}"
+            ),
+            _ => format!(
+                "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}): starting {agent}"
+            ),
+        }],
         Event::IterationFinished {
             iteration,
             limit,
@@ -143,7 +132,84 @@ pub fn lines(event: &Event) -> Vec<String> {
                 format!("ralph: rate limited ({line}); backing off; this iteration does not count")
             }
         }],
+        Event::StoryDone {
+            story,
+            commit,
+            how: Some(how),
+            ..
+        } => vec![format!(
+            "ralph {story}: merged ({:.7}, {how})",
+            commit.as_deref().unwrap_or("")
+        )],
+        // The sequential loop's status line already says `done`.
+        Event::StoryDone { how: None, .. } => vec![],
+        Event::SentBack {
+            story,
+            outcome,
+            why,
+        } => vec![format!(
+            "ralph {story}: sent back ({}): {why}",
+            outcome.name()
+        )],
+        Event::Claim {
+            story,
+            title,
+            state,
+            elapsed,
+            attempt,
+            last_line,
+            last_age,
+        } => {
+            let last = last_line.clone().map(|l| (last_age.unwrap_or_default(), l));
+            vec![format!(
+                "ralph: {}",
+                super::board::status_line(story, title, state, *elapsed, *attempt, last.as_ref())
+            )]
+        }
+        Event::Summary { rows, totals } => super::board::summary(rows, totals),
         Event::RunEnded { .. } => ended(event),
+    }
+}
+
+/// The banner: the agent, the limit, the verify commands (and, for a parallel run, how many
+/// stories at once and the branch merges land on); a warning when nothing verifies.
+fn started(event: &Event) -> Vec<String> {
+    let Event::RunStarted {
+        run_id,
+        agent,
+        iterations,
+        verify,
+        parallel,
+        branch,
+    } = event
+    else {
+        return vec![];
+    };
+    let gate = if verify.is_empty() {
+        String::new()
+    } else {
+        format!(", verify: {}", verify.join(" && "))
+    };
+    match parallel {
+        Some(k) => {
+            let mut out = vec![format!(
+                "ralph: run {run_id}: agent {agent}, up to {k} stories at once, up to {iterations} attempts, merging into {}{gate}",
+                branch.as_deref().unwrap_or("")
+            )];
+            if verify.is_empty() {
+                out.push("ralph: warning: no verify commands: nothing verifies the agent's claims, and merged results are not checked (conflicts still are)".into());
+            }
+            out
+        }
+        None => {
+            let mut out = vec![format!(
+                "ralph: run {run_id}: agent {agent}, up to {iterations} iterations{gate}"
+            )];
+            if verify.is_empty() {
+                out.push("ralph: warning: no verify commands (--verify, [verify] in ralph.toml): nothing verifies the agent's claims; a story counts as done only when the agent marks it passing in prd.json".into());
+            }
+            out
+        }
     }
 }
 
@@ -205,6 +271,8 @@ mod tests {
             title: "Add login".into(),
             attempt: 1,
             agent: "claude".into(),
+            worker: None,
+            log: None,
         };
         assert_eq!(
             plain(&e),
@@ -231,6 +299,8 @@ mod tests {
             agent: "amp".into(),
             iterations: 4,
             verify: vec![],
+            parallel: None,
+            branch: None,
         };
         assert_eq!(plain(&e).len(), 2, "no verify commands is warned about");
     }
@@ -265,5 +335,66 @@ mod tests {
         ");
         assert_eq!(human_bytes(0), "0 bytes");
         assert_eq!(human_bytes(4_000_000), "4.0 MB");
+    }
+
+    #[test]
+    fn a_parallel_run_reads_as_workers_merges_and_send_backs() {
+        let e = Event::IterationStarted {
+            iteration: 3,
+            limit: 12,
+            story: "B".into(),
+            title: "Second".into(),
+            attempt: 1,
+            agent: "claude".into(),
+            worker: Some(2),
+            log: Some(".ralph/runs/r/iter-3.log".into()),
+        };
+        assert_eq!(
+            plain(&e),
+            [
+                "ralph [3/12] B Second (attempt 1, worker 2): started; output in .ralph/runs/r/iter-3.log"
+            ]
+        );
+        let merged = Event::StoryDone {
+            story: "B".into(),
+            title: "Second".into(),
+            commit: Some("0123456789abcdef".into()),
+            how: Some("fast-forward".into()),
+        };
+        assert_eq!(plain(&merged), ["ralph B: merged (0123456, fast-forward)"]);
+        let sequential = Event::StoryDone {
+            story: "B".into(),
+            title: "Second".into(),
+            commit: None,
+            how: None,
+        };
+        assert!(
+            plain(&sequential).is_empty(),
+            "the status line already says done"
+        );
+        let back = Event::SentBack {
+            story: "C".into(),
+            outcome: crate::run::outcome::Outcome::MergeConflict,
+            why: "f.txt".into(),
+        };
+        assert!(
+            plain(&back)[0].starts_with("ralph C: sent back ("),
+            "{:?}",
+            plain(&back)
+        );
+        let banner = Event::RunStarted {
+            run_id: "r".into(),
+            agent: "claude".into(),
+            iterations: 12,
+            verify: vec!["true".into()],
+            parallel: Some(4),
+            branch: Some("ralph/x".into()),
+        };
+        assert_eq!(
+            plain(&banner),
+            [
+                "ralph: run r: agent claude, up to 4 stories at once, up to 12 attempts, merging into ralph/x, verify: true"
+            ]
+        );
     }
 }

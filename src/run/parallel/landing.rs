@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::policy::{MergeVerdict, Pause, SendBack};
-use super::{ClaimState, ParallelError, Sched, board, queue, worktree};
+use super::{ClaimState, ParallelError, Sched, queue, worktree};
+use crate::run::events::{Event, Reporter};
 use crate::run::history::{MergeRecord, Record};
 use crate::run::outcome::{Outcome, Progress};
 use crate::run::prompt::RetryNote;
@@ -73,7 +74,7 @@ impl Sched<'_> {
                 merge.tip_after = Some(commit.clone());
                 rec.head_after = Some(commit.clone());
                 rec.merge = Some(merge);
-                record(&self.root, &rec);
+                record(&self.root, &rec, &*self.opts.reporter);
                 self.tip = commit.clone();
                 self.merged.push((id.to_string(), commit.clone()));
                 self.totals.merges += 1;
@@ -86,7 +87,17 @@ impl Sched<'_> {
                 } else {
                     format!("re-verified in {}", ratelimit::format_elapsed(t0.elapsed()))
                 };
-                crate::say!("ralph {id}: merged ({:.7}, {how})", commit);
+                let title = self
+                    .claims
+                    .get(id)
+                    .map(|c| c.title.clone())
+                    .unwrap_or_default();
+                self.opts.reporter.report(Event::StoryDone {
+                    story: id.to_string(),
+                    title,
+                    commit: Some(commit.clone()),
+                    how: Some(how),
+                });
                 self.release(id, "merged");
             }
             MergeVerdict::SentBack(why) => {
@@ -118,7 +129,7 @@ impl Sched<'_> {
             }
             MergeVerdict::Abort | MergeVerdict::Proceed => {
                 rec.outcome = Outcome::Interrupted;
-                record(&self.root, &rec);
+                record(&self.root, &rec, &*self.opts.reporter);
             }
         }
     }
@@ -175,18 +186,20 @@ impl Sched<'_> {
                 )
             }
         };
-        crate::say!(
-            "ralph {id}: sent back ({}): {}",
-            rec.outcome.name(),
-            match why {
+        self.opts.reporter.report(Event::SentBack {
+            story: id.to_string(),
+            outcome: rec.outcome,
+            why: match why {
                 SendBack::Conflict(p) => p.join(", "),
                 SendBack::VerifyFailed => "failed verify on the merged result".into(),
-            }
-        );
+            },
+        });
         self.totals.send_backs += 1;
         *c.failures.entry(label).or_insert(0) += 1;
         if let Err(e) = worktree::reset_onto(&c.wt, &self.tip) {
-            crate::say!("ralph: {id}: cannot reset its worktree: {e}");
+            self.opts.reporter.report(Event::Warning {
+                text: format!("{id}: cannot reset its worktree: {e}"),
+            });
         }
         c.base = self.tip.clone();
         c.merged_mark = self.merged.len();
@@ -200,10 +213,10 @@ impl Sched<'_> {
             .strikes
             .record(id, rec.outcome, Some(Progress::default()));
         rec.skipped = held.is_some();
-        record(&self.root, &rec);
+        record(&self.root, &rec, &*self.opts.reporter);
         if let Some(k) = held {
             let why = format!("sent back {k} times in a row");
-            crate::say!("ralph: holding {id} for the rest of this run: {why}");
+            self.report_held(id, k, &why);
             self.held.insert(id.to_string(), why);
             self.release(id, "held");
         }
@@ -213,7 +226,7 @@ impl Sched<'_> {
     pub(super) fn tidy(&mut self) {
         for (wt, branch) in std::mem::take(&mut self.cleanup) {
             if let Err(e) = worktree::remove(&self.root, &wt, &branch, true) {
-                crate::say!("ralph: warning: {e}");
+                self.warn(e.to_string());
             }
             worktree::delete_attempts(&self.root, &branch);
         }
@@ -231,7 +244,7 @@ impl Sched<'_> {
         if merged {
             let failures: Vec<String> =
                 c.failures.iter().map(|(k, n)| format!("{n} {k}")).collect();
-            self.rows.push(board::Row {
+            self.rows.push(crate::run::events::board::Row {
                 id: id.to_string(),
                 result: "merged".into(),
                 attempts: c.attempt,
@@ -253,7 +266,7 @@ impl Sched<'_> {
         let empty = head == c.base || worktree::is_ancestor(&self.root, &head, &self.tip);
         let delete = empty || !made;
         if made && let Err(e) = worktree::remove(&self.root, &c.wt, &c.branch, delete) {
-            crate::say!("ralph: warning: {id}: {e}");
+            self.warn(format!("{id}: {e}"));
         }
         let (result, where_) = if delete {
             (result.to_string(), String::new())
@@ -261,7 +274,7 @@ impl Sched<'_> {
             (format!("{result}, kept"), c.branch.clone())
         };
         let failures: Vec<String> = c.failures.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        self.rows.push(board::Row {
+        self.rows.push(crate::run::events::board::Row {
             id: id.to_string(),
             result,
             attempts: c.attempt,
@@ -274,9 +287,11 @@ impl Sched<'_> {
 }
 
 /// Append a history record; a failure is reported, never fatal.
-pub(super) fn record(root: &std::path::Path, rec: &Record) {
+pub(super) fn record(root: &std::path::Path, rec: &Record, rep: &dyn Reporter) {
     if let Err(e) = iteration::record(root, rec) {
-        crate::say!("ralph: warning: {e}");
+        rep.report(Event::Warning {
+            text: e.to_string(),
+        });
     }
 }
 

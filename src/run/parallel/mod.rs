@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::events::{Ending, Event};
 use super::history::Record;
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
@@ -112,12 +113,15 @@ struct Sched<'a> {
     limit_streak: usize,
     rate_until: Option<Instant>,
     merged: Vec<(String, String)>,
-    rows: Vec<board::Row>,
+    rows: Vec<crate::run::events::board::Row>,
     /// Worktrees and branches of merged stories, removed once the next attempts have started
     /// (off the path from a merge to the dependants' start).
     cleanup: Vec<(PathBuf, String)>,
-    totals: board::Totals,
+    totals: crate::run::events::board::Totals,
     fatal: Option<RunError>,
+    /// For the end: stories that pass when all do; why the others cannot run.
+    passing: usize,
+    unfinished: Vec<String>,
 }
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
@@ -136,12 +140,18 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let lock = lock::Lock::acquire(&root)?;
     lock.sweep_beside(&prd_path);
     let s = &opts.settings;
+    let rep = &*opts.reporter;
+    let note = |text: String| rep.report(Event::Note { text });
     let left = crate::agent::group::stop_recorded(&state.join(super::AGENT_GROUP), s.grace);
     if left > 0 {
-        crate::say!("ralph: stopped {left} process(es) left running by a ralph that was killed");
+        note(format!(
+            "stopped {left} process(es) left running by a ralph that was killed"
+        ));
     }
     if let Err(e) = git::exclude_state_dir(&root) {
-        crate::say!("ralph: warning: cannot keep .ralph/ out of git: {e}");
+        rep.report(Event::Warning {
+            text: format!("cannot keep .ralph/ out of git: {e}"),
+        });
     }
     let prd = Prd::load(&prd_path)?;
     let branch = prd
@@ -151,7 +161,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .unwrap_or("")
         .to_string();
     for line in worktree::recover(&root, &state.join("worktrees"), &branch, s.grace) {
-        crate::say!("ralph: {line}");
+        note(line);
     }
     let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
     // `--story` must name a story (its readiness is checked as the sequential loop does).
@@ -170,22 +180,14 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let run_id = super::new_run_id();
     let run_dir = state.join("runs").join(&run_id);
     crate::fsutil::create_dir_all(&run_dir)?;
-    crate::say!(
-        "ralph: run {run_id}: agent {}, up to {} stories at once, up to {} attempts, merging into {branch}{}",
-        opts.agent.kind.name(),
-        s.parallel,
-        s.iterations,
-        if s.verify.is_empty() {
-            String::new()
-        } else {
-            format!(", verify: {}", s.verify.join(" && "))
-        }
-    );
-    if s.verify.is_empty() {
-        crate::say!(
-            "ralph: warning: no verify commands: nothing verifies the agent's claims, and merged results are not checked (conflicts still are)"
-        );
-    }
+    rep.report(Event::RunStarted {
+        run_id: run_id.clone(),
+        agent: opts.agent.kind.name().to_string(),
+        iterations: s.iterations,
+        verify: s.verify.clone(),
+        parallel: Some(s.parallel),
+        branch: Some(branch.clone()),
+    });
     let mut sched = Sched {
         opts,
         root,
@@ -205,21 +207,27 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         merged: vec![],
         rows: vec![],
         cleanup: vec![],
-        totals: board::Totals::default(),
+        totals: crate::run::events::board::Totals::default(),
         fatal: None,
+        passing: 0,
+        unfinished: vec![],
     };
     let started = Instant::now();
     let stop = AtomicBool::new(false);
     let exit = sched.run(interrupt, &stop);
     sched.totals.wall = started.elapsed();
     if !sched.rows.is_empty() {
-        for line in board::summary(&sched.rows, &sched.totals) {
-            crate::say!("{line}");
-        }
+        rep.report(Event::Summary {
+            rows: std::mem::take(&mut sched.rows),
+            totals: sched.totals,
+        });
     }
     let _ = std::fs::remove_dir(state.join("worktrees"));
     drop(lock);
-    exit
+    // The end goes last, after the summary and with the lock released.
+    let exit = exit?;
+    rep.report(sched.ended(exit, started));
+    Ok(exit)
 }
 
 impl Sched<'_> {
@@ -280,7 +288,7 @@ impl Sched<'_> {
             self.tidy();
             // Nothing runs now: what agents left outside their groups can be stopped.
             if crate::agent::process::stop_orphans(self.opts.settings.grace) {
-                eprintln!("ralph: stopped processes the agents left running");
+                self.note("stopped processes the agents left running".into());
             }
             let ids: Vec<String> = self.claims.keys().cloned().collect();
             for id in ids {
@@ -289,10 +297,7 @@ impl Sched<'_> {
             match (self.fatal.take(), result) {
                 (Some(e), _) => Err(e),
                 (None, Some(exit)) => exit,
-                (None, None) => {
-                    eprintln!("ralph: interrupted; worktrees removed, lock released");
-                    Ok(Exit::Interrupted)
-                }
+                (None, None) => Ok(Exit::Interrupted),
             }
         })
     }
@@ -301,11 +306,7 @@ impl Sched<'_> {
     fn finish(&mut self) -> Result<Exit, RunError> {
         let prd = Prd::load(&self.opts.prd_path)?;
         if prd.all_done() {
-            let total = prd.stories.iter().filter(|s| !s.removed).count();
-            crate::say!(
-                "ralph: {}",
-                crate::ui::paint(crate::ui::GOOD, &format!("all {total} stories pass"))
-            );
+            self.passing = prd.stories.iter().filter(|s| !s.removed).count();
             return Ok(Exit::AllDone);
         }
         let states = graph::states(&prd.stories);
@@ -313,19 +314,10 @@ impl Sched<'_> {
         if self.n >= self.opts.settings.iterations
             && !policy::select(&prd.stories, &states, &busy, 1, None).is_empty()
         {
-            eprintln!(
-                "ralph: reached the iteration limit ({}); stories remain:",
-                self.opts.settings.iterations
-            );
-            for l in status::remaining(&prd.stories) {
-                eprintln!("  {l}");
-            }
+            self.unfinished = status::remaining(&prd.stories);
             return Ok(Exit::Limit);
         }
-        eprintln!("ralph: no ready story; unfinished stories:");
-        for line in status::not_runnable(&prd.stories, &states, &self.held) {
-            eprintln!("  {line}");
-        }
+        self.unfinished = status::not_runnable(&prd.stories, &states, &self.held);
         Ok(Exit::NoReady)
     }
 
@@ -427,14 +419,16 @@ impl Sched<'_> {
         opts.settings.context.save_index = false;
         opts.env.push(("RALPH_BASE".into(), c.base.clone()));
         opts.env.push(("RALPH_WORKER".into(), c.worker.to_string()));
-        crate::say!(
-            "ralph [{n}/{}] {id} {} (attempt {}, worker {}): started; output in {}",
-            self.opts.settings.iterations,
-            c.title,
-            c.attempt,
-            c.worker,
-            c.log.display()
-        );
+        self.opts.reporter.report(Event::IterationStarted {
+            iteration: n,
+            limit: self.opts.settings.iterations,
+            story: id.to_string(),
+            title: c.title.clone(),
+            attempt: c.attempt,
+            agent: self.opts.agent.kind.name().to_string(),
+            worker: Some(c.worker),
+            log: Some(c.log.display().to_string()),
+        });
         Job {
             id: id.to_string(),
             opts,
@@ -453,17 +447,58 @@ impl Sched<'_> {
             let last = matches!(c.state, ClaimState::Running)
                 .then(|| board::last_activity(&c.log))
                 .flatten();
-            crate::say!(
-                "ralph: {}",
-                board::status_line(
-                    id,
-                    &c.title,
-                    c.state.name(),
-                    c.since.elapsed(),
-                    c.attempt,
-                    last.as_ref()
-                )
-            );
+            let (last_age, last_line) = last.map_or((None, None), |(a, l)| (Some(a), Some(l)));
+            self.opts.reporter.report(Event::Claim {
+                story: id.clone(),
+                title: c.title.clone(),
+                state: c.state.name().to_string(),
+                elapsed: c.since.elapsed(),
+                attempt: c.attempt,
+                last_line,
+                last_age,
+            });
+        }
+    }
+
+    fn note(&self, text: String) {
+        self.opts.reporter.report(Event::Note { text });
+    }
+
+    fn warn(&self, text: String) {
+        self.opts.reporter.report(Event::Warning { text });
+    }
+
+    /// A story held for the rest of the run (`k` failures in a row).
+    fn report_held(&self, id: &str, k: u32, why: &str) {
+        let title = self
+            .claims
+            .get(id)
+            .map(|c| c.title.clone())
+            .unwrap_or_default();
+        self.opts.reporter.report(Event::StorySkipped {
+            story: id.to_string(),
+            title,
+            attempts: k,
+            reason: why.to_string(),
+        });
+    }
+
+    /// The run's last report.
+    fn ended(&self, exit: Exit, started: Instant) -> Event {
+        let ending = match exit {
+            Exit::AllDone => Ending::AllDone,
+            Exit::Limit => Ending::Limit,
+            Exit::NoReady => Ending::NoReady,
+            Exit::Interrupted => Ending::Interrupted,
+        };
+        Event::RunEnded {
+            ending,
+            iterations: self.n,
+            limit: self.opts.settings.iterations,
+            elapsed: started.elapsed(),
+            passing: self.passing,
+            unfinished: self.unfinished.clone(),
+            history_written: true,
         }
     }
 
@@ -473,7 +508,9 @@ impl Sched<'_> {
         let done = match r {
             Ok(d) => d,
             Err(e) => {
-                crate::say!("ralph: {id}: the attempt failed: {e}; holding it for this run");
+                self.warn(format!(
+                    "{id}: the attempt failed: {e}; holding it for this run"
+                ));
                 self.held.insert(id.to_string(), e);
                 self.release(id, "held");
                 return;
@@ -488,12 +525,21 @@ impl Sched<'_> {
         c.agent += Duration::from_millis(rec.duration_ms);
         self.totals.agent += Duration::from_millis(rec.duration_ms);
         c.since = Instant::now();
+        let finished = |detail: String| Event::IterationFinished {
+            iteration: rec.iteration,
+            limit: s.iterations,
+            story: id.to_string(),
+            title: c.title.clone(),
+            elapsed: Duration::from_millis(rec.duration_ms),
+            outcome: done.outcome,
+            detail,
+        };
         match done.outcome {
             Outcome::Done => {
-                crate::say!(
-                    "ralph: {id}: gated (attempt {}); queued for merge",
+                self.opts.reporter.report(finished(format!(
+                    "gated (attempt {}); queued for merge",
                     c.attempt
-                );
+                )));
                 c.state = ClaimState::Queued;
                 c.gated = Some(rec);
                 self.queue.push_back(id.to_string());
@@ -501,7 +547,7 @@ impl Sched<'_> {
             Outcome::RateLimited => {
                 self.n -= 1;
                 c.attempt -= 1;
-                record(&self.root, &rec);
+                record(&self.root, &rec, &*self.opts.reporter);
                 let line = done.rate_line.unwrap_or_default();
                 self.limit_streak += 1;
                 if s.no_wait {
@@ -518,16 +564,17 @@ impl Sched<'_> {
                 if let Some(cap) = s.max_wait {
                     d = d.min(cap);
                 }
-                crate::say!(
-                    "ralph: rate limited ({line}); no attempt starts for {}",
-                    ratelimit::format_remaining(d)
-                );
+                self.opts.reporter.report(Event::RateLimited {
+                    line,
+                    until: None,
+                    wait: d,
+                });
                 let until = Instant::now() + d;
                 self.rate_until = Some(until);
                 c.state = ClaimState::Waiting(until);
             }
             Outcome::Interrupted => {
-                record(&self.root, &rec);
+                record(&self.root, &rec, &*self.opts.reporter);
                 c.state = ClaimState::Waiting(Instant::now() + Duration::from_secs(3600));
             }
             outcome => {
@@ -537,11 +584,12 @@ impl Sched<'_> {
                 c.state = ClaimState::Waiting(Instant::now() + s.sleep);
                 let held = self.strikes.record(id, outcome, done.progress);
                 rec.skipped = held.is_some();
-                crate::say!("ralph: {id}: {} (attempt {})", outcome.name(), c.attempt);
-                record(&self.root, &rec);
+                let detail = format!("attempt {}", c.attempt);
+                self.opts.reporter.report(finished(detail));
+                record(&self.root, &rec, &*self.opts.reporter);
                 if let Some(k) = held {
                     let why = format!("no progress in {k} attempts in a row");
-                    crate::say!("ralph: holding {id} for the rest of this run: {why}");
+                    self.report_held(id, k, &why);
                     self.held.insert(id.to_string(), why);
                     self.release(id, "held");
                 }
