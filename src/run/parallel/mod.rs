@@ -23,12 +23,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::history::Record;
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
-use super::{Exit, Options, RunError, git, lock, ratelimit, state_dir, status};
+use super::{Exit, Options, RunError, git, ratelimit, status};
 use crate::graph;
 use crate::prd::Prd;
+use crate::state::history::Record;
+use crate::state::{lock, state_dir};
 use landing::record;
 use worker::{AttemptDone, Job, MakeWorktree, work};
 
@@ -136,7 +137,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let lock = lock::Lock::acquire(&root)?;
     lock.sweep_beside(&prd_path);
     let s = &opts.settings;
-    let left = crate::agent::group::stop_recorded(&state.join(super::AGENT_GROUP), s.grace);
+    let left = crate::agent::group::stop_recorded(&state.join(crate::state::AGENT_GROUP), s.grace);
     if left > 0 {
         crate::say!("ralph: stopped {left} process(es) left running by a ralph that was killed");
     }
@@ -150,7 +151,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .and_then(|v| v.as_str())
         .unwrap_or("")
         .to_string();
-    for line in worktree::recover(&root, &state.join("worktrees"), &branch, s.grace) {
+    for line in worktree::recover(&root, &crate::state::worktrees_dir(&root), &branch, s.grace) {
         crate::say!("ralph: {line}");
     }
     let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
@@ -377,7 +378,7 @@ impl Sched<'_> {
             let story = &prd.stories[i];
             let key = self.keys.get(&story.id).cloned().unwrap_or_default();
             let branch = policy::story_branch(&self.branch, &key);
-            let wt = state_dir(&self.root).join("worktrees").join(&key);
+            let wt = crate::state::worktrees_dir(&self.root).join(&key);
             let worker = (1..=self.opts.settings.parallel)
                 .find(|w| self.claims.values().all(|c| c.worker != *w))
                 .unwrap_or(1);
@@ -444,7 +445,7 @@ impl Sched<'_> {
             attempt: c.attempt,
             retry: c.retry.clone(),
             make,
-            history: super::history::path(&self.root),
+            history: crate::state::history::path(&self.root),
         }
     }
 
