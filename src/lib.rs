@@ -9,6 +9,8 @@
 //! - [`progress`]: progress.txt: parse and compact.
 //! - [`context`]: the prompt for one story, assembled under a token budget.
 //! - [`agent`]: agent presets and spawning agent processes.
+//! - [`state`]: what ralph keeps under `.ralph/` (history records, the run lock, archives,
+//!   rejected copies), below both `context` and `run`.
 //! - [`run`]: the loop (`ralph run`, `ralph demo`).
 //! - [`report`]: `ralph report`: a run story by story from its history (text, markdown, HTML).
 //! - [`init`]: `ralph init`'s policy (verify commands from manifests, starter files).
@@ -34,5 +36,6 @@ pub mod prd;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod state;
 pub mod suggest;
 pub mod ui;

@@ -201,7 +201,7 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
     }
     // A running loop (or another compact) writes progress.txt: never race it. Taken only to
     // write; `commit` refuses a file changed since it was read.
-    let _lock = crate::run::lock::Lock::acquire(&ctx.root)?;
+    let _lock = crate::state::lock::Lock::acquire(&ctx.root)?;
     let summary =
         store::commit(&ctx.root, &original, &c).with_context(|| format!("compacting {shown}"))?;
     if args.json {

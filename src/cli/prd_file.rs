@@ -92,7 +92,7 @@ fn convert(ctx: &Ctx, dry_run: bool) -> anyhow::Result<Code> {
         return Ok(Code::OK);
     }
     // A running loop guards prd.json: never write under it, nor over an edit made since the read.
-    let lock = crate::run::lock::Lock::acquire(&ctx.root)?;
+    let lock = crate::state::lock::Lock::acquire(&ctx.root)?;
     lock.sweep_beside(path);
     if crate::fsutil::read(path).ok().as_deref() != Some(read.as_slice()) {
         anyhow::bail!(
@@ -144,7 +144,7 @@ fn import_file(root: &Path, markdown: &Path, out: &Path, force: bool) -> anyhow:
     // lock, nor over an edit made since the check above.
     let _lock = match &before {
         Some(_) => {
-            let lock = crate::run::lock::Lock::acquire(root)?;
+            let lock = crate::state::lock::Lock::acquire(root)?;
             lock.sweep_beside(out);
             Some(lock)
         }

@@ -44,7 +44,7 @@ pub fn report(ctx: &Ctx, args: ReportArgs) -> anyhow::Result<Code> {
     let path = args
         .history
         .clone()
-        .unwrap_or_else(|| crate::run::history::path(&ctx.root));
+        .unwrap_or_else(|| crate::state::history::path(&ctx.root));
     let (records, skipped) = report::read(&path)?;
     let choice = RunChoice::parse(args.run.as_deref());
     let rep = report::build(&path, &records, skipped, &choice)?;

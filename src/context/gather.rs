@@ -81,7 +81,7 @@ pub fn gather(
         has_pin,
         mut notes,
     } = found?;
-    let history = crate::run::history::read(root)?;
+    let history = crate::state::history::read(root)?;
 
     let deps: Vec<DepOutput> = story
         .blocked_by
@@ -94,7 +94,7 @@ pub fn gather(
             let done = history
                 .iter()
                 .rev()
-                .find(|r| r.story == *id && r.outcome == crate::run::outcome::Outcome::Done);
+                .find(|r| r.story == *id && r.outcome == crate::state::history::Outcome::Done);
             DepOutput {
                 id: id.clone(),
                 title,

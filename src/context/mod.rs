@@ -115,5 +115,5 @@ pub enum ContextError {
     #[error(transparent)]
     Pin(#[from] crate::pin::PinError),
     #[error(transparent)]
-    History(#[from] crate::run::history::HistoryError),
+    History(#[from] crate::state::history::HistoryError),
 }

@@ -5,7 +5,7 @@
 //! lines, read as JSON values so that old files and fields added later (`usage`, `worker`,
 //! `merge`, a review verdict) are read alike: a missing or odd field is absent, never an error.
 //! Rendering is pure and lives beside it: [`text`] (a terminal table and markdown) and [`html`]
-//! (one self-contained page with a timeline). Does not own the record's shape (`run::history`
+//! (one self-contained page with a timeline). Does not own the record's shape (`state::history`
 //! writes it) nor any printing (the CLI does).
 
 pub mod html;

@@ -19,12 +19,13 @@ use super::iteration::{self, Done};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
 use super::{
-    AGENT_GROUP, Exit, MAX_RATE_LIMIT_WAITS, Options, PrdSnapshot, RunError, archive, branch, git,
-    guard, history, lock, ratelimit, signals, state_dir, status,
+    Exit, MAX_RATE_LIMIT_WAITS, Options, PrdSnapshot, RunError, branch, git, guard, ratelimit,
+    signals, status,
 };
 use crate::config::Settings;
 use crate::graph;
 use crate::prd::{Prd, Story};
+use crate::state::{AGENT_GROUP, archive, history, lock, state_dir};
 
 /// Loads prd.json, reusing the last validated value when the bytes did not change (a
 /// 2,000-story file is validated once, not every iteration, and never copied).

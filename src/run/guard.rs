@@ -13,10 +13,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::RunError;
 use super::integrity::{self, Violation};
-use super::{RunError, rejected};
 use crate::fsutil::{self, Entry, FsError};
 use crate::prd::{Prd, PrdError};
+use crate::state::rejected;
 
 /// Where the guard works: the state dir and the iteration number (for rejected copies' names).
 #[derive(Debug, Clone, Copy)]
@@ -380,7 +381,7 @@ mod tests {
     }
 
     fn rejected_count(state: &Path) -> usize {
-        std::fs::read_dir(super::rejected::dir(state))
+        std::fs::read_dir(crate::state::rejected::dir(state))
             .unwrap()
             .count()
     }

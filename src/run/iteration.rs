@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::events::{Event, Reporter};
-use super::history::{self, Record};
 use super::outcome::{AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
 use super::{Options, PrdSnapshot, RunError, git, guard, report, verdict, verify};
 use crate::agent::process::{LogSink, Supervise, supervise};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
+use crate::state::history::{self, Record};
 
 /// Everything one iteration needs from the loop.
 pub struct Input<'a> {
@@ -191,7 +191,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         // Orphans are ralph's children: with other agents running (--parallel) they cannot be
         // told apart, so the parallel scheduler sweeps once nothing runs.
         sweep_orphans: s.parallel <= 1,
-        record: Some(super::state_dir(&opts.root).join(super::AGENT_GROUP)),
+        record: Some(crate::state::state_dir(&opts.root).join(crate::state::AGENT_GROUP)),
         watcher: Some(&mut watcher),
     })?;
     drop(watcher);
@@ -203,7 +203,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
 
     // Step 7: the integrity guard.
     let gctx = guard::Ctx {
-        state_dir: &super::state_dir(&opts.root),
+        state_dir: &crate::state::state_dir(&opts.root),
         n: inp.n,
     };
     if let Some(p) = guard::progress_after(gctx, &progress_path, progress_before.as_deref())? {

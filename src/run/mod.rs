@@ -8,26 +8,23 @@
 //! [`crate::graph::next_ready`] (the same rule as `ralph next`), (6) build the prompt and run the
 //! agent, (7) the integrity guard, (8) outcome and verify gate, (9) history, (10) sleep or stop.
 //! Steps 6-9 are in [`iteration`]; pure policy lives in [`outcome`], [`integrity`],
-//! [`archive`] (naming), [`ratelimit`] and [`status`]. Printing is for humans, on stderr; the
-//! agent's own output goes to stdout/stderr as it arrives.
+//! [`crate::state::archive`] (naming), [`ratelimit`] and [`status`]. The files under `.ralph/`
+//! (history, lock, archive, rejected copies) are [`crate::state`]'s. Printing is for humans, on
+//! stderr; the agent's own output goes to stdout/stderr as it arrives.
 
-pub mod archive;
 pub mod branch;
 pub mod demo;
 mod driver;
 pub mod events;
 pub mod git;
 pub mod guard;
-pub mod history;
 pub mod hooks;
 pub mod integrity;
 pub mod iteration;
-pub mod lock;
 pub mod outcome;
 pub mod parallel;
 pub mod prompt;
 pub mod ratelimit;
-pub mod rejected;
 pub mod report;
 pub mod signals;
 pub mod status;
@@ -36,7 +33,7 @@ pub mod verify;
 pub mod watch;
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -46,10 +43,6 @@ use crate::exit::Code;
 use crate::graph::{self, State};
 use crate::prd::{Prd, PrdError};
 use events::Reporter;
-
-/// The file under `.ralph/` that records the running agent's (or verify command's) process
-/// group, for the next run to stop if ralph is killed outright ([`crate::agent::group`]).
-pub const AGENT_GROUP: &str = "agent-group";
 
 /// Consecutive rate-limited attempts before the loop gives up (exit 1).
 pub const MAX_RATE_LIMIT_WAITS: usize = 12;
@@ -64,9 +57,9 @@ pub enum RunError {
     #[error(transparent)]
     Agent(#[from] crate::agent::AgentError),
     #[error(transparent)]
-    Lock(#[from] lock::LockError),
+    Lock(#[from] crate::state::lock::LockError),
     #[error(transparent)]
-    History(#[from] history::HistoryError),
+    History(#[from] crate::state::history::HistoryError),
     #[error(transparent)]
     Prompt(#[from] prompt::PromptError),
     #[error(transparent)]
@@ -141,11 +134,6 @@ impl Exit {
 /// tokens, private keys, passwords) are redacted, as they are in prompts.
 pub fn redact_for_log(s: &str) -> String {
     crate::context::redact::redact(s).0
-}
-
-/// The state dir `.ralph/` under the root.
-pub fn state_dir(root: &Path) -> PathBuf {
-    root.join(".ralph")
 }
 
 /// prd.json as read once: the validated value and the exact bytes it came from (cheap to clone,
@@ -228,7 +216,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
     let states = graph::states(&prd.stories);
     let chosen = choose(&prd, &states, opts.story.as_deref(), &HashSet::new())?;
     let located = opts.agent.locate().map_err(|e| e.to_string());
-    let prompt_file = state_dir(&opts.root).join("runs/<run-id>/prompt-1.md");
+    let prompt_file = crate::state::state_dir(&opts.root).join("runs/<run-id>/prompt-1.md");
     let Some(i) = chosen else {
         return Ok(Plan {
             story: None,

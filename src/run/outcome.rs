@@ -5,48 +5,11 @@
 //! with nothing to check it, it never counts), and (b) every verify command passed. Owns that decision and when a story is
 //! skipped for making no progress; does not run anything.
 
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// What an iteration achieved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Outcome {
-    /// Claimed and verified: the story passes.
-    Done,
-    /// Claimed, but a verify command failed: `passes` is set back to false.
-    VerifyFailed,
-    /// The agent exited 0 without claiming the story.
-    Incomplete,
-    /// The agent exited non-zero (or by a signal) without claiming the story.
-    AgentFailed,
-    /// The iteration hit `--timeout`.
-    TimedOut,
-    /// The agent hit a usage/rate limit; the iteration does not count.
-    RateLimited,
-    /// Ctrl-C / SIGTERM.
-    Interrupted,
-    /// Parallel runs: gated in its worktree, but the merge onto the branch's tip conflicted.
-    MergeConflict,
-    /// Parallel runs: gated in its worktree, but the verify commands failed on the merged result.
-    MergeVerifyFailed,
-}
-
-impl Outcome {
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Done => "done",
-            Outcome::VerifyFailed => "verify failed",
-            Outcome::Incomplete => "not finished",
-            Outcome::AgentFailed => "agent failed",
-            Outcome::TimedOut => "timed out",
-            Outcome::RateLimited => "rate limited",
-            Outcome::Interrupted => "interrupted",
-            Outcome::MergeConflict => "merge conflict",
-            Outcome::MergeVerifyFailed => "failed verify once merged",
-        }
-    }
-}
+/// What an iteration achieved: the data is recorded in history, so it lives in
+/// [`crate::state::history`]; the policy deciding it is here.
+pub use crate::state::history::Outcome;
 
 /// What is known once the agent has exited and the integrity guard has run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::history::VerifyResult;
 use crate::agent::AgentError;
 use crate::agent::process::{Finished, LogSink, Supervise, supervise};
+use crate::state::history::VerifyResult;
 
 /// Every command's result, stopping at the first failure, and that failure's run.
 pub struct Gate {
@@ -64,7 +64,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             interrupt: env.interrupt,
             watch: None,
             sweep_orphans: env.sweep_orphans,
-            record: Some(super::state_dir(env.root).join(super::AGENT_GROUP)),
+            record: Some(crate::state::state_dir(env.root).join(crate::state::AGENT_GROUP)),
             watcher: Some(&mut watcher),
         })?;
         results.push(VerifyResult {

@@ -18,8 +18,8 @@ use crate::prd::validate::{Diagnostic, Report};
 use crate::progress::store::ProgressError;
 use crate::report::ReportError;
 use crate::run::branch::BranchError;
-use crate::run::history::HistoryError;
-use crate::run::lock::LockError;
+use crate::state::history::HistoryError;
+use crate::state::lock::LockError;
 
 /// One prd.json diagnostic of `file`.
 pub fn from_prd_diagnostic(file: &str, d: &Diagnostic) -> Problem {

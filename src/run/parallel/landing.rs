@@ -9,10 +9,10 @@ use std::time::Instant;
 use super::policy::{MergeVerdict, Pause, SendBack};
 use super::{ClaimState, ParallelError, Sched, queue, worktree};
 use crate::run::events::{Event, Reporter};
-use crate::run::history::{MergeRecord, Record};
 use crate::run::outcome::{Outcome, Progress};
 use crate::run::prompt::RetryNote;
 use crate::run::{iteration, ratelimit};
+use crate::state::history::{MergeRecord, Record};
 
 impl Sched<'_> {
     /// Merge a queued story (the queue's one step) and act on the verdict.

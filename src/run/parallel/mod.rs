@@ -24,12 +24,13 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::events::{Ending, Event};
-use super::history::Record;
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
-use super::{Exit, Options, RunError, git, lock, ratelimit, state_dir, status};
+use super::{Exit, Options, RunError, git, ratelimit, status};
 use crate::graph;
 use crate::prd::Prd;
+use crate::state::history::Record;
+use crate::state::{lock, state_dir};
 use landing::record;
 use worker::{AttemptDone, Job, MakeWorktree, work};
 
@@ -142,7 +143,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let s = &opts.settings;
     let rep = &*opts.reporter;
     let note = |text: String| rep.report(Event::Note { text });
-    let left = crate::agent::group::stop_recorded(&state.join(super::AGENT_GROUP), s.grace);
+    let left = crate::agent::group::stop_recorded(&state.join(crate::state::AGENT_GROUP), s.grace);
     if left > 0 {
         note(format!(
             "stopped {left} process(es) left running by a ralph that was killed"
@@ -160,7 +161,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .and_then(|v| v.as_str())
         .unwrap_or("")
         .to_string();
-    for line in worktree::recover(&root, &state.join("worktrees"), &branch, s.grace) {
+    for line in worktree::recover(&root, &crate::state::worktrees_dir(&root), &branch, s.grace) {
         note(line);
     }
     let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
@@ -369,7 +370,7 @@ impl Sched<'_> {
             let story = &prd.stories[i];
             let key = self.keys.get(&story.id).cloned().unwrap_or_default();
             let branch = policy::story_branch(&self.branch, &key);
-            let wt = state_dir(&self.root).join("worktrees").join(&key);
+            let wt = crate::state::worktrees_dir(&self.root).join(&key);
             let worker = (1..=self.opts.settings.parallel)
                 .find(|w| self.claims.values().all(|c| c.worker != *w))
                 .unwrap_or(1);
@@ -438,7 +439,7 @@ impl Sched<'_> {
             attempt: c.attempt,
             retry: c.retry.clone(),
             make,
-            history: super::history::path(&self.root),
+            history: crate::state::history::path(&self.root),
         }
     }
 

@@ -8,10 +8,11 @@ use std::sync::atomic::AtomicBool;
 
 use super::worktree;
 use crate::prd::Prd;
-use crate::run::history::Record;
 use crate::run::outcome::{Outcome, Progress};
 use crate::run::prompt::RetryNote;
-use crate::run::{Options, PrdSnapshot, iteration, state_dir};
+use crate::run::{Options, PrdSnapshot, iteration};
+use crate::state::history::Record;
+use crate::state::state_dir;
 
 /// One attempt for a worker thread (owned: it outlives no borrow of the scheduler).
 pub(super) struct Job {

@@ -165,7 +165,7 @@ pub fn recover(root: &Path, worktrees: &Path, branch: &str, grace: Duration) -> 
     if let Ok(entries) = std::fs::read_dir(worktrees) {
         for e in entries.flatten() {
             let wt = e.path();
-            let rec = super::super::state_dir(&wt).join(super::super::AGENT_GROUP);
+            let rec = crate::state::state_dir(&wt).join(crate::state::AGENT_GROUP);
             let n = crate::agent::group::stop_recorded(&rec, grace);
             if n > 0 {
                 said.push(format!(

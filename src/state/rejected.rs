@@ -5,7 +5,8 @@
 //!
 //! Owns the names (`<time>-iter<n>-<file>`, never overwriting) and the two ways in: a copy of
 //! bytes, or a rename of whatever sits at a path (a rename moves a symlink itself, never what it
-//! points at, and needs no new disk space). Does not decide what is rejected (`super::guard`).
+//! points at, and needs no new disk space). Does not decide what is rejected (the run's
+//! integrity guard, `crate::run::guard`).
 
 use std::path::{Path, PathBuf};
 

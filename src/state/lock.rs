@@ -6,6 +6,7 @@
 //! `.ralph/` cannot release it (a lock on a file inside `.ralph/` would be gone with the
 //! directory, and a second run would start). `.ralph/lock` holds the owner's pid so a second
 //! command can name it; a pid left by a dead process is reported when the lock is taken over.
+//! Owns taking and releasing the lock; does not decide which commands take it (each does).
 
 use std::io::{Seek, Write};
 use std::os::fd::AsRawFd;

@@ -4,12 +4,12 @@
 //! (`.ralph/last-prd.json`). When a new prd.json names another branch, the PREVIOUS prd.json
 //! and progress.txt go to `archive/YYYY-MM-DD-<feature>/` and progress.txt starts fresh. (The
 //! original bash Ralph copied the new prd by mistake.) Folder naming is pure; the rest is I/O.
+//! Does not decide when to archive (the loop calls [`on_branch`]).
 
 use jiff::{Zoned, civil::Date};
 use std::path::{Path, PathBuf};
 
-use super::RunError;
-use crate::fsutil;
+use crate::fsutil::{self, FsError};
 
 /// `ralph/login-flow` → `login-flow`; `feature/a/b` → `feature-a-b`; unsafe characters → `-`.
 pub fn feature_name(branch: &str) -> String {
@@ -53,15 +53,15 @@ pub fn fresh_progress(now: &Zoned) -> String {
     )
 }
 
-fn io(path: &Path, e: std::io::Error, action: &'static str) -> RunError {
-    RunError::Fs(fsutil::FsError {
+fn io(path: &Path, e: std::io::Error, action: &'static str) -> FsError {
+    FsError {
         path: path.to_path_buf(),
         action,
         source: e,
-    })
+    }
 }
 
-fn copy_if_exists(from: &Path, to: &Path) -> Result<bool, RunError> {
+fn copy_if_exists(from: &Path, to: &Path) -> Result<bool, FsError> {
     match fsutil::read_if_exists(from)? {
         Some(bytes) => {
             fsutil::atomic_write(to, &bytes)?;
@@ -85,7 +85,7 @@ pub fn on_branch(
     branch: &str,
     prd_bytes: &[u8],
     now: &Zoned,
-) -> Result<Option<PathBuf>, RunError> {
+) -> Result<Option<PathBuf>, FsError> {
     // Stored trimmed, so compared trimmed: " ralph/x " must not look new on every run.
     let branch = branch.trim();
     let last_file = p.state_dir.join("last-branch");
@@ -114,7 +114,7 @@ pub fn on_branch(
 }
 
 /// Keep a copy of the prd.json last seen (what gets archived on the next branch change).
-pub fn remember_prd(state_dir: &Path, prd_bytes: &[u8]) -> Result<(), RunError> {
+pub fn remember_prd(state_dir: &Path, prd_bytes: &[u8]) -> Result<(), FsError> {
     let path = state_dir.join("last-prd.json");
     if fsutil::read(&path).ok().as_deref() != Some(prd_bytes) {
         fsutil::atomic_write(&path, prd_bytes)?;

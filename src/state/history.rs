@@ -1,7 +1,9 @@
 //! `.ralph/history.jsonl`: one JSON record per iteration, appended; and its reader.
 //!
 //! Owns the record's shape (a stable, documented serde struct other modules read, e.g. the
-//! context builder shows what a blocker story produced). Appends are one `write` of one line;
+//! context builder shows what a blocker story produced), with the data it holds: [`Outcome`],
+//! [`VerifyResult`], [`MergeRecord`]. Does not decide an outcome (`crate::run::outcome`) or
+//! run a verify command (`crate::run::verify`). Appends are one `write` of one line;
 //! a line that is not a record (torn by a crash, or junk written by anyone) is skipped by
 //! [`read`] and counted by [`read_counted`] (the loop warns once); the file is kept and new
 //! records go on being appended. Something that is not a regular file in its place is moved
@@ -11,7 +13,45 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::outcome::Outcome;
+/// What an iteration achieved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Claimed and verified: the story passes.
+    Done,
+    /// Claimed, but a verify command failed: `passes` is set back to false.
+    VerifyFailed,
+    /// The agent exited 0 without claiming the story.
+    Incomplete,
+    /// The agent exited non-zero (or by a signal) without claiming the story.
+    AgentFailed,
+    /// The iteration hit `--timeout`.
+    TimedOut,
+    /// The agent hit a usage/rate limit; the iteration does not count.
+    RateLimited,
+    /// Ctrl-C / SIGTERM.
+    Interrupted,
+    /// Parallel runs: gated in its worktree, but the merge onto the branch's tip conflicted.
+    MergeConflict,
+    /// Parallel runs: gated in its worktree, but the verify commands failed on the merged result.
+    MergeVerifyFailed,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Done => "done",
+            Outcome::VerifyFailed => "verify failed",
+            Outcome::Incomplete => "not finished",
+            Outcome::AgentFailed => "agent failed",
+            Outcome::TimedOut => "timed out",
+            Outcome::RateLimited => "rate limited",
+            Outcome::Interrupted => "interrupted",
+            Outcome::MergeConflict => "merge conflict",
+            Outcome::MergeVerifyFailed => "failed verify once merged",
+        }
+    }
+}
 
 /// One verify command's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,7 +142,7 @@ pub enum HistoryError {
 }
 
 pub fn path(root: &Path) -> PathBuf {
-    root.join(".ralph").join("history.jsonl")
+    super::state_dir(root).join("history.jsonl")
 }
 
 /// Whether the file is non-empty and its last byte is not a newline.
@@ -132,7 +172,7 @@ pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
         crate::fsutil::create_dir_all(dir)?;
     }
     if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
-        super::rejected::move_aside(&root.join(".ralph"), rec.iteration, &p)?;
+        super::rejected::move_aside(&super::state_dir(root), rec.iteration, &p)?;
     }
     let mut line = serde_json::to_string(rec).map_err(|source| HistoryError::Corrupt {
         path: p.clone(),

@@ -1,0 +1,28 @@
+//! What ralph keeps under `.ralph/`: the paths, the history records, the run lock, archives
+//! on a branch change, rejected copies.
+//!
+//! Below both [`crate::context`] (which reads the history) and [`crate::run`] (which writes
+//! it): imports neither. Owns where each file lives and its shape on disk; does not decide
+//! when to write it (the loop does), nor anything about git worktrees beyond their folder
+//! (`crate::run::parallel::worktree`).
+
+pub mod archive;
+pub mod history;
+pub mod lock;
+pub mod rejected;
+
+use std::path::{Path, PathBuf};
+
+/// The file under `.ralph/` that records the running agent's (or verify command's) process
+/// group, for the next run to stop if ralph is killed outright ([`crate::agent::group`]).
+pub const AGENT_GROUP: &str = "agent-group";
+
+/// The state dir `.ralph/` under the root.
+pub fn state_dir(root: &Path) -> PathBuf {
+    root.join(".ralph")
+}
+
+/// Where a parallel run's worktrees live: `.ralph/worktrees/` (one `<key>` folder each).
+pub fn worktrees_dir(root: &Path) -> PathBuf {
+    state_dir(root).join("worktrees")
+}
