@@ -24,7 +24,7 @@ pub struct VerifyResult {
 }
 
 /// One iteration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub run_id: String,
     pub iteration: u32,
@@ -56,6 +56,10 @@ pub struct Record {
     /// Set when this iteration made the story be skipped.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skipped: bool,
+    /// What the agent reported it used (tokens, cost, model), when its output says; absent
+    /// for plain-text agents and in records written before ralph read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agent::telemetry::Usage>,
 }
 
 /// A history file that cannot be read or written.
@@ -180,6 +184,7 @@ mod tests {
             restored: vec![],
             rate_limit: None,
             skipped: false,
+            usage: None,
         }
     }
 

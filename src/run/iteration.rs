@@ -13,6 +13,7 @@ use super::outcome::{AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
 use super::{Options, PrdSnapshot, RunError, git, guard, report, verdict, verify};
 use crate::agent::process::{LogSink, Supervise, supervise};
+use crate::agent::telemetry::{Format, Telemetry};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
 
@@ -176,6 +177,13 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
     ];
     env.extend(opts.env.iter().cloned());
+    let telemetry = Arc::new(Mutex::new(Telemetry::new(opts.agent.format())));
+    let translate: Option<agent::process::Translate> =
+        (opts.agent.format() != Format::Plain).then(|| {
+            let t = telemetry.clone();
+            Arc::new(move |line: &str| t.lock().ok().and_then(|mut t| t.line(line)))
+                as agent::process::Translate
+        });
     let mut watcher = super::watch::Watch::agent(rep, &story.id, s.heartbeat, opts.echo);
     let run = supervise(Supervise {
         argv: &inv.argv,
@@ -187,12 +195,25 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         log: log.clone(),
         echo: opts.echo,
         interrupt: inp.interrupt,
-        watch: Some(watch),
+        watch: Some(watch.clone()),
         sweep_orphans: true,
         record: Some(super::state_dir(&opts.root).join(super::AGENT_GROUP)),
         watcher: Some(&mut watcher),
+        translate,
     })?;
     drop(watcher);
+    let (usage, left) = telemetry
+        .lock()
+        .map(|mut t| (t.usage(), t.finish()))
+        .unwrap_or_default();
+    // Text the agent left without a newline at its very end still counts, and is logged.
+    for line in left.iter().flat_map(|t| t.lines()) {
+        watch(line);
+        log_line(&log, line);
+        if opts.echo {
+            println!("{line}");
+        }
+    }
     if run.stopped_leftovers {
         rep.report(Event::Note {
             text: "stopped processes the agent left running".into(),
@@ -330,6 +351,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             .clone()
             .filter(|_| outcome == Outcome::RateLimited),
         skipped: false,
+        usage,
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {

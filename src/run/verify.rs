@@ -64,6 +64,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             sweep_orphans: true,
             record: Some(super::state_dir(env.root).join(super::AGENT_GROUP)),
             watcher: Some(&mut watcher),
+            translate: None,
         })?;
         results.push(VerifyResult {
             command: cmd.clone(),
