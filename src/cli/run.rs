@@ -63,6 +63,10 @@ pub struct RunArgs {
     /// output then goes to its iteration log only.
     #[arg(long)]
     pub json: bool,
+    /// Stop before the next iteration once the agents have reported this many US dollars spent
+    /// in this run (exit 5); needs an agent that reports its cost (claude, opencode).
+    #[arg(long, value_name = "USD", value_parser = dollars)]
+    pub max_cost: Option<config::Dollars>,
     /// Token budget for each prompt (default 24000, or [context] budget in ralph.toml).
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
@@ -76,6 +80,10 @@ pub struct RunArgs {
     /// 60s; tests).
     #[arg(long, value_name = "DURATION", value_parser = nonzero, hide = true)]
     pub heartbeat: Option<Duration>,
+}
+
+fn dollars(s: &str) -> Result<config::Dollars, String> {
+    config::parse_dollars("--max-cost", s).map_err(|e| e.to_string())
 }
 
 fn nonzero(s: &str) -> Result<Duration, String> {
@@ -110,6 +118,7 @@ impl RunArgs {
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
+            max_cost: self.max_cost,
             heartbeat: self.heartbeat,
             context_budget: self.budget,
             ..Layer::default()

@@ -19,8 +19,8 @@ use super::iteration::{self, Done};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
 use super::{
-    AGENT_GROUP, Exit, MAX_RATE_LIMIT_WAITS, Options, PrdSnapshot, RunError, archive, branch, git,
-    guard, history, lock, ratelimit, signals, state_dir, status,
+    AGENT_GROUP, Exit, MAX_RATE_LIMIT_WAITS, Options, PrdSnapshot, RunError, archive, branch, cost,
+    git, guard, history, lock, ratelimit, signals, state_dir, status,
 };
 use crate::config::Settings;
 use crate::graph;
@@ -87,6 +87,8 @@ pub struct Loop<'a> {
     tree: Option<git::Snapshot>,
     /// What `.ralph/prd.good.json` holds.
     good: Option<Arc<Vec<u8>>>,
+    /// What the agents reported spending in this run (see [`super::cost`]).
+    spent: cost::Spent,
 }
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt.
@@ -150,6 +152,7 @@ impl<'a> Loop<'a> {
             limit_streak: 0,
             tree: None,
             good: None,
+            spent: cost::Spent::default(),
         })
     }
 
@@ -167,11 +170,14 @@ impl<'a> Loop<'a> {
             passing,
             unfinished,
             history_written: written,
+            cost_usd: self.spent.usd(),
+            max_cost: self.opts.settings.max_cost.map(|m| m.usd()),
         });
         match ending {
             Ending::AllDone => Exit::AllDone,
             Ending::Limit => Exit::Limit,
             Ending::NoReady => Exit::NoReady,
+            Ending::CostLimit => Exit::CostLimit,
             Ending::Interrupted => Exit::Interrupted,
         }
     }
@@ -201,6 +207,10 @@ impl<'a> Loop<'a> {
             let why = status::not_runnable(&prd.stories, &states, &self.skipped);
             return Ok(Next::End(self.end(Ending::NoReady, 0, why, false)));
         };
+        if self.spent.reached(self.opts.settings.max_cost) {
+            let left = status::remaining(&prd.stories);
+            return Ok(Next::End(self.end(Ending::CostLimit, 0, left, false)));
+        }
         if self.n >= self.opts.settings.iterations {
             let left = status::remaining(&prd.stories);
             return Ok(Next::End(self.end(Ending::Limit, 0, left, false)));
@@ -292,6 +302,9 @@ impl<'a> Loop<'a> {
     fn settle(&mut self, story: &Story, t0: Instant, done: Done) -> Result<Option<Exit>, RunError> {
         let s = &self.opts.settings;
         let mut record = done.record;
+        if let Some(text) = self.spent.add(&record, s.max_cost) {
+            self.rep.report(Event::Warning { text });
+        }
         if done.outcome == Outcome::RateLimited {
             iteration::record(&self.opts.root, &record)?;
             return self.wait_for_limit(done.rate_line.unwrap_or_default());

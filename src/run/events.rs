@@ -24,6 +24,8 @@ pub enum Ending {
     AllDone,
     Limit,
     NoReady,
+    /// The agents' reported cost reached `--max-cost`.
+    CostLimit,
     Interrupted,
 }
 
@@ -120,6 +122,12 @@ pub enum Event {
         unfinished: Vec<String>,
         /// After an interrupt: whether this iteration's history was written.
         history_written: bool,
+        /// US dollars the agents reported spending in this run (absent when none did).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+        /// `--max-cost`, when set.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_cost: Option<f64>,
     },
 }
 
@@ -297,17 +305,29 @@ fn ended(event: &Event) -> Vec<String> {
         passing,
         unfinished,
         history_written,
+        cost_usd,
+        max_cost,
     } = event
     else {
         return vec![];
     };
+    let spent = cost_usd.map(|c| format!(", ${c:.2}")).unwrap_or_default();
     let indented = unfinished.iter().map(|l| format!("  {l}"));
     match ending {
         Ending::AllDone => vec![format!(
-            "ralph: {} ({iterations} iteration(s) in {})",
+            "ralph: {} ({iterations} iteration(s) in {}{spent})",
             crate::ui::paint(crate::ui::GOOD, &format!("all {passing} stories pass")),
             format_elapsed(*elapsed)
         )],
+        Ending::CostLimit => std::iter::once(format!(
+            "ralph: reached the cost limit: spent ${:.2} of ${:.2} (--max-cost) in {iterations} iteration(s); {} stor{} remain:",
+            cost_usd.unwrap_or(0.0),
+            max_cost.unwrap_or(0.0),
+            unfinished.len(),
+            if unfinished.len() == 1 { "y" } else { "ies" }
+        ))
+        .chain(indented)
+        .collect(),
         Ending::NoReady => std::iter::once("ralph: no ready story; unfinished stories:".into())
             .chain(indented)
             .collect(),
@@ -406,6 +426,8 @@ mod tests {
             passing: 1,
             unfinished: vec!["US-3 Later".into()],
             history_written: false,
+            cost_usd: None,
+            max_cost: None,
         };
         assert_eq!(
             plain(&e),

@@ -267,6 +267,8 @@ mod tests {
             passing: 2,
             unfinished: vec![],
             history_written: false,
+            cost_usd: None,
+            max_cost: None,
         }
     }
 

@@ -13,6 +13,7 @@
 
 pub mod archive;
 pub mod branch;
+pub mod cost;
 pub mod demo;
 mod driver;
 pub mod events;
@@ -119,6 +120,7 @@ pub enum Exit {
     AllDone,
     Limit,
     NoReady,
+    CostLimit,
     Interrupted,
 }
 
@@ -128,6 +130,7 @@ impl Exit {
             Exit::AllDone => Code::OK,
             Exit::Limit => Code::LIMIT,
             Exit::NoReady => Code::NO_READY,
+            Exit::CostLimit => Code::COST_LIMIT,
             Exit::Interrupted if signals::hung_up() => Code::HANGUP,
             Exit::Interrupted => Code::INTERRUPTED,
         }
