@@ -339,6 +339,7 @@ impl<'a> Loop<'a> {
             elapsed: t0.elapsed(),
             outcome: done.outcome,
             detail: done.extra,
+            cost_usd: record.usage.as_ref().and_then(|u| u.cost_usd),
         });
         if done.outcome == Outcome::Interrupted {
             return Ok(Some(self.end(Ending::Interrupted, 0, vec![], true)));

@@ -64,6 +64,9 @@ pub enum Event {
         outcome: Outcome,
         /// "verify 2/3 passed: `cargo test` exited 101", or empty.
         detail: String,
+        /// US dollars the agent reported for this iteration (absent when it reported none).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
     },
     /// The agent has been silent for a while (see [`super::watch`]): how long it has run, how
     /// much it has written, its last line.
@@ -263,9 +266,17 @@ pub fn lines(event: &Event) -> Vec<String> {
             elapsed,
             outcome,
             detail,
-        } => vec![super::status::status_line(
-            *iteration, *limit, story, title, *elapsed, *outcome, detail,
-        )],
+            cost_usd,
+        } => {
+            let detail = match cost_usd {
+                Some(c) if detail.is_empty() => format!("${c:.2}"),
+                Some(c) => format!("{detail} · ${c:.2}"),
+                None => detail.clone(),
+            };
+            vec![super::status::status_line(
+                *iteration, *limit, story, title, *elapsed, *outcome, &detail,
+            )]
+        }
         Event::Heartbeat { .. } => vec![heartbeat_line(event)],
         Event::Stopping {
             what,
@@ -523,6 +534,7 @@ mod tests {
             elapsed: Duration::from_millis(1500),
             outcome: Outcome::VerifyFailed,
             detail: "verify 0/1 passed".into(),
+            cost_usd: Some(0.25),
         });
         let out = String::from_utf8(r.into_inner().unwrap()).unwrap();
         let v: Vec<serde_json::Value> = out
@@ -533,6 +545,7 @@ mod tests {
         assert_eq!(v[1]["event"], "iteration-finished");
         assert_eq!(v[1]["elapsed"], 1500);
         assert_eq!(v[1]["outcome"], "verify-failed");
+        assert_eq!(v[1]["cost_usd"], 0.25);
     }
 
     #[test]

@@ -282,6 +282,7 @@ mod tests {
             elapsed: Duration::ZERO,
             outcome,
             detail: String::new(),
+            cost_usd: None,
         };
         assert_eq!(hook_for(&finished(Outcome::Done)), Some(Hook::StoryDone));
         assert_eq!(hook_for(&finished(Outcome::VerifyFailed)), None);

@@ -136,7 +136,9 @@ fn max_cost_stops_before_the_iteration_after_the_cap_is_reached() {
         .stderr(predicate::str::contains(
             "reached the cost limit: spent $0.30 of $0.25 (--max-cost) in 3 iteration(s); 1 story remain",
         ))
-        .stderr(predicate::str::contains("  D Title D"));
+        .stderr(predicate::str::contains("  D Title D"))
+        .stderr(predicate::str::contains("ralph [3/10] C Title C · "))
+        .stderr(predicate::str::contains(" · done · $0.10"));
     assert_eq!(p.calls(), 3);
     assert_eq!(p.history().len(), 3);
     assert!(p.passes("C") && !p.passes("D"));
