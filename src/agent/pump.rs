@@ -16,6 +16,10 @@ use super::process::{Activity, LineWatch, LogSink, TAIL_BYTES};
 /// How much of the last output line [`Activity`] keeps.
 const LAST_LINE_CHARS: usize = 200;
 
+/// The longest event of a structured format kept whole (a tool result can carry a whole file);
+/// past it the bytes so far are taken as a line of their own (not JSON: shown as text).
+const MAX_EVENT_BYTES: usize = 8 * 1024 * 1024;
+
 /// Turns one raw stdout line (without its newline) into the text a person reads: `None` drops
 /// the line (an event with nothing to show), `Some` may hold several lines.
 pub type Translate = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -170,9 +174,12 @@ pub fn pump(mut src: impl Read, stream: Stream, sinks: Sinks) {
         }
         if partial.len() > TAIL_BYTES && raw {
             // A huge line without a newline: log it in pieces rather than grow forever (an
-            // event of a structured format is kept whole: it is parsed as one line).
+            // event of a structured format is kept whole, up to a bound: it is parsed as one line).
             let line = std::mem::take(&mut partial);
             sinks.line(&line);
+        } else if partial.len() > MAX_EVENT_BYTES {
+            let line = std::mem::take(&mut partial);
+            sinks.complete(stream, &line);
         }
     }
     if !partial.is_empty() {
