@@ -83,7 +83,7 @@ pub struct RunArgs {
 }
 
 fn dollars(s: &str) -> Result<config::Dollars, String> {
-    config::parse_dollars("--max-cost", s).map_err(|e| e.to_string())
+    config::Dollars::parse(s)
 }
 
 fn nonzero(s: &str) -> Result<Duration, String> {
@@ -194,11 +194,14 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
     }
     let s = &opts.settings;
     println!(
-        "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress",
+        "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress{}",
         s.iterations,
         run::ratelimit::format_remaining(s.timeout),
         run::ratelimit::format_remaining(s.sleep),
-        s.max_failures
+        s.max_failures,
+        s.max_cost
+            .map(|c| format!(", stop at ${:.2} reported cost", c.usd()))
+            .unwrap_or_default()
     );
     for l in &plan.git {
         println!("{l}");

@@ -358,18 +358,20 @@ impl Dollars {
     pub fn usd(self) -> f64 {
         self.0
     }
+
+    /// `5`, `2.50`, `$2.50`; the error says what is wrong, without a place.
+    pub fn parse(s: &str) -> Result<Dollars, String> {
+        let t = s.trim();
+        let t = t.strip_prefix('$').unwrap_or(t);
+        t.parse::<f64>().ok().and_then(Dollars::new).ok_or_else(|| {
+            format!("\"{s}\" is not an amount of US dollars above 0; use e.g. 5 or 2.50")
+        })
+    }
 }
 
 /// `5`, `2.50`, `$2.50`: a cost cap in US dollars.
 pub fn parse_dollars(place: &str, s: &str) -> Result<Dollars, ConfigError> {
-    let t = s.trim();
-    let t = t.strip_prefix('$').unwrap_or(t);
-    t.parse::<f64>().ok().and_then(Dollars::new).ok_or_else(|| {
-        bad(
-            place,
-            format!("\"{s}\" is not an amount of US dollars above 0; use e.g. 5 or 2.50"),
-        )
-    })
+    Dollars::parse(s).map_err(|m| bad(place, m))
 }
 
 fn parse_count(place: &str, s: &str) -> Result<u32, ConfigError> {

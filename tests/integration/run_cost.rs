@@ -170,6 +170,10 @@ fn max_cost_from_the_environment_and_ralph_toml_and_in_json() {
     p2.agent("claude", &paid_claude("0.10"));
     std::fs::write(p2.root().join("ralph.toml"), "[run]\nmax_cost = 0.35\n").unwrap();
     p2.commit("ralph.toml");
+    p2.ralph()
+        .args(["run", "--dry-run"])
+        .assert()
+        .stdout(predicate::str::contains("stop at $0.35 reported cost"));
     p2.run().assert().code(5);
     assert_eq!(p2.calls(), 4, "0.40 >= 0.35 only after the fourth");
 }
