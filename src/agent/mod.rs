@@ -160,7 +160,12 @@ impl AgentSpec {
                 PromptMode::Stdin,
             ),
             AgentKind::Amp => (
-                strings(&["amp", "--dangerously-allow-all"]),
+                strings(&[
+                    "amp",
+                    "--execute",
+                    "--stream-json",
+                    "--dangerously-allow-all",
+                ]),
                 PromptMode::Stdin,
             ),
             AgentKind::Copilot => (
@@ -229,8 +234,8 @@ impl AgentSpec {
         }
     }
 
-    /// The machine-readable format the preset turns on (plain text for Amp, Copilot and a
-    /// custom command: no documented usage to read).
+    /// The machine-readable format the preset turns on (plain text for Copilot and a custom
+    /// command: no documented usage to read).
     pub fn format(&self) -> telemetry::Format {
         use telemetry::Format;
         match self.kind {
@@ -238,7 +243,8 @@ impl AgentSpec {
             AgentKind::Codex => Format::Codex,
             AgentKind::Gemini => Format::Gemini,
             AgentKind::Opencode => Format::Opencode,
-            AgentKind::Amp | AgentKind::Copilot | AgentKind::Custom => Format::Plain,
+            AgentKind::Amp => Format::Amp,
+            AgentKind::Copilot | AgentKind::Custom => Format::Plain,
         }
     }
 

@@ -1,8 +1,9 @@
 //! What an agent's own structured output says: the readable text inside its events and what
 //! the run cost (tokens in and out, cached tokens, cost, model, turns, session).
 //!
-//! Owns the formats ([`Format`]: Claude Code's `--output-format stream-json`, Codex's `exec
-//! --json`, Gemini CLI's `--output-format stream-json`, OpenCode's `run --format json`), turning
+//! Owns the formats ([`Format`]: Claude Code's `--output-format stream-json` and Amp's
+//! `--stream-json` (the same format), Codex's `exec --json`, Gemini CLI's `--output-format
+//! stream-json`, OpenCode's `run --format json`), turning
 //! one output line into the text a person reads, and adding up [`Usage`]. Pure: fed lines, it
 //! never reads or writes anything. A line that is not a JSON object (a custom agent's plain
 //! text, a warning printed among the events, a malformed line) passes through unchanged. Does
@@ -40,6 +41,9 @@ pub enum Format {
     Plain,
     /// Claude Code `--output-format stream-json --verbose`.
     Claude,
+    /// Amp `--execute --stream-json`: Claude Code's format, usage on each assistant message and
+    /// no cost.
+    Amp,
     /// Codex `exec --json`.
     Codex,
     /// Gemini CLI `--output-format stream-json`.
@@ -60,6 +64,9 @@ pub struct Telemetry {
     pending: String,
     /// The last assistant text shown (a final result repeating it is not shown again).
     last_text: String,
+    /// The id of the last assistant message whose usage was counted (Claude Code repeats a
+    /// message, usage included, once per content block).
+    last_message: Option<String>,
 }
 
 fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
@@ -109,6 +116,7 @@ impl Telemetry {
             seen: false,
             pending: String::new(),
             last_text: String::new(),
+            last_message: None,
         }
     }
 
@@ -138,7 +146,7 @@ impl Telemetry {
         };
         let shown = match self.format {
             Format::Plain => None,
-            Format::Claude => self.claude(&kind, &event),
+            Format::Claude | Format::Amp => self.claude(&kind, &event),
             Format::Codex => self.codex(&kind, &event),
             Format::Gemini => self.gemini(&kind, &event),
             Format::Opencode => self.opencode(&kind, &event),
@@ -176,8 +184,24 @@ impl Telemetry {
         self.usage.turns = Some(self.usage.turns.unwrap_or(0).saturating_add(1));
     }
 
-    /// Claude Code: `system` (init: model, session), `assistant` (message.content: text and
-    /// tool_use blocks), `user` (tool results: not shown), `result` (the totals).
+    /// Claude's token counts (input, cache creation, cache read, output) into `u`: every prompt
+    /// token is input, the cache reads are the cached ones.
+    fn add_claude_tokens(u: &mut Usage, usage: &Value) {
+        let read = u64_at(usage, "/cache_read_input_tokens");
+        u.input_tokens = u
+            .input_tokens
+            .saturating_add(u64_at(usage, "/input_tokens"))
+            .saturating_add(u64_at(usage, "/cache_creation_input_tokens"))
+            .saturating_add(read);
+        u.output_tokens = u
+            .output_tokens
+            .saturating_add(u64_at(usage, "/output_tokens"));
+        u.cached_tokens = u.cached_tokens.saturating_add(read);
+    }
+
+    /// Claude Code (and Amp): `system` (init: model, session), `assistant` (message.content:
+    /// text and tool_use blocks; message.usage added up, once per message id), `user` (tool
+    /// results: not shown), `result` (the totals, when it has them: Amp's has none).
     fn claude(&mut self, kind: &str, e: &Value) -> Option<String> {
         if let Some(id) = str_at(e, "/session_id") {
             self.usage.session_id = Some(id.to_string());
@@ -192,6 +216,14 @@ impl Telemetry {
             "assistant" => {
                 if let Some(m) = str_at(e, "/message/model") {
                     self.usage.model = Some(m.to_string());
+                }
+                let id = str_at(e, "/message/id").map(str::to_string);
+                if let Some(usage) = e.pointer("/message/usage").filter(|u| u.is_object())
+                    && (id.is_none() || id != self.last_message)
+                {
+                    self.seen = true;
+                    Self::add_claude_tokens(&mut self.usage, usage);
+                    self.last_message = id;
                 }
                 let blocks = e.pointer("/message/content").and_then(Value::as_array)?;
                 let mut out = vec![];
@@ -214,12 +246,11 @@ impl Telemetry {
             "result" => {
                 self.seen = true;
                 let u = &mut self.usage;
-                let read = u64_at(e, "/usage/cache_read_input_tokens");
-                u.input_tokens = u64_at(e, "/usage/input_tokens")
-                    .saturating_add(u64_at(e, "/usage/cache_creation_input_tokens"))
-                    .saturating_add(read);
-                u.output_tokens = u64_at(e, "/usage/output_tokens");
-                u.cached_tokens = read;
+                // The result's totals, when it has them, replace the sum of the messages.
+                if let Some(usage) = e.get("usage").filter(|u| u.is_object()) {
+                    (u.input_tokens, u.output_tokens, u.cached_tokens) = (0, 0, 0);
+                    Self::add_claude_tokens(u, usage);
+                }
                 u.cost_usd = e.get("total_cost_usd").and_then(Value::as_f64);
                 if let Some(n) = e.get("num_turns").and_then(Value::as_u64) {
                     u.turns = u32::try_from(n).ok();

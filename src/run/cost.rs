@@ -30,7 +30,7 @@ impl Spent {
             _ if cap.is_some() && !self.warned => {
                 self.warned = true;
                 Some(format!(
-                    "--max-cost cannot be enforced: {} reported no cost for iteration {} (only claude and opencode report one); the run goes on up to its iteration limit",
+                    "--max-cost cannot be enforced: {} reported no cost for iteration {} (of the presets only claude and opencode report one); the run goes on up to its iteration limit",
                     rec.agent, rec.iteration
                 ))
             }

@@ -16,7 +16,11 @@ fn ok_body() -> String {
 fn each_preset_gets_its_headless_flags_and_the_prompt_where_it_expects_it() {
     let cases: &[(&str, &[&str], bool)] = &[
         ("codex", &["exec", "--json", "--full-auto", "-"], true),
-        ("amp", &["--dangerously-allow-all"], true),
+        (
+            "amp",
+            &["--execute", "--stream-json", "--dangerously-allow-all"],
+            true,
+        ),
         ("copilot", &["-p", "<prompt>", "--allow-all-tools"], false),
         (
             "gemini",
@@ -156,7 +160,7 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
         .env("RALPH_AGENT", "gemini")
         .assert()
         .stdout(predicate::str::contains(
-            "argv: amp --dangerously-allow-all",
+            "argv: amp --execute --stream-json --dangerously-allow-all",
         ))
         .stdout(predicate::str::contains("limits: 2 iterations"));
     p.ralph().args(["run"]).assert().code(0);

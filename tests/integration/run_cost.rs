@@ -49,6 +49,14 @@ fn each_preset_transcript_is_recorded_and_shown_as_text() {
             "→ shell: bash -lc 'cargo test' (exit 0)",
         ),
         (
+            "amp",
+            52476,
+            164,
+            38966,
+            None,
+            "→ edit_file: /home/dev/shop/src/cart.rs",
+        ),
+        (
             "gemini",
             24939,
             174,

@@ -132,6 +132,39 @@ fn claude_stream_json_transcript() {
 }
 
 #[test]
+fn amp_stream_json_transcript() {
+    let (shown, u) = fixture(Format::Amp, "amp.jsonl");
+    assert_eq!(
+        u.input_tokens,
+        (12783 + 367 + 12416) + (210 + 13150) + (150 + 13400)
+    );
+    assert_eq!(u.cached_tokens, 12416 + 13150 + 13400);
+    assert_eq!(u.output_tokens, 48 + 96 + 20);
+    assert_eq!((u.cost_usd, u.model.as_deref()), (None, None));
+    assert_eq!(u.turns, Some(3));
+    assert_eq!(
+        u.session_id.as_deref(),
+        Some("T-2775dc92-90ed-4f85-8b73-8f9766029e83")
+    );
+    insta::assert_snapshot!(shown.join("\n"), @r"
+    Let me run the failing test.
+    → Bash: cargo test cart::total
+    → edit_file: /home/dev/shop/src/cart.rs
+    The total now includes tax.
+    <promise>COMPLETE</promise>
+    [result: success · 3 turn(s) · 52476 tokens in (38966 cached) / 164 out]
+    ");
+}
+
+#[test]
+fn claude_counts_a_message_repeated_per_content_block_once() {
+    let line = r#"{"type":"assistant","message":{"id":"m1","content":[],"usage":{"input_tokens":5,"output_tokens":7}}}"#;
+    let (_, u) = feed(Format::Claude, &format!("{line}\n{line}\n"));
+    let u = u.unwrap();
+    assert_eq!((u.input_tokens, u.output_tokens), (5, 7));
+}
+
+#[test]
 fn codex_exec_json_transcript() {
     let (shown, u) = fixture(Format::Codex, "codex.jsonl");
     assert_eq!(u.input_tokens, 24763 + 26549);
