@@ -211,7 +211,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         watch(line);
         log_line(&log, line);
         if opts.echo {
-            println!("{line}");
+            use std::io::Write;
+            // A closed stdout is not the loop's failure (as with the agent's own echo).
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
         }
     }
     if run.stopped_leftovers {

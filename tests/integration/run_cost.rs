@@ -213,3 +213,20 @@ fn a_bad_max_cost_is_refused_with_the_place() {
         .code(1)
         .stderr(predicate::str::contains("RALPH_MAX_COST"));
 }
+
+#[test]
+fn text_left_unfinished_at_the_end_of_a_stream_is_shown_and_still_signals() {
+    // Gemini's text comes in pieces; one that never got its newline (no result event
+    // followed) is flushed when the agent's output ends.
+    let p = Project::new(&stories(1));
+    let body = r#"printf '%s\n' '{"type":"message","role":"assistant","content":"STORY COMPLETE: A","delta":true}'"#;
+    p.agent("gemini", &format!("{WORK}\n{body}"));
+    p.run()
+        .args(["--agent", "gemini", "--verify", "true"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("STORY COMPLETE: A"));
+    let h = p.history();
+    assert_eq!(h[0]["signal_seen"], true);
+    assert!(h[0].get("usage").is_none(), "no usage event: {}", h[0]);
+}
