@@ -17,6 +17,9 @@ impl Code {
     pub const LIMIT: Code = Code(3);
     /// Unfinished stories remain but none is ready (all blocked, or skipped).
     pub const NO_READY: Code = Code(4);
+    /// `ralph run` stopped before the next iteration: the agents' reported cost reached
+    /// `--max-cost`.
+    pub const COST_LIMIT: Code = Code(5);
     /// Interrupted by Ctrl-C or SIGTERM.
     pub const INTERRUPTED: Code = Code(130);
     /// The terminal hung up (SIGHUP: terminal closed, ssh dropped); handled like SIGTERM.

@@ -4,11 +4,14 @@
 //! with shell-words rules, never through a shell), how the prompt reaches the agent (stdin, an
 //! argument, a file) including the 128 KiB single-argument cap, and finding the program on PATH.
 //! Spawning and supervising the process is in [`process`]; reading its output for completion and
-//! rate-limit messages is in [`detect`]. Does not own the loop or the prompt's content.
+//! rate-limit messages is in [`detect`]; reading its structured events (readable text, usage)
+//! is in [`telemetry`]. Does not own the loop or the prompt's content.
 
 pub mod detect;
 pub mod group;
 pub mod process;
+pub mod pump;
+pub mod telemetry;
 
 use std::path::{Path, PathBuf};
 
@@ -142,15 +145,27 @@ impl AgentSpec {
     pub fn preset(kind: AgentKind) -> Option<AgentSpec> {
         let (argv, mode) = match kind {
             AgentKind::Claude => (
-                strings(&["claude", "--print", "--dangerously-skip-permissions"]),
+                strings(&[
+                    "claude",
+                    "--print",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--dangerously-skip-permissions",
+                ]),
                 PromptMode::Stdin,
             ),
             AgentKind::Codex => (
-                strings(&["codex", "exec", "--full-auto", "-"]),
+                strings(&["codex", "exec", "--json", "--full-auto", "-"]),
                 PromptMode::Stdin,
             ),
             AgentKind::Amp => (
-                strings(&["amp", "--dangerously-allow-all"]),
+                strings(&[
+                    "amp",
+                    "--execute",
+                    "--stream-json",
+                    "--dangerously-allow-all",
+                ]),
                 PromptMode::Stdin,
             ),
             AgentKind::Copilot => (
@@ -158,10 +173,20 @@ impl AgentSpec {
                 PromptMode::Arg,
             ),
             AgentKind::Gemini => (
-                strings(&["gemini", "--yolo", "-p", "{prompt}"]),
+                strings(&[
+                    "gemini",
+                    "--yolo",
+                    "--output-format",
+                    "stream-json",
+                    "-p",
+                    "{prompt}",
+                ]),
                 PromptMode::Arg,
             ),
-            AgentKind::Opencode => (strings(&["opencode", "run", "{prompt}"]), PromptMode::Arg),
+            AgentKind::Opencode => (
+                strings(&["opencode", "run", "--format", "json", "{prompt}"]),
+                PromptMode::Arg,
+            ),
             AgentKind::Custom => return None,
         };
         Some(AgentSpec {
@@ -206,6 +231,20 @@ impl AgentSpec {
                 }
                 Ok(spec)
             }
+        }
+    }
+
+    /// The machine-readable format the preset turns on (plain text for Copilot and a custom
+    /// command: no documented usage to read).
+    pub fn format(&self) -> telemetry::Format {
+        use telemetry::Format;
+        match self.kind {
+            AgentKind::Claude => Format::Claude,
+            AgentKind::Codex => Format::Codex,
+            AgentKind::Gemini => Format::Gemini,
+            AgentKind::Opencode => Format::Opencode,
+            AgentKind::Amp => Format::Amp,
+            AgentKind::Copilot | AgentKind::Custom => Format::Plain,
         }
     }
 
@@ -354,18 +393,35 @@ mod tests {
         let claude = plan(&AgentSpec::preset(AgentKind::Claude).unwrap(), "hi", f);
         assert_eq!(
             claude.argv,
-            ["claude", "--print", "--dangerously-skip-permissions"]
+            [
+                "claude",
+                "--print",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--dangerously-skip-permissions"
+            ]
         );
         assert_eq!(claude.stdin.as_deref(), Some("hi"));
         let codex = plan(&AgentSpec::preset(AgentKind::Codex).unwrap(), "hi", f);
-        assert_eq!(codex.argv, ["codex", "exec", "--full-auto", "-"]);
+        assert_eq!(codex.argv, ["codex", "exec", "--json", "--full-auto", "-"]);
         let copilot = plan(&AgentSpec::preset(AgentKind::Copilot).unwrap(), "hi", f);
         assert_eq!(copilot.argv, ["copilot", "-p", "hi", "--allow-all-tools"]);
         assert_eq!(copilot.stdin, None);
         let gemini = plan(&AgentSpec::preset(AgentKind::Gemini).unwrap(), "a b", f);
-        assert_eq!(gemini.argv, ["gemini", "--yolo", "-p", "a b"]);
+        assert_eq!(
+            gemini.argv,
+            [
+                "gemini",
+                "--yolo",
+                "--output-format",
+                "stream-json",
+                "-p",
+                "a b"
+            ]
+        );
         let oc = plan(&AgentSpec::preset(AgentKind::Opencode).unwrap(), "x", f);
-        assert_eq!(oc.argv, ["opencode", "run", "x"]);
+        assert_eq!(oc.argv, ["opencode", "run", "--format", "json", "x"]);
         assert!(AgentSpec::preset(AgentKind::Custom).is_none());
     }
 
@@ -376,7 +432,7 @@ mod tests {
         let inv = plan(&AgentSpec::preset(AgentKind::Gemini).unwrap(), &big, f);
         assert!(inv.switched_to_file);
         assert_eq!(inv.prompt_file.as_deref(), Some(f));
-        assert!(inv.argv[3].contains("/p/prompt.md"));
+        assert!(inv.argv[5].contains("/p/prompt.md"));
         assert!(inv.argv.iter().all(|a| a.len() < 1000));
         let fits = "x".repeat(MAX_ARG_BYTES);
         assert!(!plan(&AgentSpec::preset(AgentKind::Gemini).unwrap(), &fits, f).switched_to_file);

@@ -7,7 +7,6 @@
 //! in the group, and, when asked, those that left it: [`stop_orphans`]). Does not interpret
 //! the output (see [`super::detect`]).
 
-use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -18,15 +17,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::AgentError;
+use super::pump::{Sinks, Stream, pump};
+pub use super::pump::{Tail, Translate};
 
 /// How much output is kept in memory (the log file has all of it).
 pub const TAIL_BYTES: usize = 64 * 1024;
 
 /// A called-back function that sees every complete output line (stdout and stderr).
 pub type LineWatch = Arc<dyn Fn(&str) + Send + Sync>;
-
-/// How much of the last output line [`Activity`] keeps.
-const LAST_LINE_CHARS: usize = 200;
 
 /// The output of a running process so far, as a [`Watcher`] sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -86,6 +84,8 @@ pub struct Supervise<'a> {
     pub record: Option<std::path::PathBuf>,
     /// Told about the output while the process runs, and when ralph stops it.
     pub watcher: Option<&'a mut dyn Watcher>,
+    /// Turns stdout's raw lines into readable text (an agent's structured events).
+    pub translate: Option<Translate>,
 }
 
 /// How the run ended.
@@ -106,41 +106,6 @@ pub struct Finished {
 impl Finished {
     pub fn success(&self) -> bool {
         self.exit_code == Some(0) && !self.timed_out && !self.interrupted
-    }
-}
-
-/// A byte ring: keeps the last `cap` bytes.
-#[derive(Debug)]
-pub struct Tail {
-    buf: VecDeque<u8>,
-    cap: usize,
-}
-
-impl Tail {
-    pub fn new(cap: usize) -> Tail {
-        Tail {
-            buf: VecDeque::with_capacity(cap.min(8192)),
-            cap,
-        }
-    }
-
-    pub fn push(&mut self, bytes: &[u8]) {
-        let bytes = if bytes.len() > self.cap {
-            &bytes[bytes.len() - self.cap..]
-        } else {
-            bytes
-        };
-        let overflow = (self.buf.len() + bytes.len()).saturating_sub(self.cap);
-        self.buf.drain(..overflow);
-        self.buf.extend(bytes);
-    }
-
-    pub fn text(&self) -> String {
-        let (a, b) = self.buf.as_slices();
-        let mut v = Vec::with_capacity(a.len() + b.len());
-        v.extend_from_slice(a);
-        v.extend_from_slice(b);
-        String::from_utf8_lossy(&v).into_owned()
     }
 }
 
@@ -257,88 +222,6 @@ pub fn stop_orphans(grace: Duration) -> bool {
     found
 }
 
-enum Stream {
-    Out,
-    Err,
-}
-
-fn pump(
-    mut src: impl Read,
-    stream: Stream,
-    tail: Arc<Mutex<Tail>>,
-    activity: Arc<Mutex<Activity>>,
-    log: Option<Arc<Mutex<LogSink>>>,
-    echo: bool,
-    watch: Option<LineWatch>,
-) {
-    let mut chunk = [0u8; 8192];
-    let mut partial: Vec<u8> = Vec::new();
-    let emit = |line: &[u8]| {
-        let text = String::from_utf8_lossy(line);
-        let trimmed = text.trim();
-        if !trimmed.is_empty()
-            && let Ok(mut a) = activity.lock()
-        {
-            a.last_line = trimmed.chars().take(LAST_LINE_CHARS).collect();
-        }
-        if let Some(w) = &watch {
-            w(text.trim_end_matches(['\n', '\r']));
-        }
-        if let Some(log) = &log
-            && let Ok(mut sink) = log.lock()
-        {
-            let red = (sink.redact)(&text);
-            // The log is best effort: a full disk must not stop the agent.
-            let _ = sink.file.write_all(red.as_bytes());
-        }
-    };
-    loop {
-        let n = match src.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        let bytes = &chunk[..n];
-        if let Ok(mut a) = activity.lock() {
-            a.bytes += n as u64;
-            a.last_output = Some(Instant::now());
-            a.mid_line = bytes.last() != Some(&b'\n');
-        }
-        if echo {
-            // A heartbeat refreshed in place must not run into the output.
-            crate::ui::clear_transient();
-            let _ = match stream {
-                Stream::Out => {
-                    let mut o = std::io::stdout().lock();
-                    o.write_all(bytes).and_then(|_| o.flush())
-                }
-                Stream::Err => {
-                    let mut e = std::io::stderr().lock();
-                    e.write_all(bytes).and_then(|_| e.flush())
-                }
-            };
-        }
-        if let Ok(mut t) = tail.lock() {
-            t.push(bytes);
-        }
-        partial.extend_from_slice(bytes);
-        while let Some(pos) = partial.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = partial.drain(..=pos).collect();
-            emit(&line);
-        }
-        if partial.len() > TAIL_BYTES {
-            // A huge line without a newline: log it in pieces rather than grow forever.
-            let line = std::mem::take(&mut partial);
-            emit(&line);
-        }
-    }
-    if !partial.is_empty() {
-        partial.push(b'\n');
-        emit(&partial);
-    }
-}
-
 /// Run a process to the end under supervision. Returns when the process and every descendant
 /// left in its process group are gone (or, for ones that ignore SIGKILL, after one more grace).
 pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
@@ -390,16 +273,17 @@ pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
     let (done_tx, done_rx) = mpsc::channel::<()>();
     // One reader thread per captured stream; each says when it has seen end of file.
     let spawn_reader = |src: Box<dyn Read + Send>, stream: Stream| {
-        let (t, a, l, w, tx, echo) = (
-            tail.clone(),
-            activity.clone(),
-            s.log.clone(),
-            s.watch.clone(),
-            done_tx.clone(),
-            s.echo,
-        );
+        let sinks = Sinks {
+            tail: tail.clone(),
+            activity: activity.clone(),
+            log: s.log.clone(),
+            echo: s.echo,
+            watch: s.watch.clone(),
+            translate: s.translate.clone().filter(|_| stream == Stream::Out),
+        };
+        let tx = done_tx.clone();
         std::thread::spawn(move || {
-            pump(src, stream, t, a, l, echo, w);
+            pump(src, stream, sinks);
             let _ = tx.send(());
         });
     };
@@ -513,16 +397,6 @@ pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn tail_keeps_only_the_last_bytes() {
-        let mut t = Tail::new(5);
-        t.push(b"abc");
-        t.push(b"defg");
-        assert_eq!(t.text(), "cdefg");
-        t.push(b"0123456789");
-        assert_eq!(t.text(), "56789");
-    }
-
     fn sh(script: &str, timeout_ms: u64) -> Finished {
         let never = AtomicBool::new(false);
         let argv = vec!["/bin/sh".to_string(), "-c".into(), script.into()];
@@ -540,6 +414,7 @@ mod tests {
             sweep_orphans: false,
             record: None,
             watcher: None,
+            translate: None,
         })
         .unwrap()
     }
@@ -580,6 +455,7 @@ mod tests {
             sweep_orphans: false,
             record: None,
             watcher: None,
+            translate: None,
         })
         .unwrap_err();
         assert!(err.to_string().contains("/nonexistent/agent"));

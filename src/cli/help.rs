@@ -58,7 +58,8 @@ prints debug events on stderr.",
   ralph run --story US-003        start with this (ready) story
   ralph run --parallel 4          up to 4 stories at once, each in its own git worktree
   ralph run --allow-dirty         start with uncommitted changes (the agent may commit them)
-  ralph run 20 --json | jq .event one JSON object per event on stdout, for tools",
+  ralph run 20 --json | jq .event one JSON object per event on stdout, for tools
+  ralph run 30 --max-cost 5       no new iteration once the agents reported $5 spent (exit 5)",
     ),
     (
         &["demo"],

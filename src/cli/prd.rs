@@ -157,9 +157,18 @@ pub fn summary_line(states: &[State]) -> String {
     line
 }
 
+/// What the iterations in `.ralph/history.jsonl` used, when any agent reported usage (an
+/// unreadable history shows nothing here: status is about prd.json).
+fn usage_totals(ctx: &Ctx) -> Option<crate::run::cost::Totals> {
+    let records = crate::state::history::read(&ctx.root).ok()?;
+    let t = crate::run::cost::Totals::of(&records);
+    (t.iterations > 0).then_some(t)
+}
+
 pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
     let prd = load(ctx)?;
     let states = graph::states(&prd.stories);
+    let usage = usage_totals(ctx);
     if args.json {
         let stories: Vec<_> = prd
             .stories
@@ -167,13 +176,14 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
             .zip(&states)
             .map(|(s, st)| story_json(s, st))
             .collect();
-        Envelope::new(
-            "status",
-            json!({"file": ctx.prd_path.display().to_string(), "stories": stories,
-                   "summary": summary_line(&states)}),
-        )
-        .warnings(load_warnings(&prd))
-        .emit()?;
+        let mut data = json!({"file": ctx.prd_path.display().to_string(), "stories": stories,
+                   "summary": summary_line(&states)});
+        if let (Some(u), Some(obj)) = (&usage, data.as_object_mut()) {
+            obj.insert("usage".into(), json!(u));
+        }
+        Envelope::new("status", data)
+            .warnings(load_warnings(&prd))
+            .emit()?;
         return Ok(Code::OK);
     }
     let width = prd
@@ -202,6 +212,9 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
         );
     }
     println!("{}", summary_line(&states));
+    if let Some(u) = usage {
+        println!("usage (history): {}", u.line());
+    }
     Ok(Code::OK)
 }
 

@@ -63,6 +63,10 @@ pub struct RunArgs {
     /// output then goes to its iteration log only.
     #[arg(long)]
     pub json: bool,
+    /// Stop before the next iteration once the agents have reported this many US dollars spent
+    /// in this run (exit 5); needs an agent that reports its cost (claude, opencode).
+    #[arg(long, value_name = "USD", value_parser = dollars)]
+    pub max_cost: Option<config::Dollars>,
     /// Token budget for each prompt (default 24000, or [context] budget in ralph.toml).
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
@@ -80,6 +84,10 @@ pub struct RunArgs {
     /// 60s; tests).
     #[arg(long, value_name = "DURATION", value_parser = nonzero, hide = true)]
     pub heartbeat: Option<Duration>,
+}
+
+fn dollars(s: &str) -> Result<config::Dollars, String> {
+    config::Dollars::parse(s)
 }
 
 fn nonzero(s: &str) -> Result<Duration, String> {
@@ -115,6 +123,7 @@ impl RunArgs {
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
+            max_cost: self.max_cost,
             heartbeat: self.heartbeat,
             context_budget: self.budget,
             ..Layer::default()
@@ -190,11 +199,14 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
     }
     let s = &opts.settings;
     println!(
-        "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress",
+        "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress{}",
         s.iterations,
         run::ratelimit::format_remaining(s.timeout),
         run::ratelimit::format_remaining(s.sleep),
-        s.max_failures
+        s.max_failures,
+        s.max_cost
+            .map(|c| format!(", stop at ${:.2} reported cost", c.usd()))
+            .unwrap_or_default()
     );
     for l in &plan.git {
         println!("{l}");

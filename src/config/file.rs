@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::{
     AGENT_KEYS, COMPACT_KEYS, CONTEXT_AGENT_KEYS, CONTEXT_KEYS, ConfigError, ContextOverride, FILE,
-    HOOKS_KEYS, Layer, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad, parse_agent, parse_duration,
-    parse_mode,
+    HOOKS_KEYS, Layer, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad, parse_agent, parse_dollars,
+    parse_duration, parse_mode,
 };
 
 /// 1-based line of `key` inside `[section]` in the source text (best effort, for messages).
@@ -145,6 +145,14 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
                 ("run", "parallel") => layer.parallel = Some(count(v)?),
                 ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
+                ("run", "max_cost") => {
+                    layer.max_cost = Some(match v {
+                        toml::Value::Integer(n) => parse_dollars(&place, &n.to_string())?,
+                        toml::Value::Float(f) => parse_dollars(&place, &f.to_string())?,
+                        toml::Value::String(s) => parse_dollars(&place, s)?,
+                        other => parse_dollars(&place, &other.to_string())?,
+                    })
+                }
                 ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
                 ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),
                 ("context", "budget") => layer.context_budget = Some(count(v)? as usize),

@@ -57,6 +57,7 @@ const RUN_KEYS: &[&str] = &[
     "compact",
     "parallel",
     "allow_dirty",
+    "max_cost",
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
 const HOOKS_KEYS: &[&str] = &["on_story_done", "on_blocked", "on_run_end", "timeout"];
@@ -166,6 +167,8 @@ pub struct Layer {
     pub context_files: Option<usize>,
     /// `[context.<agent>]`: per-agent overrides of the three above.
     pub context_agents: std::collections::BTreeMap<String, ContextOverride>,
+    /// `--max-cost`: stop before the next iteration once this much is spent.
+    pub max_cost: Option<Dollars>,
     /// Hidden: SIGTERM→SIGKILL grace (default 10 s).
     pub grace: Option<Duration>,
     /// Hidden: cap on one rate-limit wait.
@@ -200,6 +203,8 @@ pub struct Settings {
     pub context: crate::context::Options,
     pub grace: Duration,
     pub max_wait: Option<Duration>,
+    /// `--max-cost USD`: no new iteration once the run has spent this much (unset: no cap).
+    pub max_cost: Option<Dollars>,
     /// Time between two heartbeat (and countdown) lines when stderr is not a terminal.
     pub heartbeat: Duration,
     pub hooks: Hooks,
@@ -225,6 +230,7 @@ impl Default for Settings {
             context: crate::context::Options::default(),
             grace: Duration::from_secs(10),
             max_wait: None,
+            max_cost: None,
             heartbeat: Duration::from_secs(60),
             hooks: Hooks::default(),
         }
@@ -319,6 +325,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         },
         grace: pick!(grace, d.grace),
         max_wait: layers.iter().find_map(|l| l.max_wait),
+        max_cost: layers.iter().find_map(|l| l.max_cost),
         heartbeat: pick!(heartbeat, d.heartbeat),
         hooks: Hooks {
             on_story_done: layers.iter().find_map(|l| l.hook_story_done.clone()),
@@ -342,6 +349,37 @@ fn parse_bool(place: &str, s: &str) -> Result<bool, ConfigError> {
         "0" | "false" | "no" | "off" | "" => Ok(false),
         _ => Err(bad(place, format!("\"{s}\" is not true/false (or 1/0)"))),
     }
+}
+
+/// An amount of US dollars: finite and above zero (a cap of nothing would stop every run).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Dollars(f64);
+
+// Only finite amounts are ever made (see `Dollars::new`), so equality is an equivalence.
+impl Eq for Dollars {}
+
+impl Dollars {
+    pub fn new(usd: f64) -> Option<Dollars> {
+        (usd.is_finite() && usd > 0.0).then_some(Dollars(usd))
+    }
+
+    pub fn usd(self) -> f64 {
+        self.0
+    }
+
+    /// `5`, `2.50`, `$2.50`; the error says what is wrong, without a place.
+    pub fn parse(s: &str) -> Result<Dollars, String> {
+        let t = s.trim();
+        let t = t.strip_prefix('$').unwrap_or(t);
+        t.parse::<f64>().ok().and_then(Dollars::new).ok_or_else(|| {
+            format!("\"{s}\" is not an amount of US dollars above 0; use e.g. 5 or 2.50")
+        })
+    }
+}
+
+/// `5`, `2.50`, `$2.50`: a cost cap in US dollars.
+pub fn parse_dollars(place: &str, s: &str) -> Result<Dollars, ConfigError> {
+    Dollars::parse(s).map_err(|m| bad(place, m))
 }
 
 fn parse_count(place: &str, s: &str) -> Result<u32, ConfigError> {
@@ -440,6 +478,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             .transpose()?,
         grace: dur("RALPH_GRACE")?,
         max_wait: dur("RALPH_MAX_WAIT")?,
+        max_cost: v("RALPH_MAX_COST")
+            .map(|s| parse_dollars("RALPH_MAX_COST", &s))
+            .transpose()?,
         heartbeat: match dur("RALPH_HEARTBEAT")? {
             Some(d) if d.is_zero() => {
                 return Err(bad(

@@ -193,3 +193,30 @@ fn parallel_comes_from_the_file_the_environment_and_the_flag_and_is_at_least_one
     assert!(e.to_string().contains("at least 1"), "{e}");
     assert!(from_env(|k| (k == "RALPH_PARALLEL").then(|| "0".to_string())).is_err());
 }
+
+#[test]
+fn max_cost_is_an_amount_of_dollars_above_zero_in_every_layer() {
+    assert_eq!(Dollars::parse("5").map(Dollars::usd), Ok(5.0));
+    assert_eq!(Dollars::parse(" $2.50 ").map(Dollars::usd), Ok(2.5));
+    for bad in ["0", "-1", "NaN", "inf", "lots", "", "$"] {
+        assert!(Dollars::parse(bad).is_err(), "{bad}");
+    }
+    let p = Path::new("ralph.toml");
+    for (text, usd) in [("2", 2.0), ("0.75", 0.75), ("\"$3\"", 3.0)] {
+        let l = parse_file(p, &format!("[run]\nmax_cost = {text}\n")).unwrap();
+        assert_eq!(l.max_cost.map(Dollars::usd), Some(usd), "{text}");
+    }
+    let err = parse_file(p, "[run]\nmax_cost = 0\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("ralph.toml:2: [run] max_cost"), "{err}");
+    assert!(parse_file(p, "[run]\nmax_cost = true\n").is_err());
+    let env = from_env(|k| (k == "RALPH_MAX_COST").then(|| "1.5".to_string())).unwrap();
+    assert_eq!(env.max_cost.map(Dollars::usd), Some(1.5));
+    let cli = Layer {
+        max_cost: Dollars::new(0.5),
+        ..Layer::default()
+    };
+    assert_eq!(resolve(&[&cli, &env]).max_cost, Dollars::new(0.5));
+    assert_eq!(resolve(&[&Layer::default()]).max_cost, None);
+}

@@ -19,8 +19,8 @@ use super::iteration::{self, Done};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
 use super::{
-    Exit, MAX_RATE_LIMIT_WAITS, Options, PrdSnapshot, RunError, branch, git, guard, ratelimit,
-    signals, status,
+    Exit, MAX_RATE_LIMIT_WAITS, Options, PrdSnapshot, RunError, branch, cost, git, guard,
+    ratelimit, signals, status,
 };
 use crate::config::Settings;
 use crate::graph;
@@ -88,6 +88,8 @@ pub struct Loop<'a> {
     tree: Option<git::Snapshot>,
     /// What `.ralph/prd.good.json` holds.
     good: Option<Arc<Vec<u8>>>,
+    /// What the agents reported spending in this run (see [`super::cost`]).
+    spent: cost::Spent,
 }
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt.
@@ -153,6 +155,7 @@ impl<'a> Loop<'a> {
             limit_streak: 0,
             tree: None,
             good: None,
+            spent: cost::Spent::default(),
         })
     }
 
@@ -170,11 +173,14 @@ impl<'a> Loop<'a> {
             passing,
             unfinished,
             history_written: written,
+            cost_usd: self.spent.usd(),
+            max_cost: self.opts.settings.max_cost.map(|m| m.usd()),
         });
         match ending {
             Ending::AllDone => Exit::AllDone,
             Ending::Limit => Exit::Limit,
             Ending::NoReady => Exit::NoReady,
+            Ending::CostLimit => Exit::CostLimit,
             Ending::Interrupted => Exit::Interrupted,
         }
     }
@@ -204,6 +210,10 @@ impl<'a> Loop<'a> {
             let why = status::not_runnable(&prd.stories, &states, &self.skipped);
             return Ok(Next::End(self.end(Ending::NoReady, 0, why, false)));
         };
+        if self.spent.reached(self.opts.settings.max_cost) {
+            let left = status::remaining(&prd.stories);
+            return Ok(Next::End(self.end(Ending::CostLimit, 0, left, false)));
+        }
         if self.n >= self.opts.settings.iterations {
             let left = status::remaining(&prd.stories);
             return Ok(Next::End(self.end(Ending::Limit, 0, left, false)));
@@ -297,6 +307,9 @@ impl<'a> Loop<'a> {
     fn settle(&mut self, story: &Story, t0: Instant, done: Done) -> Result<Option<Exit>, RunError> {
         let s = &self.opts.settings;
         let mut record = done.record;
+        if let Some(text) = self.spent.add(&record, s.max_cost) {
+            self.rep.report(Event::Warning { text });
+        }
         if done.outcome == Outcome::RateLimited {
             iteration::record(&self.opts.root, &record)?;
             return self.wait_for_limit(done.rate_line.unwrap_or_default());
@@ -332,6 +345,7 @@ impl<'a> Loop<'a> {
             elapsed: t0.elapsed(),
             outcome: done.outcome,
             detail: done.extra,
+            cost_usd: record.usage.as_ref().and_then(|u| u.cost_usd),
         });
         if let Some(commit) = landed {
             self.rep.report(Event::StoryDone {

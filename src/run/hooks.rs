@@ -264,6 +264,8 @@ mod tests {
             passing: 2,
             unfinished: vec![],
             history_written: false,
+            cost_usd: None,
+            max_cost: None,
         }
     }
 
@@ -277,6 +279,7 @@ mod tests {
             elapsed: Duration::ZERO,
             outcome,
             detail: String::new(),
+            cost_usd: None,
         };
         // A done attempt is not yet a landed story (a parallel run merges it later).
         assert_eq!(hook_for(&finished(Outcome::Done)), None);

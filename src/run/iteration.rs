@@ -12,6 +12,7 @@ use super::outcome::{AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
 use super::{Options, PrdSnapshot, RunError, git, guard, report, verdict, verify};
 use crate::agent::process::{LogSink, Supervise, supervise};
+use crate::agent::telemetry::{Format, Telemetry};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
 use crate::state::history::{self, Record};
@@ -176,6 +177,13 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
     ];
     env.extend(opts.env.iter().cloned());
+    let telemetry = Arc::new(Mutex::new(Telemetry::new(opts.agent.format())));
+    let translate: Option<agent::process::Translate> =
+        (opts.agent.format() != Format::Plain).then(|| {
+            let t = telemetry.clone();
+            Arc::new(move |line: &str| t.lock().ok().and_then(|mut t| t.line(line)))
+                as agent::process::Translate
+        });
     let mut watcher = super::watch::Watch::agent(rep, &story.id, s.heartbeat, opts.echo);
     let run = supervise(Supervise {
         argv: &inv.argv,
@@ -187,14 +195,29 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         log: log.clone(),
         echo: opts.echo,
         interrupt: inp.interrupt,
-        watch: Some(watch),
+        watch: Some(watch.clone()),
         // Orphans are ralph's children: with other agents running (--parallel) they cannot be
         // told apart, so the parallel scheduler sweeps once nothing runs.
         sweep_orphans: s.parallel <= 1,
         record: Some(crate::state::state_dir(&opts.root).join(crate::state::AGENT_GROUP)),
         watcher: Some(&mut watcher),
+        translate,
     })?;
     drop(watcher);
+    let (usage, left) = telemetry
+        .lock()
+        .map(|mut t| (t.usage(), t.finish()))
+        .unwrap_or_default();
+    // Text the agent left without a newline at its very end still counts, and is logged.
+    for line in left.iter().flat_map(|t| t.lines()) {
+        watch(line);
+        log_line(&log, line);
+        if opts.echo {
+            use std::io::Write;
+            // A closed stdout is not the loop's failure (as with the agent's own echo).
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+        }
+    }
     if run.stopped_leftovers {
         rep.report(Event::Note {
             text: "stopped processes the agent left running".into(),
@@ -337,6 +360,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         base: None,
         merge: None,
         attempt_ref: None,
+        usage,
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {

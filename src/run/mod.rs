@@ -13,6 +13,7 @@
 //! stderr; the agent's own output goes to stdout/stderr as it arrives.
 
 pub mod branch;
+pub mod cost;
 pub mod demo;
 mod driver;
 pub mod events;
@@ -115,6 +116,7 @@ pub enum Exit {
     AllDone,
     Limit,
     NoReady,
+    CostLimit,
     Interrupted,
 }
 
@@ -124,6 +126,7 @@ impl Exit {
             Exit::AllDone => Code::OK,
             Exit::Limit => Code::LIMIT,
             Exit::NoReady => Code::NO_READY,
+            Exit::CostLimit => Code::COST_LIMIT,
             Exit::Interrupted if signals::hung_up() => Code::HANGUP,
             Exit::Interrupted => Code::INTERRUPTED,
         }

@@ -66,6 +66,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             sweep_orphans: env.sweep_orphans,
             record: Some(crate::state::state_dir(env.root).join(crate::state::AGENT_GROUP)),
             watcher: Some(&mut watcher),
+            translate: None,
         })?;
         results.push(VerifyResult {
             command: cmd.clone(),

@@ -64,7 +64,7 @@ pub struct VerifyResult {
 }
 
 /// One iteration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub run_id: String,
     pub iteration: u32,
@@ -108,6 +108,10 @@ pub struct Record {
     /// Parallel runs: where a sent-back attempt's work is kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt_ref: Option<String>,
+    /// What the agent reported it used (tokens, cost, model), when its output says; absent
+    /// for plain-text agents and in records written before ralph read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agent::telemetry::Usage>,
 }
 
 /// How a parallel run's merge queue handled a gated attempt.
@@ -251,6 +255,7 @@ mod tests {
             base: None,
             merge: None,
             attempt_ref: None,
+            usage: None,
         }
     }
 

@@ -134,6 +134,50 @@ fn validate_reports_every_diagnostic_with_its_place() {
 }
 
 #[test]
+fn status_totals_what_history_says_the_agents_used() {
+    let dir = sample();
+    std::fs::create_dir_all(dir.path().join(".ralph")).unwrap();
+    let rec = |i: u32, usage: Value| {
+        let mut r = json!({"run_id": "r", "iteration": i, "story": "US-001", "agent": "claude",
+            "start": "2026-11-22T10:00:00Z", "duration_ms": 5, "exit_code": 0, "timed_out": false,
+            "signal_seen": false, "outcome": "done", "head_before": null, "head_after": null});
+        if !usage.is_null() {
+            r["usage"] = usage;
+        }
+        r.to_string()
+    };
+    let lines = [
+        rec(
+            1,
+            json!({"input_tokens": 50018, "output_tokens": 267, "cached_tokens": 44150,
+            "cost_usd": 0.0731, "model": "claude-sonnet-4-5-20250929", "turns": 5}),
+        ),
+        rec(2, Value::Null),
+        rec(
+            3,
+            json!({"input_tokens": 1000, "output_tokens": 33, "cached_tokens": 0,
+            "cost_usd": 0.02}),
+        ),
+    ];
+    std::fs::write(
+        dir.path().join(".ralph/history.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let (code, v, _) = envelope(dir.path(), &["status", "--json"]);
+    assert_eq!(code, 0);
+    snap("status_usage", &v["data"]["usage"]);
+    let out = ralph_in(dir.path()).arg("status").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "usage (history): 51,018 in (44,150 cached) / 300 out · cost: $0.09 (2 iteration(s) reporting)"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn status_next_graph_on_success_and_on_a_missing_or_invalid_prd() {
     let dir = sample();
     for (name, args) in [

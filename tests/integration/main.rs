@@ -24,6 +24,7 @@ mod run_basic;
 mod run_branch;
 mod run_compact;
 mod run_context;
+mod run_cost;
 mod run_faults;
 mod run_guard;
 mod run_hooks;

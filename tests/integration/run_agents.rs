@@ -15,11 +15,19 @@ fn ok_body() -> String {
 #[test]
 fn each_preset_gets_its_headless_flags_and_the_prompt_where_it_expects_it() {
     let cases: &[(&str, &[&str], bool)] = &[
-        ("codex", &["exec", "--full-auto", "-"], true),
-        ("amp", &["--dangerously-allow-all"], true),
+        ("codex", &["exec", "--json", "--full-auto", "-"], true),
+        (
+            "amp",
+            &["--execute", "--stream-json", "--dangerously-allow-all"],
+            true,
+        ),
         ("copilot", &["-p", "<prompt>", "--allow-all-tools"], false),
-        ("gemini", &["--yolo", "-p", "<prompt>"], false),
-        ("opencode", &["run", "<prompt>"], false),
+        (
+            "gemini",
+            &["--yolo", "--output-format", "stream-json", "-p", "<prompt>"],
+            false,
+        ),
+        ("opencode", &["run", "--format", "json", "<prompt>"], false),
     ];
     for (name, flags, on_stdin) in cases {
         let p = Project::new(&one_story());
@@ -83,14 +91,17 @@ fn prompt_too_long_for_an_argument_goes_through_a_file() {
         .code(0)
         .stderr(predicate::str::contains("too long for one argument"));
     let argv = p.argv(1);
-    assert_eq!(argv[..2], ["--yolo", "-p"]);
-    assert!(
-        argv[2].starts_with("Your full instructions are in the file "),
-        "{}",
-        argv[2]
+    assert_eq!(
+        argv[..4],
+        ["--yolo", "--output-format", "stream-json", "-p"]
     );
-    assert!(argv[2].len() < 1000);
-    let path = argv[2]
+    assert!(
+        argv[4].starts_with("Your full instructions are in the file "),
+        "{}",
+        argv[4]
+    );
+    assert!(argv[4].len() < 1000);
+    let path = argv[4]
         .trim_start_matches("Your full instructions are in the file ")
         .split(". Read")
         .next()
@@ -130,7 +141,9 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
         .args(["run", "--dry-run"])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("argv: codex exec --full-auto -"))
+        .stdout(predicate::str::contains(
+            "argv: codex exec --json --full-auto -",
+        ))
         .stdout(predicate::str::contains("limits: 4 iterations"))
         .stdout(predicate::str::contains("verify: test -f A.txt"));
     p.ralph()
@@ -138,18 +151,20 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
         .env("RALPH_AGENT", "gemini")
         .env("RALPH_ITERATIONS", "6")
         .assert()
-        .stdout(predicate::str::contains("argv: gemini --yolo -p"))
+        .stdout(predicate::str::contains(
+            "argv: gemini --yolo --output-format stream-json -p",
+        ))
         .stdout(predicate::str::contains("limits: 6 iterations"));
     p.ralph()
         .args(["run", "--dry-run", "--agent", "amp", "2"])
         .env("RALPH_AGENT", "gemini")
         .assert()
         .stdout(predicate::str::contains(
-            "argv: amp --dangerously-allow-all",
+            "argv: amp --execute --stream-json --dangerously-allow-all",
         ))
         .stdout(predicate::str::contains("limits: 2 iterations"));
     p.ralph().args(["run"]).assert().code(0);
-    assert_eq!(p.argv(1), ["exec", "--full-auto", "-"]);
+    assert_eq!(p.argv(1), ["exec", "--json", "--full-auto", "-"]);
     assert_eq!(p.history()[0]["verify"][0]["passed"], true);
 }
 

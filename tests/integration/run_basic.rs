@@ -22,7 +22,13 @@ fn claude_preset_runs_every_story_in_dependency_order_and_records_history() {
     assert_eq!(p.calls(), 2);
     assert_eq!(
         p.argv(1),
-        ["--print", "--dangerously-skip-permissions"],
+        [
+            "--print",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--dangerously-skip-permissions"
+        ],
         "prompt goes on stdin, not argv"
     );
     assert!(p.stdin(1).contains("# Your story: A - Title A"));
@@ -249,7 +255,7 @@ fn dry_run_prints_story_prompt_and_argv_and_changes_nothing() {
         .code(0)
         .stdout(predicate::str::contains("story: A Title A"))
         .stdout(predicate::str::contains(
-            "argv: gemini --yolo -p '# Ralph: instructions",
+            "argv: gemini --yolo --output-format stream-json -p '# Ralph: instructions",
         ))
         .stdout(predicate::str::contains("- PATTERN-XYZ"));
     assert_eq!(p.calls(), 0);

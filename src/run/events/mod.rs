@@ -28,6 +28,8 @@ pub enum Ending {
     AllDone,
     Limit,
     NoReady,
+    /// The agents' reported cost reached `--max-cost`.
+    CostLimit,
     Interrupted,
 }
 
@@ -76,6 +78,9 @@ pub enum Event {
         outcome: Outcome,
         /// "verify 2/3 passed: `cargo test` exited 101", or empty.
         detail: String,
+        /// US dollars the agent reported for this iteration (absent when it reported none).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
     },
     /// The agent has been silent for a while (see [`super::watch`]): how long it has run, how
     /// much it has written, its last line.
@@ -170,6 +175,12 @@ pub enum Event {
         unfinished: Vec<String>,
         /// After an interrupt: whether this iteration's history was written.
         history_written: bool,
+        /// US dollars the agents reported spending in this run (absent when none did).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+        /// `--max-cost`, when set.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_cost: Option<f64>,
     },
 }
 
@@ -301,6 +312,7 @@ mod tests {
             elapsed: Duration::from_millis(1500),
             outcome: Outcome::VerifyFailed,
             detail: "verify 0/1 passed".into(),
+            cost_usd: Some(0.25),
         });
         let out = String::from_utf8(r.into_inner().unwrap()).unwrap();
         let v: Vec<serde_json::Value> = out
@@ -311,6 +323,7 @@ mod tests {
         assert_eq!(v[1]["event"], "iteration-finished");
         assert_eq!(v[1]["elapsed"], 1500);
         assert_eq!(v[1]["outcome"], "verify-failed");
+        assert_eq!(v[1]["cost_usd"], 0.25);
     }
 
     #[test]

@@ -103,9 +103,17 @@ pub fn lines(event: &Event) -> Vec<String> {
             elapsed,
             outcome,
             detail,
-        } => vec![crate::run::status::status_line(
-            *iteration, *limit, story, title, *elapsed, *outcome, detail,
-        )],
+            cost_usd,
+        } => {
+            let detail = match cost_usd {
+                Some(c) if detail.is_empty() => format!("${c:.2}"),
+                Some(c) => format!("{detail} · ${c:.2}"),
+                None => detail.clone(),
+            };
+            vec![crate::run::status::status_line(
+                *iteration, *limit, story, title, *elapsed, *outcome, &detail,
+            )]
+        }
         Event::Heartbeat { .. } => vec![heartbeat_line(event)],
         Event::Stopping {
             what,
@@ -222,17 +230,29 @@ fn ended(event: &Event) -> Vec<String> {
         passing,
         unfinished,
         history_written,
+        cost_usd,
+        max_cost,
     } = event
     else {
         return vec![];
     };
+    let spent = cost_usd.map(|c| format!(", ${c:.2}")).unwrap_or_default();
     let indented = unfinished.iter().map(|l| format!("  {l}"));
     match ending {
         Ending::AllDone => vec![format!(
-            "ralph: {} ({iterations} iteration(s) in {})",
+            "ralph: {} ({iterations} iteration(s) in {}{spent})",
             crate::ui::paint(crate::ui::GOOD, &format!("all {passing} stories pass")),
             format_elapsed(*elapsed)
         )],
+        Ending::CostLimit => std::iter::once(format!(
+            "ralph: reached the cost limit: spent ${:.2} of ${:.2} (--max-cost) in {iterations} iteration(s); {} stor{} remain:",
+            cost_usd.unwrap_or(0.0),
+            max_cost.unwrap_or(0.0),
+            unfinished.len(),
+            if unfinished.len() == 1 { "y" } else { "ies" }
+        ))
+        .chain(indented)
+        .collect(),
         Ending::NoReady => std::iter::once("ralph: no ready story; unfinished stories:".into())
             .chain(indented)
             .collect(),
@@ -286,6 +306,8 @@ mod tests {
             passing: 1,
             unfinished: vec!["US-3 Later".into()],
             history_written: false,
+            cost_usd: None,
+            max_cost: None,
         };
         assert_eq!(
             plain(&e),

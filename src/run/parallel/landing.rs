@@ -317,6 +317,7 @@ fn unreachable_record(id: &str) -> Record {
         restored: vec![],
         rate_limit: None,
         skipped: false,
+        usage: None,
         worker: None,
         base: None,
         merge: None,

@@ -123,6 +123,8 @@ struct Sched<'a> {
     /// For the end: stories that pass when all do; why the others cannot run.
     passing: usize,
     unfinished: Vec<String>,
+    /// What the agents reported spending (see [`crate::run::cost`]).
+    spent: crate::run::cost::Spent,
 }
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
@@ -212,6 +214,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         fatal: None,
         passing: 0,
         unfinished: vec![],
+        spent: Default::default(),
     };
     let started = Instant::now();
     let stop = AtomicBool::new(false);
@@ -312,6 +315,10 @@ impl Sched<'_> {
         }
         let states = graph::states(&prd.stories);
         let busy: HashSet<String> = self.held.keys().cloned().collect();
+        if self.spent.reached(self.opts.settings.max_cost) {
+            self.unfinished = status::remaining(&prd.stories);
+            return Ok(Exit::CostLimit);
+        }
         if self.n >= self.opts.settings.iterations
             && !policy::select(&prd.stories, &states, &busy, 1, None).is_empty()
         {
@@ -330,7 +337,10 @@ impl Sched<'_> {
             return vec![];
         }
         self.rate_until = None;
+        // `--max-cost` reached: no attempt starts; what runs finishes and merges.
+        let spent_out = self.spent.reached(s.max_cost);
         if self.n < s.iterations
+            && !spent_out
             && self.claims.len() < s.parallel as usize
             && let Err(e) = self.claim_new()
         {
@@ -345,9 +355,9 @@ impl Sched<'_> {
             .collect();
         let mut jobs = vec![];
         for id in due {
-            if self.n >= s.iterations {
-                // Out of attempts: this story cannot go on in this run.
-                self.release(&id, "limit");
+            if self.n >= s.iterations || spent_out {
+                // Out of attempts (or of budget): this story cannot go on in this run.
+                self.release(&id, if spent_out { "cost limit" } else { "limit" });
                 continue;
             }
             jobs.push(self.job(&id));
@@ -491,6 +501,7 @@ impl Sched<'_> {
             Exit::Limit => Ending::Limit,
             Exit::NoReady => Ending::NoReady,
             Exit::Interrupted => Ending::Interrupted,
+            Exit::CostLimit => Ending::CostLimit,
         };
         Event::RunEnded {
             ending,
@@ -500,6 +511,8 @@ impl Sched<'_> {
             passing: self.passing,
             unfinished: self.unfinished.clone(),
             history_written: true,
+            cost_usd: self.spent.usd(),
+            max_cost: self.opts.settings.max_cost.map(|m| m.usd()),
         }
     }
 
@@ -517,10 +530,16 @@ impl Sched<'_> {
                 return;
             }
         };
+        if !self.claims.contains_key(id) {
+            return;
+        }
+        let mut rec = done.record;
+        if let Some(text) = self.spent.add(&rec, s.max_cost) {
+            self.opts.reporter.report(Event::Warning { text });
+        }
         let Some(c) = self.claims.get_mut(id) else {
             return;
         };
-        let mut rec = done.record;
         rec.worker = Some(c.worker);
         rec.base = Some(c.base.clone());
         c.agent += Duration::from_millis(rec.duration_ms);
@@ -534,6 +553,7 @@ impl Sched<'_> {
             elapsed: Duration::from_millis(rec.duration_ms),
             outcome: done.outcome,
             detail,
+            cost_usd: rec.usage.as_ref().and_then(|u| u.cost_usd),
         };
         match done.outcome {
             Outcome::Done => {

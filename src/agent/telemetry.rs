@@ -1,0 +1,454 @@
+//! What an agent's own structured output says: the readable text inside its events and what
+//! the run cost (tokens in and out, cached tokens, cost, model, turns, session).
+//!
+//! Owns the formats ([`Format`]: Claude Code's `--output-format stream-json` and Amp's
+//! `--stream-json` (the same format), Codex's `exec --json`, Gemini CLI's `--output-format
+//! stream-json`, OpenCode's `run --format json`), turning
+//! one output line into the text a person reads, and adding up [`Usage`]. Pure: fed lines, it
+//! never reads or writes anything. A line that is not a JSON object (a custom agent's plain
+//! text, a warning printed among the events, a malformed line) passes through unchanged. Does
+//! not choose the preset's flags (see [`super::AgentSpec::preset`]) nor record or total the
+//! usage (`crate::run::history`, `crate::run::cost`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What one agent run used, as the agent reported it. Tokens count every prompt token:
+/// `input_tokens` includes `cached_tokens` (the part read from a prompt cache).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// US dollars, when the agent reports a cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+/// The machine-readable output format an agent was started with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Text for a person: passed through, nothing recorded.
+    Plain,
+    /// Claude Code `--output-format stream-json --verbose`.
+    Claude,
+    /// Amp `--execute --stream-json`: Claude Code's format, usage on each assistant message and
+    /// no cost.
+    Amp,
+    /// Codex `exec --json`.
+    Codex,
+    /// Gemini CLI `--output-format stream-json`.
+    Gemini,
+    /// OpenCode `run --format json`.
+    Opencode,
+}
+
+/// Reads one agent run's output: [`Telemetry::line`] for each stdout line, then
+/// [`Telemetry::usage`].
+#[derive(Debug, Clone)]
+pub struct Telemetry {
+    format: Format,
+    usage: Usage,
+    /// A structured event carrying usage was seen.
+    seen: bool,
+    /// Gemini's assistant text arrives in pieces; whole lines are shown.
+    pending: String,
+    /// The last assistant text shown (a final result repeating it is not shown again).
+    last_text: String,
+    /// The id of the last assistant message whose usage was counted (Claude Code repeats a
+    /// message, usage included, once per content block).
+    last_message: Option<String>,
+}
+
+fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
+    v.pointer(ptr).and_then(Value::as_str)
+}
+
+fn u64_at(v: &Value, ptr: &str) -> u64 {
+    v.pointer(ptr).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// A tool call in one line: `→ Bash: cargo test` (the input's most telling field, cut short).
+fn tool_line(name: &str, input: Option<&Value>) -> String {
+    const KEYS: &[&str] = &[
+        "command",
+        "file_path",
+        "path",
+        "filePath",
+        "pattern",
+        "query",
+        "url",
+        "description",
+    ];
+    let detail = input.and_then(|i| {
+        KEYS.iter()
+            .find_map(|k| i.get(*k).and_then(Value::as_str))
+            .map(str::to_string)
+    });
+    let mut line = format!("→ {name}");
+    if let Some(d) = detail {
+        let d: String = d.replace('\n', " ").chars().take(160).collect();
+        line.push_str(": ");
+        line.push_str(&d);
+    }
+    line
+}
+
+fn join(parts: Vec<String>) -> Option<String> {
+    let parts: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+impl Telemetry {
+    pub fn new(format: Format) -> Telemetry {
+        Telemetry {
+            format,
+            usage: Usage::default(),
+            seen: false,
+            pending: String::new(),
+            last_text: String::new(),
+            last_message: None,
+        }
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The readable text for one output line (without its newline): `None` when the line is an
+    /// event with nothing to show. Plain text is returned as is.
+    pub fn line(&mut self, line: &str) -> Option<String> {
+        if self.format == Format::Plain {
+            return Some(line.to_string());
+        }
+        let event = match serde_json::from_str::<Value>(line.trim()) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => {
+                let mut out = self.flush();
+                out.push(line.to_string());
+                return join(out).or(Some(String::new()));
+            }
+        };
+        let kind = str_at(&event, "/type").unwrap_or("").to_string();
+        let mut out = if self.format == Format::Gemini && kind == "message" {
+            vec![]
+        } else {
+            self.flush()
+        };
+        let shown = match self.format {
+            Format::Plain => None,
+            Format::Claude | Format::Amp => self.claude(&kind, &event),
+            Format::Codex => self.codex(&kind, &event),
+            Format::Gemini => self.gemini(&kind, &event),
+            Format::Opencode => self.opencode(&kind, &event),
+        };
+        out.extend(shown);
+        join(out)
+    }
+
+    /// What is left at the end of the output (a last piece of text without a newline).
+    pub fn finish(&mut self) -> Option<String> {
+        let out = self.flush();
+        join(out)
+    }
+
+    /// What the run used, when the agent reported any usage.
+    pub fn usage(&self) -> Option<Usage> {
+        self.seen.then(|| self.usage.clone())
+    }
+
+    fn flush(&mut self) -> Vec<String> {
+        if self.pending.is_empty() {
+            return vec![];
+        }
+        let text = std::mem::take(&mut self.pending);
+        self.last_text = text.clone();
+        vec![text]
+    }
+
+    fn text(&mut self, t: &str) -> String {
+        self.last_text = t.trim().to_string();
+        t.trim_end().to_string()
+    }
+
+    fn add_turn(&mut self) {
+        self.usage.turns = Some(self.usage.turns.unwrap_or(0).saturating_add(1));
+    }
+
+    /// Claude's token counts (input, cache creation, cache read, output) into `u`: every prompt
+    /// token is input, the cache reads are the cached ones.
+    fn add_claude_tokens(u: &mut Usage, usage: &Value) {
+        let read = u64_at(usage, "/cache_read_input_tokens");
+        u.input_tokens = u
+            .input_tokens
+            .saturating_add(u64_at(usage, "/input_tokens"))
+            .saturating_add(u64_at(usage, "/cache_creation_input_tokens"))
+            .saturating_add(read);
+        u.output_tokens = u
+            .output_tokens
+            .saturating_add(u64_at(usage, "/output_tokens"));
+        u.cached_tokens = u.cached_tokens.saturating_add(read);
+    }
+
+    /// Claude Code (and Amp): `system` (init: model, session), `assistant` (message.content:
+    /// text and tool_use blocks; message.usage added up, once per message id), `user` (tool
+    /// results: not shown), `result` (the totals, when it has them: Amp's has none).
+    fn claude(&mut self, kind: &str, e: &Value) -> Option<String> {
+        if let Some(id) = str_at(e, "/session_id") {
+            self.usage.session_id = Some(id.to_string());
+        }
+        match kind {
+            "system" => {
+                if let Some(m) = str_at(e, "/model") {
+                    self.usage.model = Some(m.to_string());
+                }
+                None
+            }
+            "assistant" => {
+                if let Some(m) = str_at(e, "/message/model") {
+                    self.usage.model = Some(m.to_string());
+                }
+                let id = str_at(e, "/message/id").map(str::to_string);
+                if let Some(usage) = e.pointer("/message/usage").filter(|u| u.is_object())
+                    && (id.is_none() || id != self.last_message)
+                {
+                    self.seen = true;
+                    Self::add_claude_tokens(&mut self.usage, usage);
+                    self.last_message = id;
+                }
+                let blocks = e.pointer("/message/content").and_then(Value::as_array)?;
+                let mut out = vec![];
+                for b in blocks {
+                    match str_at(b, "/type") {
+                        Some("text") => {
+                            if let Some(t) = str_at(b, "/text") {
+                                out.push(self.text(t));
+                            }
+                        }
+                        Some("tool_use") => {
+                            let name = str_at(b, "/name").unwrap_or("tool");
+                            out.push(tool_line(name, b.get("input")));
+                        }
+                        _ => {}
+                    }
+                }
+                join(out)
+            }
+            "result" => {
+                self.seen = true;
+                let u = &mut self.usage;
+                // The result's totals, when it has them, replace the sum of the messages.
+                if let Some(usage) = e.get("usage").filter(|u| u.is_object()) {
+                    (u.input_tokens, u.output_tokens, u.cached_tokens) = (0, 0, 0);
+                    Self::add_claude_tokens(u, usage);
+                }
+                u.cost_usd = e.get("total_cost_usd").and_then(Value::as_f64);
+                if let Some(n) = e.get("num_turns").and_then(Value::as_u64) {
+                    u.turns = u32::try_from(n).ok();
+                }
+                // The model that cost the most, when the result breaks the cost down by model.
+                if let Some(models) = e.get("modelUsage").and_then(Value::as_object) {
+                    let cost = |v: &Value| v.get("costUSD").and_then(Value::as_f64).unwrap_or(0.0);
+                    if let Some((m, _)) =
+                        models.iter().max_by(|a, b| cost(a.1).total_cmp(&cost(b.1)))
+                    {
+                        u.model = Some(m.clone());
+                    }
+                }
+                let mut out = vec![];
+                if let Some(r) = str_at(e, "/result")
+                    && r.trim() != self.last_text
+                {
+                    out.push(r.trim_end().to_string());
+                }
+                let subtype = str_at(e, "/subtype").unwrap_or("done");
+                out.push(self.summary(subtype));
+                join(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// Codex: `thread.started` (session), `turn.completed` (usage per turn, added up),
+    /// `item.completed` (agent messages, commands, file changes), `turn.failed` and `error`.
+    fn codex(&mut self, kind: &str, e: &Value) -> Option<String> {
+        match kind {
+            "thread.started" => {
+                if let Some(id) = str_at(e, "/thread_id") {
+                    self.usage.session_id = Some(id.to_string());
+                }
+                None
+            }
+            "turn.completed" => {
+                self.seen = true;
+                let u = &mut self.usage;
+                u.input_tokens = u
+                    .input_tokens
+                    .saturating_add(u64_at(e, "/usage/input_tokens"));
+                u.cached_tokens = u
+                    .cached_tokens
+                    .saturating_add(u64_at(e, "/usage/cached_input_tokens"));
+                u.output_tokens = u
+                    .output_tokens
+                    .saturating_add(u64_at(e, "/usage/output_tokens"));
+                self.add_turn();
+                None
+            }
+            "turn.failed" => str_at(e, "/error/message").map(|m| format!("error: {m}")),
+            "error" => str_at(e, "/message").map(|m| format!("error: {m}")),
+            "item.completed" => {
+                let item = e.get("item")?;
+                match str_at(item, "/type")? {
+                    "agent_message" => str_at(item, "/text").map(|t| self.text(t)),
+                    "command_execution" => {
+                        let cmd = str_at(item, "/command").unwrap_or("");
+                        let mut line =
+                            tool_line("shell", Some(&serde_json::json!({"command": cmd})));
+                        if let Some(c) = item.get("exit_code").and_then(Value::as_i64) {
+                            line.push_str(&format!(" (exit {c})"));
+                        }
+                        Some(line)
+                    }
+                    "file_change" => {
+                        let paths: Vec<&str> = item
+                            .get("changes")
+                            .and_then(Value::as_array)
+                            .map(|c| c.iter().filter_map(|x| str_at(x, "/path")).collect())
+                            .unwrap_or_default();
+                        Some(format!("→ edit: {}", paths.join(", ")))
+                    }
+                    "mcp_tool_call" => {
+                        let tool = str_at(item, "/tool").unwrap_or("tool");
+                        Some(tool_line(tool, item.get("arguments")))
+                    }
+                    "web_search" => Some(tool_line("search", Some(item))),
+                    "error" => str_at(item, "/message").map(|m| format!("error: {m}")),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Gemini CLI: `init` (session, model), `message` (assistant text, possibly in pieces),
+    /// `tool_use`, `tool_result` (failures only), `error`, `result` (the totals in `stats`).
+    fn gemini(&mut self, kind: &str, e: &Value) -> Option<String> {
+        match kind {
+            "init" => {
+                if let Some(id) = str_at(e, "/session_id") {
+                    self.usage.session_id = Some(id.to_string());
+                }
+                if let Some(m) = str_at(e, "/model") {
+                    self.usage.model = Some(m.to_string());
+                }
+                None
+            }
+            "message" if str_at(e, "/role") == Some("assistant") => {
+                let piece = str_at(e, "/content").unwrap_or("");
+                if e.get("delta").and_then(Value::as_bool) != Some(true) {
+                    let mut out = self.flush();
+                    out.push(self.text(piece));
+                    return join(out);
+                }
+                self.pending.push_str(piece);
+                // Whole lines are shown as they complete; the rest waits.
+                let cut = self.pending.rfind('\n')?;
+                let rest = self.pending.split_off(cut + 1);
+                let done = std::mem::replace(&mut self.pending, rest);
+                Some(done.trim_end_matches('\n').to_string())
+            }
+            "tool_use" => {
+                let name = str_at(e, "/tool_name").unwrap_or("tool");
+                Some(tool_line(name, e.get("parameters")))
+            }
+            "tool_result" if str_at(e, "/status") == Some("error") => {
+                let msg = str_at(e, "/error/message").unwrap_or("failed");
+                Some(format!("tool error: {msg}"))
+            }
+            "error" => str_at(e, "/message").map(|m| format!("error: {m}")),
+            "result" => {
+                self.seen = true;
+                let u = &mut self.usage;
+                u.input_tokens = u64_at(e, "/stats/input_tokens");
+                u.output_tokens = u64_at(e, "/stats/output_tokens");
+                u.cached_tokens = u64_at(e, "/stats/cached");
+                let mut out = vec![];
+                if let Some(m) = str_at(e, "/error/message") {
+                    out.push(format!("error: {m}"));
+                }
+                out.push(self.summary(str_at(e, "/status").unwrap_or("done")));
+                join(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// OpenCode: `text` (part.text), `tool_use` (part.tool, part.state.input), `step_finish`
+    /// (part.tokens and part.cost per step, added up), `error`.
+    fn opencode(&mut self, kind: &str, e: &Value) -> Option<String> {
+        if let Some(id) = str_at(e, "/sessionID") {
+            self.usage.session_id = Some(id.to_string());
+        }
+        match kind {
+            "text" => str_at(e, "/part/text").map(|t| self.text(t)),
+            "tool_use" => {
+                let name = str_at(e, "/part/tool").unwrap_or("tool");
+                Some(tool_line(name, e.pointer("/part/state/input")))
+            }
+            "step_finish" => {
+                self.seen = true;
+                let u = &mut self.usage;
+                let read = u64_at(e, "/part/tokens/cache/read");
+                u.input_tokens = u
+                    .input_tokens
+                    .saturating_add(u64_at(e, "/part/tokens/input"))
+                    .saturating_add(u64_at(e, "/part/tokens/cache/write"))
+                    .saturating_add(read);
+                u.cached_tokens = u.cached_tokens.saturating_add(read);
+                u.output_tokens = u
+                    .output_tokens
+                    .saturating_add(u64_at(e, "/part/tokens/output"))
+                    .saturating_add(u64_at(e, "/part/tokens/reasoning"));
+                if let Some(c) = e.pointer("/part/cost").and_then(Value::as_f64) {
+                    u.cost_usd = Some(u.cost_usd.unwrap_or(0.0) + c);
+                }
+                self.add_turn();
+                None
+            }
+            "error" => str_at(e, "/error/data/message")
+                .or_else(|| str_at(e, "/error/message"))
+                .or_else(|| str_at(e, "/message"))
+                .map(|m| format!("error: {m}")),
+            _ => None,
+        }
+    }
+
+    /// "[result: success · 3 turns · 1,234 in (1,000 cached) / 56 out · $0.0123]".
+    fn summary(&self, status: &str) -> String {
+        let u = &self.usage;
+        let mut parts = vec![format!("result: {status}")];
+        if let Some(t) = u.turns {
+            parts.push(format!("{t} turn(s)"));
+        }
+        parts.push(format!(
+            "{} tokens in ({} cached) / {} out",
+            u.input_tokens, u.cached_tokens, u.output_tokens
+        ));
+        if let Some(c) = u.cost_usd {
+            parts.push(format!("${c:.4}"));
+        }
+        format!("[{}]", parts.join(" · "))
+    }
+}
+
+#[cfg(test)]
+mod tests;

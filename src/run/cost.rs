@@ -1,0 +1,192 @@
+//! What iterations cost, added up: the spend of the running loop against `--max-cost`
+//! ([`Spent`]) and the totals of a history for `ralph status` ([`Totals`]).
+//!
+//! Owns the sums and the cost-cap rule (stop before the next iteration once the reported spend
+//! reaches the cap; say once when the agent reports no cost, since the cap cannot then be
+//! enforced). Pure. Does not read agents' output (`crate::agent::telemetry`), write history
+//! (`super::history`) or end the run (`super::driver`).
+
+use serde::Serialize;
+
+use crate::config::Dollars;
+use crate::state::history::Record;
+
+/// The cost reported so far in this run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Spent {
+    usd: Option<f64>,
+    warned: bool,
+}
+
+impl Spent {
+    /// Count one iteration's record. Returns a warning, once per run, when a cap is set and
+    /// the agent reported no cost for it.
+    pub fn add(&mut self, rec: &Record, cap: Option<Dollars>) -> Option<String> {
+        match rec.usage.as_ref().and_then(|u| u.cost_usd) {
+            Some(c) if c.is_finite() && c >= 0.0 => {
+                self.usd = Some(self.usd.unwrap_or(0.0) + c);
+                None
+            }
+            _ if cap.is_some() && !self.warned => {
+                self.warned = true;
+                Some(format!(
+                    "--max-cost cannot be enforced: {} reported no cost for iteration {} (of the presets only claude and opencode report one); the run goes on up to its iteration limit",
+                    rec.agent, rec.iteration
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// US dollars reported, if any agent reported a cost.
+    pub fn usd(&self) -> Option<f64> {
+        self.usd
+    }
+
+    /// Whether the spend has reached `cap`: no next iteration.
+    pub fn reached(&self, cap: Option<Dollars>) -> bool {
+        matches!((self.usd, cap), (Some(s), Some(c)) if s >= c.usd())
+    }
+}
+
+/// What a history's iterations used, as their agents reported it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Totals {
+    /// Iterations whose agent reported usage.
+    pub iterations: usize,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cached_tokens: u64,
+    /// US dollars, when at least one iteration reported a cost.
+    pub cost_usd: Option<f64>,
+}
+
+impl Totals {
+    pub fn of<'a>(records: impl IntoIterator<Item = &'a Record>) -> Totals {
+        let mut t = Totals::default();
+        for u in records.into_iter().filter_map(|r| r.usage.as_ref()) {
+            t.iterations += 1;
+            t.input_tokens = t.input_tokens.saturating_add(u.input_tokens);
+            t.output_tokens = t.output_tokens.saturating_add(u.output_tokens);
+            t.cached_tokens = t.cached_tokens.saturating_add(u.cached_tokens);
+            if let Some(c) = u.cost_usd.filter(|c| c.is_finite() && *c >= 0.0) {
+                t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + c);
+            }
+        }
+        t
+    }
+
+    /// "tokens: 50,018 in (44,150 cached) / 267 out · cost: $0.07 (3 iterations reporting)".
+    pub fn line(&self) -> String {
+        let cost = match self.cost_usd {
+            Some(c) => format!("${c:.2}"),
+            None => "not reported".into(),
+        };
+        format!(
+            "{} in ({} cached) / {} out · cost: {cost} ({} iteration(s) reporting)",
+            grouped(self.input_tokens),
+            grouped(self.cached_tokens),
+            grouped(self.output_tokens),
+            self.iterations
+        )
+    }
+}
+
+/// 1234567 -> "1,234,567".
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::telemetry::Usage;
+    use crate::run::outcome::Outcome;
+
+    fn rec(i: u32, cost: Option<f64>, usage: bool) -> Record {
+        Record {
+            run_id: "r".into(),
+            iteration: i,
+            story: "A".into(),
+            agent: "claude".into(),
+            start: "2026-11-22T10:00:00Z".into(),
+            duration_ms: 5,
+            exit_code: Some(0),
+            term_signal: None,
+            timed_out: false,
+            signal_seen: false,
+            verify: vec![],
+            outcome: Outcome::Done,
+            head_before: None,
+            head_after: None,
+            files_changed: vec![],
+            restored: vec![],
+            rate_limit: None,
+            skipped: false,
+            worker: None,
+            base: None,
+            merge: None,
+            attempt_ref: None,
+            usage: usage.then(|| Usage {
+                input_tokens: 1000,
+                output_tokens: 10,
+                cached_tokens: 900,
+                cost_usd: cost,
+                ..Usage::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn the_cap_is_reached_once_the_reported_spend_meets_it() {
+        let cap = Dollars::new(0.25);
+        let mut s = Spent::default();
+        assert!(!s.reached(cap));
+        assert_eq!(s.add(&rec(1, Some(0.10), true), cap), None);
+        assert!(!s.reached(cap));
+        s.add(&rec(2, Some(0.15), true), cap);
+        assert!(s.reached(cap), "{s:?}");
+        assert!(!s.reached(None));
+    }
+
+    #[test]
+    fn no_reported_cost_is_said_once_and_only_with_a_cap() {
+        let mut s = Spent::default();
+        assert_eq!(s.add(&rec(1, None, false), None), None);
+        let cap = Dollars::new(1.0);
+        assert!(s.add(&rec(2, None, true), cap).is_some());
+        assert_eq!(s.add(&rec(3, None, false), cap), None);
+        assert!(!s.reached(cap));
+        assert_eq!(s.usd(), None);
+    }
+
+    #[test]
+    fn totals_add_up_what_was_reported() {
+        let recs = [
+            rec(1, Some(0.5), true),
+            rec(2, None, false),
+            rec(3, None, true),
+        ];
+        let t = Totals::of(&recs);
+        assert_eq!(t.iterations, 2);
+        assert_eq!(
+            (t.input_tokens, t.cached_tokens, t.output_tokens),
+            (2000, 1800, 20)
+        );
+        assert_eq!(t.cost_usd, Some(0.5));
+        assert_eq!(
+            t.line(),
+            "2,000 in (1,800 cached) / 20 out · cost: $0.50 (2 iteration(s) reporting)"
+        );
+        assert_eq!(grouped(1234567), "1,234,567");
+        assert_eq!(grouped(12), "12");
+    }
+}
