@@ -154,6 +154,26 @@ pub enum HistoryError {
     },
 }
 
+/// The stories whose latest record says the agent reported them blocked, with its reason
+/// (pure; the caller leaves out the stories that pass by now).
+pub fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, String> {
+    let mut latest: std::collections::BTreeMap<&str, &Record> = Default::default();
+    for r in records {
+        latest.insert(&r.story, r);
+    }
+    latest
+        .into_iter()
+        .filter(|(_, r)| r.outcome == Outcome::Blocked)
+        .map(|(id, r)| {
+            let why = r
+                .reason
+                .as_deref()
+                .unwrap_or(crate::agent::detect::NO_REASON);
+            (id.to_string(), why.to_string())
+        })
+        .collect()
+}
+
 pub fn path(root: &Path) -> PathBuf {
     super::state_dir(root).join("history.jsonl")
 }
