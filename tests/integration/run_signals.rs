@@ -90,3 +90,28 @@ fn a_signal_line_echoed_from_the_prompt_does_not_count() {
     assert_eq!(h[0]["outcome"], "done");
     assert!(p.passes("A"));
 }
+
+#[test]
+fn parallel_runs_hold_a_blocked_story_too() {
+    let p = Project::new(&prd("ralph/par", &[story("A", 1, &[]), story("B", 2, &[])]));
+    p.git(&["checkout", "-qb", "ralph/par"]);
+    p.agent(
+        "claude",
+        &format!(
+            "if [ \"$RALPH_STORY_ID\" = A ]; then echo '<promise>BLOCKED: no staging server</promise>'; exit 0; fi\n{WORK}\n{FLIP}"
+        ),
+    );
+    p.run()
+        .args(["--parallel", "2"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "skipping A for the rest of this run: blocked: no staging server",
+        ));
+    assert!(p.passes("B") && !p.passes("A"));
+    let h = p.history();
+    let a: Vec<_> = h.iter().filter(|r| r["story"] == "A").collect();
+    assert_eq!(a.len(), 1, "{h:?}");
+    assert_eq!(a[0]["outcome"], "blocked");
+    assert_eq!(a[0]["reason"], "no staging server");
+}
