@@ -15,6 +15,13 @@ fn a_blocked_story_is_held_for_the_run_with_its_reason_in_history_and_status() {
             "if [ \"$RALPH_STORY_ID\" = A ]; then {FLIP}; echo; echo 'STORY BLOCKED: A: needs an API key: ask ops'; exit 0; fi\n{WORK}\n{FLIP}"
         ),
     );
+    let f = p.fake.display();
+    std::fs::write(
+        p.root().join("ralph.toml"),
+        format!("[hooks]\non_blocked = \"cat > {f}/blocked.json\"\n"),
+    )
+    .unwrap();
+    p.commit("hooks");
     p.run()
         .assert()
         .code(4)
@@ -33,6 +40,12 @@ fn a_blocked_story_is_held_for_the_run_with_its_reason_in_history_and_status() {
     assert_eq!(h[0]["skipped"], true);
     assert_eq!(h[1]["outcome"], "done");
     assert!(h[1].get("reason").is_none());
+    let hook: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.fake.join("blocked.json")).unwrap())
+            .unwrap();
+    assert_eq!(hook["hook"], "on_blocked");
+    assert_eq!(hook["story"], "A");
+    assert_eq!(hook["reason"], "blocked: needs an API key: ask ops");
     let out = p.ralph().arg("status").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
