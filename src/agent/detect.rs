@@ -6,18 +6,62 @@
 use regex::Regex;
 use std::sync::OnceLock;
 
-/// The completion signal on one output line, if it is one for `story_id`.
-/// Only a line of its own counts (surrounding whitespace allowed): `<promise>COMPLETE</promise>`
-/// or `STORY COMPLETE: <id>` naming this story. A tag inside a sentence (the agent quoting its
-/// instructions) does not count, nor a `STORY COMPLETE` for another story.
-pub fn is_completion_line(line: &str, story_id: &str) -> bool {
+/// What the agent said about its story on a line of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Signal {
+    /// `<promise>COMPLETE</promise>` or `STORY COMPLETE: <id>`.
+    Complete,
+    /// `<promise>BLOCKED: reason</promise>` or `STORY BLOCKED: <id>: reason`: it cannot be
+    /// done in this run.
+    Blocked(String),
+    /// `<promise>FAILED: reason</promise>` or `STORY FAILED: <id>: reason`: this attempt failed.
+    Failed(String),
+}
+
+/// The reason a BLOCKED or FAILED signal carries when the agent gave none.
+pub const NO_REASON: &str = "no reason given";
+
+fn reason(r: &str) -> String {
+    let r = r.trim();
+    if r.is_empty() { NO_REASON } else { r }.to_string()
+}
+
+/// The signal on one output line, if it is one for `story_id`. Only a line of its own counts
+/// (surrounding whitespace allowed); a `STORY …:` form must name this story. A tag inside a
+/// sentence (the agent quoting its instructions) does not count.
+pub fn signal_line(line: &str, story_id: &str) -> Option<Signal> {
     let t = line.trim();
     if t == "<promise>COMPLETE</promise>" {
-        return true;
+        return Some(Signal::Complete);
     }
-    t.strip_prefix("STORY COMPLETE:")
-        .map(|rest| rest.trim() == story_id)
-        .unwrap_or(false)
+    if let Some(inner) = t
+        .strip_prefix("<promise>")
+        .and_then(|r| r.strip_suffix("</promise>"))
+    {
+        let (kind, rest) = inner.split_once(':').unwrap_or((inner, ""));
+        return match kind {
+            "BLOCKED" => Some(Signal::Blocked(reason(rest))),
+            "FAILED" => Some(Signal::Failed(reason(rest))),
+            _ => None,
+        };
+    }
+    let (kind, rest) = t.strip_prefix("STORY ")?.split_once(':')?;
+    let rest = rest.trim_start().strip_prefix(story_id)?.trim();
+    let why = match rest {
+        "" => "",
+        r => r.strip_prefix(':')?,
+    };
+    match kind {
+        "COMPLETE" if why.is_empty() => Some(Signal::Complete),
+        "BLOCKED" => Some(Signal::Blocked(reason(why))),
+        "FAILED" => Some(Signal::Failed(reason(why))),
+        _ => None,
+    }
+}
+
+/// The completion signal on one output line, if it is one for `story_id` (see [`signal_line`]).
+pub fn is_completion_line(line: &str, story_id: &str) -> bool {
+    signal_line(line, story_id) == Some(Signal::Complete)
 }
 
 /// Whether any line of `text` is a completion signal for `story_id`.
@@ -71,6 +115,50 @@ mod tests {
         ));
         assert!(!has_completion("When done print: STORY COMPLETE: A", "A"));
         assert!(!has_completion("", "A"));
+    }
+
+    #[test]
+    fn blocked_and_failed_follow_the_completion_rules() {
+        let b = |r: &str| Some(Signal::Blocked(r.to_string()));
+        let f = |r: &str| Some(Signal::Failed(r.to_string()));
+        assert_eq!(
+            signal_line("STORY BLOCKED: A: needs an API key", "A"),
+            b("needs an API key")
+        );
+        assert_eq!(
+            signal_line("  <promise>FAILED: db down</promise> ", "A"),
+            f("db down")
+        );
+        // A reason may hold colons; only the first one after the id separates.
+        assert_eq!(
+            signal_line("STORY FAILED: A: error: E0425: x", "A"),
+            f("error: E0425: x")
+        );
+        assert_eq!(
+            signal_line("<promise>BLOCKED: see: docs</promise>", "A"),
+            b("see: docs")
+        );
+        // An empty reason gets a clear default.
+        assert_eq!(signal_line("STORY BLOCKED: A", "A"), b(NO_REASON));
+        assert_eq!(signal_line("STORY BLOCKED: A:  ", "A"), b(NO_REASON));
+        assert_eq!(signal_line("<promise>FAILED</promise>", "A"), f(NO_REASON));
+        assert_eq!(signal_line("<promise>FAILED:</promise>", "A"), f(NO_REASON));
+        // Another story's id (or a longer id starting with this one) does not count.
+        assert_eq!(signal_line("STORY BLOCKED: B: no", "A"), None);
+        assert_eq!(signal_line("STORY FAILED: AB: no", "A"), None);
+        assert_eq!(signal_line("STORY COMPLETE: A: extra", "A"), None);
+        // Inside a sentence, or an unknown word, it is not a signal.
+        assert_eq!(signal_line("print STORY BLOCKED: A: why", "A"), None);
+        assert_eq!(
+            signal_line("say <promise>BLOCKED: x</promise> then", "A"),
+            None
+        );
+        assert_eq!(signal_line("<promise>DONE</promise>", "A"), None);
+        assert_eq!(signal_line("STORY PAUSED: A: x", "A"), None);
+        assert_eq!(
+            signal_line("STORY COMPLETE: A", "A"),
+            Some(Signal::Complete)
+        );
     }
 
     #[test]

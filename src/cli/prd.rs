@@ -3,7 +3,7 @@
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use super::Ctx;
 use super::envelope::{self, Envelope, Problem};
@@ -159,22 +159,35 @@ pub fn summary_line(states: &[State]) -> String {
 
 /// What the iterations in `.ralph/history.jsonl` used, when any agent reported usage (an
 /// unreadable history shows nothing here: status is about prd.json).
-fn usage_totals(ctx: &Ctx) -> Option<crate::run::cost::Totals> {
-    let records = crate::state::history::read(&ctx.root).ok()?;
+/// What history.jsonl says for `status`: the usage totals, and the stories (not passing) the
+/// agent reported blocked, with the reason.
+fn from_history(
+    ctx: &Ctx,
+    prd: &Prd,
+) -> (Option<crate::run::cost::Totals>, BTreeMap<String, String>) {
+    let records = crate::state::history::read(&ctx.root).unwrap_or_default();
     let t = crate::run::cost::Totals::of(&records);
-    (t.iterations > 0).then_some(t)
+    let mut blocked = crate::state::history::agent_blocked(&records);
+    blocked.retain(|id, _| prd.story(id).is_some_and(|s| !s.passes && !s.removed));
+    ((t.iterations > 0).then_some(t), blocked)
 }
 
 pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
     let prd = load(ctx)?;
     let states = graph::states(&prd.stories);
-    let usage = usage_totals(ctx);
+    let (usage, agent_blocked) = from_history(ctx, &prd);
     if args.json {
         let stories: Vec<_> = prd
             .stories
             .iter()
             .zip(&states)
-            .map(|(s, st)| story_json(s, st))
+            .map(|(s, st)| {
+                let mut v = story_json(s, st);
+                if let Some(why) = agent_blocked.get(&s.id) {
+                    v["agentBlocked"] = json!(why);
+                }
+                v
+            })
             .collect();
         let mut data = json!({"file": ctx.prd_path.display().to_string(), "stories": stories,
                    "summary": summary_line(&states)});
@@ -202,6 +215,10 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
                 format!("  (waiting for {})", names.join(", "))
             }
             _ => String::new(),
+        };
+        let extra = match agent_blocked.get(&s.id) {
+            Some(why) => format!("{extra}  (the agent reported it blocked: {why})"),
+            None => extra,
         };
         let style = crate::ui::state_style(st.name());
         anstream::println!(

@@ -144,6 +144,14 @@ mod tests {
                 f.name()
             );
             assert!(text.contains("<promise>COMPLETE</promise>"), "{}", f.name());
+            for line in [
+                "STORY BLOCKED: <story id>: <reason>",
+                "STORY FAILED: <story id>: <reason>",
+            ] {
+                assert!(text.lines().any(|l| l == line), "{}: {line}", f.name());
+            }
+            assert!(text.contains("<promise>BLOCKED:"), "{}", f.name());
+            assert!(text.contains("<promise>FAILED:"), "{}", f.name());
             assert!(text.to_lowercase().contains("question"), "{}", f.name());
         }
         assert_ne!(Flavour::Claude.embedded(), Flavour::Codex.embedded());

@@ -135,6 +135,7 @@ mod tests {
             base: None,
             merge: None,
             attempt_ref: None,
+            reason: None,
             usage: usage.then(|| Usage {
                 input_tokens: 1000,
                 output_tokens: 10,

@@ -322,11 +322,19 @@ impl<'a> Loop<'a> {
             Some(r) => self.retries.insert(story.id.clone(), r),
             None => self.retries.remove(&story.id),
         };
-        if let Some(k) = self.strikes.record(&story.id, done.outcome, done.progress) {
+        let held = match self.strikes.record(&story.id, done.outcome, done.progress) {
+            Some(k) => Some((
+                k,
+                format!(
+                    "no progress in {k} attempts in a row (no commit, no file change, no passes flip)"
+                ),
+            )),
+            // The agent says the story cannot be done: held for the rest of the run.
+            None if done.outcome == Outcome::Blocked => Some((*attempt, blocked_reason(&record))),
+            None => None,
+        };
+        if let Some((k, reason)) = held {
             record.skipped = true;
-            let reason = format!(
-                "no progress in {k} attempts in a row (no commit, no file change, no passes flip)"
-            );
             self.skipped.insert(story.id.clone(), reason.clone());
             self.rep.report(Event::StorySkipped {
                 story: story.id.clone(),
@@ -480,4 +488,15 @@ fn compact_before(root: &Path, settings: &Settings) -> Option<String> {
         Ok(summary) => summary.map(|s| s.to_string()),
         Err(e) => Some(format!("progress.txt not compacted: {e}")),
     }
+}
+
+/// Why a story the agent reported BLOCKED is held: `blocked: <its reason>`.
+pub(crate) fn blocked_reason(record: &crate::state::history::Record) -> String {
+    format!(
+        "blocked: {}",
+        record
+            .reason
+            .as_deref()
+            .unwrap_or(crate::agent::detect::NO_REASON)
+    )
 }

@@ -66,12 +66,12 @@ pub fn last_lines(s: &str, n: usize) -> String {
     lines.join("\n")
 }
 
-/// The lines of `prompt` (trimmed) that would read as a completion signal for `story_id`: an
-/// output line equal to one of them does not count.
+/// The lines of `prompt` (trimmed) that would read as a signal (complete, blocked, failed) for
+/// `story_id`: an output line equal to one of them does not count.
 pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
     prompt
         .lines()
-        .filter(|l| detect::is_completion_line(l, story_id))
+        .filter(|l| detect::signal_line(l, story_id).is_some())
         .map(|l| l.trim().to_string())
         .collect()
 }
@@ -157,16 +157,23 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     let progress_path = opts.root.join("progress.txt");
     let progress_before = guard::progress_before(&progress_path);
     let signalled = Arc::new(AtomicBool::new(false));
+    // The last BLOCKED or FAILED signal seen.
+    let said: Arc<Mutex<Option<detect::Signal>>> = Arc::default();
     let watch: agent::process::LineWatch = {
-        let flag = signalled.clone();
+        let (flag, last) = (signalled.clone(), said.clone());
         let id = story.id.clone();
         // A line the prompt itself contains is the agent echoing its input (or quoting notes
         // and progress.txt), not a signal.
         let echoed = prompt_signal_lines(&prompt, &id);
-        Arc::new(move |line: &str| {
-            if detect::is_completion_line(line, &id) && !echoed.contains(line.trim()) {
-                flag.store(true, Ordering::SeqCst);
+        Arc::new(move |line: &str| match detect::signal_line(line, &id) {
+            _ if echoed.contains(line.trim()) => {}
+            Some(detect::Signal::Complete) => flag.store(true, Ordering::SeqCst),
+            Some(sig) => {
+                if let Ok(mut l) = last.lock() {
+                    *l = Some(sig);
+                }
             }
+            None => {}
         })
     };
     let mut env: Vec<(String, String)> = vec![
@@ -268,6 +275,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             .story(&story.id)
             .is_some_and(|x| x.passes),
         signalled: signalled.load(Ordering::SeqCst),
+        said: said.lock().ok().and_then(|mut l| l.take()),
         rate_limited: rate_line.is_some(),
         gated: !s.verify.is_empty(),
     };
@@ -361,6 +369,11 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         merge: None,
         attempt_ref: None,
         usage,
+        reason: match &facts.said {
+            Some(detect::Signal::Blocked(r) | detect::Signal::Failed(r)) => Some(r.clone()),
+            _ => None,
+        }
+        .filter(|_| matches!(outcome, Outcome::Blocked | Outcome::Failed)),
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {
@@ -447,6 +460,13 @@ mod tests {
         let set = prompt_signal_lines(p, "A");
         assert!(set.contains("<promise>COMPLETE</promise>"));
         assert!(set.contains("STORY COMPLETE: A"));
+        assert_eq!(set.len(), 2);
+        // Blocked and failed lines are echoes too, when the prompt holds them.
+        let p =
+            "STORY BLOCKED: A: needs a key\n<promise>FAILED: x</promise>\nSTORY BLOCKED: B: y\n";
+        let set = prompt_signal_lines(p, "A");
+        assert!(set.contains("STORY BLOCKED: A: needs a key"));
+        assert!(set.contains("<promise>FAILED: x</promise>"));
         assert_eq!(set.len(), 2);
     }
 }

@@ -7,6 +7,8 @@
 
 use std::collections::HashMap;
 
+use crate::agent::detect::Signal;
+
 /// What an iteration achieved: the data is recorded in history, so it lives in
 /// [`crate::state::history`]; the policy deciding it is here.
 pub use crate::state::history::Outcome;
@@ -21,6 +23,8 @@ pub struct AgentFacts {
     pub passes_after: bool,
     /// The agent printed a completion signal for this story.
     pub signalled: bool,
+    /// The last BLOCKED or FAILED signal the agent printed for this story (never `Complete`).
+    pub said: Option<crate::agent::detect::Signal>,
     /// A usage/rate-limit message was seen where it matters.
     pub rate_limited: bool,
     /// Verify commands are configured: a bare completion signal can be checked.
@@ -30,13 +34,29 @@ pub struct AgentFacts {
 impl AgentFacts {
     /// The agent claims the story: verify commands must run before it counts.
     pub fn claimed(&self) -> bool {
-        !self.interrupted && (self.passes_after || (self.signalled && self.gated))
+        !self.interrupted
+            && !self.blocked()
+            && (self.passes_after || (self.signalled && self.gated && !self.failed()))
+    }
+
+    /// The agent printed a BLOCKED signal.
+    pub fn blocked(&self) -> bool {
+        matches!(self.said, Some(Signal::Blocked(_)))
+    }
+
+    /// The agent printed a FAILED signal.
+    pub fn failed(&self) -> bool {
+        matches!(self.said, Some(Signal::Failed(_)))
     }
 
     /// The agent printed a completion signal but did not mark prd.json, and nothing is
     /// configured to check the claim: it does not count, and the iteration says so.
     pub fn bare_claim(&self) -> bool {
-        !self.interrupted && self.signalled && !self.passes_after && !self.gated
+        !self.interrupted
+            && self.said.is_none()
+            && self.signalled
+            && !self.passes_after
+            && !self.gated
     }
 }
 
@@ -46,6 +66,9 @@ pub fn decide(f: &AgentFacts, verified: bool) -> Outcome {
     if f.interrupted {
         return Outcome::Interrupted;
     }
+    if f.blocked() {
+        return Outcome::Blocked;
+    }
     if f.claimed() {
         return if verified {
             Outcome::Done
@@ -53,7 +76,9 @@ pub fn decide(f: &AgentFacts, verified: bool) -> Outcome {
             Outcome::VerifyFailed
         };
     }
-    if f.rate_limited {
+    if f.failed() {
+        Outcome::Failed
+    } else if f.rate_limited {
         Outcome::RateLimited
     } else if f.timed_out {
         Outcome::TimedOut
@@ -94,7 +119,8 @@ impl Strikes {
     }
 
     /// Record an iteration; returns the number of strikes in a row when the story must now be
-    /// skipped. Rate-limited and interrupted iterations do not count either way, nor do ones
+    /// skipped. Rate-limited, interrupted and blocked (held anyway) iterations do not count
+    /// either way; `failed` counts like `agent-failed`. Nor do ones
     /// whose progress is unknown (`None`: outside git, no `passes` flip).
     pub fn record(
         &mut self,
@@ -109,7 +135,7 @@ impl Strikes {
             return None;
         };
         match outcome {
-            Outcome::RateLimited | Outcome::Interrupted => None,
+            Outcome::RateLimited | Outcome::Interrupted | Outcome::Blocked => None,
             Outcome::Done => {
                 self.counts.remove(story);
                 None
@@ -184,6 +210,33 @@ mod tests {
         f.signalled = true;
         assert_eq!(decide(&f, true), Outcome::Interrupted);
         assert!(!f.claimed());
+    }
+
+    #[test]
+    fn blocked_and_failed_signals_rule_unless_prd_json_is_marked() {
+        let mut f = facts();
+        f.signalled = true;
+        f.said = Some(Signal::Failed("db".into()));
+        // A completion signal next to FAILED does not count: no gate.
+        assert!(!f.claimed() && !f.bare_claim());
+        assert_eq!(decide(&f, true), Outcome::Failed);
+        f.rate_limited = true;
+        f.timed_out = true;
+        assert_eq!(decide(&f, true), Outcome::Failed);
+        // Marking prd.json is a claim the gate checks.
+        f.passes_after = true;
+        assert_eq!(decide(&f, true), Outcome::Done);
+        assert_eq!(decide(&f, false), Outcome::VerifyFailed);
+        // BLOCKED wins over any claim; only an interrupt outranks it.
+        f.said = Some(Signal::Blocked("key".into()));
+        assert!(!f.claimed());
+        assert_eq!(decide(&f, true), Outcome::Blocked);
+        f.interrupted = true;
+        assert_eq!(decide(&f, true), Outcome::Interrupted);
+        let mut s = Strikes::new(1);
+        let none = Progress::default();
+        assert_eq!(s.record("A", Outcome::Blocked, Some(none)), None);
+        assert_eq!(s.record("A", Outcome::Failed, Some(none)), Some(1));
     }
 
     #[test]

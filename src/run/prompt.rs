@@ -93,6 +93,13 @@ mod tests {
                 !crate::agent::detect::has_completion(&p, "S-1"),
                 "{kind:?}: the prompt must not hold a line that reads as a completion signal"
             );
+            for line in p.lines() {
+                assert_eq!(
+                    crate::agent::detect::signal_line(line, "S-1"),
+                    None,
+                    "{kind:?}: the prompt must not hold a line that reads as a signal"
+                );
+            }
         }
     }
 

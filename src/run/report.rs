@@ -45,6 +45,7 @@ pub fn correction_message(c: &Correction<'_>) -> String {
                 Outcome::Done => "the story was claimed and every verify command passed",
                 Outcome::VerifyFailed => "a verify command failed",
                 Outcome::Interrupted => "the iteration was interrupted before it was verified",
+                Outcome::Blocked => "the agent reported the story blocked",
                 _ => "the iteration did not complete the story",
             }
         ));

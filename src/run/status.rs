@@ -13,11 +13,12 @@ use crate::prd::Story;
 fn outcome_style(outcome: Outcome) -> anstyle::Style {
     match outcome {
         Outcome::Done => crate::ui::GOOD,
-        Outcome::RateLimited | Outcome::Interrupted => crate::ui::WAITING,
+        Outcome::RateLimited | Outcome::Interrupted | Outcome::Blocked => crate::ui::WAITING,
         Outcome::VerifyFailed
         | Outcome::Incomplete
         | Outcome::AgentFailed
         | Outcome::TimedOut
+        | Outcome::Failed
         | Outcome::MergeConflict
         | Outcome::MergeVerifyFailed => crate::ui::BAD,
     }

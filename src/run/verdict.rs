@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::outcome::{self, AgentFacts, Outcome};
 use super::prompt::RetryNote;
+use crate::agent::detect::Signal;
 
 /// The most bytes of output a retry note carries.
 const NOTE_TAIL: usize = 4096;
@@ -76,6 +77,11 @@ pub fn decide(o: &Observed<'_>) -> Verdict {
     if facts.bare_claim() && outcome != Outcome::Interrupted {
         extra = "the agent claimed completion without marking prd.json".to_string();
     }
+    if let (Outcome::Blocked | Outcome::Failed, Some(Signal::Blocked(r) | Signal::Failed(r))) =
+        (outcome, &facts.said)
+    {
+        extra = r.clone();
+    }
     let retry = if outcome == Outcome::Done {
         None
     } else {
@@ -102,7 +108,7 @@ fn gate_text(g: &GateSummary) -> String {
 fn settle(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Vec<(String, bool)> {
     let mut settle: Vec<(String, bool)> = match outcome {
         Outcome::Done if !facts.passes_after => vec![(o.story.to_string(), true)],
-        Outcome::VerifyFailed | Outcome::Interrupted => o
+        Outcome::VerifyFailed | Outcome::Interrupted | Outcome::Blocked => o
             .flips
             .iter()
             .filter(|(_, p)| *p)
@@ -147,6 +153,10 @@ fn retry_note(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Option<
                 _ => "an unknown status".into(),
             }
         ),
+        Outcome::Failed => match &facts.said {
+            Some(Signal::Failed(r)) => format!("You reported FAILED: {r}"),
+            _ => return None,
+        },
         Outcome::Incomplete => "The agent ended without completing the story (prd.json not updated, no completion signal).".to_string(),
         _ => return None,
     };
@@ -311,6 +321,39 @@ mod tests {
             r.reason
                 .starts_with("Your edits to prd.json were reverted: removed story S-9.")
         );
+    }
+
+    #[test]
+    fn failed_carries_the_reason_and_blocked_undoes_the_flip() {
+        let facts = AgentFacts {
+            exit_code: Some(0),
+            said: Some(Signal::Failed("tests need a database".into())),
+            ..AgentFacts::default()
+        };
+        let v = decide(&observed(facts, None));
+        assert_eq!(v.outcome, Outcome::Failed);
+        assert_eq!(v.extra, "tests need a database");
+        let r = v.retry.expect("a note");
+        assert_eq!(r.reason, "You reported FAILED: tests need a database");
+        assert_eq!(r.output_tail.as_deref(), Some("last words\n"));
+
+        let facts = AgentFacts {
+            exit_code: Some(0),
+            passes_after: true,
+            signalled: true,
+            said: Some(Signal::Blocked("needs an API key".into())),
+            ..AgentFacts::default()
+        };
+        let flips = [("S-1".to_string(), true)];
+        let o = Observed {
+            flips: &flips,
+            ..observed(facts, None)
+        };
+        let v = decide(&o);
+        assert_eq!(v.outcome, Outcome::Blocked);
+        assert_eq!(v.settle, [("S-1".to_string(), false)]);
+        assert_eq!(v.retry, None);
+        assert_eq!(v.extra, "needs an API key");
     }
 
     #[test]

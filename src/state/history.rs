@@ -35,6 +35,10 @@ pub enum Outcome {
     MergeConflict,
     /// Parallel runs: gated in its worktree, but the verify commands failed on the merged result.
     MergeVerifyFailed,
+    /// The agent printed a BLOCKED signal: the story is held for the rest of the run.
+    Blocked,
+    /// The agent printed a FAILED signal: an attempt, its reason in the next prompt.
+    Failed,
 }
 
 impl Outcome {
@@ -49,6 +53,8 @@ impl Outcome {
             Outcome::Interrupted => "interrupted",
             Outcome::MergeConflict => "merge conflict",
             Outcome::MergeVerifyFailed => "failed verify once merged",
+            Outcome::Blocked => "blocked",
+            Outcome::Failed => "failed",
         }
     }
 }
@@ -112,6 +118,9 @@ pub struct Record {
     /// for plain-text agents and in records written before ralph read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<crate::agent::telemetry::Usage>,
+    /// The agent's reason, for `blocked` and `failed` iterations (its BLOCKED / FAILED signal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// How a parallel run's merge queue handled a gated attempt.
@@ -143,6 +152,26 @@ pub enum HistoryError {
         #[source]
         source: serde_json::Error,
     },
+}
+
+/// The stories whose latest record says the agent reported them blocked, with its reason
+/// (pure; the caller leaves out the stories that pass by now).
+pub fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, String> {
+    let mut latest: std::collections::BTreeMap<&str, &Record> = Default::default();
+    for r in records {
+        latest.insert(&r.story, r);
+    }
+    latest
+        .into_iter()
+        .filter(|(_, r)| r.outcome == Outcome::Blocked)
+        .map(|(id, r)| {
+            let why = r
+                .reason
+                .as_deref()
+                .unwrap_or(crate::agent::detect::NO_REASON);
+            (id.to_string(), why.to_string())
+        })
+        .collect()
 }
 
 pub fn path(root: &Path) -> PathBuf {
@@ -255,6 +284,7 @@ mod tests {
             base: None,
             merge: None,
             attempt_ref: None,
+            reason: None,
             usage: None,
         }
     }

@@ -112,6 +112,12 @@ fn prints_the_prompt_with_blockers_output_patterns_and_pin() {
     // The prompt never carries a completion signal line for the story itself.
     assert!(!p.lines().any(|l| l.trim() == "STORY COMPLETE: US-002"));
     assert!(!p.lines().any(|l| l.trim() == "<promise>COMPLETE</promise>"));
+    assert!(!p.lines().any(|l| {
+        let t = l.trim();
+        t.starts_with("STORY BLOCKED: US-002")
+            || t.starts_with("STORY FAILED: US-002")
+            || (t.starts_with("<promise>") && t.ends_with("</promise>"))
+    }));
 }
 
 #[test]

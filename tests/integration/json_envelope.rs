@@ -178,6 +178,50 @@ fn status_totals_what_history_says_the_agents_used() {
 }
 
 #[test]
+fn status_shows_the_reason_an_agent_reported_a_story_blocked() {
+    let dir = sample();
+    std::fs::create_dir_all(dir.path().join(".ralph")).unwrap();
+    let rec = |i: u32, story: &str, outcome: &str| {
+        json!({"run_id": "r", "iteration": i, "story": story, "agent": "claude",
+            "start": "2026-11-22T10:00:00Z", "duration_ms": 5, "exit_code": 0, "timed_out": false,
+            "signal_seen": false, "outcome": outcome, "head_before": null, "head_after": null,
+            "reason": "needs an API key: set FOO"})
+        .to_string()
+    };
+    // US-001 passes by now; US-002's blocked record is followed by a later attempt (only the
+    // latest counts); US-003 is still blocked.
+    let lines = [
+        rec(1, "US-001", "blocked"),
+        rec(2, "US-002", "blocked"),
+        rec(3, "US-002", "failed"),
+        rec(4, "US-003", "blocked"),
+    ];
+    std::fs::write(
+        dir.path().join(".ralph/history.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let (code, v, _) = envelope(dir.path(), &["status", "--json"]);
+    assert_eq!(code, 0);
+    let stories = v["data"]["stories"].as_array().unwrap();
+    assert_eq!(stories[2]["agentBlocked"], "needs an API key: set FOO");
+    assert!(
+        stories
+            .iter()
+            .take(2)
+            .all(|s| s.get("agentBlocked").is_none()),
+        "{v:#}"
+    );
+    let out = ralph_in(dir.path()).arg("status").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("US-003")
+            && text.contains("(the agent reported it blocked: needs an API key: set FOO)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn status_next_graph_on_success_and_on_a_missing_or_invalid_prd() {
     let dir = sample();
     for (name, args) in [

@@ -98,13 +98,18 @@ impl Sched<'_> {
                 *c.failures.entry(outcome.name()).or_insert(0) += 1;
                 c.retry = done.retry;
                 c.state = ClaimState::Waiting(Instant::now() + s.sleep);
-                let held = self.strikes.record(id, outcome, done.progress);
+                let held = match self.strikes.record(id, outcome, done.progress) {
+                    Some(k) => Some((k, format!("no progress in {k} attempts in a row"))),
+                    None if outcome == Outcome::Blocked => {
+                        Some((c.attempt, crate::run::driver::blocked_reason(&rec)))
+                    }
+                    None => None,
+                };
                 rec.skipped = held.is_some();
                 let detail = format!("attempt {}", c.attempt);
                 self.opts.reporter.report(finished(detail));
                 record(&self.root, &rec, &*self.opts.reporter);
-                if let Some(k) = held {
-                    let why = format!("no progress in {k} attempts in a row");
+                if let Some((k, why)) = held {
                     self.report_held(id, k, &why);
                     self.held.insert(id.to_string(), why);
                     self.release(id, "held");

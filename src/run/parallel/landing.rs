@@ -322,5 +322,6 @@ fn unreachable_record(id: &str) -> Record {
         base: None,
         merge: None,
         attempt_ref: None,
+        reason: None,
     }
 }
