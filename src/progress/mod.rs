@@ -240,6 +240,27 @@ pub fn new_log(date: &str) -> String {
     format!("# Ralph Progress Log\nStarted: {date}\n---\n")
 }
 
+/// The progress.txt that follows an archived run: [`new_log`]'s header with one more line,
+/// `Previous run archived in <archive_rel>`, before its `---`, then every `## Codebase Patterns`
+/// section of `old` byte for byte, in file order (they describe the codebase, not the feature).
+/// The archive line is in the header so that it is not read as part of a patterns section and
+/// carried into the next archive. Never fails; a last section without a trailing newline gets
+/// one, so the agent's next entry starts on its own line. Nothing else of `old` is kept.
+pub fn fresh_after_archive(old: &[u8], archive_rel: &str, date: &str) -> Vec<u8> {
+    let mut out = format!(
+        "# Ralph Progress Log\nStarted: {date}\nPrevious run archived in {archive_rel}\n---\n"
+    )
+    .into_bytes();
+    let view = LogView::parse(old);
+    for b in view.blocks().iter().filter(|b| b.kind == Kind::Patterns) {
+        out.extend_from_slice(&old[b.span.clone()]);
+    }
+    if !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out
+}
+
 /// The progress log path under a project root.
 pub fn path_in(root: &std::path::Path) -> PathBuf {
     root.join(FILE_NAME)
@@ -250,6 +271,54 @@ mod tests {
     use super::*;
 
     const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/compat/newralph/progress.txt");
+
+    const FRESH: &str =
+        "# Ralph Progress Log\nStarted: D\nPrevious run archived in archive/x/\n---\n";
+
+    #[test]
+    fn fresh_after_archive_without_patterns_is_the_header_and_the_archive_line() {
+        assert_eq!(
+            fresh_after_archive(FIXTURE, "archive/x/", "D"),
+            FRESH.as_bytes()
+        );
+        assert_eq!(
+            fresh_after_archive(b"", "archive/x/", "D"),
+            FRESH.as_bytes()
+        );
+    }
+
+    #[test]
+    fn fresh_after_archive_keeps_every_patterns_section_verbatim() {
+        // The real log, with a patterns section after its header and another at the end.
+        let header_end = b"---\n".len() + FIXTURE.windows(4).position(|w| w == b"---\n").unwrap();
+        let mut old = FIXTURE[..header_end].to_vec();
+        old.extend_from_slice(b"## Codebase Patterns\n- use cargo nextest\n---\n");
+        old.extend_from_slice(&FIXTURE[header_end..]);
+        old.extend_from_slice(b"## Codebase Patterns\n- late\n");
+        let want = format!(
+            "{FRESH}## Codebase Patterns\n- use cargo nextest\n---\n## Codebase Patterns\n- late\n"
+        );
+        assert_eq!(
+            String::from_utf8(fresh_after_archive(&old, "archive/x/", "D")).unwrap(),
+            want
+        );
+    }
+
+    #[test]
+    fn fresh_after_archive_keeps_crlf_and_non_utf8_bytes_and_ends_with_a_newline() {
+        let old = b"# L\r\n---\r\n## Codebase Patterns\r\n- caf\xe9\r\n## 2026-01-01 - US-1\r\n- x\r\n---\r\n## Codebase Patterns\r\n- \xff no newline";
+        let mut want = FRESH.as_bytes().to_vec();
+        want.extend_from_slice(
+            b"## Codebase Patterns\r\n- caf\xe9\r\n## Codebase Patterns\r\n- \xff no newline\n",
+        );
+        assert_eq!(fresh_after_archive(old, "archive/x/", "D"), want);
+        // Whatever the bytes, never a panic, and the header is always first.
+        for cut in 0..old.len() {
+            assert!(
+                fresh_after_archive(&old[..cut], "a/", "D").starts_with(b"# Ralph Progress Log\n")
+            );
+        }
+    }
 
     #[test]
     fn real_fixture_parses_into_eleven_entries() {
