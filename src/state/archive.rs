@@ -2,14 +2,17 @@
 //!
 //! ralph remembers the last branch (`.ralph/last-branch`) and the last prd.json it saw
 //! (`.ralph/last-prd.json`). When a new prd.json names another branch, the PREVIOUS prd.json
-//! and progress.txt go to `archive/YYYY-MM-DD-<feature>/` and progress.txt starts fresh. (The
-//! original bash Ralph copied the new prd by mistake.) Folder naming is pure; the rest is I/O.
+//! and progress.txt go to `archive/YYYY-MM-DD-<feature>/` and progress.txt starts fresh, keeping
+//! its `## Codebase Patterns` and naming the archive ([`crate::progress::fresh_after_archive`]).
+//! (The original bash Ralph copied the new prd by mistake.) Nothing else under `.ralph/` is
+//! removed. Folder naming is pure; the rest is I/O.
 //! Does not decide when to archive (the loop calls [`on_branch`]).
 
 use jiff::{Zoned, civil::Date};
 use std::path::{Path, PathBuf};
 
 use crate::fsutil::{self, FsError};
+use crate::progress;
 
 /// `ralph/login-flow` → `login-flow`; `feature/a/b` → `feature-a-b`; unsafe characters → `-`.
 pub fn feature_name(branch: &str) -> String {
@@ -45,12 +48,9 @@ pub fn folder_name(date: Date, branch: &str, taken: impl Fn(&str) -> bool) -> St
         .unwrap_or(base)
 }
 
-/// The header of a fresh progress.txt, as the original Ralph writes it.
-pub fn fresh_progress(now: &Zoned) -> String {
-    format!(
-        "# Ralph Progress Log\nStarted: {}\n---\n",
-        now.strftime("%a %b %e %H:%M:%S %Z %Y")
-    )
+/// The `Started:` date, as the original Ralph writes it (`Sun Nov 22 10:00:00 UTC 2026`).
+fn started(now: &Zoned) -> String {
+    now.strftime("%a %b %e %H:%M:%S %Z %Y").to_string()
 }
 
 fn io(path: &Path, e: std::io::Error, action: &'static str) -> FsError {
@@ -99,11 +99,17 @@ pub fn on_branch(
     if !last.is_empty() && !branch.is_empty() && last != branch {
         let base = p.root.join("archive");
         let name = folder_name(now.date(), &last, |n| base.join(n).exists());
-        let dir = base.join(name);
+        let dir = base.join(&name);
         fsutil::create_dir_all(&dir)?;
         copy_if_exists(&p.state_dir.join("last-prd.json"), &dir.join("prd.json"))?;
-        copy_if_exists(p.progress, &dir.join("progress.txt"))?;
-        fsutil::atomic_write(p.progress, fresh_progress(now).as_bytes())?;
+        // The archived copy is the whole file; the fresh one keeps the Codebase Patterns.
+        let old = fsutil::read_if_exists(p.progress)?;
+        if let Some(bytes) = &old {
+            fsutil::atomic_write(&dir.join("progress.txt"), bytes)?;
+        }
+        let old = old.unwrap_or_default();
+        let fresh = progress::fresh_after_archive(&old, &format!("archive/{name}/"), &started(now));
+        fsutil::atomic_write(p.progress, &fresh)?;
         archived = Some(dir);
     }
     if last != branch {
@@ -159,18 +165,34 @@ mod tests {
         };
         let now: Zoned = "2026-11-22T10:00:00+00:00[UTC]".parse().unwrap();
         assert_eq!(on_branch(&p, "ralph/old", b"OLD", &now).unwrap(), None);
-        std::fs::write(&progress, "old progress").unwrap();
+        std::fs::write(
+            &progress,
+            "# Ralph Progress Log\n---\n## Codebase Patterns\n- p\n## 2026-01-01 - US-1\n- old\n---\n",
+        )
+        .unwrap();
         let made = on_branch(&p, "ralph/new", b"NEW", &now).unwrap().unwrap();
         assert!(made.ends_with("archive/2026-11-22-old"));
         assert_eq!(std::fs::read(made.join("prd.json")).unwrap(), b"OLD");
         assert_eq!(
             std::fs::read_to_string(made.join("progress.txt")).unwrap(),
-            "old progress"
+            "# Ralph Progress Log\n---\n## Codebase Patterns\n- p\n## 2026-01-01 - US-1\n- old\n---\n",
+            "the archived copy is complete"
         );
-        let fresh = std::fs::read_to_string(&progress).unwrap();
-        assert!(fresh.starts_with("# Ralph Progress Log\nStarted: Sun Nov 22"));
-        assert!(fresh.ends_with("\n---\n"));
+        assert_eq!(
+            std::fs::read_to_string(&progress).unwrap(),
+            "# Ralph Progress Log\nStarted: Sun Nov 22 10:00:00 UTC 2026\n\
+             Previous run archived in archive/2026-11-22-old/\n---\n## Codebase Patterns\n- p\n"
+        );
         assert_eq!(std::fs::read(state.join("last-prd.json")).unwrap(), b"NEW");
         assert_eq!(on_branch(&p, "ralph/new", b"NEW", &now).unwrap(), None);
+        // No progress.txt: nothing archived for it, a fresh one naming the archive.
+        std::fs::remove_file(&progress).unwrap();
+        let made = on_branch(&p, "ralph/third", b"3", &now).unwrap().unwrap();
+        assert!(!made.join("progress.txt").exists());
+        assert_eq!(
+            std::fs::read_to_string(&progress).unwrap(),
+            "# Ralph Progress Log\nStarted: Sun Nov 22 10:00:00 UTC 2026\n\
+             Previous run archived in archive/2026-11-22-new/\n---\n"
+        );
     }
 }

@@ -187,7 +187,11 @@ fn unknown_config_key_names_the_nearest_valid_one() {
 fn branch_change_archives_the_previous_prd_and_progress_and_starts_fresh() {
     let p = Project::new(&one_story());
     p.agent("claude", &ok_body());
-    std::fs::write(p.root().join("progress.txt"), "# old log\n- learned X\n").unwrap();
+    std::fs::write(
+        p.root().join("progress.txt"),
+        "# old log\n- learned X\n## Codebase Patterns\n- tests live in tests/\n",
+    )
+    .unwrap();
     p.run().assert().code(0);
     let old_prd = std::fs::read_to_string(p.root().join("prd.json")).unwrap();
     let new = prd("ralph/next-thing", &[story("N", 1, &[])]);
@@ -226,4 +230,16 @@ fn branch_change_archives_the_previous_prd_and_progress_and_starts_fresh() {
         "{fresh}"
     );
     assert!(!fresh.contains("learned X"));
+    // The patterns describe the codebase, not the feature: they stay, and the log says where
+    // the previous run went.
+    assert!(
+        fresh.contains(&format!(
+            "\nPrevious run archived in archive/{name}/\n---\n"
+        )),
+        "{fresh}"
+    );
+    assert!(
+        fresh.contains("\n---\n## Codebase Patterns\n- tests live in tests/\n"),
+        "{fresh}"
+    );
 }
