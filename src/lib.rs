@@ -36,6 +36,7 @@ pub mod prd;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod show;
 pub mod state;
 pub mod suggest;
 pub mod ui;

@@ -77,6 +77,12 @@ prints debug events on stderr.",
   ralph report --run 20261126T100000-5151 --json",
     ),
     (
+        &["show"],
+        "Examples:
+  ralph show US-002               attempts, commits, files changed, progress entry, agent time
+  ralph show US-002 --json | jq .data.files_changed",
+    ),
+    (
         &["context"],
         "Examples:
   ralph context US-002

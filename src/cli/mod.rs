@@ -4,7 +4,7 @@
 //! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
 //! `compact.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
-//! `init.rs`, `report.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
+//! `init.rs`, `report.rs`, `show.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
 //! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
 //! output and error shares, and parses the command line ([`envelope::parse`]).
 
@@ -24,6 +24,7 @@ pub mod prd;
 pub mod prd_file;
 pub mod report;
 pub mod run;
+pub mod show;
 
 /// Run an AI coding agent in a loop until prd.json is done.
 #[derive(Debug, Parser)]
@@ -64,6 +65,8 @@ pub enum Command {
     Demo(run::DemoArgs),
     /// Report a run story by story: iterations, time, outcome, verify, tokens, cost.
     Report(report::ReportArgs),
+    /// Show what a story produced: attempts, commits, files, progress entry, verify, time.
+    Show(show::ShowArgs),
     /// Print the exact prompt the loop would send for a story.
     Context(context::ContextArgs),
     /// Compact progress.txt without losing anything.
@@ -131,6 +134,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Run(a) => run::run(&ctx, a),
         Command::Demo(a) => run::demo(&ctx, a),
         Command::Report(a) => report::report(&ctx, a),
+        Command::Show(a) => show::show(&ctx, a),
         Command::Context(a) => context::context(&ctx, a),
         Command::Compact(a) => compact::compact(&ctx, a),
         Command::Pin(a) => pin::pin(&ctx, a),

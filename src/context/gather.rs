@@ -15,6 +15,7 @@ use super::instructions::{self, Flavour};
 use super::{ContextError, Options};
 use crate::code::{PinEvidence, as_written, written_words};
 use crate::prd::{Prd, Story};
+use crate::state::outputs::StoryOutputs;
 
 /// The most bytes read from one spec file, whatever its line count (a minified file is one line).
 const SPEC_READ_LIMIT: u64 = 256 * 1024;
@@ -75,32 +76,37 @@ pub fn gather(
         patterns,
         recent,
     } = progress?;
+    let history = crate::state::history::read(root)?;
+    // Each blocker's outputs, from the one reader `ralph show` uses too.
+    let dep_outputs: Vec<StoryOutputs> = dep_entries
+        .into_iter()
+        .map(|o| StoryOutputs {
+            progress_entry: o.progress_entry,
+            records: crate::state::outputs::of(None, &history, &o.id).records,
+        })
+        .collect();
     let Found {
         pins,
         mut index,
         has_pin,
         mut notes,
     } = found?;
-    let history = crate::state::history::read(root)?;
 
     let deps: Vec<DepOutput> = story
         .blocked_by
         .iter()
-        .zip(dep_entries)
-        .map(|(id, progress_entry)| {
+        .zip(dep_outputs)
+        .map(|(id, out)| {
             let title = prd
                 .story(id)
                 .map_or_else(|| "(not in prd.json)".to_string(), |s| s.title.clone());
-            let done = history
-                .iter()
-                .rev()
-                .find(|r| r.story == *id && r.outcome == crate::state::history::Outcome::Done);
+            let done = out.last_done();
             DepOutput {
                 id: id.clone(),
                 title,
-                progress_entry,
                 files_changed: done.map(|r| r.files_changed.clone()).unwrap_or_default(),
                 commit: done.and_then(|r| r.head_after.clone()),
+                progress_entry: out.progress_entry,
             }
         })
         .collect();
@@ -209,10 +215,17 @@ fn find(
 
 /// What the prompt takes from progress.txt.
 struct Progress {
-    /// Per blocker of the story (in `blocked_by` order), its latest entry.
-    dep_entries: Vec<Option<String>>,
+    /// Per blocker of the story (in `blocked_by` order), its outputs as progress.txt has them
+    /// (no history records yet).
+    dep_entries: Vec<DepEntry>,
     patterns: Option<String>,
     recent: Vec<String>,
+}
+
+/// A blocker's latest progress entry.
+struct DepEntry {
+    id: String,
+    progress_entry: Option<String>,
 }
 
 /// Read progress.txt (if any) and take what the prompt for `story` shows.
@@ -226,7 +239,14 @@ fn from_progress(root: &Path, story: &Story, opts: &Options) -> Result<Progress,
     // A borrowed view: one scan, and only the entries shown are copied.
     let Some(log) = bytes.as_deref().map(crate::progress::LogView::parse) else {
         return Ok(Progress {
-            dep_entries: vec![None; story.blocked_by.len()],
+            dep_entries: story
+                .blocked_by
+                .iter()
+                .map(|id| DepEntry {
+                    id: id.clone(),
+                    progress_entry: None,
+                })
+                .collect(),
             patterns: None,
             recent: Vec::new(),
         });
@@ -234,7 +254,10 @@ fn from_progress(root: &Path, story: &Story, opts: &Options) -> Result<Progress,
     let dep_entries = story
         .blocked_by
         .iter()
-        .map(|id| log.last_entry_for(id).map(|e| e.text().into_owned()))
+        .map(|id| DepEntry {
+            id: id.clone(),
+            progress_entry: crate::state::outputs::of(Some(&log), &[], id).progress_entry,
+        })
         .collect();
     let patterns = log
         .codebase_patterns()

@@ -9,6 +9,7 @@
 pub mod archive;
 pub mod history;
 pub mod lock;
+pub mod outputs;
 pub mod rejected;
 
 use std::path::{Path, PathBuf};

@@ -456,3 +456,27 @@ fn a_closed_stdout_ends_a_json_command_quietly() {
         assert_ne!(out.status.code(), Some(101), "ralph {args:?}");
     }
 }
+
+#[test]
+fn show_before_and_after_a_story_runs_and_an_unknown_id() {
+    let dir = sample();
+    let (code, v, _) = envelope(dir.path(), &["show", "US-002", "--json"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["data"]["ran"], false);
+    assert_eq!(v["data"]["blocked_by"], json!([]));
+    std::fs::create_dir_all(dir.path().join(".ralph")).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history/history.jsonl");
+    std::fs::copy(fixture, dir.path().join(".ralph/history.jsonl")).unwrap();
+    std::fs::write(
+        dir.path().join("progress.txt"),
+        "# Ralph Progress Log\n---\n\n## 2026-11-26 - US-001\n- added the thing\n---\n",
+    )
+    .unwrap();
+    let (code, v, _) = envelope(dir.path(), &["show", "US-001", "--json"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["warnings"][0]["code"], "history-skipped");
+    snap("show", &v);
+    let v = failing(dir.path(), &["show", "US-01", "--json"], 1);
+    assert_eq!(v["errors"][0]["code"], "unknown-story");
+}

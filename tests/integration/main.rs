@@ -37,6 +37,7 @@ mod run_signals;
 mod run_state;
 mod run_state_files;
 mod run_watch;
+mod show;
 mod support;
 mod validate;
 mod views;

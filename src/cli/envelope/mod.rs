@@ -134,6 +134,7 @@ pub fn json_command(cmd: &Command) -> Option<&'static str> {
         Command::Graph(a) if a.json => Some("graph"),
         Command::Context(a) if a.json => Some("context"),
         Command::Report(a) if a.json => Some("report"),
+        Command::Show(a) if a.json => Some("show"),
         Command::Compact(a) if a.json => Some("compact"),
         Command::Pin(p) => match &p.command {
             PinCommand::Search { json: true, .. } => Some("pin search"),
@@ -163,8 +164,8 @@ pub fn report_error(json: Option<&'static str>, err: &anyhow::Error) {
 
 /// The commands with a JSON mode, as `json_command` names them (a usage error names the one it
 /// can find in the arguments).
-const JSON_COMMANDS: [&str; 8] = [
-    "validate", "status", "next", "graph", "context", "compact", "report", "pin",
+const JSON_COMMANDS: [&str; 9] = [
+    "validate", "status", "next", "graph", "context", "compact", "report", "show", "pin",
 ];
 
 /// Parse the command line. A usage error when `--json` is among the arguments is an envelope on

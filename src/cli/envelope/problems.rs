@@ -117,6 +117,12 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
     if let Some(h) = e.downcast_ref::<HistoryError>() {
         return Some(history_error(h));
     }
+    if let Some(r) = e.downcast_ref::<crate::state::outputs::ReadError>() {
+        return Some(match r {
+            crate::state::outputs::ReadError::Io(f) => at("io", &f.path),
+            crate::state::outputs::ReadError::History(h) => history_error(h),
+        });
+    }
     if let Some(r) = e.downcast_ref::<ReportError>() {
         return Some(match r {
             ReportError::Io(f) => at("io", &f.path),

@@ -1,0 +1,283 @@
+//! `ralph show <story-id>`: what a story produced — its attempts (outcome, time, verify,
+//! usage, reason, merge), commits, files changed, its progress.txt entry and the total agent
+//! time — or that it has not run yet.
+//!
+//! [`build`] is pure: a story, its state and its [`StoryOutputs`] (read by
+//! [`crate::state::outputs::read`], the same reader the context builder uses) in, a [`Show`]
+//! out; [`text`] renders it for a terminal. `crate::cli::show` reads the files and prints.
+
+use serde::Serialize;
+use std::fmt::Write as _;
+
+use crate::agent::telemetry::Usage;
+use crate::graph::State;
+use crate::prd::Story;
+use crate::report::duration;
+use crate::state::outputs::StoryOutputs;
+
+/// Everything `ralph show` says about one story.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Show {
+    pub id: String,
+    pub title: String,
+    /// `done`, `ready`, `blocked` or `removed`.
+    pub state: &'static str,
+    /// The blockers that do not pass yet, when blocked.
+    pub blocked_by: Vec<String>,
+    /// Whether any iteration ran the story.
+    pub ran: bool,
+    pub attempts: Vec<Attempt>,
+    /// `head_before..head_after` of each done attempt.
+    pub commits: Vec<Commit>,
+    /// Files changed by any attempt, sorted, each once.
+    pub files_changed: Vec<String>,
+    /// The latest progress.txt entry for the story.
+    pub progress_entry: Option<String>,
+    /// The agent's time over every attempt.
+    pub agent_ms: u64,
+}
+
+/// One iteration that ran the story.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Attempt {
+    pub run_id: String,
+    pub iteration: u32,
+    /// The outcome's record name (`done`, `verify-failed`, …).
+    pub outcome: String,
+    pub duration_ms: u64,
+    pub verify_passed: usize,
+    pub verify_total: usize,
+    /// The first verify command that failed.
+    pub verify_failed: Option<String>,
+    pub usage: Option<Usage>,
+    pub reason: Option<String>,
+    /// Parallel runs: the merge result (`merged`, `conflict`, `verify-failed`).
+    pub merge: Option<String>,
+    pub worker: Option<u32>,
+}
+
+/// The commits of a done attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Commit {
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// Build the account of `story` in `state` from its outputs.
+pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
+    let blocked_by = match state {
+        State::Blocked { unmet } => unmet.iter().map(ToString::to_string).collect(),
+        _ => Vec::new(),
+    };
+    let attempts = out
+        .records
+        .iter()
+        .map(|r| Attempt {
+            run_id: r.run_id.clone(),
+            iteration: r.iteration,
+            outcome: serde_json::to_value(r.outcome)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            duration_ms: r.duration_ms,
+            verify_passed: r.verify.iter().filter(|v| v.passed).count(),
+            verify_total: r.verify.len(),
+            verify_failed: r
+                .verify
+                .iter()
+                .find(|v| !v.passed)
+                .map(|v| v.command.clone()),
+            usage: r.usage.clone(),
+            reason: r.reason.clone(),
+            merge: r.merge.as_ref().map(|m| m.result.clone()),
+            worker: r.worker,
+        })
+        .collect();
+    let commits = out
+        .records
+        .iter()
+        .filter(|r| r.outcome == crate::state::history::Outcome::Done)
+        .map(|r| Commit {
+            before: r.head_before.clone(),
+            after: r.head_after.clone(),
+        })
+        .collect();
+    let files: std::collections::BTreeSet<&String> = out
+        .records
+        .iter()
+        .flat_map(|r| r.files_changed.iter())
+        .collect();
+    Show {
+        id: story.id.clone(),
+        title: story.title.clone(),
+        state: state.name(),
+        blocked_by,
+        ran: !out.records.is_empty(),
+        attempts,
+        commits,
+        files_changed: files.into_iter().cloned().collect(),
+        progress_entry: out.progress_entry.clone(),
+        agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
+    }
+}
+
+/// The state as a person reads it: `done`, `ready`, `blocked by US-001, US-002`, `removed`.
+pub fn state_text(s: &Show) -> String {
+    if s.blocked_by.is_empty() {
+        s.state.to_string()
+    } else {
+        format!("blocked by {}", s.blocked_by.join(", "))
+    }
+}
+
+fn short(sha: Option<&str>) -> &str {
+    sha.map_or("?", |s| &s[..s.len().min(10)])
+}
+
+/// The account for a terminal.
+pub fn text(s: &Show) -> String {
+    let mut o = String::new();
+    if !s.ran {
+        let _ = write!(o, "{} has not run yet ({})", s.id, state_text(s));
+        if let Some(e) = &s.progress_entry {
+            let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
+        }
+        o.push('\n');
+        return o;
+    }
+    let _ = writeln!(o, "{}: {}", s.id, s.title);
+    let _ = writeln!(o, "state: {}", state_text(s));
+    let _ = writeln!(
+        o,
+        "attempts: {} (agent time {})",
+        s.attempts.len(),
+        duration(s.agent_ms)
+    );
+    for a in &s.attempts {
+        let _ = write!(
+            o,
+            "  iteration {} ({}): {}, {}",
+            a.iteration,
+            a.run_id,
+            a.outcome,
+            duration(a.duration_ms)
+        );
+        if a.verify_total > 0 {
+            let _ = write!(o, ", verify {}/{}", a.verify_passed, a.verify_total);
+            if let Some(f) = &a.verify_failed {
+                let _ = write!(o, " (failed: {f})");
+            }
+        }
+        if let Some(u) = &a.usage {
+            let _ = write!(
+                o,
+                ", {} in / {} out tokens",
+                u.input_tokens, u.output_tokens
+            );
+            if let Some(c) = u.cost_usd {
+                let _ = write!(o, ", ${c:.2}");
+            }
+        }
+        if let Some(w) = a.worker {
+            let _ = write!(o, ", worker {w}");
+        }
+        if let Some(m) = &a.merge {
+            let _ = write!(o, ", merge: {m}");
+        }
+        if let Some(r) = &a.reason {
+            let _ = write!(o, "\n    reason: {r}");
+        }
+        o.push('\n');
+    }
+    if !s.commits.is_empty() {
+        o.push_str("commits:\n");
+        for c in &s.commits {
+            let _ = writeln!(
+                o,
+                "  {}..{}",
+                short(c.before.as_deref()),
+                short(c.after.as_deref())
+            );
+        }
+    }
+    if !s.files_changed.is_empty() {
+        let _ = writeln!(o, "files changed ({}):", s.files_changed.len());
+        for f in &s.files_changed {
+            let _ = writeln!(o, "  {f}");
+        }
+    }
+    match &s.progress_entry {
+        Some(e) => {
+            let _ = write!(o, "progress.txt entry:\n{}\n", e.trim_end());
+        }
+        None => o.push_str("progress.txt entry: none\n"),
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::history::{Outcome, Record, VerifyResult};
+
+    fn story() -> Story {
+        let prd = crate::prd::Prd::from_bytes(
+            std::path::Path::new("prd.json"),
+            br#"{"userStories":[{"id":"US-001","title":"Add login","passes":false}]}"#,
+        )
+        .unwrap();
+        prd.stories[0].clone()
+    }
+
+    fn record(outcome: Outcome, files: &[&str], verify_ok: bool) -> Record {
+        serde_json::from_value(serde_json::json!({
+            "run_id": "r1", "iteration": 1, "story": "US-001", "agent": "claude",
+            "start": "2026-11-26T10:00:00Z", "duration_ms": 65000, "exit_code": 0,
+            "timed_out": false, "signal_seen": true, "outcome": "done",
+            "head_before": "aaaaaaaaaaaaaaaa", "head_after": "bbbbbbbbbbbbbbbb",
+            "files_changed": files,
+        }))
+        .map(|mut r: Record| {
+            r.outcome = outcome;
+            r.verify = vec![VerifyResult {
+                command: "cargo test".into(),
+                exit_code: Some(i32::from(!verify_ok)),
+                passed: verify_ok,
+                timed_out: false,
+                duration_ms: 10,
+            }];
+            r
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_story_with_no_record_has_not_run() {
+        let s = build(&story(), &State::Ready, &StoryOutputs::default());
+        assert!(!s.ran);
+        assert_eq!(text(&s), "US-001 has not run yet (ready)\n");
+    }
+
+    #[test]
+    fn attempts_commits_files_and_entry() {
+        let out = StoryOutputs {
+            progress_entry: Some("## 2026-11-26 - US-001\n- did it\n".into()),
+            records: vec![
+                record(Outcome::VerifyFailed, &["src/a.rs"], false),
+                record(Outcome::Done, &["src/b.rs", "src/a.rs"], true),
+            ],
+        };
+        let s = build(&story(), &State::Done, &out);
+        assert_eq!(s.attempts.len(), 2);
+        assert_eq!(s.attempts[0].outcome, "verify-failed");
+        assert_eq!(s.attempts[0].verify_failed.as_deref(), Some("cargo test"));
+        assert_eq!(s.commits.len(), 1);
+        assert_eq!(s.files_changed, ["src/a.rs", "src/b.rs"]);
+        assert_eq!(s.agent_ms, 130_000);
+        let t = text(&s);
+        assert!(t.contains("verify 0/1 (failed: cargo test)"), "{t}");
+        assert!(t.contains("aaaaaaaaaa..bbbbbbbbbb"), "{t}");
+        assert!(t.contains("- did it"), "{t}");
+        assert!(t.contains("agent time 2m 10s"), "{t}");
+    }
+}
