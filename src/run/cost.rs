@@ -113,29 +113,9 @@ mod tests {
 
     fn rec(i: u32, cost: Option<f64>, usage: bool) -> Record {
         Record {
-            run_id: "r".into(),
-            iteration: i,
-            story: "A".into(),
             agent: "claude".into(),
-            start: "2026-11-22T10:00:00Z".into(),
             duration_ms: 5,
             exit_code: Some(0),
-            term_signal: None,
-            timed_out: false,
-            signal_seen: false,
-            verify: vec![],
-            outcome: Outcome::Done,
-            head_before: None,
-            head_after: None,
-            files_changed: vec![],
-            restored: vec![],
-            rate_limit: None,
-            skipped: false,
-            worker: None,
-            base: None,
-            merge: None,
-            attempt_ref: None,
-            reason: None,
             usage: usage.then(|| Usage {
                 input_tokens: 1000,
                 output_tokens: 10,
@@ -143,6 +123,7 @@ mod tests {
                 cost_usd: cost,
                 ..Usage::default()
             }),
+            ..Record::new("r", i, "A", "2026-11-22T10:00:00Z".into(), Outcome::Done)
         }
     }
 

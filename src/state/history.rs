@@ -123,6 +123,45 @@ pub struct Record {
     pub reason: Option<String>,
 }
 
+impl Record {
+    /// A record of `outcome` for `story` with nothing else known yet (no exit code, no verify
+    /// results, no commits): the loop fills in what it observed.
+    pub fn new(
+        run_id: &str,
+        iteration: u32,
+        story: &str,
+        start: String,
+        outcome: Outcome,
+    ) -> Record {
+        Record {
+            run_id: run_id.to_string(),
+            iteration,
+            story: story.to_string(),
+            agent: String::new(),
+            start,
+            duration_ms: 0,
+            exit_code: None,
+            term_signal: None,
+            timed_out: false,
+            signal_seen: false,
+            verify: vec![],
+            outcome,
+            head_before: None,
+            head_after: None,
+            files_changed: vec![],
+            restored: vec![],
+            rate_limit: None,
+            skipped: false,
+            worker: None,
+            base: None,
+            merge: None,
+            attempt_ref: None,
+            reason: None,
+            usage: None,
+        }
+    }
+}
+
 /// How a parallel run's merge queue handled a gated attempt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MergeRecord {
@@ -262,30 +301,12 @@ mod tests {
 
     fn rec(i: u32) -> Record {
         Record {
-            run_id: "r".into(),
-            iteration: i,
-            story: "A".into(),
             agent: "claude".into(),
-            start: "2026-11-22T10:00:00Z".into(),
             duration_ms: 5,
             exit_code: Some(0),
-            term_signal: None,
-            timed_out: false,
             signal_seen: true,
-            verify: vec![],
-            outcome: Outcome::Done,
-            head_before: None,
-            head_after: None,
             files_changed: vec!["src/a.rs".into()],
-            restored: vec![],
-            rate_limit: None,
-            skipped: false,
-            worker: None,
-            base: None,
-            merge: None,
-            attempt_ref: None,
-            reason: None,
-            usage: None,
+            ..Record::new("r", i, "A", "2026-11-22T10:00:00Z".into(), Outcome::Done)
         }
     }
 

@@ -298,30 +298,5 @@ pub(super) fn record(root: &std::path::Path, rec: &Record, rep: &dyn Reporter) {
 /// A queued claim always holds its gated record; should it not, an empty one keeps history
 /// well-formed rather than stopping the run.
 fn unreachable_record(id: &str) -> Record {
-    Record {
-        run_id: String::new(),
-        iteration: 0,
-        story: id.to_string(),
-        agent: String::new(),
-        start: jiff::Timestamp::now().to_string(),
-        duration_ms: 0,
-        exit_code: None,
-        term_signal: None,
-        timed_out: false,
-        signal_seen: false,
-        verify: vec![],
-        outcome: Outcome::Done,
-        head_before: None,
-        head_after: None,
-        files_changed: vec![],
-        restored: vec![],
-        rate_limit: None,
-        skipped: false,
-        usage: None,
-        worker: None,
-        base: None,
-        merge: None,
-        attempt_ref: None,
-        reason: None,
-    }
+    Record::new("", 0, id, jiff::Timestamp::now().to_string(), Outcome::Done)
 }
