@@ -18,6 +18,7 @@
 
 pub mod assemble;
 pub mod budget;
+mod files;
 pub mod gather;
 pub mod instructions;
 pub mod redact;

@@ -6,7 +6,8 @@
 
 use crate::prd::Story;
 
-use super::assemble::{DepOutput, PinHit, PrepFile, RemainingStory, Shown};
+use super::assemble::{DepOutput, PinHit, RemainingStory};
+use super::files::{PrepFile, Shown};
 
 /// `content` in a code fence longer than any backtick run inside it (CommonMark rule), so the
 /// content can never close the fence early.
