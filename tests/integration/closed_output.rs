@@ -29,6 +29,8 @@ fn read_commands_end_quietly_when_stdout_is_closed() {
         vec!["graph"],
         vec!["validate", "--json"],
         vec!["context", "S000", "--explain"],
+        vec!["show", "S000"],
+        vec!["show", "S000", "--json"],
         vec!["compact", "--dry-run", "--force"],
         vec!["run", "--dry-run"],
         vec!["pin", "search", "story"],
