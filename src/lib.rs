@@ -12,6 +12,7 @@
 //! - [`state`]: what ralph keeps under `.ralph/` (history records, the run lock, archives,
 //!   rejected copies), below both `context` and `run`.
 //! - [`run`]: the loop (`ralph run`, `ralph demo`).
+//! - [`review`]: the isolated review of a gated story (prompt, verdict, when it is held).
 //! - [`report`]: `ralph report`: a run story by story from its history (text, markdown, HTML).
 //! - [`init`]: `ralph init`'s policy (verify commands from manifests, starter files).
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
@@ -35,6 +36,7 @@ pub mod pin;
 pub mod prd;
 pub mod progress;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod show;
 pub mod state;

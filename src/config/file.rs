@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::{
     AGENT_KEYS, COMPACT_KEYS, CONTEXT_AGENT_KEYS, CONTEXT_KEYS, ConfigError, ContextOverride, FILE,
-    HOOKS_KEYS, Layer, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad, parse_agent, parse_dollars,
-    parse_duration, parse_mode,
+    HOOKS_KEYS, Layer, REVIEW_KEYS, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad, parse_agent,
+    parse_dollars, parse_duration, parse_mode,
 };
 
 /// 1-based line of `key` inside `[section]` in the source text (best effort, for messages).
@@ -67,6 +67,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
             "compact" => COMPACT_KEYS,
             "context" => CONTEXT_KEYS,
             "hooks" => HOOKS_KEYS,
+            "review" => REVIEW_KEYS,
             _ => {
                 return Err(ConfigError::UnknownKey {
                     place: format!("{file}:{}", line_of(text, None, section)),
@@ -159,6 +160,25 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("context", "top_k") => layer.context_top_k = Some(count(v)? as usize),
                 ("context", "spec_lines") => layer.context_spec_lines = Some(count(v)? as usize),
                 ("context", "files") => layer.context_files = Some(count(v)? as usize),
+                ("review", "enabled") => layer.review = Some(boolean(v)?),
+                ("review", "agent") => {
+                    layer.review_agent = Some(parse_agent(&place, str_of(&place, v)?)?)
+                }
+                ("review", "cmd") => {
+                    let cmd = str_of(&place, v)?;
+                    if cmd.trim().is_empty() {
+                        return Err(bad(&place, "expected a command, like \"my-reviewer --ci\""));
+                    }
+                    layer.review_cmd = Some(cmd.to_string());
+                }
+                ("review", "max_rounds") => layer.review_max_rounds = Some(count(v)?),
+                ("review", "instructions") => {
+                    let file = str_of(&place, v)?;
+                    if file.trim().is_empty() {
+                        return Err(bad(&place, "expected a file name, like \"review.md\""));
+                    }
+                    layer.review_instructions = Some(PathBuf::from(file));
+                }
                 ("hooks", "timeout") => {
                     let d = dur(v)?;
                     if d.is_zero() {

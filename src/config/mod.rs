@@ -1,7 +1,7 @@
 //! `ralph.toml` and the settings of `ralph run`, merged: CLI > `RALPH_*` env > file > defaults.
 //!
 //! Owns the settings (sections `[agent]`, `[run]`, `[verify]`, `[compact]`, `[context]`,
-//! `[hooks]`), their errors, the environment variables and the merge; reading the file is
+//! `[hooks]`, `[review]`), their errors, the environment variables and the merge; reading the file is
 //! [`file`]. Does not own what the settings do (see `crate::run`, `crate::run::hooks`).
 //!
 //! ```toml
@@ -36,6 +36,12 @@
 //! on_blocked = "./hooks/blocked.sh"
 //! on_run_end = "curl -s -d @- https://example.com/hook"
 //! timeout = "30s"          # a hook running longer is killed (its process group)
+//! [review]                 # a fresh agent reviews each gated story (specs/loop.md)
+//! enabled = true           # or `ralph run --review`
+//! agent = "codex"          # the reviewer's preset (default: the run's agent)
+//! cmd = "my-reviewer"      # or a custom command
+//! max_rounds = 2           # CHANGES this many times: the story is held for a person
+//! instructions = "review.md" # the project's reviewer instructions
 //! ```
 
 use std::path::PathBuf;
@@ -46,7 +52,9 @@ use crate::agent::{AgentKind, PromptMode};
 /// The file name, at the project root.
 pub const FILE: &str = "ralph.toml";
 
-const SECTIONS: &[&str] = &["agent", "run", "verify", "compact", "context", "hooks"];
+const SECTIONS: &[&str] = &[
+    "agent", "run", "verify", "compact", "context", "hooks", "review",
+];
 const AGENT_KEYS: &[&str] = &["name", "cmd", "prompt_mode", "instructions"];
 const RUN_KEYS: &[&str] = &[
     "iterations",
@@ -61,6 +69,7 @@ const RUN_KEYS: &[&str] = &[
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
 const HOOKS_KEYS: &[&str] = &["on_story_done", "on_blocked", "on_run_end", "timeout"];
+const REVIEW_KEYS: &[&str] = &["enabled", "agent", "cmd", "max_rounds", "instructions"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
 const CONTEXT_KEYS: &[&str] = &[
     "budget",
@@ -103,6 +112,33 @@ impl Default for Hooks {
             on_blocked: None,
             on_run_end: None,
             timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// `[review]`: after the verify gate passes, a fresh agent reviews the story's diff and
+/// answers `REVIEW: APPROVE` or `REVIEW: CHANGES` (see `crate::review`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Review {
+    pub enabled: bool,
+    /// The reviewer's preset (default: the run's agent).
+    pub agent: Option<AgentKind>,
+    /// The reviewer as a custom command.
+    pub cmd: Option<String>,
+    /// CHANGES (or no verdict) this many times in a run: the story is held for a person.
+    pub max_rounds: u32,
+    /// The project's reviewer instructions, relative to the root.
+    pub instructions: Option<PathBuf>,
+}
+
+impl Default for Review {
+    fn default() -> Review {
+        Review {
+            enabled: false,
+            agent: None,
+            cmd: None,
+            max_rounds: 2,
+            instructions: None,
         }
     }
 }
@@ -180,6 +216,12 @@ pub struct Layer {
     pub hook_blocked: Option<String>,
     pub hook_run_end: Option<String>,
     pub hook_timeout: Option<Duration>,
+    /// `[review]` / `--review`.
+    pub review: Option<bool>,
+    pub review_agent: Option<AgentKind>,
+    pub review_cmd: Option<String>,
+    pub review_max_rounds: Option<u32>,
+    pub review_instructions: Option<PathBuf>,
 }
 
 /// The merged settings.
@@ -208,6 +250,7 @@ pub struct Settings {
     /// Time between two heartbeat (and countdown) lines when stderr is not a terminal.
     pub heartbeat: Duration,
     pub hooks: Hooks,
+    pub review: Review,
 }
 
 impl Default for Settings {
@@ -233,6 +276,7 @@ impl Default for Settings {
             max_cost: None,
             heartbeat: Duration::from_secs(60),
             hooks: Hooks::default(),
+            review: Review::default(),
         }
     }
 }
@@ -333,6 +377,35 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
             on_run_end: layers.iter().find_map(|l| l.hook_run_end.clone()),
             timeout: pick!(hook_timeout, d.hooks.timeout),
         },
+        review: review(layers),
+    }
+}
+
+/// `[review]`: like the agent, a layer naming a preset overrides a lower layer's command.
+fn review(layers: &[&Layer]) -> Review {
+    let d = Review::default();
+    let mut agent = None;
+    let mut cmd = None;
+    for l in layers {
+        if let Some(c) = &l.review_cmd {
+            cmd = Some(c.clone());
+            agent = Some(AgentKind::Custom);
+            break;
+        }
+        if let Some(a) = l.review_agent {
+            agent = Some(a);
+            break;
+        }
+    }
+    Review {
+        enabled: layers.iter().find_map(|l| l.review).unwrap_or(d.enabled),
+        agent,
+        cmd,
+        max_rounds: layers
+            .iter()
+            .find_map(|l| l.review_max_rounds)
+            .unwrap_or(d.max_rounds),
+        instructions: layers.iter().find_map(|l| l.review_instructions.clone()),
     }
 }
 
@@ -481,6 +554,13 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
         max_cost: v("RALPH_MAX_COST")
             .map(|s| parse_dollars("RALPH_MAX_COST", &s))
             .transpose()?,
+        review: v("RALPH_REVIEW")
+            .map(|s| parse_bool("RALPH_REVIEW", &s))
+            .transpose()?,
+        review_agent: v("RALPH_REVIEW_AGENT")
+            .map(|s| parse_agent("RALPH_REVIEW_AGENT", &s))
+            .transpose()?,
+        review_cmd: v("RALPH_REVIEW_CMD"),
         heartbeat: match dur("RALPH_HEARTBEAT")? {
             Some(d) if d.is_zero() => {
                 return Err(bad(

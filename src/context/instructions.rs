@@ -6,6 +6,8 @@
 //! wins: the file named by `[agent] instructions` in ralph.toml (the original Ralph's
 //! `prompt.md`, for every agent), then `<root>/system_instructions/<file>` (the file names of the
 //! widely used bash fork, so its projects keep their instructions), then the embedded default.
+//! The reviewer's instructions ([`REVIEWER`]) are found the same way: `[review] instructions`,
+//! then `system_instructions/reviewer.md`, then the embedded default.
 //! Does not assemble prompts.
 
 use serde::Serialize;
@@ -63,6 +65,14 @@ impl Flavour {
     }
 }
 
+/// The built-in instructions of the reviewer (`ralph run --review`, see `crate::review`).
+pub const REVIEWER: &str = include_str!("instructions/reviewer.md");
+
+/// The reviewer's override file under `root`.
+pub fn reviewer_override_path(root: &Path) -> PathBuf {
+    root.join("system_instructions").join("reviewer.md")
+}
+
 /// The instructions text and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Instructions {
@@ -85,17 +95,39 @@ pub fn load(
     flavour: Flavour,
     configured: Option<&Path>,
 ) -> Result<Instructions, ContextError> {
+    let fallback = (override_path(root, flavour), flavour.embedded());
+    first_found(root, configured, fallback)
+}
+
+/// The reviewer's instructions: the file `configured` names (`[review] instructions`), else
+/// `system_instructions/reviewer.md`, else [`REVIEWER`]; a chosen file that is missing or
+/// blank is an error, as for [`load`].
+pub fn load_reviewer(root: &Path, configured: Option<&Path>) -> Result<Instructions, ContextError> {
+    let fallback = (reviewer_override_path(root), REVIEWER);
+    first_found(root, configured, fallback).map_err(|e| match e {
+        ContextError::ConfiguredInstructions { path, problem } => {
+            ContextError::ConfiguredReviewerInstructions { path, problem }
+        }
+        e => e,
+    })
+}
+
+/// `configured`, else the override file when it exists, else the embedded text.
+fn first_found(
+    root: &Path,
+    configured: Option<&Path>,
+    (path, embedded): (PathBuf, &'static str),
+) -> Result<Instructions, ContextError> {
     if let Some(file) = configured {
         let path = root.join(file);
         tracing::debug!(path = %path.display(), "instructions from [agent] instructions");
         return read_text(&path)
             .map_err(|problem| ContextError::ConfiguredInstructions { path, problem });
     }
-    let path = override_path(root, flavour);
     if !path.exists() {
-        tracing::debug!(flavour = flavour.name(), "built-in instructions");
+        tracing::debug!(file = %path.display(), "built-in instructions");
         return Ok(Instructions {
-            text: flavour.embedded().to_string(),
+            text: embedded.to_string(),
             source: None,
         });
     }
@@ -156,6 +188,30 @@ mod tests {
         }
         assert_ne!(Flavour::Claude.embedded(), Flavour::Codex.embedded());
         assert_ne!(Flavour::Codex.embedded(), Flavour::Copilot.embedded());
+    }
+
+    #[test]
+    fn the_reviewer_has_its_own_default_and_override() {
+        let dir = tempfile::tempdir().unwrap();
+        let got = load_reviewer(dir.path(), None).unwrap();
+        assert_eq!((got.text.as_str(), got.source), (REVIEWER, None));
+        assert!(REVIEWER.contains("Do NOT edit") && REVIEWER.contains("APPROVE"));
+        std::fs::create_dir(dir.path().join("system_instructions")).unwrap();
+        std::fs::write(reviewer_override_path(dir.path()), "Be strict.\n").unwrap();
+        assert_eq!(
+            load_reviewer(dir.path(), None).unwrap().text,
+            "Be strict.\n"
+        );
+        std::fs::write(dir.path().join("r.md"), "Mine.\n").unwrap();
+        let got = load_reviewer(dir.path(), Some(Path::new("r.md"))).unwrap();
+        assert_eq!(got.text, "Mine.\n");
+        let err = load_reviewer(dir.path(), Some(Path::new("gone.md")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("gone.md") && err.contains("[review] instructions"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -105,6 +105,12 @@ pub enum ContextError {
          (`ralph instructions` prints them)"
     )]
     ConfiguredInstructions { path: PathBuf, problem: String },
+    #[error(
+        "{path}: {problem}; it is named by [review] instructions in ralph.toml: fix the path \
+         (relative to the project root), or remove the key to use the built-in reviewer \
+         instructions (`ralph instructions --reviewer` prints them)"
+    )]
+    ConfiguredReviewerInstructions { path: PathBuf, problem: String },
     #[error("{path}: no story with id \"{id}\"{hint}; `ralph status` lists the ids")]
     UnknownStory {
         path: PathBuf,

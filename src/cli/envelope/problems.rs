@@ -105,7 +105,8 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
         return Some(match c {
             ContextError::OverBudget { story, .. } => Problem::new("over-budget", "").story(story),
             ContextError::BadInstructions { path, .. } => at("bad-instructions", path),
-            ContextError::ConfiguredInstructions { path, .. } => {
+            ContextError::ConfiguredInstructions { path, .. }
+            | ContextError::ConfiguredReviewerInstructions { path, .. } => {
                 at("configured-instructions", path)
             }
             ContextError::UnknownStory { path, id, .. } => at("unknown-story", path).story(id),
