@@ -66,7 +66,7 @@ fn verdict_line(line: &str) -> Option<(bool, Option<String>)> {
     };
     let tail = tail
         .trim_start_matches(|c: char| c == ':' || c == '-' || c == '—' || c.is_whitespace())
-        .trim_end_matches(|c: char| c == '*' || c == '`')
+        .trim_end_matches(['*', '`'])
         .trim();
     if approve && !tail.is_empty() {
         return None;

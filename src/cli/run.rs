@@ -74,6 +74,19 @@ pub struct RunArgs {
     /// (default 1: one story at a time in the main tree; [run] parallel in ralph.toml).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub parallel: Option<u32>,
+    /// After a story passes its verify gate, a fresh agent reviews its diff against the
+    /// acceptance criteria; CHANGES sends it back ([review] in ralph.toml).
+    #[arg(long)]
+    pub review: bool,
+    /// The reviewer's agent (default: the run's agent; implies --review).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub review_agent: Option<AgentKind>,
+    /// The reviewer as a custom command (implies --review).
+    #[arg(long, value_name = "CMD")]
+    pub review_cmd: Option<String>,
+    /// Reviews a story gets in a run before it is held for a person (default 2).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub review_rounds: Option<u32>,
     /// Time between SIGTERM and SIGKILL when stopping the agent (default 10s).
     #[arg(long, value_name = "DURATION", value_parser = duration, hide = true)]
     pub grace: Option<Duration>,
@@ -126,6 +139,11 @@ impl RunArgs {
             max_cost: self.max_cost,
             heartbeat: self.heartbeat,
             context_budget: self.budget,
+            review: (self.review || self.review_agent.is_some() || self.review_cmd.is_some())
+                .then_some(true),
+            review_agent: self.review_agent,
+            review_cmd: self.review_cmd.clone(),
+            review_max_rounds: self.review_rounds,
             ..Layer::default()
         }
     }
@@ -140,10 +158,12 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
         settings.agent_cmd.as_deref(),
         settings.prompt_mode,
     )?;
+    let reviewer = reviewer(&settings)?;
     Ok(Options {
         root: ctx.root.clone(),
         prd_path: ctx.prd_path.clone(),
         agent,
+        reviewer,
         story: args.story.clone(),
         echo: !args.json,
         env: vec![],
@@ -159,6 +179,27 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
         ),
         settings,
     })
+}
+
+/// The reviewer, when `--review` / `[review] enabled`: its own preset or command, else the
+/// run's agent (with the run's command, when that is custom).
+fn reviewer(settings: &config::Settings) -> anyhow::Result<Option<AgentSpec>> {
+    let r = &settings.review;
+    if !r.enabled {
+        return Ok(None);
+    }
+    let spec = match (r.agent, &r.cmd) {
+        (_, Some(cmd)) => AgentSpec::resolve(AgentKind::Custom, Some(cmd), None),
+        (Some(kind), None) => AgentSpec::resolve(kind, None, None),
+        (None, None) => AgentSpec::resolve(
+            settings.agent,
+            settings.agent_cmd.as_deref(),
+            settings.prompt_mode,
+        ),
+    };
+    Ok(Some(spec.context(
+        "the reviewer ([review] in ralph.toml, --review-agent)",
+    )?))
 }
 
 fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
@@ -213,6 +254,13 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
     }
     if !s.verify.is_empty() {
         println!("verify: {}", s.verify.join(" && "));
+    }
+    if let Some(r) = &opts.reviewer {
+        println!(
+            "review: by {} after the gate, up to {} round(s) before a story is held",
+            r.kind.name(),
+            s.review.max_rounds
+        );
     }
     println!("--- prompt ---");
     print!("{}", plan.prompt);

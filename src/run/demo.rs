@@ -187,6 +187,7 @@ pub fn options(dir: &Path, ralph_exe: &Path) -> Options {
         echo: true,
         env: vec![],
         reporter: std::sync::Arc::new(super::events::Terminal),
+        reviewer: None,
     }
 }
 

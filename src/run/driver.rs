@@ -78,6 +78,10 @@ pub struct Loop<'a> {
     n: u32,
     attempts: HashMap<String, u32>,
     retries: HashMap<String, RetryNote>,
+    /// Reviews that did not approve, per story (`--review`).
+    reviews: HashMap<String, u32>,
+    /// HEAD before each story's first attempt in this run: the base of its review's diff.
+    bases: HashMap<String, String>,
     strikes: Strikes,
     skipped: BTreeMap<String, String>,
     limit_streak: usize,
@@ -114,6 +118,9 @@ impl<'a> Loop<'a> {
     /// left, `.ralph/` kept out of git, the branch checked out, the banner.
     fn start(opts: &'a Options, interrupt: &'a AtomicBool) -> Result<Loop<'a>, RunError> {
         opts.agent.locate()?;
+        if let Some(r) = &opts.reviewer {
+            r.locate()?;
+        }
         crate::agent::process::become_subreaper();
         let rep = &*opts.reporter;
         let state = state_dir(&opts.root);
@@ -150,6 +157,8 @@ impl<'a> Loop<'a> {
             n: 0,
             attempts: HashMap::new(),
             retries: HashMap::new(),
+            reviews: HashMap::new(),
+            bases: HashMap::new(),
             strikes: Strikes::new(s.max_failures),
             skipped: BTreeMap::new(),
             limit_streak: 0,
@@ -289,7 +298,14 @@ impl<'a> Loop<'a> {
             attempt,
             retry: self.retries.get(&story.id),
             before: self.tree.take(),
+            review_round: self.reviews.get(&story.id).copied().unwrap_or(0) + 1,
+            review_base: self.bases.get(&story.id).map(String::as_str),
         })?;
+        if let Some(head) = &done.record.head_before {
+            self.bases
+                .entry(story.id.clone())
+                .or_insert_with(|| head.clone());
+        }
         self.tree = done.after.clone();
         // The agent may have deleted `.ralph/` (the lock does not live there): ralph's own
         // state goes on being written.
@@ -331,6 +347,14 @@ impl<'a> Loop<'a> {
             )),
             // The agent says the story cannot be done: held for the rest of the run.
             None if done.outcome == Outcome::Blocked => Some((*attempt, blocked_reason(&record))),
+            None if done.outcome == Outcome::ReviewChanges => {
+                let rounds = self.reviews.entry(story.id.clone()).or_insert(0);
+                *rounds += 1;
+                crate::review::held(*rounds, s.review.max_rounds, &story.id).map(|why| {
+                    record.reason = Some(why.clone());
+                    (*attempt, why)
+                })
+            }
             None => None,
         };
         if let Some((k, reason)) = held {

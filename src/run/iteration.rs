@@ -33,6 +33,12 @@ pub struct Input<'a> {
     pub retry: Option<&'a RetryNote>,
     /// The work tree as the previous iteration left it, if known (saves a `git status`).
     pub before: Option<git::Snapshot>,
+    /// The review round this attempt gets if it passes its gate (1-based; `--review`).
+    pub review_round: u32,
+    /// Where the story's work started (its first attempt's HEAD, a parallel story's base): the
+    /// review reads the diff from here, so a second round sees the whole story, not the fix.
+    /// `None`: this attempt's HEAD before.
+    pub review_base: Option<&'a str>,
 }
 
 /// What happened.
@@ -297,7 +303,7 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
     } else {
         (None, vec![])
     };
-    let v = verdict::decide(&verdict::Observed {
+    let observed = verdict::Observed {
         story: &story.id,
         attempt: inp.attempt,
         facts: facts.clone(),
@@ -307,7 +313,46 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         signal: run.signal,
         tail: &run.tail,
         timeout: s.timeout,
-    });
+    };
+    let mut v = verdict::decide(&observed);
+    let mut review = None;
+    if let (Outcome::Done, Some(reviewer)) = (v.outcome, &opts.reviewer) {
+        let r = super::review::run(&super::review::Input {
+            opts,
+            reviewer,
+            run_id: inp.run_id,
+            run_dir: inp.run_dir,
+            interrupt: inp.interrupt,
+            story,
+            n: inp.n,
+            round: inp.review_round,
+            head_before: inp
+                .review_base
+                .or_else(|| before.as_ref().and_then(|b| b.head.as_deref())),
+            verify: &verify_results,
+            prd_rel: &prd_rel,
+        })?;
+        v = verdict::after_review(
+            &observed,
+            v,
+            &r.verdict,
+            inp.review_round,
+            s.review.max_rounds,
+        );
+        if r.interrupted {
+            v.outcome = Outcome::Interrupted;
+        }
+        rep.report(Event::Reviewed {
+            story: story.id.clone(),
+            round: inp.review_round,
+            max_rounds: s.review.max_rounds,
+            reviewer: r.record.reviewer.clone(),
+            verdict: r.record.verdict.clone(),
+            items: r.record.items.clone(),
+            why: r.record.why.clone(),
+        });
+        review = Some(r.record);
+    }
     let (outcome, settle) = (v.outcome, v.settle);
     if !settle.is_empty() {
         let mut prd = match changed.take() {
@@ -373,7 +418,9 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
             Some(detect::Signal::Blocked(r) | detect::Signal::Failed(r)) => Some(r.clone()),
             _ => None,
         }
-        .filter(|_| matches!(outcome, Outcome::Blocked | Outcome::Failed)),
+        .filter(|_| matches!(outcome, Outcome::Blocked | Outcome::Failed))
+        .or_else(|| (outcome == Outcome::ReviewChanges).then(|| v.extra.clone())),
+        review,
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {

@@ -27,6 +27,7 @@ pub mod parallel;
 pub mod prompt;
 pub mod ratelimit;
 pub mod report;
+pub mod review;
 pub mod signals;
 pub mod status;
 pub mod verdict;
@@ -100,6 +101,8 @@ pub struct Options {
     pub prd_path: PathBuf,
     pub settings: Settings,
     pub agent: AgentSpec,
+    /// `--review`: the agent that reviews each gated story (see [`review`]).
+    pub reviewer: Option<AgentSpec>,
     /// `--story ID`: run this story while it is unfinished.
     pub story: Option<String>,
     /// Copy the agent's output to the terminal.

@@ -19,6 +19,7 @@ fn outcome_style(outcome: Outcome) -> anstyle::Style {
         | Outcome::AgentFailed
         | Outcome::TimedOut
         | Outcome::Failed
+        | Outcome::ReviewChanges
         | Outcome::MergeConflict
         | Outcome::MergeVerifyFailed => crate::ui::BAD,
     }

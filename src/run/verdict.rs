@@ -95,6 +95,40 @@ pub fn decide(o: &Observed<'_>) -> Verdict {
     }
 }
 
+/// A gated iteration after its review (`--review`): approved, it stays done; otherwise the
+/// story goes back like a failed gate (`passes` false, every false→true flip undone) with the
+/// reviewer's items in its next prompt. Any other verdict is returned as it was.
+pub fn after_review(
+    o: &Observed<'_>,
+    v: Verdict,
+    review: &crate::review::Verdict,
+    round: u32,
+    max_rounds: u32,
+) -> Verdict {
+    if v.outcome != Outcome::Done {
+        return v;
+    }
+    if review.approved() {
+        let extra = match v.extra.is_empty() {
+            true => "review approved".to_string(),
+            false => format!("{} · review approved", v.extra),
+        };
+        return Verdict { extra, ..v };
+    }
+    let outcome = Outcome::ReviewChanges;
+    let note = RetryNote {
+        attempt: o.attempt,
+        reason: crate::review::retry_reason(review, round, max_rounds),
+        output_tail: None,
+    };
+    Verdict {
+        outcome,
+        settle: settle(o, &o.facts, outcome),
+        retry: with_restored(Some(note), o),
+        extra: crate::review::detail(review),
+    }
+}
+
 fn gate_text(g: &GateSummary) -> String {
     let head = format!("verify {}/{} passed", g.passed, g.total);
     match &g.failed {
@@ -108,7 +142,10 @@ fn gate_text(g: &GateSummary) -> String {
 fn settle(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Vec<(String, bool)> {
     let mut settle: Vec<(String, bool)> = match outcome {
         Outcome::Done if !facts.passes_after => vec![(o.story.to_string(), true)],
-        Outcome::VerifyFailed | Outcome::Interrupted | Outcome::Blocked => o
+        Outcome::VerifyFailed
+        | Outcome::ReviewChanges
+        | Outcome::Interrupted
+        | Outcome::Blocked => o
             .flips
             .iter()
             .filter(|(_, p)| *p)
@@ -116,7 +153,7 @@ fn settle(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Vec<(String
             .collect(),
         _ => vec![],
     };
-    if outcome == Outcome::VerifyFailed
+    if matches!(outcome, Outcome::VerifyFailed | Outcome::ReviewChanges)
         && facts.passes_after
         && !settle.iter().any(|(id, _)| id == o.story)
     {
@@ -368,5 +405,54 @@ mod tests {
         let r = v.retry.expect("a note");
         assert!(r.reason.contains("signal 9"), "{}", r.reason);
         assert_eq!(r.output_tail.as_deref(), Some("last words\n"));
+    }
+
+    #[test]
+    fn a_review_that_does_not_approve_sends_the_story_back_with_its_items() {
+        use crate::review::Verdict as R;
+        let facts = AgentFacts {
+            exit_code: Some(0),
+            passes_after: true,
+            gated: true,
+            ..AgentFacts::default()
+        };
+        let gate = GateSummary {
+            total: 1,
+            passed: 1,
+            ..GateSummary::default()
+        };
+        let flips = [("S-1".to_string(), true), ("S-9".to_string(), true)];
+        let o = Observed {
+            flips: &flips,
+            ..observed(facts, Some(gate))
+        };
+        let v = decide(&o);
+        assert_eq!(v.outcome, Outcome::Done);
+        let ok = after_review(&o, v.clone(), &R::Approve, 1, 2);
+        assert_eq!(
+            (ok.outcome, ok.extra.as_str()),
+            (Outcome::Done, "verify 1/1 passed · review approved")
+        );
+        assert_eq!(ok.settle, v.settle);
+        let back = after_review(&o, v.clone(), &R::Changes(vec!["add a test".into()]), 1, 2);
+        assert_eq!(back.outcome, Outcome::ReviewChanges);
+        assert_eq!(
+            back.settle,
+            [("S-1".to_string(), false), ("S-9".to_string(), false)]
+        );
+        let note = back.retry.expect("a note");
+        assert!(note.reason.contains("round 1 of 2") && note.reason.ends_with("- add a test"));
+        assert_eq!(back.extra, "review asked for 1 change");
+        let none = after_review(&o, v, &R::Missing("timed out".into()), 2, 2);
+        assert_eq!(none.outcome, Outcome::ReviewChanges);
+        assert!(
+            none.retry
+                .expect("a note")
+                .reason
+                .contains("no verdict (timed out)")
+        );
+        // Only a done iteration is reviewed.
+        let failed = decide(&observed(AgentFacts::default(), None));
+        assert_eq!(after_review(&o, failed.clone(), &R::Approve, 1, 2), failed);
     }
 }

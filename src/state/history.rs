@@ -39,6 +39,9 @@ pub enum Outcome {
     Blocked,
     /// The agent printed a FAILED signal: an attempt, its reason in the next prompt.
     Failed,
+    /// Gated, but the review (`--review`) asked for changes or gave no verdict: `passes` is
+    /// set back to false and the items go into the next prompt.
+    ReviewChanges,
 }
 
 impl Outcome {
@@ -55,6 +58,7 @@ impl Outcome {
             Outcome::MergeVerifyFailed => "failed verify once merged",
             Outcome::Blocked => "blocked",
             Outcome::Failed => "failed",
+            Outcome::ReviewChanges => "changes requested",
         }
     }
 }
@@ -121,6 +125,30 @@ pub struct Record {
     /// The agent's reason, for `blocked` and `failed` iterations (its BLOCKED / FAILED signal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The review of a gated attempt (`ralph run --review`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewRecord>,
+}
+
+/// What the reviewer of a gated attempt said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewRecord {
+    /// `approve`, `changes` or `none` (no verdict: not approved).
+    pub verdict: String,
+    /// What to change, for `changes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<String>,
+    /// The story's review round in this run (1-based).
+    pub round: u32,
+    /// The reviewer: an agent preset's name or `custom`.
+    pub reviewer: String,
+    pub duration_ms: u64,
+    /// Why there is no verdict (timed out, no verdict line, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// Files the reviewer changed although told not to (kept, and reported).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
 }
 
 impl Record {
@@ -158,6 +186,7 @@ impl Record {
             attempt_ref: None,
             reason: None,
             usage: None,
+            review: None,
         }
     }
 }
@@ -193,8 +222,9 @@ pub enum HistoryError {
     },
 }
 
-/// The stories whose latest record says the agent reported them blocked, with its reason
-/// (pure; the caller leaves out the stories that pass by now).
+/// The stories whose latest record holds them for a person, with the reason: the agent
+/// reported them blocked, or their review did not approve them in `max_rounds` (pure; the
+/// caller leaves out the stories that pass by now).
 pub fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, String> {
     let mut latest: std::collections::BTreeMap<&str, &Record> = Default::default();
     for r in records {
@@ -202,7 +232,9 @@ pub fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, S
     }
     latest
         .into_iter()
-        .filter(|(_, r)| r.outcome == Outcome::Blocked)
+        .filter(|(_, r)| {
+            r.outcome == Outcome::Blocked || (r.outcome == Outcome::ReviewChanges && r.skipped)
+        })
         .map(|(id, r)| {
             let why = r
                 .reason

@@ -147,6 +147,18 @@ pub enum Event {
         rows: Vec<board::Row>,
         totals: board::Totals,
     },
+    /// The review of a gated story (`--review`): `approve`, `changes` (with the items) or
+    /// `none` (no verdict, with why: not approved).
+    Reviewed {
+        story: String,
+        round: u32,
+        max_rounds: u32,
+        reviewer: String,
+        verdict: String,
+        items: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+    },
     /// A story made no progress `attempts` times in a row: the run skips it from now on.
     StorySkipped {
         story: String,

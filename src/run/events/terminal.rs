@@ -129,6 +129,27 @@ pub fn lines(event: &Event) -> Vec<String> {
             crate::run::ratelimit::format_remaining(*elapsed),
             format_elapsed(*grace)
         )],
+        Event::Reviewed {
+            story,
+            round,
+            max_rounds,
+            reviewer,
+            verdict,
+            items,
+            why,
+        } => {
+            let head = format!("ralph {story}: review {round}/{max_rounds} by {reviewer}");
+            match (verdict.as_str(), why) {
+                ("approve", _) => vec![format!("{head}: approved")],
+                ("changes", _) => std::iter::once(format!("{head}: changes requested"))
+                    .chain(items.iter().map(|i| format!("  - {i}")))
+                    .collect(),
+                (_, why) => vec![format!(
+                    "{head}: no verdict ({}); not approved",
+                    why.as_deref().unwrap_or("none given")
+                )],
+            }
+        }
         Event::StorySkipped { story, reason, .. } => vec![format!(
             "ralph: skipping {story} for the rest of this run: {reason}"
         )],

@@ -103,6 +103,13 @@ impl Sched<'_> {
                     None if outcome == Outcome::Blocked => {
                         Some((c.attempt, crate::run::driver::blocked_reason(&rec)))
                     }
+                    None if outcome == Outcome::ReviewChanges => {
+                        let rounds = c.failures.get(outcome.name()).copied().unwrap_or(0);
+                        crate::review::held(rounds, s.review.max_rounds, id).map(|why| {
+                            rec.reason = Some(why.clone());
+                            (c.attempt, why)
+                        })
+                    }
                     None => None,
                 };
                 rec.skipped = held.is_some();

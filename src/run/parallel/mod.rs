@@ -132,6 +132,9 @@ struct Sched<'a> {
 /// interrupt, or a pause of the merge queue.
 pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     opts.agent.locate()?;
+    if let Some(r) = &opts.reviewer {
+        r.locate()?;
+    }
     crate::agent::process::become_subreaper();
     let root = std::path::absolute(&opts.root).unwrap_or_else(|_| opts.root.clone());
     let prd_path = std::path::absolute(&opts.prd_path).unwrap_or_else(|_| opts.prd_path.clone());
@@ -451,6 +454,13 @@ impl Sched<'_> {
             retry: c.retry.clone(),
             make,
             history: crate::state::history::path(&self.root),
+            review_round: c
+                .failures
+                .get(crate::run::outcome::Outcome::ReviewChanges.name())
+                .copied()
+                .unwrap_or(0)
+                + 1,
+            base: c.base.clone(),
         }
     }
 

@@ -27,6 +27,9 @@ pub(super) struct Job {
     pub(super) make: Option<MakeWorktree>,
     /// The main tree's history.jsonl, copied into the worktree for the prompt.
     pub(super) history: PathBuf,
+    /// The review round a gated attempt gets (`--review`), and the story's base commit.
+    pub(super) review_round: u32,
+    pub(super) base: String,
 }
 
 /// A worktree to make before the first attempt.
@@ -86,6 +89,8 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         attempt: job.attempt,
         retry: retry.as_ref(),
         before: None,
+        review_round: job.review_round,
+        review_base: Some(&job.base),
     })
     .map_err(|e| e.to_string())?;
     if done.outcome == Outcome::Done {

@@ -1,0 +1,370 @@
+//! The review phase of one gated iteration (`ralph run --review`), the I/O around
+//! [`crate::review`]: the diff of the story's work, the reviewer's prompt file, the reviewer
+//! run as a supervised process (the run's timeout, its own log `review-N.log`), its verdict,
+//! and what the reviewer changed although told not to (prd.json is put back; other files are
+//! kept and reported). The reviewer gets the story, its criteria, the diff and the verify
+//! results only, never the developing agent's transcript.
+//!
+//! Does not decide what a verdict does to the story ([`super::verdict::after_review`]) nor how
+//! many rounds a story gets (the loop and the parallel scheduler count them).
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use super::events::Event;
+use super::{Options, RunError, git, iteration};
+use crate::agent::process::{Supervise, supervise};
+use crate::agent::telemetry::{Format, Telemetry};
+use crate::agent::{self, AgentSpec};
+use crate::prd::Story;
+use crate::review::{self, Verdict};
+use crate::state::history::{ReviewRecord, VerifyResult};
+
+/// The most lines of the reviewer's output kept for reading its verdict.
+const MAX_LINES: usize = 5_000;
+/// The most untracked files shown as new files in the diff, and the most bytes of one.
+const MAX_UNTRACKED: usize = 50;
+const MAX_UNTRACKED_BYTES: u64 = 256 * 1024;
+/// git's empty tree: the base of a diff when the story started before the first commit.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// One review to run.
+pub struct Input<'a> {
+    pub opts: &'a Options,
+    pub reviewer: &'a AgentSpec,
+    pub run_id: &'a str,
+    pub run_dir: &'a Path,
+    pub interrupt: &'a AtomicBool,
+    pub story: &'a Story,
+    /// The counted iteration number: names the prompt and log files.
+    pub n: u32,
+    pub round: u32,
+    /// HEAD before the developing agent started (`None`: no commit yet, or not git).
+    pub head_before: Option<&'a str>,
+    pub verify: &'a [VerifyResult],
+    /// prd.json relative to the root: left out of the diff, put back if the reviewer edits it.
+    pub prd_rel: &'a str,
+}
+
+/// What the review came to.
+pub struct Reviewed {
+    pub verdict: Verdict,
+    pub record: ReviewRecord,
+    /// Ctrl-C / SIGTERM stopped the reviewer.
+    pub interrupted: bool,
+}
+
+/// Run the review (see the module doc).
+pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
+    let opts = inp.opts;
+    let rep = &*opts.reporter;
+    let s = &opts.settings;
+    let instructions =
+        crate::context::instructions::load_reviewer(&opts.root, s.review.instructions.as_deref())
+            .map_err(|e| RunError::Prompt(e.into()))?;
+    let (diff, diff_how) = diff(&opts.root, inp.head_before, inp.prd_rel);
+    let checks: Vec<review::Check> = inp
+        .verify
+        .iter()
+        .map(|v| review::Check {
+            command: v.command.clone(),
+            passed: v.passed,
+        })
+        .collect();
+    let prompt = review::prompt(&review::Input {
+        instructions: &instructions.text,
+        id: &inp.story.id,
+        title: &inp.story.title,
+        description: &inp.story.description,
+        criteria: &inp.story.acceptance_criteria,
+        diff: &diff,
+        diff_how: &diff_how,
+        checks: &checks,
+        round: inp.round,
+        max_rounds: s.review.max_rounds,
+        // Most of the budget (tokens as ~4 bytes) goes to the diff.
+        max_diff: s.context.budget.saturating_mul(3),
+    });
+    rep.report(Event::Note {
+        text: format!(
+            "reviewing {} (round {} of {}) with {}",
+            inp.story.id,
+            inp.round,
+            s.review.max_rounds,
+            inp.reviewer.kind.name()
+        ),
+    });
+    let prd_path = &opts.prd_path;
+    let prd_before = crate::fsutil::read(prd_path).ok();
+    let tree_before = git::snapshot(&opts.root, inp.prd_rel);
+    let (run, output) = run_reviewer(inp, &prompt)?;
+    let changed = match (&tree_before, git::snapshot(&opts.root, inp.prd_rel)) {
+        (Some(b), Some(a)) => git::compare(&opts.root, b, &a).2,
+        _ => vec![],
+    };
+    put_back_prd(prd_path, prd_before.as_deref(), rep)?;
+    if !changed.is_empty() {
+        rep.report(Event::Warning {
+            text: format!(
+                "the reviewer of {} changed {} although told not to; the changes are kept: {}",
+                inp.story.id,
+                if changed.len() == 1 {
+                    "a file"
+                } else {
+                    "files"
+                },
+                changed.join(", ")
+            ),
+        });
+    }
+    let verdict = match review::parse(&output, &prompt) {
+        Verdict::Missing(_) if run.timed_out => Verdict::Missing(format!(
+            "the reviewer timed out after {}",
+            super::ratelimit::format_remaining(s.timeout)
+        )),
+        Verdict::Missing(_) if run.interrupted => Verdict::Missing("interrupted".into()),
+        Verdict::Missing(why) if !run.success() => Verdict::Missing(match run.exit_code {
+            Some(c) => format!("the reviewer exited with code {c}; {why}"),
+            None => format!("the reviewer was killed; {why}"),
+        }),
+        v => v,
+    };
+    let record = ReviewRecord {
+        verdict: verdict.name().to_string(),
+        items: verdict.items().to_vec(),
+        round: inp.round,
+        reviewer: inp.reviewer.kind.name().to_string(),
+        duration_ms: run.duration.as_millis() as u64,
+        why: match &verdict {
+            Verdict::Missing(why) => Some(why.clone()),
+            _ => None,
+        },
+        changed,
+    };
+    Ok(Reviewed {
+        verdict,
+        record,
+        interrupted: run.interrupted,
+    })
+}
+
+/// The reviewer's process: its prompt file, log, translated output; all its output lines.
+fn run_reviewer(
+    inp: &Input<'_>,
+    prompt: &str,
+) -> Result<(crate::agent::process::Finished, String), RunError> {
+    let opts = inp.opts;
+    let rep = &*opts.reporter;
+    let s = &opts.settings;
+    let prompt_file = inp.run_dir.join(format!("review-prompt-{}.md", inp.n));
+    let inv = agent::plan(inp.reviewer, prompt, &prompt_file);
+    if let Some(p) = &inv.prompt_file {
+        crate::fsutil::atomic_write(p, prompt.as_bytes()).map_err(|source| {
+            agent::AgentError::PromptFile {
+                path: p.clone(),
+                source,
+            }
+        })?;
+    }
+    let log = iteration::log_sink(&inp.run_dir.join(format!("review-{}.log", inp.n)), rep);
+    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+    let watch: agent::process::LineWatch = {
+        let lines = lines.clone();
+        Arc::new(move |line: &str| {
+            if let Ok(mut l) = lines.lock()
+                && l.len() < MAX_LINES
+            {
+                l.push(line.to_string());
+            }
+        })
+    };
+    let env: Vec<(String, String)> = [
+        ("RALPH_RUN_ID", inp.run_id.to_string()),
+        ("RALPH_ITERATION", inp.n.to_string()),
+        ("RALPH_STORY_ID", inp.story.id.clone()),
+        ("RALPH_REVIEW", inp.round.to_string()),
+        ("RALPH_PRD", opts.prd_path.display().to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .chain(opts.env.iter().cloned())
+    .collect();
+    let telemetry = Arc::new(Mutex::new(Telemetry::new(inp.reviewer.format())));
+    let translate: Option<agent::process::Translate> = (inp.reviewer.format() != Format::Plain)
+        .then(|| {
+            let t = telemetry.clone();
+            Arc::new(move |line: &str| t.lock().ok().and_then(|mut t| t.line(line)))
+                as agent::process::Translate
+        });
+    let mut watcher = super::watch::Watch::agent(rep, &inp.story.id, s.heartbeat, opts.echo);
+    let run = supervise(Supervise {
+        argv: &inv.argv,
+        cwd: &opts.root,
+        env: &env,
+        stdin: inv.stdin.clone(),
+        timeout: s.timeout,
+        grace: s.grace,
+        log,
+        echo: opts.echo,
+        interrupt: inp.interrupt,
+        watch: Some(watch.clone()),
+        sweep_orphans: s.parallel <= 1,
+        record: Some(crate::state::state_dir(&opts.root).join(crate::state::AGENT_GROUP)),
+        watcher: Some(&mut watcher),
+        translate,
+    })?;
+    drop(watcher);
+    let left = telemetry.lock().map(|mut t| t.finish()).unwrap_or_default();
+    for line in left.iter().flat_map(|t| t.lines()) {
+        watch(line);
+    }
+    let output = lines.lock().map(|l| l.join("\n")).unwrap_or_default();
+    Ok((run, output))
+}
+
+/// prd.json is the loop's: a reviewer's edit is put back (the bytes from before the review).
+fn put_back_prd(
+    path: &Path,
+    before: Option<&[u8]>,
+    rep: &dyn super::events::Reporter,
+) -> Result<(), RunError> {
+    let Some(before) = before else {
+        return Ok(());
+    };
+    if crate::fsutil::read(path).ok().as_deref() == Some(before) {
+        return Ok(());
+    }
+    crate::fsutil::atomic_write(path, before)?;
+    rep.report(Event::Warning {
+        text: format!(
+            "the reviewer changed {}; it is put back as it was before the review",
+            path.display()
+        ),
+    });
+    Ok(())
+}
+
+/// The diff of the story's work and the command that shows it: tracked changes since
+/// `base` (committed or not; prd.json left out), then untracked files as new files.
+pub fn diff(root: &Path, base: Option<&str>, prd_rel: &str) -> (String, String) {
+    let base = base.unwrap_or(EMPTY_TREE);
+    let how = format!("git diff {base}");
+    let exclude = format!(":(exclude){prd_rel}");
+    let args = [
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        base,
+        "--",
+        ".",
+        exclude.as_str(),
+        ":(exclude).ralph",
+    ];
+    let mut out = match git::output(root, &args) {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            return (format!("(no diff: `{how}` failed: {})", err.trim()), how);
+        }
+        Err(e) => return (format!("(no diff: cannot run git: {e})"), how),
+    };
+    for file in untracked(root).into_iter().take(MAX_UNTRACKED) {
+        out.push_str(&new_file(root, &file));
+    }
+    (out, how)
+}
+
+/// Files git does not track and does not ignore, outside `.ralph/`.
+fn untracked(root: &Path) -> Vec<String> {
+    let Ok(o) = git::output(root, &["ls-files", "--others", "--exclude-standard", "-z"]) else {
+        return vec![];
+    };
+    o.stdout
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .filter(|p| !p.starts_with(".ralph/"))
+        .collect()
+}
+
+/// An untracked file as a diff that adds it (binary and large files named only).
+fn new_file(root: &Path, rel: &str) -> String {
+    let head = format!("diff --git a/{rel} b/{rel}\nnew file (untracked)\n");
+    let path = root.join(rel);
+    let size = std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
+    if size > MAX_UNTRACKED_BYTES {
+        return format!("{head}(large file: {size} bytes, not shown)\n");
+    }
+    match crate::fsutil::read(&path)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+    {
+        Some(text) => {
+            let mut s = format!("{head}--- /dev/null\n+++ b/{rel}\n");
+            for l in text.lines() {
+                s.push('+');
+                s.push_str(l);
+                s.push('\n');
+            }
+            s
+        }
+        None => format!("{head}(binary or unreadable, not shown)\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(root: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn the_diff_holds_commits_uncommitted_and_new_files_but_not_prd_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        std::fs::write(root.join("a.txt"), "one\n").unwrap();
+        std::fs::write(root.join("prd.json"), "{}\n").unwrap();
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-qm", "base"]);
+        let base = String::from_utf8(
+            std::process::Command::new("git")
+                .args(["-C", root.to_str().unwrap(), "rev-parse", "HEAD"])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        let base = base.trim();
+        std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+        git(root, &["commit", "-qam", "work"]);
+        std::fs::write(root.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        std::fs::write(root.join("prd.json"), "{\"passes\":true}\n").unwrap();
+        std::fs::write(root.join("new.rs"), "fn x() {}\n").unwrap();
+        std::fs::create_dir(root.join(".ralph")).unwrap();
+        std::fs::write(root.join(".ralph/history.jsonl"), "{}\n").unwrap();
+        let (d, how) = diff(root, Some(base), "prd.json");
+        assert_eq!(how, format!("git diff {base}"));
+        assert!(d.contains("+two\n+three\n"), "{d}");
+        assert!(d.contains("+++ b/new.rs\n+fn x() {}\n"), "{d}");
+        assert!(!d.contains("passes") && !d.contains("history"), "{d}");
+        // Before the first commit: everything is new.
+        let (d, _) = diff(root, None, "prd.json");
+        assert!(d.contains("+one"), "{d}");
+    }
+}
