@@ -54,6 +54,8 @@ pub struct Attempt {
     /// Parallel runs: the merge result (`merged`, `conflict`, `verify-failed`).
     pub merge: Option<String>,
     pub worker: Option<u32>,
+    /// The review of a gated attempt (`ralph run --review`): verdict, items, round.
+    pub review: Option<crate::state::history::ReviewRecord>,
 }
 
 /// The commits of a done attempt.
@@ -91,6 +93,7 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
             reason: r.reason.clone(),
             merge: r.merge.as_ref().map(|m| m.result.clone()),
             worker: r.worker,
+            review: r.review.clone(),
         })
         .collect();
     let commits = out
@@ -118,6 +121,26 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         files_changed: files.into_iter().cloned().collect(),
         progress_entry: out.progress_entry.clone(),
         agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
+    }
+}
+
+/// An attempt's review: `review (round 1, codex): changes` and the items.
+fn review_text(o: &mut String, r: &crate::state::history::ReviewRecord) {
+    let verdict = match r.verdict.as_str() {
+        "approve" => "approved",
+        "changes" => "changes requested",
+        _ => "no verdict",
+    };
+    let _ = write!(
+        o,
+        "\n    review (round {}, {}): {verdict}",
+        r.round, r.reviewer
+    );
+    if let Some(why) = &r.why {
+        let _ = write!(o, " ({why})");
+    }
+    for i in &r.items {
+        let _ = write!(o, "\n      - {i}");
     }
 }
 
@@ -186,6 +209,9 @@ pub fn text(s: &Show) -> String {
         }
         if let Some(r) = &a.reason {
             let _ = write!(o, "\n    reason: {r}");
+        }
+        if let Some(r) = &a.review {
+            review_text(&mut o, r);
         }
         o.push('\n');
     }

@@ -59,7 +59,8 @@ prints debug events on stderr.",
   ralph run --parallel 4          up to 4 stories at once, each in its own git worktree
   ralph run --allow-dirty         start with uncommitted changes (the agent may commit them)
   ralph run 20 --json | jq .event one JSON object per event on stdout, for tools
-  ralph run 30 --max-cost 5       no new iteration once the agents reported $5 spent (exit 5)",
+  ralph run 30 --max-cost 5       no new iteration once the agents reported $5 spent (exit 5)
+  ralph run --review --review-agent codex   a fresh codex reviews each gated story's diff",
     ),
     (
         &["demo"],
@@ -164,7 +165,8 @@ Words after `--` may start with a dash.",
         &["instructions"],
         "Examples:
   ralph instructions > prompt.md  then set [agent] instructions = \"prompt.md\" in ralph.toml
-  ralph instructions --agent codex",
+  ralph instructions --agent codex
+  ralph instructions --reviewer > review.md  then [review] instructions = \"review.md\"",
     ),
 ];
 

@@ -28,6 +28,9 @@ pub struct InstructionsArgs {
     /// opencode, custom (default: the agent `ralph run` would use).
     #[arg(long, visible_alias = "tool", value_name = "NAME")]
     pub agent: Option<String>,
+    /// Print the reviewer's instructions (`ralph run --review`) instead.
+    #[arg(long, conflicts_with = "agent")]
+    pub reviewer: bool,
 }
 
 /// Write to stdout; a closed pipe (`ralph man | head`) is not an error.
@@ -82,6 +85,9 @@ pub fn instructions(ctx: &Ctx, args: InstructionsArgs) -> anyhow::Result<Code> {
     let file = config::load_file(&ctx.root)?;
     let env = config::from_env(|k| std::env::var(k).ok())?;
     let settings = config::resolve(&[&flags, &env, &file]);
+    if args.reviewer {
+        return reviewer_instructions(ctx, &settings);
+    }
     let flavour = Flavour::for_agent(settings.agent.name());
     let fork = crate::context::instructions::override_path(&ctx.root, flavour);
     if let Some(own) = &settings.context.instructions {
@@ -96,4 +102,23 @@ pub fn instructions(ctx: &Ctx, args: InstructionsArgs) -> anyhow::Result<Code> {
         );
     }
     emit(flavour.embedded().as_bytes())
+}
+
+/// `ralph instructions --reviewer`: the built-in reviewer instructions, and a note when the
+/// project's reviews use its own.
+fn reviewer_instructions(ctx: &Ctx, settings: &config::Settings) -> anyhow::Result<Code> {
+    use crate::context::instructions::{REVIEWER, reviewer_override_path};
+    let fork = reviewer_override_path(&ctx.root);
+    if let Some(own) = &settings.review.instructions {
+        crate::say!(
+            "note: this project's reviews use {} ([review] instructions in ralph.toml), not these",
+            own.display()
+        );
+    } else if fork.exists() {
+        crate::say!(
+            "note: this project's reviews use {}, not these",
+            fork.display()
+        );
+    }
+    emit(REVIEWER.as_bytes())
 }

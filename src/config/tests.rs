@@ -220,3 +220,46 @@ fn max_cost_is_an_amount_of_dollars_above_zero_in_every_layer() {
     assert_eq!(resolve(&[&cli, &env]).max_cost, Dollars::new(0.5));
     assert_eq!(resolve(&[&Layer::default()]).max_cost, None);
 }
+
+#[test]
+fn review_settings_come_from_every_layer_and_a_command_beats_a_lower_preset() {
+    let p = Path::new("ralph.toml");
+    let file = parse_file(
+        p,
+        "[review]\nenabled = true\nagent = \"codex\"\nmax_rounds = 3\ninstructions = \"review.md\"\n",
+    )
+    .unwrap();
+    let r = resolve(&[&file]).review;
+    assert!(r.enabled);
+    assert_eq!(
+        (r.agent, r.cmd.as_deref(), r.max_rounds),
+        (Some(AgentKind::Codex), None, 3)
+    );
+    assert_eq!(r.instructions.as_deref(), Some(Path::new("review.md")));
+    assert_eq!(resolve(&[]).review, Review::default());
+    assert_eq!(Review::default().max_rounds, 2);
+    let env = from_env(|k| match k {
+        "RALPH_REVIEW_CMD" => Some("my-reviewer --ci".into()),
+        _ => None,
+    })
+    .unwrap();
+    let r = resolve(&[&env, &file]).review;
+    assert_eq!(
+        (r.agent, r.cmd.as_deref()),
+        (Some(AgentKind::Custom), Some("my-reviewer --ci"))
+    );
+    let off = from_env(|k| (k == "RALPH_REVIEW").then(|| "0".into())).unwrap();
+    assert!(!resolve(&[&off, &file]).review.enabled);
+    for (text, want) in [
+        ("[review]\nagent = \"codx\"\n", "did you mean \"codex\"?"),
+        ("[review]\nmax_rounds = 0\n", "at least 1"),
+        ("[review]\ncmd = \" \"\n", "expected a command"),
+        ("[review]\nrounds = 2\n", "did you mean \"max_rounds\"?"),
+    ] {
+        let err = parse_file(p, text).unwrap_err().to_string();
+        assert!(
+            err.contains(want) && err.contains("ralph.toml:2"),
+            "{text}: {err}"
+        );
+    }
+}

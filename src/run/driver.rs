@@ -118,9 +118,7 @@ impl<'a> Loop<'a> {
     /// left, `.ralph/` kept out of git, the branch checked out, the banner.
     fn start(opts: &'a Options, interrupt: &'a AtomicBool) -> Result<Loop<'a>, RunError> {
         opts.agent.locate()?;
-        if let Some(r) = &opts.reviewer {
-            r.locate()?;
-        }
+        super::review::check(opts)?;
         crate::agent::process::become_subreaper();
         let rep = &*opts.reporter;
         let state = state_dir(&opts.root);

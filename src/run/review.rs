@@ -55,6 +55,25 @@ pub struct Reviewed {
     pub interrupted: bool,
 }
 
+/// Before the first agent runs: the reviewer's program exists and its instructions can be
+/// read (found after a gate, either would stop the run with the story already marked).
+pub fn check(opts: &Options) -> Result<(), RunError> {
+    let Some(reviewer) = &opts.reviewer else {
+        return Ok(());
+    };
+    reviewer.locate()?;
+    instructions(opts)?;
+    Ok(())
+}
+
+fn instructions(opts: &Options) -> Result<crate::context::instructions::Instructions, RunError> {
+    crate::context::instructions::load_reviewer(
+        &opts.root,
+        opts.settings.review.instructions.as_deref(),
+    )
+    .map_err(|e| RunError::Prompt(e.into()))
+}
+
 /// Run the review (see the module doc).
 pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
     let opts = inp.opts;

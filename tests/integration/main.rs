@@ -33,6 +33,7 @@ mod run_json;
 mod run_output;
 mod run_parallel;
 mod run_processes;
+mod run_review;
 mod run_signals;
 mod run_state;
 mod run_state_files;

@@ -132,9 +132,7 @@ struct Sched<'a> {
 /// interrupt, or a pause of the merge queue.
 pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     opts.agent.locate()?;
-    if let Some(r) = &opts.reviewer {
-        r.locate()?;
-    }
+    crate::run::review::check(opts)?;
     crate::agent::process::become_subreaper();
     let root = std::path::absolute(&opts.root).unwrap_or_else(|_| opts.root.clone());
     let prd_path = std::path::absolute(&opts.prd_path).unwrap_or_else(|_| opts.prd_path.clone());
