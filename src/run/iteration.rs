@@ -115,7 +115,7 @@ fn log_line(log: &Option<Arc<Mutex<LogSink>>>, line: &str) {
     }
 }
 
-pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
+pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     let opts = inp.opts;
     let prd0: &Prd = &inp.prd.prd;
     let rep = &*opts.reporter;
@@ -147,7 +147,10 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         .strip_prefix(&opts.root)
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "prd.json".into());
-    let before = inp.before.or_else(|| git::snapshot(&opts.root, &prd_rel));
+    let before = inp
+        .before
+        .take()
+        .or_else(|| git::snapshot(&opts.root, &prd_rel));
     let log = log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
     log_line(
         &log,
@@ -314,45 +317,17 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         tail: &run.tail,
         timeout: s.timeout,
     };
-    let mut v = verdict::decide(&observed);
-    let mut review = None;
-    if let (Outcome::Done, Some(reviewer)) = (v.outcome, &opts.reviewer) {
-        let r = super::review::run(&super::review::Input {
-            opts,
-            reviewer,
-            run_id: inp.run_id,
-            run_dir: inp.run_dir,
-            interrupt: inp.interrupt,
-            story,
-            n: inp.n,
-            round: inp.review_round,
-            head_before: inp
-                .review_base
-                .or_else(|| before.as_ref().and_then(|b| b.head.as_deref())),
-            verify: &verify_results,
-            prd_rel: &prd_rel,
-        })?;
-        v = verdict::after_review(
-            &observed,
-            v,
-            &r.verdict,
-            inp.review_round,
-            s.review.max_rounds,
-        );
-        if r.interrupted {
-            v.outcome = Outcome::Interrupted;
-        }
-        rep.report(Event::Reviewed {
-            story: story.id.clone(),
-            round: inp.review_round,
-            max_rounds: s.review.max_rounds,
-            reviewer: r.record.reviewer.clone(),
-            verdict: r.record.verdict.clone(),
-            items: r.record.items.clone(),
-            why: r.record.why.clone(),
-        });
-        review = Some(r.record);
-    }
+    let head = inp
+        .review_base
+        .or_else(|| before.as_ref().and_then(|b| b.head.as_deref()));
+    let (v, review) = reviewed(
+        &inp,
+        &observed,
+        verdict::decide(&observed),
+        head,
+        &verify_results,
+        &prd_rel,
+    )?;
     let (outcome, settle) = (v.outcome, v.settle);
     if !settle.is_empty() {
         let mut prd = match changed.take() {
@@ -460,6 +435,51 @@ pub fn run_one(inp: Input<'_>) -> Result<Done, RunError> {
         extra: v.extra,
         after,
     })
+}
+
+/// `--review`: a done iteration goes to the reviewer (see [`super::review`]); a verdict that
+/// does not approve sends the story back ([`verdict::after_review`]). Other verdicts, and runs
+/// without a reviewer, pass through.
+fn reviewed(
+    inp: &Input<'_>,
+    observed: &verdict::Observed<'_>,
+    v: verdict::Verdict,
+    base: Option<&str>,
+    verify: &[history::VerifyResult],
+    prd_rel: &str,
+) -> Result<(verdict::Verdict, Option<history::ReviewRecord>), RunError> {
+    let opts = inp.opts;
+    let (Outcome::Done, Some(reviewer)) = (v.outcome, &opts.reviewer) else {
+        return Ok((v, None));
+    };
+    let r = super::review::run(&super::review::Input {
+        opts,
+        reviewer,
+        run_id: inp.run_id,
+        run_dir: inp.run_dir,
+        interrupt: inp.interrupt,
+        story: inp.story,
+        n: inp.n,
+        round: inp.review_round,
+        head_before: base,
+        verify,
+        prd_rel,
+    })?;
+    let max = opts.settings.review.max_rounds;
+    let mut v = verdict::after_review(observed, v, &r.verdict, inp.review_round, max);
+    if r.interrupted {
+        v.outcome = Outcome::Interrupted;
+    }
+    opts.reporter.report(Event::Reviewed {
+        story: inp.story.id.clone(),
+        round: inp.review_round,
+        max_rounds: max,
+        reviewer: r.record.reviewer.clone(),
+        verdict: r.record.verdict.clone(),
+        items: r.record.items.clone(),
+        why: r.record.why.clone(),
+    });
+    Ok((v, Some(r.record)))
 }
 
 /// The gate as the verdict sees it.
