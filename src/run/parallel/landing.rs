@@ -166,6 +166,7 @@ impl Sched<'_> {
             ),
             None => "the previous attempt could not be kept".into(),
         };
+        let mut failure = None;
         let (reason, tail, label) = match why {
             SendBack::Conflict(paths) => (
                 format!(
@@ -177,6 +178,10 @@ impl Sched<'_> {
             ),
             SendBack::VerifyFailed => {
                 let (cmd, how, tail) = failed.unwrap_or_default();
+                failure = Some(crate::patterns::Failure {
+                    command: cmd.clone(),
+                    tail: crate::run::verdict::tail_of(&tail, 4096).to_string(),
+                });
                 (
                     format!(
                         "it passed verification alone but failed once merged with {since}: `{cmd}` {how}. Your work was reset onto the current tip; {kept}. Redo the story so it works with their code"
@@ -207,6 +212,7 @@ impl Sched<'_> {
             attempt: c.attempt,
             reason,
             output_tail: tail.map(|t| crate::run::verdict::tail_of(&t, 4096).to_string()),
+            failure,
         });
         c.state = ClaimState::Waiting(Instant::now() + s.sleep);
         let held = self

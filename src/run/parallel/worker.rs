@@ -60,6 +60,7 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
                     tip = m.tip
                 ),
                 output_tail: None,
+                failure: None,
             });
         }
     }
