@@ -289,7 +289,10 @@ mod tests {
         assert!(r.reason.contains("`cargo test` exited 101"), "{}", r.reason);
         assert_eq!(r.output_tail.as_deref(), Some("boom\n"));
         let f = r.failure.expect("the failure, for error patterns");
-        assert_eq!((f.command.as_str(), f.tail.as_str()), ("cargo test", "boom\n"));
+        assert_eq!(
+            (f.command.as_str(), f.tail.as_str()),
+            ("cargo test", "boom\n")
+        );
         assert_eq!(v.extra, "verify 1/2 passed: `cargo test` exited 101");
     }
 

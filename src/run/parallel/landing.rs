@@ -75,6 +75,16 @@ impl Sched<'_> {
                 rec.head_after = Some(commit.clone());
                 rec.merge = Some(merge);
                 record(&self.root, &rec, &*self.opts.reporter);
+                // Passed after a verify failure (alone or once merged): learn from the fix.
+                let failed_before = self.claims.get(id).and_then(|c| c.retry.as_ref());
+                if let Some(f) = failed_before.and_then(|r| r.failure.clone()) {
+                    crate::run::patterns::learn_reported(
+                        &self.root,
+                        &f,
+                        &rec,
+                        &*self.opts.reporter,
+                    );
+                }
                 self.tip = commit.clone();
                 self.merged.push((id.to_string(), commit.clone()));
                 self.totals.merges += 1;
