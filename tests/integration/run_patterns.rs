@@ -164,3 +164,35 @@ fn a_pattern_learned_after_fail_then_pass_is_injected_when_a_later_story_fails_t
     assert!(!patterns_file(&p).contains(&id));
     assert_eq!(listed(&p), serde_json::json!([]));
 }
+
+#[test]
+fn a_parallel_run_learns_in_the_main_tree_and_a_worker_prompt_counts_a_use() {
+    // S-2 builds on S-1, so it starts once S-1 is merged (and its pattern learned).
+    let p = Project::new(&prd(
+        "ralph/par",
+        &[story("S-1", 1, &[]), story("S-2", 2, &["S-1"])],
+    ));
+    std::fs::write(p.root().join("check.sh"), CHECK).unwrap();
+    std::fs::write(p.root().join("progress.txt"), "# Ralph Progress Log\n---\n").unwrap();
+    p.commit("check");
+    p.git(&["checkout", "-qb", "ralph/par"]);
+    agent(&p);
+    p.run()
+        .args(["--parallel", "2", "--verify", "sh check.sh"])
+        .assert()
+        .code(0);
+    assert_eq!(p.calls(), 4);
+    assert!(p.passes("S-1") && p.passes("S-2"));
+    assert!(!p.stdin(1).contains("Errors seen before"));
+    let second = p.stdin(4);
+    assert!(second.contains("# Errors seen before"), "{second}");
+    let list = listed(&p);
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["story"], "S-1");
+    assert_eq!(
+        list[0]["uses"], 1,
+        "counted by the scheduler in the main tree"
+    );
+    assert_eq!(list[0]["seen"], 2);
+    assert!(!patterns_file(&p).contains("AKIAIOSFODNN7EXAMPLE"));
+}
