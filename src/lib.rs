@@ -8,6 +8,7 @@
 //! - [`pin`]: the Pin (specs/INDEX.md): parse, generate, check, search.
 //! - [`progress`]: progress.txt: parse and compact.
 //! - [`context`]: the prompt for one story, assembled under a token budget.
+//! - [`patterns`]: error-pattern memory (pure): failure signatures, similarity, selection.
 //! - [`agent`]: agent presets and spawning agent processes.
 //! - [`state`]: what ralph keeps under `.ralph/` (history records, the run lock, archives,
 //!   rejected copies), below both `context` and `run`.
@@ -32,6 +33,7 @@ pub mod fsutil;
 pub mod graph;
 pub mod init;
 pub mod par;
+pub mod patterns;
 pub mod pin;
 pub mod prd;
 pub mod progress;

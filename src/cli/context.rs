@@ -98,7 +98,7 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
     let flavour = Flavour::for_agent(settings.agent.name());
     let opts = &settings.context;
     let built = context::find_story(&prd, &args.story_id)
-        .and_then(|story| context::build_prompt(&ctx.root, &prd, story, None, flavour, opts))
+        .and_then(|story| context::build_prompt(&ctx.root, &prd, story, None, None, flavour, opts))
         .with_context(|| format!("cannot build the prompt for {}", args.story_id))?;
     for w in &built.warnings {
         crate::say!("warning: {w}");

@@ -91,6 +91,19 @@ prints debug events on stderr.",
   ralph context US-002 --budget 8000 --agent codex > prompt.md",
     ),
     (
+        &["patterns"],
+        "Examples:
+  ralph patterns                  the error patterns learned: id, uses, command, fix
+  ralph patterns --json | jq '.data.patterns[].id'
+  ralph patterns forget 3fa2c1    drop one (a unique prefix of its id is enough)",
+    ),
+    (
+        &["patterns", "forget"],
+        "Examples:
+  ralph patterns forget 3fa2c1b9e0
+  ralph patterns forget 3fa2      a prefix that names one pattern",
+    ),
+    (
         &["compact"],
         "Examples:
   ralph compact                   only if progress.txt is over 400 lines

@@ -4,7 +4,7 @@
 //! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
 //! `compact.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
-//! `init.rs`, `report.rs`, `show.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
+//! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
 //! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
 //! output and error shares, and parses the command line ([`envelope::parse`]).
 
@@ -19,6 +19,7 @@ pub mod envelope;
 pub mod help;
 pub mod init;
 pub mod meta;
+pub mod patterns;
 pub mod pin;
 pub mod prd;
 pub mod prd_file;
@@ -69,6 +70,8 @@ pub enum Command {
     Show(show::ShowArgs),
     /// Print the exact prompt the loop would send for a story.
     Context(context::ContextArgs),
+    /// List the error patterns learned from verify failures, or forget one.
+    Patterns(patterns::PatternsArgs),
     /// Compact progress.txt without losing anything.
     Compact(compact::CompactArgs),
     /// The Pin (specs/INDEX.md): generate, check, search.
@@ -136,6 +139,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Report(a) => report::report(&ctx, a),
         Command::Show(a) => show::show(&ctx, a),
         Command::Context(a) => context::context(&ctx, a),
+        Command::Patterns(a) => patterns::patterns(&ctx, a),
         Command::Compact(a) => compact::compact(&ctx, a),
         Command::Pin(a) => pin::pin(&ctx, a),
         Command::Prd(a) => prd_file::prd(&ctx, a),

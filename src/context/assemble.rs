@@ -1,9 +1,10 @@
 //! The pure prompt assembler: plain inputs in, the prompt and a report of what was kept out.
 //!
-//! Owns the policy: the section order (instructions, story, dependency outputs, Codebase
-//! Patterns, Pin entries, recent progress, remaining stories), the zones (at 60% of the budget
-//! spec excerpts shrink, at 75% lower-ranked Pin entries keep only name and files, at 85% recent
-//! progress goes, at 95% only instructions + story + patterns remain), and the hard invariant:
+//! Owns the policy: the section order (instructions, story, dependency outputs, where to look,
+//! Codebase Patterns, errors seen before, Pin entries, recent progress, remaining stories), the
+//! zones (at 60% of the budget spec excerpts shrink, at 75% lower-ranked Pin entries keep only
+//! name and files, at 85% recent progress and the errors seen before go, at 95% only
+//! instructions + story + patterns remain), and the hard invariant:
 //! the prompt's estimate never exceeds the budget. Every input text is redacted first.
 //! Reads no files: gathering the inputs is [`super::gather`]'s job.
 
@@ -11,7 +12,9 @@ use super::budget::{self, Zone};
 use super::files::{PrepFile, file_plan, files_cut, prep_file};
 use super::redact::{Redactions, redact_into};
 use super::render::{self, PinView};
-use super::report::{Assembled, FileReport, PinReport, PinStatus, SectionReport, Status};
+use super::report::{
+    Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
+};
 use super::{ContextError, Options};
 use crate::code::Ranked;
 use crate::prd::Story;
@@ -59,6 +62,8 @@ pub struct Inputs {
     pub deps: Vec<DepOutput>,
     /// The body of progress.txt's `## Codebase Patterns` section.
     pub patterns: Option<String>,
+    /// The learned error patterns chosen for the story (`.ralph/patterns.jsonl`), best first.
+    pub errors: Vec<crate::patterns::Chosen>,
     /// Ranked best first; only the first [`Options::top_k`] are used.
     pub pins: Vec<PinHit>,
     /// Progress entries, oldest first; only the last [`Options::recent_entries`] are used.
@@ -91,6 +96,9 @@ struct Prepared {
     deps_red: Redactions,
     patterns: Option<(String, bool)>,
     patterns_red: Redactions,
+    /// The "Errors seen before" section (empty: none chosen) and whether it was cut.
+    errors: (String, bool),
+    errors_red: Redactions,
     pins: Vec<PrepPin>,
     pins_red: Redactions,
     recent: Vec<String>,
@@ -164,6 +172,17 @@ impl Prepared {
                 (kept.to_string(), cut)
             });
 
+        let mut errors_red = Redactions::default();
+        let errors = {
+            let id = &inp.story.id;
+            let text = crate::patterns::render(&inp.errors, |l| {
+                crate::agent::detect::signal_line(l, id).is_none()
+            });
+            let text = redact_into(&text, &mut errors_red);
+            let (kept, cut) = budget::head(&text, cap);
+            (kept.to_string(), cut)
+        };
+
         let mut pins_red = Redactions::default();
         let pins = inp
             .pins
@@ -229,6 +248,8 @@ impl Prepared {
             deps_red,
             patterns,
             patterns_red,
+            errors,
+            errors_red,
             pins,
             pins_red,
             recent,
@@ -328,6 +349,15 @@ fn build(p: &Prepared, opts: &Options, level: usize) -> (Vec<Part>, Vec<PinStatu
     parts.push(match &p.patterns {
         None => empty("patterns"),
         Some((text, cut)) => part("patterns", render::patterns(text, *cut), shortened_if(*cut)),
+    });
+
+    // Learned error patterns go with recent progress, before the files and the story.
+    parts.push(if p.errors.0.is_empty() {
+        empty("errors")
+    } else if level >= 3 {
+        part("errors", String::new(), Status::Dropped)
+    } else {
+        part("errors", p.errors.0.clone(), shortened_if(p.errors.1))
     });
 
     let mut pin_status = Vec::with_capacity(p.pins.len());
@@ -486,6 +516,7 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
         let red = match x.name {
             "dependencies" => Some(&p.deps_red),
             "patterns" => Some(&p.patterns_red),
+            "errors" => Some(&p.errors_red),
             "pin" => Some(&p.pins_red),
             "files" => Some(&p.files_red),
             "recent" => Some(&p.recent_red),
@@ -507,6 +538,19 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
             matched: pp.hit.matched.clone(),
             status: *st,
             cut: *st != PinStatus::Full,
+        })
+        .collect();
+    let errors_shown = parts
+        .iter()
+        .any(|x| x.name == "errors" && matches!(x.status, Status::Kept | Status::Shortened));
+    let error_patterns = inputs
+        .errors
+        .iter()
+        .map(|c| ErrorPatternReport {
+            id: c.pattern.id.clone(),
+            command: super::redact::redact(&c.pattern.command).0,
+            why: c.why.text(),
+            shown: errors_shown,
         })
         .collect();
     let plan = file_plan(level, p.files.len());
@@ -538,6 +582,7 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
         keywords: inputs.keywords.clone(),
         files,
         pins,
+        error_patterns,
         warnings: inputs.notes.clone(),
         redactions,
         prompt,

@@ -36,7 +36,7 @@ pub enum Zone {
     Yellow,
     /// 75% and over: lower-ranked Pin entries keep only their name and files.
     Orange,
-    /// 85% and over: recent progress entries are dropped.
+    /// 85% and over: recent progress entries and the errors seen before are dropped.
     Red,
     /// 95% and over: only instructions, the story and the Codebase Patterns remain.
     Critical,
@@ -87,7 +87,7 @@ impl Zone {
                 "spec excerpts shortened, lower-ranked Pin entries cut to names and files"
             }
             Zone::Red => {
-                "spec excerpts shortened, lower-ranked Pin entries cut, recent progress dropped"
+                "spec excerpts shortened, lower-ranked Pin entries cut, recent progress and errors seen before dropped"
             }
             Zone::Critical => "only instructions, story and Codebase Patterns kept",
         }

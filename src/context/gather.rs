@@ -5,7 +5,9 @@
 //! for keywords of the story's title, description and criteria; the first lines of each hit's
 //! spec, read only inside the project), progress.txt ([`crate::progress::LogView`]: Codebase
 //! Patterns, each blocker's latest entry, recent entries) and `.ralph/history.jsonl` (each
-//! blocker's files changed and commit). Does not decide what fits: [`super::assemble`] does.
+//! blocker's files changed and commit) and `.ralph/patterns.jsonl` (the learned error patterns,
+//! chosen by [`crate::patterns::select`] once the files are ranked). Does not decide what fits:
+//! [`super::assemble`] does.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Component, Path};
@@ -14,6 +16,7 @@ use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
 use super::instructions::{self, Flavour};
 use super::{ContextError, Options};
 use crate::code::{PinEvidence, as_written, written_words};
+use crate::patterns::Failure;
 use crate::prd::{Prd, Story};
 use crate::state::outputs::StoryOutputs;
 
@@ -45,12 +48,14 @@ pub fn find_story<'a>(prd: &'a Prd, id: &str) -> Result<&'a Story, ContextError>
 
 /// Everything the prompt for `story` (one of `prd`'s) is made of, read from the project at
 /// `root`.
-/// `retry` is why the last attempt failed, when this is a retry.
+/// `retry` is why the last attempt failed, when this is a retry; `failure` the verify failure
+/// it ended with, when it did (it chooses the error patterns shown).
 pub fn gather(
     root: &Path,
     prd: &Prd,
     story: &Story,
     retry: Option<&str>,
+    failure: Option<&Failure>,
     flavour: Flavour,
     opts: &Options,
 ) -> Result<Inputs, ContextError> {
@@ -137,6 +142,8 @@ pub fn gather(
         ));
     }
 
+    let errors = error_patterns(root, failure, &files, &mut notes);
+
     let mut rest: Vec<&Story> = prd
         .stories
         .iter()
@@ -157,6 +164,7 @@ pub fn gather(
         retry: retry.map(str::to_string),
         deps,
         patterns,
+        errors,
         pins: pins
             .into_iter()
             .map(|mut p| {
@@ -177,6 +185,36 @@ pub fn gather(
             .map(str::to_string),
         notes,
     })
+}
+
+/// The learned error patterns for the story (`.ralph/patterns.jsonl`): like its current
+/// `failure` (redacted before it is compared, as the stored ones were), else sharing files with
+/// the ranked `files`. An unreadable file costs the section, never the prompt.
+fn error_patterns(
+    root: &Path,
+    failure: Option<&Failure>,
+    files: &[crate::code::Ranked],
+    notes: &mut Vec<String>,
+) -> Vec<crate::patterns::Chosen> {
+    let (stored, skipped) = match crate::state::patterns::read_counted(root) {
+        Ok(r) => r,
+        Err(e) => {
+            notes.push(format!("error patterns left out: {e}"));
+            return vec![];
+        }
+    };
+    if skipped > 0 {
+        notes.push(format!(
+            "{}: skipped {skipped} line(s) that are not patterns",
+            crate::state::patterns::path(root).display()
+        ));
+    }
+    if stored.is_empty() {
+        return vec![];
+    }
+    let current = failure.map(|f| crate::patterns::signature(&super::redact::redact(&f.tail).0));
+    let ranked: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    crate::patterns::select(&stored, current.as_deref(), &ranked)
 }
 
 /// What the search side of gathering found.
@@ -353,10 +391,11 @@ pub fn build_prompt(
     prd: &Prd,
     story: &Story,
     retry: Option<&str>,
+    failure: Option<&Failure>,
     flavour: Flavour,
     opts: &Options,
 ) -> Result<super::Assembled, ContextError> {
-    let inputs = gather(root, prd, story, retry, flavour, opts)?;
+    let inputs = gather(root, prd, story, retry, failure, flavour, opts)?;
     super::assemble(&inputs, opts)
 }
 

@@ -2,8 +2,9 @@
 //!
 //! Each agent starts fresh: the prompt is all it knows. This module owns what goes into it and in
 //! which order (instructions with the DISCOVERY PROTOCOL, the story and why its last attempt
-//! failed, what its blockers produced, the Codebase Patterns, the top Pin entries with spec
-//! excerpts, recent progress, the remaining stories), the token budget and its zones, and secret
+//! failed, what its blockers produced, the Codebase Patterns, the error patterns learned from
+//! earlier verify failures, the top Pin entries with spec excerpts, recent progress, the
+//! remaining stories), the token budget and its zones, and secret
 //! redaction. It does not run agents (see [`crate::run`]) nor own the Pin or progress.txt formats
 //! (see [`crate::pin`], [`crate::progress`]).
 //!
@@ -34,7 +35,9 @@ pub use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
 pub use budget::Zone;
 pub use gather::{build_prompt, find_story, gather};
 pub use instructions::Flavour;
-pub use report::{Assembled, FileReport, PinReport, PinStatus, SectionReport, Status};
+pub use report::{
+    Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
+};
 
 /// Knobs of the context builder. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]

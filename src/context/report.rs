@@ -74,6 +74,18 @@ pub struct PinReport {
     pub cut: bool,
 }
 
+/// A learned error pattern chosen for the prompt (`.ralph/patterns.jsonl`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorPatternReport {
+    pub id: String,
+    /// The verify command whose failure it is (redacted).
+    pub command: String,
+    /// Why it was chosen: like the current failure, or its fix's files ranked for the story.
+    pub why: String,
+    /// Whether the section is in the prompt (it goes at 85% of the budget).
+    pub shown: bool,
+}
+
 /// The prompt and the account of how it was built.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Assembled {
@@ -91,6 +103,8 @@ pub struct Assembled {
     /// The files of "where to look" (all ranked files, shown or not).
     pub files: Vec<FileReport>,
     pub pins: Vec<PinReport>,
+    /// The learned error patterns chosen for the story ("errors seen before").
+    pub error_patterns: Vec<ErrorPatternReport>,
     /// Warnings for the person running ralph (no Pin, cache not writable, …).
     pub warnings: Vec<String>,
     /// Secrets redacted from the material in the prompt, by kind.
@@ -166,6 +180,7 @@ impl Assembled {
             }
         }
         out.push('\n');
+        out.push_str(&self.explain_errors());
         if self.redactions.is_empty() {
             out.push_str("redactions: none\n");
         } else {
@@ -214,6 +229,21 @@ impl Assembled {
             for e in &f.evidence {
                 out.push_str(&format!("{:14}{e}\n", ""));
             }
+        }
+        out
+    }
+
+    /// The error-patterns part of [`Assembled::explain`] (nothing when none was chosen).
+    fn explain_errors(&self) -> String {
+        let mut out = String::new();
+        for e in &self.error_patterns {
+            out.push_str(&format!(
+                "error pattern {} ({}): `{}`, {}\n",
+                e.id,
+                if e.shown { "shown" } else { "dropped" },
+                e.command,
+                e.why
+            ));
         }
         out
     }

@@ -49,6 +49,7 @@ fn inputs() -> Inputs {
             commit: Some("abc1234".into()),
         }],
         patterns: Some("- Use atomic writes for every file\n- Errors name the file\n".into()),
+        errors: vec![],
         pins: (1..=5)
             .map(|i| PinHit {
                 name: format!("Module {i}"),
@@ -137,7 +138,12 @@ fn sections_come_in_priority_order_with_everything_under_a_large_budget() {
     assert!(!p.contains("m1 spec line 101:"));
     assert!(p.ends_with("US-003 Pin format; US-004 Discovery protocol\n"));
     assert_eq!(a.reduced_for, Zone::Green);
-    assert!(a.sections.iter().all(|s| s.status == Status::Kept));
+    // Every section but the errors seen before (none learned here) is there in full.
+    assert!(
+        a.sections
+            .iter()
+            .all(|s| s.status == Status::Kept || s.name == "errors" && s.status == Status::Empty)
+    );
     assert!(a.pins.iter().all(|p| p.status == PinStatus::Full && !p.cut));
 }
 
@@ -254,6 +260,70 @@ fn each_zone_applies_its_reductions() {
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), Zone::ALL.to_vec());
 }
 
+/// A learned error pattern whose signature is `text`'s lines, chosen as alike.
+fn chosen(text: &str) -> crate::patterns::Chosen {
+    crate::patterns::Chosen {
+        pattern: crate::state::patterns::Pattern {
+            id: "0123456789".into(),
+            command: "sh check.sh".into(),
+            signature: text.lines().map(str::to_string).collect(),
+            fix: crate::state::patterns::Fix {
+                files: vec!["src/m1/mod.rs".into()],
+                diff: "src/m1/mod.rs +2 -1".into(),
+                learning: Some("quote the value".into()),
+            },
+            story: "US-000".into(),
+            ..Default::default()
+        },
+        why: crate::patterns::Why::Similar(1.0),
+    }
+}
+
+#[test]
+fn errors_seen_before_follow_the_codebase_patterns_and_go_in_the_red_zone() {
+    let mut inp = inputs();
+    inp.errors = vec![chosen(
+        "error: bad value N in cfg.toml\n<promise>COMPLETE</promise>\nkey AKIAIOSFODNN7EXAMPLE",
+    )];
+    let a = assemble(&inp, &big()).unwrap();
+    let p = &a.prompt;
+    let at = |needle: &str| p.find(needle).unwrap_or_else(|| panic!("{needle}: {p}"));
+    assert!(at("# Errors seen before") > at("- Errors name the file"));
+    assert!(at("# Errors seen before") < at("# Where to look").max(at("Module 1")));
+    assert!(p.contains("    error: bad value N in cfg.toml\n"));
+    assert!(p.contains("Fixed in US-000 by changing: src/m1/mod.rs +2 -1"));
+    assert!(
+        !p.contains("    <promise>COMPLETE</promise>"),
+        "a signal line never goes in"
+    );
+    assert!(!p.contains("AKIAIOSFODNN7EXAMPLE"));
+    assert_eq!(a.error_patterns.len(), 1);
+    assert!(a.error_patterns[0].shown);
+    assert!(a.explain().contains("error pattern 0123456789 (shown)"));
+    let errors = a.sections.iter().find(|s| s.name == "errors").unwrap();
+    assert_eq!(errors.status, Status::Kept);
+
+    // No patterns: the prompt is the same as before the section existed.
+    let none = assemble(&inputs(), &big()).unwrap();
+    assert!(!none.prompt.contains("Errors seen before"));
+    assert!(none.error_patterns.is_empty());
+
+    // Squeezed: the section goes once recent progress goes, before the files and the story.
+    let mut tight = big();
+    for budget in (1_000..30_000).rev().step_by(500) {
+        tight.budget = budget;
+        let Ok(a) = assemble(&inp, &tight) else { break };
+        let st = |n: &str| a.sections.iter().find(|s| s.name == n).unwrap().status;
+        if st("errors") == Status::Dropped {
+            assert_eq!(st("recent"), Status::Dropped);
+            assert!(!a.error_patterns[0].shown);
+            return;
+        }
+        assert_ne!(st("files"), Status::Dropped, "budget {budget}");
+    }
+    panic!("the section was never dropped");
+}
+
 #[test]
 fn patterns_are_cut_then_dropped_when_only_the_core_fits() {
     let mut inp = inputs();
@@ -327,7 +397,8 @@ fn a_long_remaining_list_is_one_line_with_a_count() {
     let last = a.prompt.lines().last().unwrap();
     assert!(last.starts_with("US-0000 A story"), "{last}");
     assert!(last.ends_with(" more)"), "{last}");
-    assert_eq!(a.sections[7].status, Status::Shortened);
+    let remaining = a.sections.iter().find(|s| s.name == "remaining").unwrap();
+    assert_eq!(remaining.status, Status::Shortened);
 }
 
 #[test]
@@ -346,7 +417,8 @@ fn explain_table_lists_sections_pins_and_redactions() {
     let v = a.to_json();
     assert!(v.get("schema_version").is_none(), "the envelope carries it");
     assert_eq!(v["story"], "US-002");
-    assert_eq!(v["sections"].as_array().unwrap().len(), 8);
+    assert_eq!(v["sections"].as_array().unwrap().len(), 9);
+    assert_eq!(v["error_patterns"], serde_json::json!([]));
     assert_eq!(v["pins"][0]["name"], "Module 1");
     assert_eq!(v["redactions"]["password-assignment"], 1);
     assert_eq!(v["prompt"], a.prompt.as_str());
@@ -421,6 +493,7 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
                     retry,
                     deps,
                     patterns,
+                    errors: recent.iter().take(3).map(|t| chosen(t)).collect(),
                     pins,
                     recent,
                     keywords: vec![],

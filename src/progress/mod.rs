@@ -13,7 +13,7 @@
 pub mod compact;
 mod dedup;
 mod history;
-mod lessons;
+pub mod lessons;
 pub mod parse;
 pub mod store;
 pub mod summarizer;

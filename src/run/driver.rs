@@ -305,6 +305,7 @@ impl<'a> Loop<'a> {
                 .or_insert_with(|| head.clone());
         }
         self.tree = done.after.clone();
+        super::patterns::used_reported(&opts.root, &done.patterns_used, self.rep);
         // The agent may have deleted `.ralph/` (the lock does not live there): ralph's own
         // state goes on being written.
         crate::fsutil::create_dir_all(&self.run_dir)?;
@@ -332,6 +333,8 @@ impl<'a> Loop<'a> {
         self.n += 1;
         let attempt = self.attempts.entry(story.id.clone()).or_insert(0);
         *attempt += 1;
+        // The verify failure of the previous attempt: learned from when this one passes.
+        let failed_before = self.retries.get(&story.id).and_then(|r| r.failure.clone());
         match done.retry {
             Some(r) => self.retries.insert(story.id.clone(), r),
             None => self.retries.remove(&story.id),
@@ -366,6 +369,9 @@ impl<'a> Loop<'a> {
             });
         }
         iteration::record(&self.opts.root, &record)?;
+        if let (Outcome::Done, Some(f)) = (done.outcome, &failed_before) {
+            super::patterns::learn_reported(&self.opts.root, f, &record, self.rep);
+        }
         let landed = (done.outcome == Outcome::Done).then(|| record.head_after.clone());
         self.rep.report(Event::IterationFinished {
             iteration: self.n,

@@ -58,6 +58,8 @@ pub struct Done {
     pub extra: String,
     /// The work tree after the iteration (the next iteration's "before").
     pub after: Option<git::Snapshot>,
+    /// The learned error patterns the prompt showed (ids; the loop counts their uses).
+    pub patterns_used: Vec<String>,
 }
 
 /// The last `n` non-empty lines of `s`.
@@ -122,7 +124,8 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     let s = &opts.settings;
     let story = inp.story;
     let start_time = jiff::Zoned::now();
-    let prompt = prompt::build(&opts.root, prd0, story, inp.retry, &opts.agent, &s.context)?;
+    let built = prompt::build_for_run(&opts.root, prd0, story, inp.retry, &opts.agent, &s.context)?;
+    let (prompt, patterns_used) = (built.text, built.patterns);
     let prompt_file = inp.run_dir.join(format!("prompt-{}.md", inp.n));
     let inv = agent::plan(&opts.agent, &prompt, &prompt_file);
     if let Some(p) = &inv.prompt_file {
@@ -434,6 +437,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         rate_line,
         extra: v.extra,
         after,
+        patterns_used,
     })
 }
 

@@ -24,6 +24,7 @@ pub mod integrity;
 pub mod iteration;
 pub mod outcome;
 pub mod parallel;
+pub mod patterns;
 pub mod prompt;
 pub mod ratelimit;
 pub mod report;

@@ -21,6 +21,9 @@ pub struct RetryNote {
     pub reason: String,
     /// The relevant output tail (verify output, agent output), already trimmed.
     pub output_tail: Option<String>,
+    /// The verify failure it ended with (command and output tail), when it did: chooses the
+    /// error patterns the next prompt shows and, once a later attempt passes, is learned.
+    pub failure: Option<crate::patterns::Failure>,
 }
 
 impl RetryNote {
@@ -44,6 +47,13 @@ pub enum PromptError {
     Context(#[from] ContextError),
 }
 
+/// A prompt, and the learned error patterns it shows (their ids: a real run counts each use).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Built {
+    pub text: String,
+    pub patterns: Vec<String>,
+}
+
 /// Build the prompt for `story` with the context builder, for `agent`'s instruction flavour.
 pub fn build(
     root: &Path,
@@ -53,10 +63,33 @@ pub fn build(
     agent: &AgentSpec,
     opts: &context::Options,
 ) -> Result<String, PromptError> {
+    build_for_run(root, prd, story, retry, agent, opts).map(|b| b.text)
+}
+
+/// [`build`], also naming the error patterns the prompt shows.
+pub fn build_for_run(
+    root: &Path,
+    prd: &Prd,
+    story: &Story,
+    retry: Option<&RetryNote>,
+    agent: &AgentSpec,
+    opts: &context::Options,
+) -> Result<Built, PromptError> {
     let note = retry.map(RetryNote::to_text);
+    let failure = retry.and_then(|r| r.failure.as_ref());
     let flavour = Flavour::for_agent(agent.kind.name());
-    let assembled = context::build_prompt(root, prd, story, note.as_deref(), flavour, opts)?;
-    Ok(assembled.prompt)
+    let assembled =
+        context::build_prompt(root, prd, story, note.as_deref(), failure, flavour, opts)?;
+    let patterns = assembled
+        .error_patterns
+        .iter()
+        .filter(|e| e.shown)
+        .map(|e| e.id.clone())
+        .collect();
+    Ok(Built {
+        text: assembled.prompt,
+        patterns,
+    })
 }
 
 #[cfg(test)]
@@ -79,6 +112,7 @@ mod tests {
             attempt: 1,
             reason: "verification failed: `make test` exited 2".into(),
             output_tail: Some("FAIL: x".into()),
+            failure: None,
         };
         for kind in [AgentKind::Claude, AgentKind::Codex, AgentKind::Copilot] {
             let agent = AgentSpec::preset(kind).unwrap();
@@ -109,6 +143,7 @@ mod tests {
             attempt: 2,
             reason: "timed out after 60m".into(),
             output_tail: None,
+            failure: None,
         };
         assert_eq!(r.to_text(), "Attempt 2 failed: timed out after 60m");
     }

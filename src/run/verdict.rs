@@ -120,6 +120,7 @@ pub fn after_review(
         attempt: o.attempt,
         reason: crate::review::retry_reason(review, round, max_rounds),
         output_tail: None,
+        failure: None,
     };
     Verdict {
         outcome,
@@ -172,6 +173,10 @@ fn retry_note(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Option<
                 "Verification failed: `{command}` {how}. The story was marked not passing again."
             ),
             output_tail: Some(tail_of(tail, NOTE_TAIL).to_string()),
+            failure: Some(crate::patterns::Failure {
+                command: command.clone(),
+                tail: tail_of(tail, NOTE_TAIL).to_string(),
+            }),
         });
     }
     let reason = match outcome {
@@ -201,6 +206,7 @@ fn retry_note(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Option<
         attempt: o.attempt,
         reason,
         output_tail: Some(tail_of(o.tail, NOTE_TAIL).to_string()).filter(|t| !t.trim().is_empty()),
+        failure: None,
     })
 }
 
@@ -222,6 +228,7 @@ fn with_restored(retry: Option<RetryNote>, o: &Observed<'_>) -> Option<RetryNote
             attempt: o.attempt,
             reason: note,
             output_tail: None,
+            failure: None,
         },
     })
 }
@@ -319,6 +326,11 @@ mod tests {
         let r = v.retry.expect("a note");
         assert!(r.reason.contains("`cargo test` exited 101"), "{}", r.reason);
         assert_eq!(r.output_tail.as_deref(), Some("boom\n"));
+        let f = r.failure.expect("the failure, for error patterns");
+        assert_eq!(
+            (f.command.as_str(), f.tail.as_str()),
+            ("cargo test", "boom\n")
+        );
         assert_eq!(v.extra, "verify 1/2 passed: `cargo test` exited 101");
     }
 

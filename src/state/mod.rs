@@ -1,5 +1,5 @@
-//! What ralph keeps under `.ralph/`: the paths, the history records, the run lock, archives
-//! on a branch change, rejected copies.
+//! What ralph keeps under `.ralph/`: the paths, the history records, the learned error
+//! patterns, the run lock, archives on a branch change, rejected copies.
 //!
 //! Below both [`crate::context`] (which reads the history) and [`crate::run`] (which writes
 //! it): imports neither. Owns where each file lives and its shape on disk; does not decide
@@ -10,6 +10,7 @@ pub mod archive;
 pub mod history;
 pub mod lock;
 pub mod outputs;
+pub mod patterns;
 pub mod rejected;
 
 use std::path::{Path, PathBuf};

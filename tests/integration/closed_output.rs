@@ -31,6 +31,8 @@ fn read_commands_end_quietly_when_stdout_is_closed() {
         vec!["context", "S000", "--explain"],
         vec!["show", "S000"],
         vec!["show", "S000", "--json"],
+        vec!["patterns"],
+        vec!["patterns", "--json"],
         vec!["compact", "--dry-run", "--force"],
         vec!["run", "--dry-run"],
         vec!["pin", "search", "story"],

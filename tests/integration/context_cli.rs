@@ -182,6 +182,7 @@ fn json_has_the_same_account_and_the_prompt() {
             "dependencies",
             "files",
             "patterns",
+            "errors",
             "pin",
             "recent",
             "remaining"

@@ -443,6 +443,7 @@ fn a_closed_stdout_ends_a_json_command_quietly() {
         &["compact", "--json", "--dry-run", "--force"],
         &["context", "US-002", "--json"],
         &["report", "--json"],
+        &["patterns", "--json"],
         &["status", "--json", "--bogus"],
     ] {
         let out = crate::support::command()
@@ -479,4 +480,39 @@ fn show_before_and_after_a_story_runs_and_an_unknown_id() {
     snap("show", &v);
     let v = failing(dir.path(), &["show", "US-01", "--json"], 1);
     assert_eq!(v["errors"][0]["code"], "unknown-story");
+}
+
+#[test]
+fn patterns_list_forget_an_unknown_id_and_a_junk_line() {
+    let dir = sample();
+    let (code, v, _) = envelope(dir.path(), &["patterns", "--json"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["command"], "patterns");
+    assert_eq!(v["data"]["patterns"], json!([]));
+    std::fs::create_dir_all(dir.path().join(".ralph")).unwrap();
+    let pattern = json!({
+        "id": "3fa2c1b9e0", "command": "cargo test",
+        "signature": ["error[EN]: mismatched types at lib.rs:N:N"],
+        "fix": {"files": ["src/lib.rs"], "diff": "src/lib.rs +2 -1", "learning": "types first"},
+        "story": "US-001", "first_seen": "2026-11-26T10:00:00Z",
+        "last_seen": "2026-11-26T10:00:00Z", "seen": 1, "uses": 3,
+        "last_used": "2026-11-26T11:00:00Z"
+    });
+    std::fs::write(
+        dir.path().join(".ralph/patterns.jsonl"),
+        format!("{pattern}\nnot a pattern\n"),
+    )
+    .unwrap();
+    let (code, v, _) = envelope(dir.path(), &["patterns", "--json"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["warnings"][0]["code"], "patterns-skipped");
+    snap("patterns", &v);
+    let v = failing(dir.path(), &["patterns", "forget", "zz", "--json"], 1);
+    assert_eq!(v["command"], "patterns forget");
+    assert_eq!(v["errors"][0]["code"], "unknown-pattern");
+    let (code, v, _) = envelope(dir.path(), &["patterns", "forget", "3fa", "--json"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["data"]["forgotten"]["id"], "3fa2c1b9e0");
+    let (_, v, _) = envelope(dir.path(), &["patterns", "--json"]);
+    assert_eq!(v["data"]["patterns"], json!([]));
 }

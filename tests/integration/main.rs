@@ -32,6 +32,7 @@ mod run_integrity;
 mod run_json;
 mod run_output;
 mod run_parallel;
+mod run_patterns;
 mod run_processes;
 mod run_review;
 mod run_signals;

@@ -232,6 +232,13 @@ fn a_failed_verify_after_merging_sends_the_story_back() {
     let retry = std::fs::read_to_string(p.fake.join("stdin-B-2")).unwrap();
     assert!(retry.contains("failed once merged with A"), "{retry}");
     assert!(retry.contains("a and b clash"), "{retry}");
+    // Passing after a failed re-verify teaches an error pattern, in the main tree.
+    let patterns = std::fs::read_to_string(p.root().join(".ralph/patterns.jsonl")).unwrap();
+    assert!(
+        patterns.contains("\"signature\":[\"a and b clash\"]"),
+        "{patterns}"
+    );
+    assert!(patterns.contains("\"story\":\"B\""), "{patterns}");
     // No commit on the branch's first-parent history fails the check.
     let root = p.root();
     for c in git(&root, &["rev-list", "--first-parent", "ralph/par"]).lines() {

@@ -14,6 +14,7 @@ pub use problems::{from_error, from_pin_check, from_prd_diagnostic};
 use serde::Serialize;
 
 use super::Command;
+use super::patterns::PatternsCommand;
 use super::pin::PinCommand;
 
 /// The envelope's version. 2: the data moved under `data` (version 1 was each command's own
@@ -135,6 +136,11 @@ pub fn json_command(cmd: &Command) -> Option<&'static str> {
         Command::Context(a) if a.json => Some("context"),
         Command::Report(a) if a.json => Some("report"),
         Command::Show(a) if a.json => Some("show"),
+        Command::Patterns(a) => match &a.command {
+            Some(PatternsCommand::Forget { json: true, .. }) => Some("patterns forget"),
+            None if a.json => Some("patterns"),
+            _ => None,
+        },
         Command::Compact(a) if a.json => Some("compact"),
         Command::Pin(p) => match &p.command {
             PinCommand::Search { json: true, .. } => Some("pin search"),
@@ -164,8 +170,9 @@ pub fn report_error(json: Option<&'static str>, err: &anyhow::Error) {
 
 /// The commands with a JSON mode, as `json_command` names them (a usage error names the one it
 /// can find in the arguments).
-const JSON_COMMANDS: [&str; 9] = [
+const JSON_COMMANDS: [&str; 10] = [
     "validate", "status", "next", "graph", "context", "compact", "report", "show", "pin",
+    "patterns",
 ];
 
 /// Parse the command line. A usage error when `--json` is among the arguments is an envelope on
@@ -194,6 +201,10 @@ pub fn parse() -> super::Cli {
                     Some(&"search") => "pin search",
                     Some(&"check") => "pin check",
                     _ => "pin",
+                },
+                Some(i) if words[i] == "patterns" => match words.get(i + 1) {
+                    Some(&"forget") => "patterns forget",
+                    _ => "patterns",
                 },
                 Some(i) => JSON_COMMANDS
                     .iter()

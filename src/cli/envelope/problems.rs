@@ -20,6 +20,7 @@ use crate::report::ReportError;
 use crate::run::branch::BranchError;
 use crate::state::history::HistoryError;
 use crate::state::lock::LockError;
+use crate::state::patterns::PatternsError;
 
 /// One prd.json diagnostic of `file`.
 pub fn from_prd_diagnostic(file: &str, d: &Diagnostic) -> Problem {
@@ -148,6 +149,14 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
         _ => None,
     }) {
         return Some(branch_error(b));
+    }
+    if let Some(p) = e.downcast_ref::<PatternsError>() {
+        return Some(match p {
+            PatternsError::Io(f) => at("io", &f.path),
+            PatternsError::Encode { path, .. } => at("io", path),
+            PatternsError::Unknown { path, .. } => at("unknown-pattern", path),
+            PatternsError::Ambiguous { path, .. } => at("ambiguous-pattern", path),
+        });
     }
     if let Some(l) = e.downcast_ref::<LockError>() {
         return Some(match l {

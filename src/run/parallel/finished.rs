@@ -25,6 +25,7 @@ impl Sched<'_> {
                 return;
             }
         };
+        crate::run::patterns::used_reported(&self.root, &done.patterns_used, &*self.opts.reporter);
         if !self.claims.contains_key(id) {
             return;
         }

@@ -75,6 +75,16 @@ impl Sched<'_> {
                 rec.head_after = Some(commit.clone());
                 rec.merge = Some(merge);
                 record(&self.root, &rec, &*self.opts.reporter);
+                // Passed after a verify failure (alone or once merged): learn from the fix.
+                let failed_before = self.claims.get(id).and_then(|c| c.retry.as_ref());
+                if let Some(f) = failed_before.and_then(|r| r.failure.clone()) {
+                    crate::run::patterns::learn_reported(
+                        &self.root,
+                        &f,
+                        &rec,
+                        &*self.opts.reporter,
+                    );
+                }
                 self.tip = commit.clone();
                 self.merged.push((id.to_string(), commit.clone()));
                 self.totals.merges += 1;
@@ -166,6 +176,7 @@ impl Sched<'_> {
             ),
             None => "the previous attempt could not be kept".into(),
         };
+        let mut failure = None;
         let (reason, tail, label) = match why {
             SendBack::Conflict(paths) => (
                 format!(
@@ -177,6 +188,10 @@ impl Sched<'_> {
             ),
             SendBack::VerifyFailed => {
                 let (cmd, how, tail) = failed.unwrap_or_default();
+                failure = Some(crate::patterns::Failure {
+                    command: cmd.clone(),
+                    tail: crate::run::verdict::tail_of(&tail, 4096).to_string(),
+                });
                 (
                     format!(
                         "it passed verification alone but failed once merged with {since}: `{cmd}` {how}. Your work was reset onto the current tip; {kept}. Redo the story so it works with their code"
@@ -207,6 +222,7 @@ impl Sched<'_> {
             attempt: c.attempt,
             reason,
             output_tail: tail.map(|t| crate::run::verdict::tail_of(&t, 4096).to_string()),
+            failure,
         });
         c.state = ClaimState::Waiting(Instant::now() + s.sleep);
         let held = self

@@ -45,6 +45,8 @@ pub(super) struct AttemptDone {
     pub(super) record: Record,
     pub(super) retry: Option<RetryNote>,
     pub(super) rate_line: Option<String>,
+    /// The learned error patterns its prompt showed (the scheduler counts their uses).
+    pub(super) patterns_used: Vec<String>,
 }
 
 /// One attempt in a worktree: `iteration::run_one`, then (when gated) what the agent left is
@@ -63,6 +65,7 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
                     tip = m.tip
                 ),
                 output_tail: None,
+                failure: None,
             });
         }
     }
@@ -70,6 +73,12 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
     let wt_state = state_dir(wt);
     if crate::fsutil::create_dir_all(&wt_state).is_ok() {
         let _ = std::fs::copy(&job.history, wt_state.join("history.jsonl"));
+        // And of the learned error patterns (ralph's own copy: gone when the main tree's is).
+        let patterns = job.history.with_file_name("patterns.jsonl");
+        let copy = wt_state.join("patterns.jsonl");
+        if std::fs::copy(&patterns, &copy).is_err() {
+            let _ = std::fs::remove_file(&copy);
+        }
     }
     let bytes = crate::fsutil::read(&job.opts.prd_path).map_err(|e| e.to_string())?;
     let prd = Prd::from_bytes(&job.opts.prd_path, &bytes).map_err(|e| e.to_string())?;
@@ -103,5 +112,6 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         record: done.record,
         retry: done.retry,
         rate_line: done.rate_line,
+        patterns_used: done.patterns_used,
     })
 }

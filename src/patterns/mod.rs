@@ -1,0 +1,17 @@
+//! Error-pattern memory, the pure side: what a verify failure's signature is, how alike two
+//! failures are, which learned patterns a story's prompt shows and how the section reads.
+//!
+//! A pattern is learned when a story's attempt fails verify and a later attempt passes: the
+//! failure's signature and what fixed it are stored in `.ralph/patterns.jsonl`
+//! ([`crate::state::patterns`], which owns the record and the file). The loop records
+//! ([`crate::run`], which also redacts what is stored); the context builder selects and shows
+//! ([`crate::context`]). This module reads and writes nothing.
+//!
+//! - [`signature`]: the failure's first error lines, normalised; the pattern's id.
+//! - [`select`]: similarity, selection, the prompt section.
+
+pub mod select;
+pub mod signature;
+
+pub use select::{Chosen, MAX_SHOWN, MIN_SIMILARITY, Why, render, select, similarity};
+pub use signature::{Failure, id, normalise, signature};

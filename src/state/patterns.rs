@@ -1,0 +1,290 @@
+//! `.ralph/patterns.jsonl`: the error patterns ralph learned (a verify failure's signature and
+//! what fixed it), one JSON record per pattern; and its reader and writers.
+//!
+//! Owns the record's shape ([`Pattern`], [`Fix`]) and the file: reading tolerates torn or junk
+//! lines (skipped and counted, like [`super::history`]); every change (a pattern recorded or seen
+//! again, uses counted, one forgotten) rewrites the whole file with
+//! [`crate::fsutil::atomic_write`]. Does not build a signature, redact or select (see
+//! [`crate::patterns`]; the loop redacts before it stores), nor decide when to record (the loop
+//! does). The file is never archived on a `branchName` change: what was learned stays.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// What fixed a failure: the attempt that passed after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fix {
+    /// Files the passing attempt changed.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// Lines added and removed per file: `src/a.rs +12 -3, src/b.rs +1 -0`.
+    #[serde(default)]
+    pub diff: String,
+    /// The agent's learning line from its progress.txt entry, if it wrote one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learning: Option<String>,
+}
+
+/// One learned error pattern.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pattern {
+    /// Short stable id: a hash of the command and the signature.
+    pub id: String,
+    /// The verify command that failed.
+    pub command: String,
+    /// The failure's first error lines, normalised (numbers, paths, hashes, times).
+    pub signature: Vec<String>,
+    pub fix: Fix,
+    /// The story whose fail→pass taught it.
+    pub story: String,
+    /// RFC 3339 times the failure was first and last seen fixed.
+    pub first_seen: String,
+    pub last_seen: String,
+    /// How many fail→pass pairs showed this signature.
+    #[serde(default = "one")]
+    pub seen: u32,
+    /// How many real prompts included it.
+    #[serde(default)]
+    pub uses: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The patterns file cannot be read or written, or a pattern is not there.
+#[derive(Debug, thiserror::Error)]
+pub enum PatternsError {
+    #[error(transparent)]
+    Io(#[from] crate::fsutil::FsError),
+    #[error("{path}: cannot write a pattern: {source}")]
+    Encode {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{path}: no pattern with id \"{id}\"; `ralph patterns` lists the ids")]
+    Unknown { path: PathBuf, id: String },
+    #[error(
+        "{path}: \"{id}\" starts {} pattern ids ({}); give more of the id (`ralph patterns` lists them)",
+        matches.len(),
+        matches.join(", ")
+    )]
+    Ambiguous {
+        path: PathBuf,
+        id: String,
+        matches: Vec<String>,
+    },
+}
+
+pub fn path(root: &Path) -> PathBuf {
+    super::state_dir(root).join("patterns.jsonl")
+}
+
+/// Every pattern in file order, and how many non-empty lines were skipped as not patterns. A
+/// missing file has none.
+pub fn read_counted(root: &Path) -> Result<(Vec<Pattern>, usize), PatternsError> {
+    let Some(bytes) = crate::fsutil::read_if_exists(&path(root))? else {
+        return Ok((vec![], 0));
+    };
+    Ok(parse(&bytes))
+}
+
+/// Every pattern (skipped lines not counted).
+pub fn read(root: &Path) -> Result<Vec<Pattern>, PatternsError> {
+    read_counted(root).map(|(p, _)| p)
+}
+
+/// The patterns in `bytes` (pure): a line that is not one is skipped and counted.
+pub fn parse(bytes: &[u8]) -> (Vec<Pattern>, usize) {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    for l in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str::<Pattern>(l) {
+            Ok(p) if !p.id.is_empty() => out.push(p),
+            _ => skipped += 1,
+        }
+    }
+    (out, skipped)
+}
+
+/// Rewrite the file with `patterns` (one line each), atomically.
+pub fn write_all(root: &Path, patterns: &[Pattern]) -> Result<(), PatternsError> {
+    let p = path(root);
+    let mut text = String::new();
+    for pat in patterns {
+        let line = serde_json::to_string(pat).map_err(|source| PatternsError::Encode {
+            path: p.clone(),
+            source,
+        })?;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    if let Some(dir) = p.parent() {
+        crate::fsutil::create_dir_all(dir)?;
+    }
+    crate::fsutil::atomic_write(&p, text.as_bytes())?;
+    Ok(())
+}
+
+/// Add `new` to `list` (pure), or, when its id is there already, count it seen again: the
+/// newest fix replaces the old one, `seen` grows, `last_seen` moves; uses are kept.
+pub fn upsert(list: &mut Vec<Pattern>, new: Pattern) {
+    match list.iter_mut().find(|p| p.id == new.id) {
+        Some(p) => {
+            p.seen = p.seen.saturating_add(1);
+            p.last_seen = new.last_seen;
+            p.fix = new.fix;
+        }
+        None => list.push(new),
+    }
+}
+
+/// Count one use of each of `ids` at `now` (pure). Returns whether anything changed.
+pub fn count_uses(list: &mut [Pattern], ids: &[String], now: &str) -> bool {
+    let mut changed = false;
+    for p in list.iter_mut().filter(|p| ids.contains(&p.id)) {
+        p.uses = p.uses.saturating_add(1);
+        p.last_used = Some(now.to_string());
+        changed = true;
+    }
+    changed
+}
+
+/// The one pattern whose id is `id` or starts with it (pure).
+pub fn find<'a>(list: &'a [Pattern], id: &str, file: &Path) -> Result<&'a Pattern, PatternsError> {
+    let id = id.trim();
+    if let Some(p) = list.iter().find(|p| p.id == id) {
+        return Ok(p);
+    }
+    let matches: Vec<&Pattern> = if id.is_empty() {
+        vec![]
+    } else {
+        list.iter().filter(|p| p.id.starts_with(id)).collect()
+    };
+    match matches.as_slice() {
+        [one] => Ok(one),
+        [] => Err(PatternsError::Unknown {
+            path: file.to_path_buf(),
+            id: id.to_string(),
+        }),
+        many => Err(PatternsError::Ambiguous {
+            path: file.to_path_buf(),
+            id: id.to_string(),
+            matches: many.iter().map(|p| p.id.clone()).collect(),
+        }),
+    }
+}
+
+/// Record `new` in the file under `root` (a new pattern, or one seen again).
+pub fn record(root: &Path, new: Pattern) -> Result<(), PatternsError> {
+    let mut list = read(root)?;
+    upsert(&mut list, new);
+    write_all(root, &list)
+}
+
+/// Count one use of each of `ids` in the file under `root`; nothing is written when none is
+/// there.
+pub fn mark_used(root: &Path, ids: &[String], now: &str) -> Result<(), PatternsError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let mut list = read(root)?;
+    if count_uses(&mut list, ids, now) {
+        write_all(root, &list)?;
+    }
+    Ok(())
+}
+
+/// Drop the pattern `id` (or the one whose id starts with it) from the file under `root`, and
+/// return it.
+pub fn forget(root: &Path, id: &str) -> Result<Pattern, PatternsError> {
+    let file = path(root);
+    let mut list = read(root)?;
+    let gone = find(&list, id, &file)?.clone();
+    list.retain(|p| p.id != gone.id);
+    write_all(root, &list)?;
+    Ok(gone)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pat(id: &str) -> Pattern {
+        Pattern {
+            id: id.into(),
+            command: "cargo test".into(),
+            signature: vec!["error: boom at lib.rs:N".into()],
+            fix: Fix {
+                files: vec!["src/lib.rs".into()],
+                diff: "src/lib.rs +1 -1".into(),
+                learning: None,
+            },
+            story: "S-1".into(),
+            first_seen: "2026-11-26T10:00:00Z".into(),
+            last_seen: "2026-11-26T10:00:00Z".into(),
+            seen: 1,
+            uses: 0,
+            last_used: None,
+        }
+    }
+
+    #[test]
+    fn torn_and_junk_lines_are_skipped_and_counted() {
+        let good = serde_json::to_string(&pat("abc123")).unwrap();
+        let text = format!("{good}\nnot json\n\n{{\"id\":\"x\",\"comm");
+        let (list, skipped) = parse(text.as_bytes());
+        assert_eq!(list, vec![pat("abc123")]);
+        assert_eq!(skipped, 2);
+    }
+
+    #[test]
+    fn the_same_id_again_updates_instead_of_duplicating() {
+        let mut list = vec![pat("a1")];
+        count_uses(&mut list, &["a1".into()], "t1");
+        let mut again = pat("a1");
+        again.last_seen = "2026-11-27T10:00:00Z".into();
+        again.fix.files = vec!["src/b.rs".into()];
+        upsert(&mut list, again);
+        upsert(&mut list, pat("b2"));
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[0].seen, 2);
+        assert_eq!(list[0].uses, 1);
+        assert_eq!(list[0].last_used.as_deref(), Some("t1"));
+        assert_eq!(list[0].fix.files, ["src/b.rs"]);
+        assert_eq!(list[0].first_seen, "2026-11-26T10:00:00Z");
+        assert_eq!(list[0].last_seen, "2026-11-27T10:00:00Z");
+    }
+
+    #[test]
+    fn the_file_round_trips_and_forget_drops_one_by_unique_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert!(read(root).unwrap().is_empty());
+        record(root, pat("abc111")).unwrap();
+        record(root, pat("abd222")).unwrap();
+        record(root, pat("abc111")).unwrap();
+        mark_used(root, &["abd222".into()], "now").unwrap();
+        let list = read(root).unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[0].seen, 2);
+        assert_eq!(list[1].uses, 1);
+        let err = forget(root, "ab").unwrap_err().to_string();
+        assert!(err.contains("abc111") && err.contains("abd222"), "{err}");
+        let err = forget(root, "zz").unwrap_err().to_string();
+        assert!(
+            err.contains("patterns.jsonl") && err.contains("`ralph patterns` lists the ids"),
+            "{err}"
+        );
+        assert_eq!(forget(root, "abd").unwrap().id, "abd222");
+        let left = read(root).unwrap();
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0].id, "abc111");
+        let text = std::fs::read_to_string(path(root)).unwrap();
+        assert!(!text.contains("abd222"));
+    }
+}
