@@ -37,7 +37,7 @@ pub struct Lock {
     pub took_over_from: Option<String>,
 }
 
-fn pid_alive(pid: &str) -> bool {
+pub(crate) fn pid_alive(pid: &str) -> bool {
     let Ok(n) = pid.trim().parse::<i32>() else {
         return false;
     };

@@ -1,5 +1,5 @@
 //! What ralph keeps under `.ralph/`: the paths, the history records, the run lock, archives
-//! on a branch change, rejected copies.
+//! on a branch change, rejected copies, the run folders and their manifests.
 //!
 //! Below both [`crate::context`] (which reads the history) and [`crate::run`] (which writes
 //! it): imports neither. Owns where each file lives and its shape on disk; does not decide
@@ -11,6 +11,7 @@ pub mod history;
 pub mod lock;
 pub mod outputs;
 pub mod rejected;
+pub mod runs;
 
 use std::path::{Path, PathBuf};
 
