@@ -167,8 +167,9 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
-/// "3 run folders and 1 rejected copy (12.4 MB)": what `items` hold, per kind; `None` for none.
-pub fn summary<'a>(items: impl IntoIterator<Item = &'a Item>) -> Option<String> {
+/// "3 run folders and 1 rejected copy (12.4 MB)": what `items` hold, per kind, the first noun
+/// after `adjective` ("old " gives "3 old run folders and 1 rejected copy"); `None` for none.
+pub fn summary<'a>(items: impl IntoIterator<Item = &'a Item>, adjective: &str) -> Option<String> {
     let mut counts = [0usize; 3];
     let mut bytes = 0u64;
     for i in items {
@@ -179,7 +180,11 @@ pub fn summary<'a>(items: impl IntoIterator<Item = &'a Item>) -> Option<String> 
         .iter()
         .zip(counts)
         .filter(|(_, n)| *n > 0)
-        .map(|(c, n)| format!("{n} {}", c.noun(n)))
+        .enumerate()
+        .map(|(k, (c, n))| {
+            let adjective = if k == 0 { adjective } else { "" };
+            format!("{n} {adjective}{}", c.noun(n))
+        })
         .collect();
     let list = match parts.as_slice() {
         [] => return None,
@@ -346,8 +351,8 @@ mod tests {
             item(Category::Rejected, "d", 1),
         ];
         assert_eq!(
-            summary(&items).unwrap(),
-            "3 run folders and 1 rejected copy (4.0 KB)"
+            summary(&items, "old ").unwrap(),
+            "3 old run folders and 1 rejected copy (4.0 KB)"
         );
         let all = [
             item(Category::Runs, "a", 1),
@@ -356,10 +361,10 @@ mod tests {
             item(Category::Archives, "f", 1),
         ];
         assert_eq!(
-            summary(&all).unwrap(),
+            summary(&all, "").unwrap(),
             "1 run folder, 1 rejected copy and 2 archives (4.0 KB)"
         );
-        assert_eq!(summary(&[]), None);
+        assert_eq!(summary(&[], ""), None);
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod ratelimit;
 pub mod report;
 pub mod signals;
 pub mod status;
+pub mod upkeep;
 pub mod verdict;
 pub mod verify;
 pub mod watch;
@@ -208,6 +209,8 @@ pub struct Plan {
     pub not_runnable: Vec<String>,
     /// What the run would do about git: the branch, uncommitted changes (see `branch`).
     pub git: Vec<String>,
+    /// What the run would remove at its start (see [`upkeep::clean_preview`]).
+    pub clean: Option<String>,
 }
 
 pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
@@ -229,6 +232,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
             all_done: prd.all_done(),
             not_runnable: status::not_runnable(&prd.stories, &states, &BTreeMap::new()),
             git,
+            clean: upkeep::clean_preview(opts),
         });
     };
     let story = &prd.stories[i];
@@ -248,6 +252,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
         all_done: false,
         not_runnable: vec![],
         git,
+        clean: upkeep::clean_preview(opts),
     })
 }
 

@@ -32,6 +32,8 @@ fn read_commands_end_quietly_when_stdout_is_closed() {
         vec!["show", "S000"],
         vec!["show", "S000", "--json"],
         vec!["compact", "--dry-run", "--force"],
+        vec!["clean", "--dry-run"],
+        vec!["clean", "--dry-run", "--json"],
         vec!["run", "--dry-run"],
         vec!["pin", "search", "story"],
         vec!["completions", "bash"],

@@ -136,6 +136,7 @@ pub fn json_command(cmd: &Command) -> Option<&'static str> {
         Command::Report(a) if a.json => Some("report"),
         Command::Show(a) if a.json => Some("show"),
         Command::Compact(a) if a.json => Some("compact"),
+        Command::Clean(a) if a.json => Some("clean"),
         Command::Pin(p) => match &p.command {
             PinCommand::Search { json: true, .. } => Some("pin search"),
             PinCommand::Check { json: true } => Some("pin check"),
@@ -164,8 +165,8 @@ pub fn report_error(json: Option<&'static str>, err: &anyhow::Error) {
 
 /// The commands with a JSON mode, as `json_command` names them (a usage error names the one it
 /// can find in the arguments).
-const JSON_COMMANDS: [&str; 9] = [
-    "validate", "status", "next", "graph", "context", "compact", "report", "show", "pin",
+const JSON_COMMANDS: [&str; 10] = [
+    "validate", "status", "next", "graph", "context", "compact", "report", "show", "pin", "clean",
 ];
 
 /// Parse the command line. A usage error when `--json` is among the arguments is an envelope on
