@@ -373,3 +373,25 @@ fn auto_false_turns_the_start_of_run_clean_off() {
         .stderr(predicate::str::contains("removed").not());
     assert_eq!(runs(&root).len(), 2, "the old run and this one");
 }
+
+#[test]
+fn a_parallel_run_writes_its_manifest_too() {
+    let p = Project::new(&prd("ralph/par", &[story("A", 1, &[]), story("B", 2, &[])]));
+    p.git(&["checkout", "-qb", "ralph/par"]);
+    p.agent("claude", &format!("{FLIP}\n{WORK}"));
+    p.run().args(["--parallel", "2"]).assert().code(0);
+    let h = p.history();
+    let m = manifest(&p, h[0]["run_id"].as_str().unwrap());
+    assert_eq!(m["parallel"], 2);
+    assert_eq!(m["branch"], "ralph/par");
+    assert_eq!(m["outcome"], "all-done");
+    let mut attempted: Vec<&str> = m["stories_attempted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    attempted.sort();
+    assert_eq!(attempted, ["A", "B"]);
+    assert!(m["end"].is_string());
+}
