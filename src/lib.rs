@@ -11,9 +11,11 @@
 //! - [`patterns`]: error-pattern memory (pure): failure signatures, similarity, selection.
 //! - [`agent`]: agent presets and spawning agent processes.
 //! - [`state`]: what ralph keeps under `.ralph/` (history records, the run lock, archives,
-//!   rejected copies), below both `context` and `run`.
+//!   rejected copies, run folders and their manifests), below both `context` and `run`.
 //! - [`run`]: the loop (`ralph run`, `ralph demo`).
 //! - [`review`]: the isolated review of a gated story (prompt, verdict, when it is held).
+//! - [`clean`]: run hygiene: which old run folders, rejected copies and archives go
+//!   (`ralph clean`, and `ralph run` at its start).
 //! - [`report`]: `ralph report`: a run story by story from its history (text, markdown, HTML).
 //! - [`init`]: `ralph init`'s policy (verify commands from manifests, starter files).
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
@@ -23,6 +25,7 @@
 //! [`par`] (pure work spread over the cores), [`ui`] (colour, `-q`/`-v`, the `tracing` filter).
 
 pub mod agent;
+pub mod clean;
 pub mod cli;
 pub mod code;
 pub mod config;

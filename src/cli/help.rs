@@ -111,6 +111,15 @@ prints debug events on stderr.",
   ralph compact --dry-run         print the diff, write nothing",
     ),
     (
+        &["clean"],
+        "Examples:
+  ralph clean --dry-run           what would go: runs, rejected copies, archives, with sizes
+  ralph clean                     older than 14d and beyond the newest 20 of each kind
+  ralph clean --older-than 2w --keep 5
+  ralph clean --keep 0 --older-than 0   everything but archives git tracks
+  ralph clean --json | jq .data.freed",
+    ),
+    (
         &["pin"],
         "Examples:
   ralph pin generate

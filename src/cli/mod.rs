@@ -3,7 +3,7 @@
 //! This is the edge of the library: handlers use `anyhow` with `.context()`, print for humans or
 //! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
-//! `compact.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
+//! `compact.rs`, `clean.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
 //! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
 //! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
 //! output and error shares, and parses the command line ([`envelope::parse`]).
@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 use crate::exit::Code;
 
+pub mod clean;
 pub mod compact;
 pub mod context;
 pub mod envelope;
@@ -74,6 +75,8 @@ pub enum Command {
     Patterns(patterns::PatternsArgs),
     /// Compact progress.txt without losing anything.
     Compact(compact::CompactArgs),
+    /// Remove old run folders, rejected copies and archives (`ralph run` does it at its start).
+    Clean(clean::CleanArgs),
     /// The Pin (specs/INDEX.md): generate, check, search.
     Pin(pin::PinArgs),
     /// Write prd.json: convert a dialect to the canonical form, import a markdown PRD.
@@ -141,6 +144,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Context(a) => context::context(&ctx, a),
         Command::Patterns(a) => patterns::patterns(&ctx, a),
         Command::Compact(a) => compact::compact(&ctx, a),
+        Command::Clean(a) => clean::clean(&ctx, a),
         Command::Pin(a) => pin::pin(&ctx, a),
         Command::Prd(a) => prd_file::prd(&ctx, a),
         Command::Init(a) => init::init(&ctx, a),

@@ -210,7 +210,7 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
     let plan =
         run::dry_run(opts).with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
     let Some((id, title)) = &plan.story else {
-        for l in &plan.git {
+        for l in plan.git.iter().chain(&plan.clean) {
             println!("{l}");
         }
         if plan.all_done {
@@ -250,6 +250,9 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
             .unwrap_or_default()
     );
     for l in &plan.git {
+        println!("{l}");
+    }
+    if let Some(l) = &plan.clean {
         println!("{l}");
     }
     if !s.verify.is_empty() {

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{
-    AGENT_KEYS, COMPACT_KEYS, CONTEXT_AGENT_KEYS, CONTEXT_KEYS, ConfigError, ContextOverride, FILE,
-    HOOKS_KEYS, Layer, REVIEW_KEYS, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad, parse_agent,
-    parse_dollars, parse_duration, parse_mode,
+    AGENT_KEYS, CLEAN_KEYS, COMPACT_KEYS, CONTEXT_AGENT_KEYS, CONTEXT_KEYS, ConfigError,
+    ContextOverride, FILE, HOOKS_KEYS, Layer, REVIEW_KEYS, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad,
+    parse_age, parse_agent, parse_dollars, parse_duration, parse_mode,
 };
 
 /// 1-based line of `key` inside `[section]` in the source text (best effort, for messages).
@@ -68,6 +68,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
             "context" => CONTEXT_KEYS,
             "hooks" => HOOKS_KEYS,
             "review" => REVIEW_KEYS,
+            "clean" => CLEAN_KEYS,
             _ => {
                 return Err(ConfigError::UnknownKey {
                     place: format!("{file}:{}", line_of(text, None, section)),
@@ -179,6 +180,31 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                     }
                     layer.review_instructions = Some(PathBuf::from(file));
                 }
+                ("clean", "older_than") => {
+                    layer.clean_older_than = Some(match v {
+                        toml::Value::String(s) => parse_age(s).map_err(|m| bad(&place, m))?,
+                        toml::Value::Integer(0) => Duration::ZERO,
+                        other => {
+                            return Err(bad(
+                                &place,
+                                format!("expected an age like \"14d\", got {other}"),
+                            ));
+                        }
+                    })
+                }
+                ("clean", "keep") => {
+                    layer.clean_keep = Some(
+                        v.as_integer()
+                            .and_then(|n| usize::try_from(n).ok())
+                            .ok_or_else(|| {
+                                bad(
+                                    &place,
+                                    format!("expected a whole number (0 or more), got {v}"),
+                                )
+                            })?,
+                    )
+                }
+                ("clean", "auto") => layer.clean_auto = Some(boolean(v)?),
                 ("hooks", "timeout") => {
                     let d = dur(v)?;
                     if d.is_zero() {

@@ -42,6 +42,10 @@
 //! cmd = "my-reviewer"      # or a custom command
 //! max_rounds = 2           # CHANGES this many times: the story is held for a person
 //! instructions = "review.md" # the project's reviewer instructions
+//! [clean]                  # `ralph clean` and the start of `ralph run` (specs/loop.md)
+//! older_than = "14d"       # remove run folders, rejected copies, archives older than this
+//! keep = 20                # ... but always keep the newest 20 of each
+//! auto = true              # false: `ralph run` does not clean at its start
 //! ```
 
 use std::path::PathBuf;
@@ -53,7 +57,7 @@ use crate::agent::{AgentKind, PromptMode};
 pub const FILE: &str = "ralph.toml";
 
 const SECTIONS: &[&str] = &[
-    "agent", "run", "verify", "compact", "context", "hooks", "review",
+    "agent", "run", "verify", "compact", "context", "hooks", "review", "clean",
 ];
 const AGENT_KEYS: &[&str] = &["name", "cmd", "prompt_mode", "instructions"];
 const RUN_KEYS: &[&str] = &[
@@ -71,6 +75,7 @@ const VERIFY_KEYS: &[&str] = &["commands"];
 const HOOKS_KEYS: &[&str] = &["on_story_done", "on_blocked", "on_run_end", "timeout"];
 const REVIEW_KEYS: &[&str] = &["enabled", "agent", "cmd", "max_rounds", "instructions"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
+const CLEAN_KEYS: &[&str] = &["older_than", "keep", "auto"];
 const CONTEXT_KEYS: &[&str] = &[
     "budget",
     "top_k",
@@ -222,6 +227,11 @@ pub struct Layer {
     pub review_cmd: Option<String>,
     pub review_max_rounds: Option<u32>,
     pub review_instructions: Option<PathBuf>,
+    /// `[clean]`: the age past which old runs, rejected copies and archives go, how many of
+    /// each always stay, and whether `ralph run` cleans at its start.
+    pub clean_older_than: Option<Duration>,
+    pub clean_keep: Option<usize>,
+    pub clean_auto: Option<bool>,
 }
 
 /// The merged settings.
@@ -251,6 +261,27 @@ pub struct Settings {
     pub heartbeat: Duration,
     pub hooks: Hooks,
     pub review: Review,
+    pub clean: Clean,
+}
+
+/// `[clean]`: what `ralph clean` (and `ralph run` at its start) removes: per kind, whatever is
+/// older than `older_than` and not among the newest `keep`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clean {
+    pub older_than: Duration,
+    pub keep: usize,
+    /// `ralph run` cleans at its start.
+    pub auto: bool,
+}
+
+impl Default for Clean {
+    fn default() -> Clean {
+        Clean {
+            older_than: Duration::from_secs(14 * 86_400),
+            keep: 20,
+            auto: true,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -277,6 +308,7 @@ impl Default for Settings {
             heartbeat: Duration::from_secs(60),
             hooks: Hooks::default(),
             review: Review::default(),
+            clean: Clean::default(),
         }
     }
 }
@@ -292,6 +324,25 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("\"{s}\" is not a duration; use e.g. 90, 500ms, 2s, 60m, 1h30m"))?;
     Duration::try_from(d).map_err(|_| format!("\"{s}\" is negative"))
+}
+
+/// Parse an age (`[clean] older_than`, `ralph clean --older-than`): `14d`, `2w`, `36h`, `90m`,
+/// `0`, or anything [`parse_duration`] reads.
+pub fn parse_age(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+    let per_unit = match unit.trim() {
+        "d" | "day" | "days" => Some(86_400u64),
+        "w" | "week" | "weeks" => Some(7 * 86_400),
+        _ => None,
+    };
+    if let (Ok(n), Some(per)) = (num.parse::<u64>(), per_unit) {
+        return n
+            .checked_mul(per)
+            .map(Duration::from_secs)
+            .ok_or_else(|| format!("\"{s}\" is too long an age"));
+    }
+    parse_duration(t).map_err(|_| format!("\"{s}\" is not an age; use e.g. 14d, 2w, 36h, 90m or 0"))
 }
 
 /// The merge: the first layer (highest precedence first) that sets a value wins. The agent and
@@ -376,6 +427,11 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
             on_blocked: layers.iter().find_map(|l| l.hook_blocked.clone()),
             on_run_end: layers.iter().find_map(|l| l.hook_run_end.clone()),
             timeout: pick!(hook_timeout, d.hooks.timeout),
+        },
+        clean: Clean {
+            older_than: pick!(clean_older_than, d.clean.older_than),
+            keep: pick!(clean_keep, d.clean.keep),
+            auto: pick!(clean_auto, d.clean.auto),
         },
         review: review(layers),
     }
@@ -570,6 +626,22 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             }
             d => d,
         },
+        clean_older_than: v("RALPH_CLEAN_OLDER_THAN")
+            .map(|s| parse_age(&s).map_err(|m| bad("RALPH_CLEAN_OLDER_THAN", m)))
+            .transpose()?,
+        clean_keep: v("RALPH_CLEAN_KEEP")
+            .map(|s| {
+                s.trim().parse::<usize>().map_err(|_| {
+                    bad(
+                        "RALPH_CLEAN_KEEP",
+                        format!("\"{s}\" is not a whole number (0 or more)"),
+                    )
+                })
+            })
+            .transpose()?,
+        clean_auto: v("RALPH_CLEAN_AUTO")
+            .map(|s| parse_bool("RALPH_CLEAN_AUTO", &s))
+            .transpose()?,
         ..Layer::default()
     })
 }

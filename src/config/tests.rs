@@ -263,3 +263,56 @@ fn review_settings_come_from_every_layer_and_a_command_beats_a_lower_preset() {
         );
     }
 }
+
+#[test]
+fn clean_ages_accept_days_weeks_hours_minutes_and_zero() {
+    let day = 86_400;
+    assert_eq!(parse_age("14d").unwrap(), Duration::from_secs(14 * day));
+    assert_eq!(parse_age("2w").unwrap(), Duration::from_secs(14 * day));
+    assert_eq!(parse_age("36h").unwrap(), Duration::from_secs(36 * 3600));
+    assert_eq!(parse_age("90m").unwrap(), Duration::from_secs(90 * 60));
+    assert_eq!(parse_age("0").unwrap(), Duration::ZERO);
+    assert_eq!(parse_age("0d").unwrap(), Duration::ZERO);
+    assert_eq!(parse_age(" 3 days").unwrap(), Duration::from_secs(3 * day));
+    for bad in ["soon", "-1d", "d", "99999999999999999999w", "14x"] {
+        let e = parse_age(bad).unwrap_err();
+        assert!(e.contains("14d"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn clean_settings_come_from_the_file_and_the_environment_with_defaults() {
+    let p = Path::new("ralph.toml");
+    let d = resolve(&[]).clean;
+    assert_eq!(d.older_than, Duration::from_secs(14 * 86_400));
+    assert_eq!((d.keep, d.auto), (20, true));
+    let file = parse_file(p, "[clean]\nolder_than = \"2w\"\nkeep = 0\nauto = false\n").unwrap();
+    let s = resolve(&[&file]).clean;
+    assert_eq!(s.older_than, Duration::from_secs(14 * 86_400));
+    assert_eq!((s.keep, s.auto), (0, false));
+    let env = from_env(|k| match k {
+        "RALPH_CLEAN_OLDER_THAN" => Some("36h".into()),
+        "RALPH_CLEAN_KEEP" => Some("5".into()),
+        _ => None,
+    })
+    .unwrap();
+    let s = resolve(&[&env, &file]).clean;
+    assert_eq!(s.older_than, Duration::from_secs(36 * 3600));
+    assert_eq!((s.keep, s.auto), (5, false));
+    let e = parse_file(p, "[clean]\nolder_than = \"soon\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ralph.toml:2: [clean] older_than"), "{e}");
+    let e = parse_file(p, "[clean]\nkeep = -1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("[clean] keep"), "{e}");
+    let e = parse_file(p, "[clean]\nkeepp = 1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("did you mean \"keep\""), "{e}");
+    let e = from_env(|k| (k == "RALPH_CLEAN_KEEP").then(|| "lots".into()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("RALPH_CLEAN_KEEP"), "{e}");
+}

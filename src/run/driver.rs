@@ -94,26 +94,35 @@ pub struct Loop<'a> {
     good: Option<Arc<Vec<u8>>>,
     /// What the agents reported spending in this run (see [`super::cost`]).
     spent: cost::Spent,
+    /// `.ralph/runs/<run-id>/manifest.json`, rewritten at the end (see [`super::upkeep`]).
+    manifest: crate::state::runs::Manifest,
 }
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt.
 pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let mut l = Loop::start(opts, interrupt)?;
-    loop {
-        let (snap, i) = match l.next()? {
-            Next::End(exit) => return Ok(exit),
-            Next::Story(snap, i) => (snap, i),
-        };
-        let story = &snap.prd.stories[i];
-        let t0 = Instant::now();
-        let done = l.iterate(&snap, story)?;
-        if let Some(exit) = l.settle(story, t0, done)? {
-            return Ok(exit);
-        }
-    }
+    let result = l.drive();
+    super::upkeep::finish(&opts.root, &l.run_dir, &mut l.manifest, &result, l.rep);
+    result
 }
 
 impl<'a> Loop<'a> {
+    /// The iterations, until the run ends.
+    fn drive(&mut self) -> Result<Exit, RunError> {
+        loop {
+            let (snap, i) = match self.next()? {
+                Next::End(exit) => return Ok(exit),
+                Next::Story(snap, i) => (snap, i),
+            };
+            let story = &snap.prd.stories[i];
+            let t0 = Instant::now();
+            let done = self.iterate(&snap, story)?;
+            if let Some(exit) = self.settle(story, t0, done)? {
+                return Ok(exit);
+            }
+        }
+    }
+
     /// Everything before the first iteration: the agent exists, the lock, what a killed ralph
     /// left, `.ralph/` kept out of git, the branch checked out, the banner.
     fn start(opts: &'a Options, interrupt: &'a AtomicBool) -> Result<Loop<'a>, RunError> {
@@ -127,11 +136,17 @@ impl<'a> Loop<'a> {
         leftovers(opts, &lock, &state, rep);
         let mut cache = PrdCache::default();
         checkout(opts, &mut cache, rep)?;
+        super::upkeep::clean_at_start(opts, rep);
         let run_id = super::new_run_id();
         // Absolute, so the agent can be told where its prompt file is whatever its cwd.
         let run_dir = state.join("runs").join(&run_id);
         let run_dir = std::path::absolute(&run_dir).unwrap_or(run_dir);
         crate::fsutil::create_dir_all(&run_dir)?;
+        let branch = cache.last.as_ref().and_then(|l| {
+            let b = l.prd.value.get("branchName")?;
+            b.as_str().map(String::from)
+        });
+        let manifest = super::upkeep::begin(opts, &run_id, &run_dir, branch, rep);
         let s = &opts.settings;
         rep.report(Event::RunStarted {
             run_id: run_id.clone(),
@@ -163,6 +178,7 @@ impl<'a> Loop<'a> {
             tree: None,
             good: None,
             spent: cost::Spent::default(),
+            manifest,
         })
     }
 

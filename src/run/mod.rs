@@ -31,6 +31,7 @@ pub mod report;
 pub mod review;
 pub mod signals;
 pub mod status;
+pub mod upkeep;
 pub mod verdict;
 pub mod verify;
 pub mod watch;
@@ -212,6 +213,8 @@ pub struct Plan {
     pub not_runnable: Vec<String>,
     /// What the run would do about git: the branch, uncommitted changes (see `branch`).
     pub git: Vec<String>,
+    /// What the run would remove at its start (see [`upkeep::clean_preview`]).
+    pub clean: Option<String>,
 }
 
 pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
@@ -233,6 +236,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
             all_done: prd.all_done(),
             not_runnable: status::not_runnable(&prd.stories, &states, &BTreeMap::new()),
             git,
+            clean: upkeep::clean_preview(opts),
         });
     };
     let story = &prd.stories[i];
@@ -252,6 +256,7 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
         all_done: false,
         not_runnable: vec![],
         git,
+        clean: upkeep::clean_preview(opts),
     })
 }
 

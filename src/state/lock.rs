@@ -1,5 +1,5 @@
-//! The project lock: one writer of prd.json and progress.txt per project at a time (`ralph run`,
-//! `ralph compact`, every command that writes them).
+//! The project lock: one writer of prd.json, progress.txt and `.ralph/` per project at a time
+//! (`ralph run`, `ralph compact`, `ralph clean`, every command that writes them).
 //!
 //! An advisory `flock` on the project root directory itself, held for the whole command: the
 //! kernel drops it if ralph dies (a crash never wedges the project), and an agent deleting
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error(
-        "{path}: another ralph run (pid {pid}) holds the project lock (ralph run and ralph compact take it); wait for it to finish or stop it (kill {pid})"
+        "{path}: another ralph run (pid {pid}) holds the project lock (ralph run, compact and clean take it); wait for it to finish or stop it (kill {pid})"
     )]
     Held { path: PathBuf, pid: String },
     #[error("{path}: cannot use the lock file: {source}")]
@@ -37,7 +37,7 @@ pub struct Lock {
     pub took_over_from: Option<String>,
 }
 
-fn pid_alive(pid: &str) -> bool {
+pub(crate) fn pid_alive(pid: &str) -> bool {
     let Ok(n) = pid.trim().parse::<i32>() else {
         return false;
     };

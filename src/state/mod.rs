@@ -1,5 +1,6 @@
 //! What ralph keeps under `.ralph/`: the paths, the history records, the learned error
-//! patterns, the run lock, archives on a branch change, rejected copies.
+//! patterns, the run lock, archives on a branch change, rejected copies, the run folders and
+//! their manifests.
 //!
 //! Below both [`crate::context`] (which reads the history) and [`crate::run`] (which writes
 //! it): imports neither. Owns where each file lives and its shape on disk; does not decide
@@ -12,6 +13,7 @@ pub mod lock;
 pub mod outputs;
 pub mod patterns;
 pub mod rejected;
+pub mod runs;
 
 use std::path::{Path, PathBuf};
 

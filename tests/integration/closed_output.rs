@@ -34,6 +34,8 @@ fn read_commands_end_quietly_when_stdout_is_closed() {
         vec!["patterns"],
         vec!["patterns", "--json"],
         vec!["compact", "--dry-run", "--force"],
+        vec!["clean", "--dry-run"],
+        vec!["clean", "--dry-run", "--json"],
         vec!["run", "--dry-run"],
         vec!["pin", "search", "story"],
         vec!["completions", "bash"],

@@ -516,3 +516,56 @@ fn patterns_list_forget_an_unknown_id_and_a_junk_line() {
     let (_, v, _) = envelope(dir.path(), &["patterns", "--json"]);
     assert_eq!(v["data"]["patterns"], json!([]));
 }
+
+#[test]
+fn clean_on_a_dry_run_a_clean_a_held_lock_and_a_usage_error() {
+    use std::os::fd::AsRawFd;
+    let dir = sample();
+    let root = dir.path();
+    for (id, day) in [("20200101T100000-1", "01"), ("20200102T100000-2", "02")] {
+        let run = root.join(".ralph/runs").join(id);
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join("iter-1.log"), "log line\n").unwrap();
+        let m = json!({
+            "schema_version": 1, "run_id": id, "start": format!("2020-01-{day}T10:00:00Z"),
+            "end": format!("2020-01-{day}T11:00:00Z"), "agent": "claude", "parallel": 1,
+            "branch": null, "iterations": 10, "stories_attempted": [], "outcome": "all-done",
+            "pid": 1
+        });
+        std::fs::write(run.join("manifest.json"), m.to_string()).unwrap();
+    }
+    let args = ["clean", "--json", "--dry-run", "--keep", "1"];
+    let (code, v, _) = envelope(root, &args);
+    assert_eq!(code, 0);
+    assert_eq!(v["data"]["dry_run"], true);
+    assert_eq!(
+        v["data"]["removed"][0]["path"],
+        ".ralph/runs/20200101T100000-1"
+    );
+    assert_eq!(v["data"]["kept"]["runs"], 1);
+    assert!(root.join(".ralph/runs/20200101T100000-1").exists());
+    snap("clean_dry_run", &v);
+
+    let (code, v, _) = envelope(root, &["clean", "--json", "--keep", "1"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["data"]["dry_run"], false);
+    assert_eq!(v["data"]["freed"], v["data"]["removed"][0]["bytes"]);
+    assert!(!root.join(".ralph/runs/20200101T100000-1").exists());
+    snap("clean", &v);
+
+    std::fs::write(root.join(".ralph/lock"), "4242\n").unwrap();
+    let held = std::fs::File::open(root).unwrap();
+    assert_eq!(
+        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let v = failing(root, &["clean", "--json", "--keep", "0"], 1);
+    assert_eq!(v["errors"][0]["code"], "locked");
+    assert!(root.join(".ralph/runs/20200102T100000-2").exists());
+    snap("clean_locked", &v);
+    drop(held);
+
+    let v = failing(root, &["clean", "--json", "--older-than", "soon"], 2);
+    assert_eq!(v["errors"][0]["code"], "usage");
+    snap("clean_usage", &v);
+}

@@ -3,6 +3,7 @@
 //! file). Shared helpers live in `support`; data stays in `tests/fixtures/` and
 //! `tests/fuzz/`, snapshots in `snapshots/` beside this file.
 
+mod clean;
 mod cli_conventions;
 mod closed_output;
 mod compact_bad_input;

@@ -142,6 +142,7 @@ pub fn json_command(cmd: &Command) -> Option<&'static str> {
             _ => None,
         },
         Command::Compact(a) if a.json => Some("compact"),
+        Command::Clean(a) if a.json => Some("clean"),
         Command::Pin(p) => match &p.command {
             PinCommand::Search { json: true, .. } => Some("pin search"),
             PinCommand::Check { json: true } => Some("pin check"),
@@ -170,9 +171,9 @@ pub fn report_error(json: Option<&'static str>, err: &anyhow::Error) {
 
 /// The commands with a JSON mode, as `json_command` names them (a usage error names the one it
 /// can find in the arguments).
-const JSON_COMMANDS: [&str; 10] = [
+const JSON_COMMANDS: [&str; 11] = [
     "validate", "status", "next", "graph", "context", "compact", "report", "show", "pin",
-    "patterns",
+    "patterns", "clean",
 ];
 
 /// Parse the command line. A usage error when `--json` is among the arguments is an envelope on

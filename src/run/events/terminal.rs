@@ -63,14 +63,7 @@ pub fn heartbeat_line(event: &Event) -> String {
     line
 }
 
-/// "0 bytes", "512 bytes", "12.3 KB", "4.0 MB".
-fn human_bytes(n: u64) -> String {
-    match n {
-        0..1000 => format!("{n} bytes"),
-        1000..1_000_000 => format!("{:.1} KB", n as f64 / 1e3),
-        _ => format!("{:.1} MB", n as f64 / 1e6),
-    }
-}
+use crate::clean::human_bytes;
 
 /// The lines [`Terminal`] prints for an event (styled for `anstream`).
 pub fn lines(event: &Event) -> Vec<String> {

@@ -182,9 +182,11 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .map(|s| s.to_string())
         .zip(policy::story_keys(&ids))
         .collect();
+    super::upkeep::clean_at_start(opts, rep);
     let run_id = super::new_run_id();
     let run_dir = state.join("runs").join(&run_id);
     crate::fsutil::create_dir_all(&run_dir)?;
+    let mut manifest = super::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);
     rep.report(Event::RunStarted {
         run_id: run_id.clone(),
         agent: opts.agent.kind.name().to_string(),
@@ -221,6 +223,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let started = Instant::now();
     let stop = AtomicBool::new(false);
     let exit = sched.run(interrupt, &stop);
+    super::upkeep::finish(&sched.root, &sched.run_dir, &mut manifest, &exit, rep);
     sched.totals.wall = started.elapsed();
     if !sched.rows.is_empty() {
         rep.report(Event::Summary {

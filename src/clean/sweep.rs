@@ -1,0 +1,412 @@
+//! The I/O of a clean: finding what ralph left (run folders, rejected copies, its own archives)
+//! with each one's time and size, asking git which archives it tracks, and removing what the
+//! policy ([`super::plan`]) says goes.
+//!
+//! Never leaves the project: a kind's folder that resolves outside the root is skipped with a
+//! warning, and a symlink found among the items is removed itself, never what it points at. An
+//! `archive/` folder is ralph's only when its name starts with a date and it holds nothing but
+//! prd.json and progress.txt: anything else there is the person's and is not touched. A failed
+//! removal is reported; the others still go.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+
+use super::{Category, Item, Limits, Plan};
+use crate::state::{self, runs};
+
+/// What a clean found, decided and did.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub plan: Plan,
+    /// Nothing was removed: `--dry-run`.
+    pub dry_run: bool,
+    /// Items the policy removed that could not be, with why.
+    pub failed: Vec<(Item, String)>,
+    /// Folders not looked at, with why (outside the project, unreadable).
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    /// What was removed (or would be, in a dry run).
+    pub fn removed(&self) -> impl Iterator<Item = &Item> {
+        self.plan
+            .removals()
+            .filter(|i| !self.failed.iter().any(|(f, _)| f.path == i.path))
+    }
+
+    /// Bytes freed (or that would be).
+    pub fn freed(&self) -> u64 {
+        self.removed().map(|i| i.bytes).sum()
+    }
+}
+
+/// Find, decide and (unless `dry_run`) remove, in the project at `root`. `current` is the
+/// running run's id, whose folder always stays.
+pub fn clean(root: &Path, limits: Limits, current: Option<&str>, dry_run: bool) -> Report {
+    let (items, warnings) = gather(root, current);
+    let plan = super::plan(items, limits, Timestamp::now());
+    let failed = if dry_run {
+        vec![]
+    } else {
+        remove(root, plan.removals())
+    };
+    Report {
+        plan,
+        dry_run,
+        failed,
+        warnings,
+    }
+}
+
+/// The `git rm` that removes a tracked archive.
+pub fn git_rm_hint(item: &Item) -> String {
+    format!(
+        "git rm -r -q {} && git commit -m \"Remove an old ralph archive\"",
+        shell_words::quote(&item.path.display().to_string())
+    )
+}
+
+/// Every item of every kind, relative to `root`, and the warnings.
+pub fn gather(root: &Path, current: Option<&str>) -> (Vec<Item>, Vec<String>) {
+    let mut items = Vec::new();
+    let mut warnings = Vec::new();
+    let state = state::state_dir(Path::new(""));
+    let kinds = [
+        (Category::Runs, runs::dir(&state)),
+        (Category::Rejected, state::rejected::dir(&state)),
+        (Category::Archives, PathBuf::from("archive")),
+    ];
+    let tracked = tracked_archives(root);
+    for (category, rel) in kinds {
+        match inside(root, &rel) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(why) => {
+                warnings.push(why);
+                continue;
+            }
+        }
+        let found = match category {
+            Category::Runs => run_items(root, &state, current),
+            Category::Rejected => entries(root, &rel, |_| true),
+            Category::Archives => entries(root, &rel, ralphs_archive),
+        };
+        match found {
+            Ok(mut v) => {
+                for i in &mut v {
+                    i.category = category;
+                    i.tracked = category == Category::Archives && tracked.contains(&i.path);
+                }
+                items.extend(v);
+            }
+            Err(e) => warnings.push(format!("{}: cannot list: {e}", rel.display())),
+        }
+    }
+    (items, warnings)
+}
+
+/// Whether `root/rel` exists and is inside the project (an error says why not).
+fn inside(root: &Path, rel: &Path) -> Result<bool, String> {
+    let dir = root.join(rel);
+    if std::fs::symlink_metadata(&dir).is_err() {
+        return Ok(false);
+    }
+    let (Ok(r), Ok(d)) = (root.canonicalize(), dir.canonicalize()) else {
+        return Err(format!(
+            "{}: cannot resolve the folder; not cleaned",
+            dir.display()
+        ));
+    };
+    if !d.starts_with(&r) || !d.is_dir() {
+        return Err(format!(
+            "{}: leads outside the project (to {}) or is not a folder; not cleaned",
+            dir.display(),
+            d.display()
+        ));
+    }
+    Ok(true)
+}
+
+/// The run folders, dated by [`runs::list`]; the current and live runs marked.
+fn run_items(root: &Path, state: &Path, current: Option<&str>) -> std::io::Result<Vec<Item>> {
+    let list = runs::list(&root.join(state)).map_err(|e| e.source)?;
+    Ok(list
+        .into_iter()
+        .filter_map(|f| {
+            let rel = runs::dir(state).join(&f.name);
+            Some(Item {
+                category: Category::Runs,
+                bytes: size(&f.path),
+                time: f.time?,
+                current: current == Some(f.name.as_str()) || f.is_live(),
+                tracked: false,
+                path: rel,
+            })
+        })
+        .collect())
+}
+
+/// The entries of `root/rel` that `accept` (given the full path), dated by the time in their
+/// name, else their mtime.
+fn entries(root: &Path, rel: &Path, accept: impl Fn(&Path) -> bool) -> std::io::Result<Vec<Item>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(root.join(rel))?.flatten() {
+        let path = e.path();
+        if !accept(&path) {
+            continue;
+        }
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(time) = name_time(&name).or_else(|| runs::mtime(&path)) else {
+            continue;
+        };
+        out.push(Item {
+            category: Category::Rejected,
+            path: rel.join(e.file_name()),
+            time,
+            bytes: size(&path),
+            current: false,
+            tracked: false,
+        });
+    }
+    Ok(out)
+}
+
+/// The time a rejected copy (`20261126T143000-iter3-prd.json`) or an archive
+/// (`2026-11-26-login`, local midnight) carries in its name.
+fn name_time(name: &str) -> Option<Timestamp> {
+    runs::stamp_time(name).or_else(|| {
+        let date = jiff::civil::Date::strptime("%Y-%m-%d", name.get(..10)?).ok()?;
+        date.to_zoned(jiff::tz::TimeZone::system())
+            .ok()
+            .map(|z| z.timestamp())
+    })
+}
+
+/// An `archive/` entry ralph made: a real folder named `YYYY-MM-DD-…` holding only prd.json and
+/// progress.txt files.
+fn ralphs_archive(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dated = name.get(..11).is_some_and(|p| p.ends_with('-')) && name_time(&name).is_some();
+    let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    if !dated || !is_dir {
+        return false;
+    }
+    let Ok(rd) = std::fs::read_dir(path) else {
+        return false;
+    };
+    rd.into_iter().all(|e| {
+        e.is_ok_and(|e| {
+            matches!(e.file_name().to_str(), Some("prd.json" | "progress.txt"))
+                && e.file_type().is_ok_and(|t| t.is_file())
+        })
+    })
+}
+
+/// The `archive/<name>` folders git tracks any file in (none outside a git repository).
+fn tracked_archives(root: &Path) -> HashSet<PathBuf> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(if root.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            root
+        })
+        .args(["ls-files", "-z", "--", "archive"])
+        .stderr(std::process::Stdio::null())
+        .output();
+    let Some(out) = out.ok().filter(|o| o.status.success()) else {
+        return HashSet::new();
+    };
+    out.stdout
+        .split(|b| *b == 0)
+        .filter_map(|p| {
+            let p = Path::new(std::str::from_utf8(p).ok()?);
+            let mut parts = p.components();
+            let (first, second) = (parts.next()?, parts.next()?);
+            Some(Path::new(first.as_os_str()).join(second.as_os_str()))
+        })
+        .collect()
+}
+
+/// Bytes under `path`, symlinks not followed (unreadable parts count as nothing).
+pub fn size(path: &Path) -> u64 {
+    let Ok(m) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if !m.is_dir() {
+        return m.len();
+    }
+    std::fs::read_dir(path)
+        .map(|rd| rd.flatten().map(|e| size(&e.path())).sum())
+        .unwrap_or(0)
+}
+
+/// Remove `items` (relative to `root`): a folder with what is in it, a file or a symlink itself.
+/// Returns the failures; the others are gone.
+fn remove<'a>(root: &Path, items: impl Iterator<Item = &'a Item>) -> Vec<(Item, String)> {
+    remove_with(root, items, |p, is_dir| {
+        if is_dir {
+            std::fs::remove_dir_all(p)
+        } else {
+            std::fs::remove_file(p)
+        }
+    })
+}
+
+/// [`remove`] with the removal itself handed in (`rm(path, is_dir)`).
+fn remove_with<'a>(
+    root: &Path,
+    items: impl Iterator<Item = &'a Item>,
+    rm: impl Fn(&Path, bool) -> std::io::Result<()>,
+) -> Vec<(Item, String)> {
+    let mut failed = Vec::new();
+    for item in items {
+        let p = root.join(&item.path);
+        let r = match std::fs::symlink_metadata(&p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+            // `symlink_metadata`: a symlink is never a dir here, so it is unlinked itself.
+            Ok(m) => rm(&p, m.is_dir()),
+        };
+        if let Err(e) = r {
+            failed.push((item.clone(), e.to_string()));
+        }
+    }
+    failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn all() -> Limits {
+        Limits {
+            older_than: Duration::ZERO,
+            keep: 0,
+        }
+    }
+
+    fn paths<'a>(items: impl Iterator<Item = &'a Item>) -> Vec<String> {
+        let mut v: Vec<String> = items.map(|i| i.path.display().to_string()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn finds_every_kind_and_leaves_what_is_not_ralphs() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        std::fs::create_dir_all(r.join(".ralph/runs/20200101T000000-1")).unwrap();
+        std::fs::write(r.join(".ralph/runs/20200101T000000-1/iter-1.log"), "12345").unwrap();
+        std::fs::create_dir_all(r.join(".ralph/runs/20200101T000000-2")).unwrap();
+        std::fs::create_dir_all(r.join(".ralph/rejected")).unwrap();
+        std::fs::write(
+            r.join(".ralph/rejected/20200101T000000-iter1-prd.json"),
+            "{}",
+        )
+        .unwrap();
+        std::fs::create_dir_all(r.join("archive/2020-01-01-old")).unwrap();
+        std::fs::write(r.join("archive/2020-01-01-old/prd.json"), "{}").unwrap();
+        std::fs::create_dir_all(r.join("archive/2020-01-02-mine")).unwrap();
+        std::fs::write(r.join("archive/2020-01-02-mine/notes.md"), "mine").unwrap();
+        std::fs::create_dir_all(r.join("archive/photos")).unwrap();
+        std::fs::write(r.join("archive/2020-01-03-file"), "x").unwrap();
+        let report = clean(r, all(), Some("20200101T000000-2"), true);
+        assert_eq!(
+            paths(report.removed()),
+            [
+                ".ralph/rejected/20200101T000000-iter1-prd.json",
+                ".ralph/runs/20200101T000000-1",
+                "archive/2020-01-01-old",
+            ]
+        );
+        assert_eq!(report.freed(), 5 + 2 + 2);
+        assert_eq!(report.plan.kept(super::super::Keep::Current).count(), 1);
+        assert!(r.join(".ralph/runs/20200101T000000-1").exists(), "dry run");
+        let report = clean(r, all(), Some("20200101T000000-2"), false);
+        assert!(report.failed.is_empty(), "{:?}", report.failed);
+        assert!(!r.join(".ralph/runs/20200101T000000-1").exists());
+        assert!(r.join(".ralph/runs/20200101T000000-2").exists());
+        assert!(!r.join("archive/2020-01-01-old").exists());
+        assert!(r.join("archive/2020-01-02-mine/notes.md").exists());
+        assert!(r.join("archive/photos").exists());
+        assert!(r.join("archive/2020-01-03-file").exists());
+    }
+
+    #[test]
+    fn symlinks_are_removed_themselves_and_folders_outside_are_not_cleaned() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("precious"), "keep me").unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        std::fs::create_dir_all(r.join(".ralph/runs")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), r.join(".ralph/runs/20200101T000000-1"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), r.join("archive")).unwrap();
+        let report = clean(r, all(), None, false);
+        assert!(report.failed.is_empty(), "{:?}", report.failed);
+        assert_eq!(paths(report.removed()), [".ralph/runs/20200101T000000-1"]);
+        assert!(
+            std::fs::symlink_metadata(r.join(".ralph/runs/20200101T000000-1")).is_err(),
+            "the link is gone"
+        );
+        assert!(
+            outside.path().join("precious").exists(),
+            "its target is not"
+        );
+        assert!(
+            report
+                .warnings
+                .iter()
+                .any(|w| w.contains("outside the project")),
+            "{:?}",
+            report.warnings
+        );
+    }
+
+    #[test]
+    fn a_failed_removal_is_reported_and_the_others_still_go() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        let rej = r.join(".ralph/rejected");
+        std::fs::create_dir_all(rej.join("20200101T000000-iter1-dir")).unwrap();
+        std::fs::write(rej.join("20200101T000000-iter1-dir/inner"), "x").unwrap();
+        std::fs::write(rej.join("20200101T000000-iter2-prd.json"), "{}").unwrap();
+        let (items, _) = gather(r, None);
+        let plan = super::super::plan(items, all(), Timestamp::now());
+        let failed = remove_with(r, plan.removals(), |p, is_dir| {
+            if is_dir {
+                Err(std::io::Error::other("device busy"))
+            } else {
+                std::fs::remove_file(p)
+            }
+        });
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert!(failed[0].0.path.ends_with("20200101T000000-iter1-dir"));
+        assert_eq!(failed[0].1, "device busy");
+        assert!(!rej.join("20200101T000000-iter2-prd.json").exists());
+        assert!(rej.join("20200101T000000-iter1-dir/inner").exists());
+    }
+
+    #[test]
+    fn names_carry_times_and_sizes_do_not_follow_links() {
+        assert!(name_time("2026-11-26-login").is_some());
+        assert!(name_time("20261126T100000-iter1-prd.json").is_some());
+        assert_eq!(name_time("photos"), None);
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a"), "123").unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("sub/b"), "4567").unwrap();
+        std::os::unix::fs::symlink("/usr", d.path().join("link")).unwrap();
+        let link = std::fs::symlink_metadata(d.path().join("link"))
+            .unwrap()
+            .len();
+        assert_eq!(size(d.path()), 3 + 4 + link);
+    }
+}
