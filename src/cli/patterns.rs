@@ -102,6 +102,8 @@ fn text(list: &[Pattern], file: &str) -> String {
 }
 
 fn forget(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<Code> {
+    // A running loop rewrites the file too (uses, new patterns): one writer at a time.
+    let _lock = crate::state::lock::Lock::acquire(&ctx.root)?;
     let gone = patterns::forget(&ctx.root, id)?;
     if json {
         Envelope::new("patterns forget", json!({ "forgotten": to_json(&gone) })).emit()?;

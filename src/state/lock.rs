@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error(
-        "{path}: another ralph run (pid {pid}) holds the project lock (ralph run, compact and clean take it); wait for it to finish or stop it (kill {pid})"
+        "{path}: another ralph (pid {pid}) holds the project lock (ralph run, compact, clean and patterns forget take it); wait for it to finish or stop it (kill {pid})"
     )]
     Held { path: PathBuf, pid: String },
     #[error("{path}: cannot use the lock file: {source}")]

@@ -510,6 +510,27 @@ fn patterns_list_forget_an_unknown_id_and_a_junk_line() {
     let v = failing(dir.path(), &["patterns", "forget", "zz", "--json"], 1);
     assert_eq!(v["command"], "patterns forget");
     assert_eq!(v["errors"][0]["code"], "unknown-pattern");
+    {
+        // A running loop holds the project lock: forget waits for it rather than race its
+        // rewrite of the file.
+        use std::os::fd::AsRawFd;
+        std::fs::write(dir.path().join(".ralph/lock"), "4242\n").unwrap();
+        let held = std::fs::File::open(dir.path()).unwrap();
+        assert_eq!(
+            unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+        let v = failing(dir.path(), &["patterns", "forget", "3fa", "--json"], 1);
+        assert_eq!(v["errors"][0]["code"], "locked");
+        assert!(
+            v["errors"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("patterns forget take it")
+        );
+        let kept = std::fs::read_to_string(dir.path().join(".ralph/patterns.jsonl")).unwrap();
+        assert!(kept.contains("3fa2c1b9e0"));
+    }
     let (code, v, _) = envelope(dir.path(), &["patterns", "forget", "3fa", "--json"]);
     assert_eq!(code, 0, "{v:#}");
     assert_eq!(v["data"]["forgotten"]["id"], "3fa2c1b9e0");
