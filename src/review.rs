@@ -7,7 +7,7 @@
 //! Runs nothing: the reviewer's process, the diff and the history record are
 //! `crate::run::review`'s; the built-in instructions are `crate::context::instructions`'.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// The most items a verdict keeps, and the most characters of one item.
 const MAX_ITEMS: usize = 20;
@@ -101,21 +101,52 @@ fn item(line: &str) -> Option<String> {
     })
 }
 
+/// The nearest non-blank line before (`step` -1) or after (+1) `i`, trimmed.
+fn neighbour<'a>(lines: &[&'a str], i: usize, step: isize) -> Option<&'a str> {
+    let mut j = i as isize + step;
+    while j >= 0 && (j as usize) < lines.len() {
+        let l = lines[j as usize].trim();
+        if !l.is_empty() {
+            return Some(l);
+        }
+        j += step;
+    }
+    None
+}
+
+/// Whether output line `i` (a verdict line the prompt holds too) is the reviewer echoing its
+/// prompt: at one of the places the prompt holds it, the line before or the line after is the
+/// same as in the output (a copy of the prompt carries its neighbours; a verdict of the
+/// reviewer's own follows its own words). A line with no neighbours on either side is an echo.
+fn echoes(out: &[&str], i: usize, prompt: &[&str], at: &[usize]) -> bool {
+    let (before, after) = (neighbour(out, i, -1), neighbour(out, i, 1));
+    at.iter().any(|&j| {
+        let (pb, pa) = (neighbour(prompt, j, -1), neighbour(prompt, j, 1));
+        (before.is_some() && before == pb)
+            || (after.is_some() && after == pa)
+            || (before.is_none() && after.is_none())
+    })
+}
+
 /// The reviewer's verdict in `output`: the last verdict line counts, and for CHANGES the lines
-/// after it are the items. A line the prompt itself holds (trimmed) is the reviewer echoing its
-/// input, or the diff quoting a file, never a verdict.
+/// after it are the items. A verdict line that is the reviewer echoing its prompt (the prompt
+/// holds it, with the same neighbours: see [`echoes`]) never counts; the same line said in the
+/// reviewer's own words does.
 pub fn parse(output: &str, prompt: &str) -> Verdict {
-    let echoed: HashSet<&str> = prompt
-        .lines()
-        .map(str::trim)
-        .filter(|l| verdict_line(l).is_some())
-        .collect();
+    let prompt: Vec<&str> = prompt.lines().collect();
+    let mut at: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, l) in prompt.iter().enumerate() {
+        if verdict_line(l).is_some() {
+            at.entry(l.trim()).or_default().push(j);
+        }
+    }
     let lines: Vec<&str> = output.lines().collect();
     let last = lines.iter().enumerate().rev().find_map(|(i, l)| {
-        if echoed.contains(l.trim()) {
-            return None;
+        let v = verdict_line(l)?;
+        match at.get(l.trim()) {
+            Some(places) if echoes(&lines, i, &prompt, places) => None,
+            _ => Some((i, v)),
         }
-        verdict_line(l).map(|v| (i, v))
     });
     match last {
         None if output.trim().is_empty() => Verdict::Missing("the reviewer printed nothing".into()),

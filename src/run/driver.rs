@@ -315,11 +315,7 @@ impl<'a> Loop<'a> {
             review_round: self.reviews.get(&story.id).copied().unwrap_or(0) + 1,
             review_base: self.bases.get(&story.id).map(String::as_str),
         })?;
-        if let Some(head) = &done.record.head_before {
-            self.bases
-                .entry(story.id.clone())
-                .or_insert_with(|| head.clone());
-        }
+        self.remember_base(&story.id, &done);
         self.tree = done.after.clone();
         super::patterns::used_reported(&opts.root, &done.patterns_used, self.rep);
         // The agent may have deleted `.ralph/` (the lock does not live there): ralph's own
@@ -330,6 +326,19 @@ impl<'a> Loop<'a> {
             self.cache.set(changed.clone());
         }
         Ok(done)
+    }
+
+    /// The base of `id`'s review diff: HEAD before its first attempt. Another story's commits
+    /// on top would be in that diff, so a commit of this story's attempt drops the others'.
+    fn remember_base(&mut self, id: &str, done: &Done) {
+        if done.progress.is_some_and(|p| p.committed) {
+            self.bases.retain(|other, _| other == id);
+        }
+        if let Some(head) = &done.record.head_before {
+            self.bases
+                .entry(id.to_string())
+                .or_insert_with(|| head.clone());
+        }
     }
 
     /// Step 9-10 after an agent run: a rate limit waits (it does not count); otherwise the

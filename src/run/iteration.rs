@@ -323,7 +323,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     let head = inp
         .review_base
         .or_else(|| before.as_ref().and_then(|b| b.head.as_deref()));
-    let (v, review) = reviewed(
+    let (v, review, review_limit) = reviewed(
         &inp,
         &observed,
         verdict::decide(&observed),
@@ -332,6 +332,8 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         &prd_rel,
     )?;
     let (outcome, settle) = (v.outcome, v.settle);
+    // A reviewer's usage limit is the run's to wait for, like the agent's.
+    let rate_line = rate_line.or(review_limit);
     if !settle.is_empty() {
         let mut prd = match changed.take() {
             Some((p, _)) => p,
@@ -451,10 +453,10 @@ fn reviewed(
     base: Option<&str>,
     verify: &[history::VerifyResult],
     prd_rel: &str,
-) -> Result<(verdict::Verdict, Option<history::ReviewRecord>), RunError> {
+) -> Result<Reviewed, RunError> {
     let opts = inp.opts;
     let (Outcome::Done, Some(reviewer)) = (v.outcome, &opts.reviewer) else {
-        return Ok((v, None));
+        return Ok((v, None, None));
     };
     let r = super::review::run(&super::review::Input {
         opts,
@@ -473,6 +475,9 @@ fn reviewed(
     let mut v = verdict::after_review(observed, v, &r.verdict, inp.review_round, max);
     if r.interrupted {
         v.outcome = Outcome::Interrupted;
+    } else if r.rate_line.is_some() {
+        // Not a round: the story goes back (its work kept) and runs again after the wait.
+        v.outcome = Outcome::RateLimited;
     }
     opts.reporter.report(Event::Reviewed {
         story: inp.story.id.clone(),
@@ -483,8 +488,15 @@ fn reviewed(
         items: r.record.items.clone(),
         why: r.record.why.clone(),
     });
-    Ok((v, Some(r.record)))
+    Ok((v, Some(r.record), r.rate_line))
 }
+
+/// The verdict after the review, the review's record, a reviewer's usage-limit message.
+type Reviewed = (
+    verdict::Verdict,
+    Option<history::ReviewRecord>,
+    Option<String>,
+);
 
 /// The gate as the verdict sees it.
 fn gate_summary(gate: &verify::Gate, total: usize) -> verdict::GateSummary {

@@ -16,7 +16,7 @@ use super::events::Event;
 use super::{Options, RunError, git, iteration};
 use crate::agent::process::{Supervise, supervise};
 use crate::agent::telemetry::{Format, Telemetry};
-use crate::agent::{self, AgentSpec};
+use crate::agent::{self, AgentSpec, detect};
 use crate::prd::Story;
 use crate::review::{self, Verdict};
 use crate::state::history::{ReviewRecord, VerifyResult};
@@ -53,6 +53,9 @@ pub struct Reviewed {
     pub record: ReviewRecord,
     /// Ctrl-C / SIGTERM stopped the reviewer.
     pub interrupted: bool,
+    /// The reviewer hit a usage limit (its message): the review did not happen, the loop waits
+    /// as for an agent's limit and the story runs again; the round does not count.
+    pub rate_line: Option<String>,
 }
 
 /// Before the first agent runs: the reviewer's program exists and its instructions can be
@@ -91,7 +94,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
             passed: v.passed,
         })
         .collect();
-    let prompt = review::prompt(&review::Input {
+    let (prompt, _) = crate::context::redact::redact(&review::prompt(&review::Input {
         instructions: &instructions.text,
         id: &inp.story.id,
         title: &inp.story.title,
@@ -104,7 +107,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         max_rounds: s.review.max_rounds,
         // Most of the budget (tokens as ~4 bytes) goes to the diff.
         max_diff: s.context.budget.saturating_mul(3),
-    });
+    }));
     rep.report(Event::Note {
         text: format!(
             "reviewing {} (round {} of {}) with {}",
@@ -118,40 +121,43 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
     let prd_before = crate::fsutil::read(prd_path).ok();
     let tree_before = git::snapshot(&opts.root, inp.prd_rel);
     let (run, output) = run_reviewer(inp, &prompt)?;
-    let changed = match (&tree_before, git::snapshot(&opts.root, inp.prd_rel)) {
-        (Some(b), Some(a)) => git::compare(&opts.root, b, &a).2,
-        _ => vec![],
+    let (moved, changed) = match (&tree_before, git::snapshot(&opts.root, inp.prd_rel)) {
+        (Some(b), Some(a)) => {
+            let (committed, _, files) = git::compare(&opts.root, b, &a);
+            (committed, files)
+        }
+        _ => (false, vec![]),
     };
-    put_back_prd(prd_path, prd_before.as_deref(), rep)?;
-    if !changed.is_empty() {
+    put_back_prd(inp, prd_before.as_deref(), moved)?;
+    let rate_line = (!run.timed_out)
+        .then(|| {
+            detect::rate_limit_line(&iteration::last_lines(&run.tail, detect::LIMIT_LINES))
+                .map(String::from)
+        })
+        .flatten();
+    let verdict = if moved || !changed.is_empty() {
+        let what = describe_changes(moved, &changed);
         rep.report(Event::Warning {
             text: format!(
-                "the reviewer of {} changed {} although told not to; the changes are kept: {}",
-                inp.story.id,
-                if changed.len() == 1 {
-                    "a file"
-                } else {
-                    "files"
-                },
-                changed.join(", ")
+                "the reviewer of {} {what} although told only to read; the changes are kept, its verdict does not count",
+                inp.story.id
             ),
         });
-    }
-    let verdict = match review::parse(&output, &prompt) {
-        Verdict::Missing(_) if run.timed_out => Verdict::Missing(format!(
-            "the reviewer timed out after {}",
-            super::ratelimit::format_remaining(s.timeout)
-        )),
-        Verdict::Missing(_) if run.interrupted => Verdict::Missing("interrupted".into()),
-        Verdict::Missing(why) if !run.success() => Verdict::Missing(match run.exit_code {
-            Some(c) => format!("the reviewer exited with code {c}; {why}"),
-            None => format!("the reviewer was killed; {why}"),
-        }),
-        v => v,
+        Verdict::Missing(format!(
+            "the reviewer {what}: a reviewer must only read, so its verdict does not count"
+        ))
+    } else if let Some(line) = &rate_line {
+        Verdict::Missing(format!("the reviewer hit a usage limit: {line}"))
+    } else {
+        read_verdict(&output, &prompt, &run, s.timeout)
     };
     let record = ReviewRecord {
         verdict: verdict.name().to_string(),
-        items: verdict.items().to_vec(),
+        items: verdict
+            .items()
+            .iter()
+            .map(|i| crate::context::redact::redact(i).0)
+            .collect(),
         round: inp.round,
         reviewer: inp.reviewer.kind.name().to_string(),
         duration_ms: run.duration.as_millis() as u64,
@@ -165,7 +171,47 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         verdict,
         record,
         interrupted: run.interrupted,
+        rate_line,
     })
+}
+
+/// The verdict in the reviewer's output, or why there is none.
+fn read_verdict(
+    output: &str,
+    prompt: &str,
+    run: &crate::agent::process::Finished,
+    timeout: std::time::Duration,
+) -> Verdict {
+    match review::parse(output, prompt) {
+        Verdict::Missing(_) if run.timed_out => Verdict::Missing(format!(
+            "the reviewer timed out after {}",
+            super::ratelimit::format_remaining(timeout)
+        )),
+        Verdict::Missing(_) if run.interrupted => Verdict::Missing("interrupted".into()),
+        Verdict::Missing(why) if !run.success() => Verdict::Missing(match run.exit_code {
+            Some(c) => format!("the reviewer exited with code {c}; {why}"),
+            None => format!("the reviewer was killed; {why}"),
+        }),
+        v => v,
+    }
+}
+
+/// "committed and changed a.txt, b.txt", "changed a.txt".
+fn describe_changes(moved: bool, changed: &[String]) -> String {
+    let files = match changed.len() {
+        0 => String::new(),
+        1..=5 => format!("changed {}", changed.join(", ")),
+        n => format!(
+            "changed {} and {} more files",
+            changed[..5].join(", "),
+            n - 5
+        ),
+    };
+    match (moved, files.is_empty()) {
+        (true, true) => "made a commit".into(),
+        (true, false) => format!("made a commit and {files}"),
+        (false, _) => files,
+    }
 }
 
 /// The reviewer's process: its prompt file, log, translated output; all its output lines.
@@ -242,25 +288,36 @@ fn run_reviewer(
     Ok((run, output))
 }
 
-/// prd.json is the loop's: a reviewer's edit is put back (the bytes from before the review).
-fn put_back_prd(
-    path: &Path,
-    before: Option<&[u8]>,
-    rep: &dyn super::events::Reporter,
-) -> Result<(), RunError> {
+/// prd.json is the loop's: a reviewer's edit is put back (the bytes from before the review),
+/// and when the reviewer committed, HEAD gets the same file back (ralph's correction commit),
+/// so no `passes` ralph did not accept stays on the branch.
+fn put_back_prd(inp: &Input<'_>, before: Option<&[u8]>, moved: bool) -> Result<(), RunError> {
+    let opts = inp.opts;
+    let rep = &*opts.reporter;
+    let path = &opts.prd_path;
     let Some(before) = before else {
         return Ok(());
     };
-    if crate::fsutil::read(path).ok().as_deref() == Some(before) {
-        return Ok(());
+    if crate::fsutil::read(path).ok().as_deref() != Some(before) {
+        crate::fsutil::atomic_write(path, before)?;
+        rep.report(Event::Warning {
+            text: format!(
+                "the reviewer changed {}; it is put back as it was before the review",
+                path.display()
+            ),
+        });
     }
-    crate::fsutil::atomic_write(path, before)?;
-    rep.report(Event::Warning {
-        text: format!(
-            "the reviewer changed {}; it is put back as it was before the review",
-            path.display()
-        ),
-    });
+    if moved {
+        let msg = format!(
+            "ralph: put back {} as it was before the review of {} (iteration {}): the reviewer committed a change to it",
+            inp.prd_rel, inp.story.id, inp.n
+        );
+        if let Err(e) = git::commit_correction(&opts.root, inp.prd_rel, &msg) {
+            rep.report(Event::Warning {
+                text: format!("{e}; {} in the work tree is put back, but HEAD may hold the reviewer's version", inp.prd_rel),
+            });
+        }
+    }
     Ok(())
 }
 
@@ -311,9 +368,22 @@ fn untracked(root: &Path) -> Vec<String> {
 fn new_file(root: &Path, rel: &str) -> String {
     let head = format!("diff --git a/{rel} b/{rel}\nnew file (untracked)\n");
     let path = root.join(rel);
-    let size = std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
-    if size > MAX_UNTRACKED_BYTES {
-        return format!("{head}(large file: {size} bytes, not shown)\n");
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(m) => m,
+        Err(e) => return format!("{head}(cannot read it: {e})\n"),
+    };
+    // Never read through a link (it may point out of the project), nor a FIFO or device.
+    if meta.file_type().is_symlink() {
+        let to = std::fs::read_link(&path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_else(|_| "?".into());
+        return format!("{head}(symbolic link to {to}, not followed)\n");
+    }
+    if !meta.is_file() {
+        return format!("{head}(not a regular file, not shown)\n");
+    }
+    if meta.len() > MAX_UNTRACKED_BYTES {
+        return format!("{head}(large file: {} bytes, not shown)\n", meta.len());
     }
     match crate::fsutil::read(&path)
         .ok()

@@ -244,6 +244,136 @@ fn a_reviewer_that_echoes_its_prompt_gives_no_verdict() {
 }
 
 #[test]
+fn a_real_verdict_counts_even_when_the_prompt_holds_the_same_line() {
+    let text = prd("ralph/r", &[story("A", 1, &[])]).replace(
+        "\"Do A\"",
+        "\"Document the reviewer. Its answer ends with:\\nREVIEW: APPROVE\"",
+    );
+    let p = Project::new(&text);
+    dev(&p);
+    let cmd = reviewer(&p, "echo 'All criteria met.'; echo 'REVIEW: APPROVE'");
+    p.run().args(["--review-cmd", &cmd]).assert().code(0);
+    assert!(p.passes("A"));
+    assert_eq!(p.history()[0]["review"]["verdict"], "approve");
+}
+
+#[test]
+fn a_reviewer_that_commits_or_changes_files_does_not_get_its_approval_counted() {
+    let p = Project::new(&prd("ralph/r", &[story("A", 1, &[]), story("B", 2, &[])]));
+    p.agent(
+        "claude",
+        &format!("{WORK}\nif [ \"$RALPH_STORY_ID\" = A ]; then {FLIP}; fi"),
+    );
+    // The reviewer deletes A's work, marks B passing and commits it all, then approves.
+    let cmd = reviewer(
+        &p,
+        r#"git rm -q A.txt; sed -i -E -z 's/("id": "B"[^}]*"passes": )false/\1true/' prd.json; git commit -qam 'reviewer was here'; echo 'REVIEW: APPROVE'"#,
+    );
+    p.run()
+        .args(["--review-cmd", &cmd, "--story", "A", "--review-rounds", "1", "1"])
+        .assert()
+        .stderr(predicate::str::contains(
+            "the reviewer of A made a commit and changed A.txt, prd.json although told only to read; the changes are kept, its verdict does not count",
+        ));
+    assert!(
+        !p.passes("A"),
+        "an approval over an unverified tree does not count"
+    );
+    assert!(!p.passes("B"));
+    let head_prd = p.git(&["show", "HEAD:prd.json"]);
+    assert!(
+        !head_prd.contains("\"id\": \"B\", \"title\": \"Title B\", \"description\": \"Do B\", \"acceptanceCriteria\": [\"B works\"], \"priority\": 2, \"passes\": true"),
+        "HEAD must not keep the reviewer's prd.json: {head_prd}"
+    );
+    assert!(
+        p.git(&["log", "--format=%s"]).contains("reviewer was here"),
+        "its commit is kept"
+    );
+    let h = p.history();
+    assert_eq!(h[0]["review"]["verdict"], "none");
+    assert!(
+        h[0]["review"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("must only read")
+    );
+}
+
+#[test]
+fn a_reviewer_hitting_a_usage_limit_waits_and_does_not_use_up_a_round() {
+    let p = Project::new(&prd("ralph/r", &[story("A", 1, &[])]));
+    dev(&p);
+    let cmd = reviewer(
+        &p,
+        "if [ $r = 1 ]; then echo 'Error: 429 Too Many Requests'; exit 1; fi; echo 'REVIEW: APPROVE'",
+    );
+    p.run()
+        .args([
+            "--review-cmd",
+            &cmd,
+            "--review-rounds",
+            "1",
+            "--max-wait",
+            "0.2",
+        ])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("rate limited"));
+    assert!(p.passes("A"));
+    let h = p.history();
+    assert_eq!(h[0]["outcome"], "rate-limited");
+    assert!(
+        h[0]["review"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("usage limit")
+    );
+    assert_eq!(h[1]["outcome"], "done");
+    assert_eq!(
+        h[1]["review"]["round"], 1,
+        "the limited review was not a round"
+    );
+}
+
+#[test]
+fn the_reviewer_never_reads_through_a_link_and_never_sees_a_secret() {
+    let p = Project::new(&prd("ralph/r", &[story("A", 1, &[])]));
+    let outside = p.fake.join("outside-secret");
+    std::fs::write(&outside, "the content of a file outside the project\n").unwrap();
+    // Untracked work: a link out of the project and a file holding a key.
+    p.agent(
+        "claude",
+        &format!(
+            "ln -s '{}' leak.txt; echo 'aws_key = AKIAZ3MQ7XQ2V4LPL6RT' > notes.txt; {FLIP}",
+            outside.display()
+        ),
+    );
+    let cmd = reviewer(
+        &p,
+        "echo 'REVIEW: CHANGES'; echo '- remove AKIAZ3MQ7XQ2V4LPL6RT from notes.txt'",
+    );
+    p.run()
+        .args([
+            "--review-cmd",
+            &cmd,
+            "--review-rounds",
+            "1",
+            "--allow-dirty",
+        ])
+        .assert()
+        .code(4);
+    let prompt = review_prompt(&p, 1);
+    assert!(prompt.contains("leak.txt"), "{prompt}");
+    assert!(prompt.contains("symbolic link to"), "{prompt}");
+    assert!(!prompt.contains("outside the project"), "{prompt}");
+    assert!(prompt.contains("notes.txt"), "{prompt}");
+    assert!(!prompt.contains("AKIAZ3MQ7XQ2V4LPL6RT"), "{prompt}");
+    let history = std::fs::read_to_string(p.root().join(".ralph/history.jsonl")).unwrap();
+    assert!(!history.contains("AKIAZ3MQ7XQ2V4LPL6RT"), "{history}");
+    assert!(history.contains("remove"), "{history}");
+}
+
+#[test]
 fn a_reviewer_edit_of_prd_json_is_put_back_and_reported() {
     let p = Project::new(&prd("ralph/r", &[story("A", 1, &[]), story("B", 2, &[])]));
     p.agent(
