@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use crate::agent::telemetry::Usage;
 use crate::config::Dollars;
 use crate::state::history::Record;
 
@@ -22,6 +23,13 @@ impl Spent {
     /// Count one iteration's record. Returns a warning, once per run, when a cap is set and
     /// the agent reported no cost for it.
     pub fn add(&mut self, rec: &Record, cap: Option<Dollars>) -> Option<String> {
+        // The reviewer's spend (`--review`) counts too.
+        if let Some(c) = review_usage(rec).and_then(|u| u.cost_usd)
+            && c.is_finite()
+            && c >= 0.0
+        {
+            self.usd = Some(self.usd.unwrap_or(0.0) + c);
+        }
         match rec.usage.as_ref().and_then(|u| u.cost_usd) {
             Some(c) if c.is_finite() && c >= 0.0 => {
                 self.usd = Some(self.usd.unwrap_or(0.0) + c);
@@ -64,8 +72,18 @@ pub struct Totals {
 impl Totals {
     pub fn of<'a>(records: impl IntoIterator<Item = &'a Record>) -> Totals {
         let mut t = Totals::default();
-        for u in records.into_iter().filter_map(|r| r.usage.as_ref()) {
-            t.iterations += 1;
+        for r in records {
+            if r.usage.is_some() {
+                t.iterations += 1;
+            }
+            t.add(r.usage.iter().chain(review_usage(r)));
+        }
+        t
+    }
+
+    fn add<'a>(&mut self, usages: impl Iterator<Item = &'a Usage>) {
+        let t = self;
+        for u in usages {
             t.input_tokens = t.input_tokens.saturating_add(u.input_tokens);
             t.output_tokens = t.output_tokens.saturating_add(u.output_tokens);
             t.cached_tokens = t.cached_tokens.saturating_add(u.cached_tokens);
@@ -73,7 +91,6 @@ impl Totals {
                 t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + c);
             }
         }
-        t
     }
 
     /// "tokens: 50,018 in (44,150 cached) / 267 out · cost: $0.07 (3 iterations reporting)".
@@ -92,6 +109,11 @@ impl Totals {
     }
 }
 
+/// What the reviewer of this iteration reported using, if it was reviewed.
+fn review_usage(rec: &Record) -> Option<&Usage> {
+    rec.review.as_ref().and_then(|r| r.usage.as_ref())
+}
+
 /// 1234567 -> "1,234,567".
 fn grouped(n: u64) -> String {
     let s = n.to_string();
@@ -108,7 +130,6 @@ fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::telemetry::Usage;
     use crate::run::outcome::Outcome;
 
     fn rec(i: u32, cost: Option<f64>, usage: bool) -> Record {
@@ -137,6 +158,36 @@ mod tests {
         s.add(&rec(2, Some(0.15), true), cap);
         assert!(s.reached(cap), "{s:?}");
         assert!(!s.reached(None));
+    }
+
+    #[test]
+    fn the_reviewers_spend_counts_against_the_cap_and_in_the_totals() {
+        let mut r = rec(1, Some(0.10), true);
+        r.review = Some(crate::state::history::ReviewRecord {
+            verdict: "approve".into(),
+            items: vec![],
+            round: 1,
+            reviewer: "codex".into(),
+            duration_ms: 1,
+            why: None,
+            changed: vec![],
+            usage: Some(Usage {
+                input_tokens: 500,
+                output_tokens: 5,
+                cost_usd: Some(0.20),
+                ..Usage::default()
+            }),
+        });
+        let cap = Dollars::new(0.25);
+        let mut s = Spent::default();
+        s.add(&r, cap);
+        assert!(s.reached(cap), "{s:?}");
+        let t = Totals::of([&r]);
+        assert_eq!(
+            (t.iterations, t.input_tokens, t.output_tokens),
+            (1, 1500, 15)
+        );
+        assert!((t.cost_usd.unwrap() - 0.30).abs() < 1e-9);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use super::events::Event;
 use super::{Options, RunError, git, iteration};
 use crate::agent::process::{Supervise, supervise};
-use crate::agent::telemetry::{Format, Telemetry};
+use crate::agent::telemetry::{Format, Telemetry, Usage};
 use crate::agent::{self, AgentSpec, detect};
 use crate::prd::Story;
 use crate::review::{self, Verdict};
@@ -120,7 +120,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
     let prd_path = &opts.prd_path;
     let prd_before = crate::fsutil::read(prd_path).ok();
     let tree_before = git::snapshot(&opts.root, inp.prd_rel);
-    let (run, output) = run_reviewer(inp, &prompt)?;
+    let (run, output, usage) = run_reviewer(inp, &prompt)?;
     let (moved, changed) = match (&tree_before, git::snapshot(&opts.root, inp.prd_rel)) {
         (Some(b), Some(a)) => {
             let (committed, _, files) = git::compare(&opts.root, b, &a);
@@ -166,6 +166,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
             _ => None,
         },
         changed,
+        usage,
     };
     Ok(Reviewed {
         verdict,
@@ -214,11 +215,12 @@ fn describe_changes(moved: bool, changed: &[String]) -> String {
     }
 }
 
-/// The reviewer's process: its prompt file, log, translated output; all its output lines.
+/// The reviewer's process: its prompt file, log, translated output; all its output lines and
+/// what it reported using.
 fn run_reviewer(
     inp: &Input<'_>,
     prompt: &str,
-) -> Result<(crate::agent::process::Finished, String), RunError> {
+) -> Result<(crate::agent::process::Finished, String, Option<Usage>), RunError> {
     let opts = inp.opts;
     let rep = &*opts.reporter;
     let s = &opts.settings;
@@ -280,12 +282,15 @@ fn run_reviewer(
         translate,
     })?;
     drop(watcher);
-    let left = telemetry.lock().map(|mut t| t.finish()).unwrap_or_default();
+    let (usage, left) = telemetry
+        .lock()
+        .map(|mut t| (t.usage(), t.finish()))
+        .unwrap_or_default();
     for line in left.iter().flat_map(|t| t.lines()) {
         watch(line);
     }
     let output = lines.lock().map(|l| l.join("\n")).unwrap_or_default();
-    Ok((run, output))
+    Ok((run, output, usage))
 }
 
 /// prd.json is the loop's: a reviewer's edit is put back (the bytes from before the review),

@@ -131,7 +131,7 @@ pub struct Record {
 }
 
 /// What the reviewer of a gated attempt said.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReviewRecord {
     /// `approve`, `changes` or `none` (no verdict: not approved).
     pub verdict: String,
@@ -149,6 +149,9 @@ pub struct ReviewRecord {
     /// Files the reviewer changed although told not to (kept, and reported).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
+    /// What the reviewer reported it used (counted against `--max-cost` with the agent's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agent::telemetry::Usage>,
 }
 
 impl Record {
