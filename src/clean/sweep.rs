@@ -6,7 +6,9 @@
 //! warning, and a symlink found among the items is removed itself, never what it points at. An
 //! `archive/` folder is ralph's only when its name starts with a date and it holds nothing but
 //! prd.json and progress.txt: anything else there is the person's and is not touched. A failed
-//! removal is reported; the others still go.
+//! removal is reported; the others still go. An item listed but gone when its removal comes is
+//! not counted as removed. Archives are kept whole when git cannot say which it tracks and the
+//! project may be in a repository.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -24,6 +26,8 @@ pub struct Report {
     pub dry_run: bool,
     /// Items the policy removed that could not be, with why.
     pub failed: Vec<(Item, String)>,
+    /// Items listed, but not found when their removal came: not counted as removed.
+    pub gone: Vec<Item>,
     /// Folders not looked at, with why (outside the project, unreadable).
     pub warnings: Vec<String>,
 }
@@ -31,9 +35,10 @@ pub struct Report {
 impl Report {
     /// What was removed (or would be, in a dry run).
     pub fn removed(&self) -> impl Iterator<Item = &Item> {
-        self.plan
-            .removals()
-            .filter(|i| !self.failed.iter().any(|(f, _)| f.path == i.path))
+        self.plan.removals().filter(|i| {
+            !self.failed.iter().any(|(f, _)| f.path == i.path)
+                && !self.gone.iter().any(|g| g.path == i.path)
+        })
     }
 
     /// Bytes freed (or that would be).
@@ -45,17 +50,24 @@ impl Report {
 /// Find, decide and (unless `dry_run`) remove, in the project at `root`. `current` is the
 /// running run's id, whose folder always stays.
 pub fn clean(root: &Path, limits: Limits, current: Option<&str>, dry_run: bool) -> Report {
-    let (items, warnings) = gather(root, current);
+    let (items, mut warnings) = gather(root, current);
     let plan = super::plan(items, limits, Timestamp::now());
-    let failed = if dry_run {
-        vec![]
+    let done = if dry_run {
+        Removal::default()
     } else {
         remove(root, plan.removals())
     };
+    warnings.extend(done.gone.iter().map(|i| {
+        format!(
+            "{}: not found when removing it; not counted as removed",
+            i.path.display()
+        )
+    }));
     Report {
         plan,
         dry_run,
-        failed,
+        failed: done.failed,
+        gone: done.gone,
         warnings,
     }
 }
@@ -80,6 +92,14 @@ pub fn gather(root: &Path, current: Option<&str>) -> (Vec<Item>, Vec<String>) {
     ];
     let tracked = tracked_archives(root);
     for (category, rel) in kinds {
+        if category == Category::Archives
+            && let Err(why) = &tracked
+        {
+            if root.join(&rel).exists() {
+                warnings.push(why.clone());
+            }
+            continue;
+        }
         match inside(root, &rel) {
             Ok(true) => {}
             Ok(false) => continue,
@@ -97,7 +117,8 @@ pub fn gather(root: &Path, current: Option<&str>) -> (Vec<Item>, Vec<String>) {
             Ok(mut v) => {
                 for i in &mut v {
                     i.category = category;
-                    i.tracked = category == Category::Archives && tracked.contains(&i.path);
+                    i.tracked = category == Category::Archives
+                        && tracked.as_ref().is_ok_and(|t| t.contains(&i.path));
                 }
                 items.extend(v);
             }
@@ -132,15 +153,17 @@ fn inside(root: &Path, rel: &Path) -> Result<bool, String> {
 /// The run folders, dated by [`runs::list`]; the current and live runs marked.
 fn run_items(root: &Path, state: &Path, current: Option<&str>) -> std::io::Result<Vec<Item>> {
     let list = runs::list(&root.join(state)).map_err(|e| e.source)?;
+    let holder = state::lock::holder(root);
     Ok(list
         .into_iter()
         .filter_map(|f| {
-            let rel = runs::dir(state).join(&f.name);
+            // The entry's own name: a lossy one would name another path (or none) to remove.
+            let rel = runs::dir(state).join(f.path.file_name()?);
             Some(Item {
                 category: Category::Runs,
                 bytes: size(&f.path),
                 time: f.time?,
-                current: current == Some(f.name.as_str()) || f.is_live(),
+                current: current == Some(f.name.as_str()) || f.is_live(holder.as_deref()),
                 tracked: false,
                 path: rel,
             })
@@ -207,22 +230,37 @@ fn ralphs_archive(path: &Path) -> bool {
     })
 }
 
-/// The `archive/<name>` folders git tracks any file in (none outside a git repository).
-fn tracked_archives(root: &Path) -> HashSet<PathBuf> {
+/// The `archive/<name>` folders git tracks any file in (none when the project is plainly not
+/// in a git repository). An error (the warning to give) when git cannot say and the project may
+/// be in one: then every archive stays.
+fn tracked_archives(root: &Path) -> Result<HashSet<PathBuf>, String> {
+    let dir = if root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root
+    };
     let out = std::process::Command::new("git")
         .arg("-C")
-        .arg(if root.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            root
-        })
+        .arg(dir)
         .args(["ls-files", "-z", "--", "archive"])
         .stderr(std::process::Stdio::null())
         .output();
-    let Some(out) = out.ok().filter(|o| o.status.success()) else {
-        return HashSet::new();
+    let why = match out {
+        Ok(o) if o.status.success() => return Ok(archive_folders(&o.stdout)),
+        Ok(o) => format!("`git ls-files` failed ({})", o.status),
+        Err(e) => format!("cannot run `git ls-files`: {e}"),
     };
-    out.stdout
+    if !maybe_in_git(dir, std::env::var_os("GIT_DIR").is_some()) {
+        return Ok(HashSet::new());
+    }
+    Err(format!(
+        "archive: {why}, so which archives git tracks is unknown; every archive kept (removing a tracked one would dirty the tree)"
+    ))
+}
+
+/// `git ls-files -z` output as the `archive/<name>` folders it names.
+fn archive_folders(stdout: &[u8]) -> HashSet<PathBuf> {
+    stdout
         .split(|b| *b == 0)
         .filter_map(|p| {
             let p = Path::new(std::str::from_utf8(p).ok()?);
@@ -231,6 +269,16 @@ fn tracked_archives(root: &Path) -> HashSet<PathBuf> {
             Some(Path::new(first.as_os_str()).join(second.as_os_str()))
         })
         .collect()
+}
+
+/// Whether `dir` may be in a git repository: `GIT_DIR` is set, or `dir` or an ancestor has a
+/// `.git` entry (a folder, or the file of a worktree or submodule).
+fn maybe_in_git(dir: &Path, git_dir_set: bool) -> bool {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    git_dir_set
+        || dir
+            .ancestors()
+            .any(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
 }
 
 /// Bytes under `path`, symlinks not followed (unreadable parts count as nothing).
@@ -246,9 +294,18 @@ pub fn size(path: &Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// What a removal did not do.
+#[derive(Debug, Default)]
+struct Removal {
+    /// Could not be removed, with why.
+    failed: Vec<(Item, String)>,
+    /// Not there any more (or never under that name): nothing removed, nothing freed.
+    gone: Vec<Item>,
+}
+
 /// Remove `items` (relative to `root`): a folder with what is in it, a file or a symlink itself.
-/// Returns the failures; the others are gone.
-fn remove<'a>(root: &Path, items: impl Iterator<Item = &'a Item>) -> Vec<(Item, String)> {
+/// Returns the failures and the items not found; the others are gone.
+fn remove<'a>(root: &Path, items: impl Iterator<Item = &'a Item>) -> Removal {
     remove_with(root, items, |p, is_dir| {
         if is_dir {
             std::fs::remove_dir_all(p)
@@ -263,21 +320,19 @@ fn remove_with<'a>(
     root: &Path,
     items: impl Iterator<Item = &'a Item>,
     rm: impl Fn(&Path, bool) -> std::io::Result<()>,
-) -> Vec<(Item, String)> {
-    let mut failed = Vec::new();
+) -> Removal {
+    let mut out = Removal::default();
     for item in items {
         let p = root.join(&item.path);
-        let r = match std::fs::symlink_metadata(&p) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(e),
-            // `symlink_metadata`: a symlink is never a dir here, so it is unlinked itself.
-            Ok(m) => rm(&p, m.is_dir()),
-        };
-        if let Err(e) = r {
-            failed.push((item.clone(), e.to_string()));
+        // `symlink_metadata`: a symlink is never a dir here, so it is unlinked itself.
+        let r = std::fs::symlink_metadata(&p).and_then(|m| rm(&p, m.is_dir()));
+        match r {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => out.gone.push(item.clone()),
+            Err(e) => out.failed.push((item.clone(), e.to_string())),
         }
     }
-    failed
+    out
 }
 
 #[cfg(test)]
@@ -386,12 +441,97 @@ mod tests {
             } else {
                 std::fs::remove_file(p)
             }
-        });
+        })
+        .failed;
         assert_eq!(failed.len(), 1, "{failed:?}");
         assert!(failed[0].0.path.ends_with("20200101T000000-iter1-dir"));
         assert_eq!(failed[0].1, "device busy");
         assert!(!rej.join("20200101T000000-iter2-prd.json").exists());
         assert!(rej.join("20200101T000000-iter1-dir/inner").exists());
+    }
+
+    #[test]
+    fn a_run_folder_whose_name_is_not_utf8_is_really_removed() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        let name = std::ffi::OsStr::from_bytes(b"20200101T000000-\xff");
+        let dir = r.join(".ralph/runs").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("iter-1.log"), "12345").unwrap();
+        let report = clean(r, all(), None, false);
+        assert!(report.failed.is_empty(), "{:?}", report.failed);
+        assert!(!dir.exists(), "the folder itself is gone");
+        assert_eq!(report.removed().count(), 1);
+        assert_eq!(report.freed(), 5);
+    }
+
+    #[test]
+    fn an_item_gone_before_its_removal_is_not_counted_as_freed() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        std::fs::create_dir_all(r.join(".ralph/rejected")).unwrap();
+        std::fs::write(
+            r.join(".ralph/rejected/20200101T000000-iter1-prd.json"),
+            "{}",
+        )
+        .unwrap();
+        std::fs::write(
+            r.join(".ralph/rejected/20200101T000000-iter2-prd.json"),
+            "{}",
+        )
+        .unwrap();
+        let (items, _) = gather(r, None);
+        let plan = super::super::plan(items, all(), Timestamp::now());
+        // Something else removes the first one between the listing and the removal.
+        let done = remove_with(r, plan.removals(), |p, _| {
+            if p.ends_with("20200101T000000-iter1-prd.json") {
+                std::fs::remove_file(p)?;
+            }
+            std::fs::remove_file(p)
+        });
+        assert!(done.failed.is_empty(), "{:?}", done.failed);
+        assert_eq!(done.gone.len(), 1);
+        assert!(
+            done.gone[0]
+                .path
+                .ends_with("20200101T000000-iter1-prd.json")
+        );
+        let report = Report {
+            plan,
+            gone: done.gone,
+            ..Report::default()
+        };
+        assert_eq!(report.removed().count(), 1);
+        assert_eq!(report.freed(), 2);
+    }
+
+    #[test]
+    fn archives_stay_when_git_cannot_say_and_the_project_may_be_in_a_repository() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        std::fs::create_dir_all(r.join("archive/2020-01-01-old")).unwrap();
+        std::fs::write(r.join("archive/2020-01-01-old/prd.json"), "{}").unwrap();
+        // A `.git` that git cannot read: `git ls-files` fails, but this may be a repository.
+        std::fs::write(r.join(".git"), "gitdir: /nonexistent/ralph-test\n").unwrap();
+        let report = clean(r, all(), None, false);
+        assert!(r.join("archive/2020-01-01-old/prd.json").exists());
+        assert_eq!(report.removed().count(), 0);
+        assert!(
+            report
+                .warnings
+                .iter()
+                .any(|w| w.contains("every archive kept")),
+            "{:?}",
+            report.warnings
+        );
+        assert!(maybe_in_git(r, false));
+        assert!(
+            maybe_in_git(&r.join("archive"), false),
+            "an ancestor's .git"
+        );
+        std::fs::remove_file(r.join(".git")).unwrap();
+        assert!(maybe_in_git(r, true), "GIT_DIR set");
     }
 
     #[test]

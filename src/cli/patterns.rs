@@ -38,9 +38,10 @@ pub fn patterns(ctx: &Ctx, args: PatternsArgs) -> anyhow::Result<Code> {
     }
 }
 
-/// One pattern as `--json` shows it.
+/// One pattern as `--json` shows it: the fields this version knows (the schema's); the file
+/// keeps the others.
 fn to_json(p: &Pattern) -> serde_json::Value {
-    serde_json::to_value(p).unwrap_or_default()
+    serde_json::to_value(p.known()).unwrap_or_default()
 }
 
 fn list(ctx: &Ctx, json: bool) -> anyhow::Result<Code> {

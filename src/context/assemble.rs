@@ -430,6 +430,14 @@ fn core_story(p: &Prepared) -> Part {
     )
 }
 
+/// Whether the "Errors seen before" `text` still holds pattern `id`'s header line (the section
+/// may have been cut after some of its patterns).
+fn header_shown(text: &str, id: &str) -> bool {
+    let tail = format!("(pattern {id})");
+    text.lines()
+        .any(|l| l.starts_with("## `") && l.ends_with(&tail))
+}
+
 /// Shrink the patterns section (the only optional one left at level 4) until the prompt fits,
 /// or drop it.
 fn fit_patterns(parts: &mut [Part], p: &Prepared, max: usize) {
@@ -540,9 +548,11 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
             cut: *st != PinStatus::Full,
         })
         .collect();
-    let errors_shown = parts
+    // A pattern counts as shown only when its header line survived the section's cut.
+    let errors_text = parts
         .iter()
-        .any(|x| x.name == "errors" && matches!(x.status, Status::Kept | Status::Shortened));
+        .find(|x| x.name == "errors" && matches!(x.status, Status::Kept | Status::Shortened))
+        .map_or("", |x| x.text.as_str());
     let error_patterns = inputs
         .errors
         .iter()
@@ -550,7 +560,7 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
             id: c.pattern.id.clone(),
             command: super::redact::redact(&c.pattern.command).0,
             why: c.why.text(),
-            shown: errors_shown,
+            shown: header_shown(errors_text, &c.pattern.id),
         })
         .collect();
     let plan = file_plan(level, p.files.len());

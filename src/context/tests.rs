@@ -271,6 +271,7 @@ fn chosen(text: &str) -> crate::patterns::Chosen {
                 files: vec!["src/m1/mod.rs".into()],
                 diff: "src/m1/mod.rs +2 -1".into(),
                 learning: Some("quote the value".into()),
+                ..Default::default()
             },
             story: "US-000".into(),
             ..Default::default()
@@ -322,6 +323,42 @@ fn errors_seen_before_follow_the_codebase_patterns_and_go_in_the_red_zone() {
         assert_ne!(st("files"), Status::Dropped, "budget {budget}");
     }
     panic!("the section was never dropped");
+}
+
+#[test]
+fn an_error_pattern_counts_as_shown_only_when_its_header_survived_the_cut() {
+    let mut inp = inputs();
+    let long: String = (0..40)
+        .map(|i| format!("error: line {i} of a long failure in src/m1/mod.rs near the value\n"))
+        .collect();
+    inp.errors = ["aaaa000001", "bbbb000002", "cccc000003"]
+        .iter()
+        .map(|id| {
+            let mut c = chosen(&long);
+            c.pattern.id = id.to_string();
+            c
+        })
+        .collect();
+    let mut opts = big();
+    let mut mixed = false;
+    for budget in (2_000..60_000).step_by(250) {
+        opts.budget = budget;
+        let Ok(a) = assemble(&inp, &opts) else {
+            continue;
+        };
+        for e in &a.error_patterns {
+            let header = format!("(pattern {})\n", e.id);
+            assert_eq!(
+                e.shown,
+                a.prompt.contains(&header),
+                "budget {budget}: {}",
+                e.id
+            );
+        }
+        mixed |=
+            a.error_patterns.iter().any(|e| e.shown) && a.error_patterns.iter().any(|e| !e.shown);
+    }
+    assert!(mixed, "some budget cuts the section between two patterns");
 }
 
 #[test]

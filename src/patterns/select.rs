@@ -164,6 +164,7 @@ mod tests {
                 files: files.iter().map(|s| s.to_string()).collect(),
                 diff: String::new(),
                 learning: None,
+                ..Fix::default()
             },
             story: "S-1".into(),
             uses,

@@ -35,16 +35,16 @@ pub fn pattern(
     if signature.is_empty() {
         return None;
     }
+    // Redacted whole, then cut: a cut first could split a secret into a head no rule knows.
     let learning = learning
         .map(|l| {
-            let l = l.trim();
+            let l = r(l.trim());
             match l.char_indices().nth(MAX_LEARNING) {
                 Some((b, _)) => format!("{} …", &l[..b]),
-                None => l.to_string(),
+                None => l,
             }
         })
-        .filter(|l| !l.is_empty())
-        .map(|l| r(&l));
+        .filter(|l| !l.is_empty());
     Some(Pattern {
         id: crate::patterns::id(&command, &signature),
         command,
@@ -53,6 +53,7 @@ pub fn pattern(
             files: record.files_changed.iter().map(|f| r(f)).collect(),
             diff: r(diff),
             learning,
+            ..Fix::default()
         },
         story: r(&record.story),
         first_seen: now.to_string(),
@@ -60,6 +61,7 @@ pub fn pattern(
         seen: 1,
         uses: 0,
         last_used: None,
+        ..Pattern::default()
     })
 }
 
@@ -204,6 +206,24 @@ mod tests {
         assert_eq!(p.fix.files, ["cfg.toml"]);
         assert_eq!(p.story, "S-1");
         assert_eq!(p.seen, 1);
+    }
+
+    #[test]
+    fn a_secret_straddling_the_learning_cut_is_redacted_before_the_cut() {
+        let f = Failure {
+            command: "make".into(),
+            tail: "error: boom\n".into(),
+        };
+        // The key starts 10 characters before the cut: cutting first would keep `AKIAIOSFOD`.
+        let learning = format!(
+            "{} AKIAIOSFODNN7EXAMPLE and more",
+            "x".repeat(MAX_LEARNING - 11)
+        );
+        let p = pattern(&f, &done(), "", Some(&learning), "now").unwrap();
+        let l = p.fix.learning.unwrap();
+        assert!(!l.contains("AKIAIOSFOD"), "{l}");
+        assert!(l.contains("REDACTED"), "{l}");
+        assert!(l.chars().count() <= MAX_LEARNING + 2, "still cut: {l}");
     }
 
     #[test]

@@ -62,6 +62,14 @@ fn read_pid(path: &Path) -> String {
     )
 }
 
+/// The pid the project lock at `root` names: its holder's, or, after a SIGKILL, the killed
+/// holder's until the next command takes the lock (a clean release empties the file). `None`
+/// when it names none.
+pub fn holder(root: &Path) -> Option<String> {
+    let pid = read_pid(&super::state_dir(root).join("lock"));
+    (!pid.is_empty()).then_some(pid)
+}
+
 impl Lock {
     /// Take the lock of the project at `root` (state in `root/.ralph`).
     pub fn acquire(root: &Path) -> Result<Lock, LockError> {

@@ -4,7 +4,9 @@
 //! Owns the record's shape ([`Pattern`], [`Fix`]) and the file: reading tolerates torn or junk
 //! lines (skipped and counted, like [`super::history`]); every change (a pattern recorded or seen
 //! again, uses counted, one forgotten) rewrites the whole file with
-//! [`crate::fsutil::atomic_write`]. Does not build a signature, redact or select (see
+//! [`crate::fsutil::atomic_write`], losing nothing it did not understand: the skipped lines are
+//! written back unchanged after the records, and fields it does not know (a newer ralph's) stay
+//! in their record (`extra`). Does not build a signature, redact or select (see
 //! [`crate::patterns`]; the loop redacts before it stores), nor decide when to record (the loop
 //! does). The file is never archived on a `branchName` change: what was learned stays.
 
@@ -23,6 +25,9 @@ pub struct Fix {
     /// The agent's learning line from its progress.txt entry, if it wrote one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub learning: Option<String>,
+    /// Fields this version does not know, kept as they were.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// One learned error pattern.
@@ -48,6 +53,27 @@ pub struct Pattern {
     pub uses: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_used: Option<String>,
+    /// Fields this version does not know, kept as they were.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Pattern {
+    /// The pattern with only the fields this version knows (what `--json` shows).
+    pub fn known(&self) -> Pattern {
+        let mut p = self.clone();
+        p.extra.clear();
+        p.fix.extra.clear();
+        p
+    }
+}
+
+/// The file read: its patterns, and the non-empty lines that are not one (kept to write back).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parsed {
+    pub patterns: Vec<Pattern>,
+    /// Lines skipped as not patterns, as they were (a torn line, junk, a record without id).
+    pub skipped: Vec<String>,
 }
 
 fn one() -> u32 {
@@ -86,10 +112,10 @@ pub fn path(root: &Path) -> PathBuf {
 /// Every pattern in file order, and how many non-empty lines were skipped as not patterns. A
 /// missing file has none.
 pub fn read_counted(root: &Path) -> Result<(Vec<Pattern>, usize), PatternsError> {
-    let Some(bytes) = crate::fsutil::read_if_exists(&path(root))? else {
-        return Ok((vec![], 0));
-    };
-    Ok(parse(&bytes))
+    read_parsed(root).map(|p| {
+        let n = p.skipped.len();
+        (p.patterns, n)
+    })
 }
 
 /// Every pattern (skipped lines not counted).
@@ -97,30 +123,42 @@ pub fn read(root: &Path) -> Result<Vec<Pattern>, PatternsError> {
     read_counted(root).map(|(p, _)| p)
 }
 
-/// The patterns in `bytes` (pure): a line that is not one is skipped and counted.
-pub fn parse(bytes: &[u8]) -> (Vec<Pattern>, usize) {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = Vec::new();
-    let mut skipped = 0;
-    for l in text.lines().filter(|l| !l.trim().is_empty()) {
-        match serde_json::from_str::<Pattern>(l) {
-            Ok(p) if !p.id.is_empty() => out.push(p),
-            _ => skipped += 1,
-        }
-    }
-    (out, skipped)
+/// The file under `root`, patterns and skipped lines; a missing file has neither.
+fn read_parsed(root: &Path) -> Result<Parsed, PatternsError> {
+    let Some(bytes) = crate::fsutil::read_if_exists(&path(root))? else {
+        return Ok(Parsed::default());
+    };
+    Ok(parse(&bytes))
 }
 
-/// Rewrite the file with `patterns` (one line each), atomically.
-pub fn write_all(root: &Path, patterns: &[Pattern]) -> Result<(), PatternsError> {
+/// The patterns in `bytes` (pure): a line that is not one is skipped and kept as it was.
+pub fn parse(bytes: &[u8]) -> Parsed {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = Parsed::default();
+    for l in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str::<Pattern>(l) {
+            Ok(p) if !p.id.is_empty() => out.patterns.push(p),
+            _ => out.skipped.push(l.to_string()),
+        }
+    }
+    out
+}
+
+/// Rewrite the file with `file.patterns` (one line each), then the skipped lines unchanged,
+/// atomically.
+pub fn write_all(root: &Path, file: &Parsed) -> Result<(), PatternsError> {
     let p = path(root);
     let mut text = String::new();
-    for pat in patterns {
+    for pat in &file.patterns {
         let line = serde_json::to_string(pat).map_err(|source| PatternsError::Encode {
             path: p.clone(),
             source,
         })?;
         text.push_str(&line);
+        text.push('\n');
+    }
+    for line in &file.skipped {
+        text.push_str(line);
         text.push('\n');
     }
     if let Some(dir) = p.parent() {
@@ -131,13 +169,20 @@ pub fn write_all(root: &Path, patterns: &[Pattern]) -> Result<(), PatternsError>
 }
 
 /// Add `new` to `list` (pure), or, when its id is there already, count it seen again: the
-/// newest fix replaces the old one, `seen` grows, `last_seen` moves; uses are kept.
+/// newest fix and the story it was fixed in replace the old ones (a prompt says "Fixed in
+/// <story> by changing: <fix>", so the two go together), `seen` grows, `last_seen` moves; uses
+/// and fields this version does not know are kept.
 pub fn upsert(list: &mut Vec<Pattern>, new: Pattern) {
     match list.iter_mut().find(|p| p.id == new.id) {
         Some(p) => {
             p.seen = p.seen.saturating_add(1);
             p.last_seen = new.last_seen;
+            p.story = new.story;
+            let extra = std::mem::take(&mut p.fix.extra);
             p.fix = new.fix;
+            for (k, v) in extra {
+                p.fix.extra.entry(k).or_insert(v);
+            }
         }
         None => list.push(new),
     }
@@ -181,9 +226,9 @@ pub fn find<'a>(list: &'a [Pattern], id: &str, file: &Path) -> Result<&'a Patter
 
 /// Record `new` in the file under `root` (a new pattern, or one seen again).
 pub fn record(root: &Path, new: Pattern) -> Result<(), PatternsError> {
-    let mut list = read(root)?;
-    upsert(&mut list, new);
-    write_all(root, &list)
+    let mut file = read_parsed(root)?;
+    upsert(&mut file.patterns, new);
+    write_all(root, &file)
 }
 
 /// Count one use of each of `ids` in the file under `root`; nothing is written when none is
@@ -192,9 +237,9 @@ pub fn mark_used(root: &Path, ids: &[String], now: &str) -> Result<(), PatternsE
     if ids.is_empty() {
         return Ok(());
     }
-    let mut list = read(root)?;
-    if count_uses(&mut list, ids, now) {
-        write_all(root, &list)?;
+    let mut file = read_parsed(root)?;
+    if count_uses(&mut file.patterns, ids, now) {
+        write_all(root, &file)?;
     }
     Ok(())
 }
@@ -203,10 +248,10 @@ pub fn mark_used(root: &Path, ids: &[String], now: &str) -> Result<(), PatternsE
 /// return it.
 pub fn forget(root: &Path, id: &str) -> Result<Pattern, PatternsError> {
     let file = path(root);
-    let mut list = read(root)?;
-    let gone = find(&list, id, &file)?.clone();
-    list.retain(|p| p.id != gone.id);
-    write_all(root, &list)?;
+    let mut parsed = read_parsed(root)?;
+    let gone = find(&parsed.patterns, id, &file)?.clone();
+    parsed.patterns.retain(|p| p.id != gone.id);
+    write_all(root, &parsed)?;
     Ok(gone)
 }
 
@@ -223,6 +268,7 @@ mod tests {
                 files: vec!["src/lib.rs".into()],
                 diff: "src/lib.rs +1 -1".into(),
                 learning: None,
+                ..Fix::default()
             },
             story: "S-1".into(),
             first_seen: "2026-11-26T10:00:00Z".into(),
@@ -230,6 +276,7 @@ mod tests {
             seen: 1,
             uses: 0,
             last_used: None,
+            ..Pattern::default()
         }
     }
 
@@ -237,9 +284,49 @@ mod tests {
     fn torn_and_junk_lines_are_skipped_and_counted() {
         let good = serde_json::to_string(&pat("abc123")).unwrap();
         let text = format!("{good}\nnot json\n\n{{\"id\":\"x\",\"comm");
-        let (list, skipped) = parse(text.as_bytes());
-        assert_eq!(list, vec![pat("abc123")]);
+        let parsed = parse(text.as_bytes());
+        assert_eq!(parsed.patterns, vec![pat("abc123")]);
+        assert_eq!(parsed.skipped, ["not json", "{\"id\":\"x\",\"comm"]);
+    }
+
+    #[test]
+    fn a_rewrite_keeps_lines_it_cannot_read_and_fields_it_does_not_know() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut future = serde_json::to_value(pat("abc111")).unwrap();
+        future["severity"] = serde_json::json!({"level": 3});
+        future["fix"]["reviewed"] = serde_json::json!(true);
+        std::fs::create_dir_all(root.join(".ralph")).unwrap();
+        std::fs::write(
+            path(root),
+            format!("{future}\n{{\"id\":\"torn\",\"comm\nnot json at all\n"),
+        )
+        .unwrap();
+        record(root, pat("abd222")).unwrap();
+        mark_used(root, &["abc111".into()], "t1").unwrap();
+        let mut again = pat("abc111");
+        again.story = "S-9".into();
+        record(root, again).unwrap();
+        forget(root, "abd").unwrap();
+        let text = std::fs::read_to_string(path(root)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(
+            lines[1], "{\"id\":\"torn\",\"comm",
+            "skipped lines come back unchanged"
+        );
+        assert_eq!(lines[2], "not json at all");
+        let kept: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(kept["severity"], serde_json::json!({"level": 3}), "{text}");
+        assert_eq!(kept["fix"]["reviewed"], true, "{text}");
+        assert_eq!(kept["uses"], 1);
+        assert_eq!(kept["seen"], 2);
+        assert_eq!(kept["story"], "S-9");
+        let (list, skipped) = read_counted(root).unwrap();
         assert_eq!(skipped, 2);
+        assert!(list[0].known().extra.is_empty() && list[0].known().fix.extra.is_empty());
+        let shown = serde_json::to_value(list[0].known()).unwrap();
+        assert!(shown.get("severity").is_none(), "{shown}");
     }
 
     #[test]
@@ -256,6 +343,18 @@ mod tests {
         assert_eq!(list[0].uses, 1);
         assert_eq!(list[0].last_used.as_deref(), Some("t1"));
         assert_eq!(list[0].fix.files, ["src/b.rs"]);
+        assert_eq!(list[0].story, "S-1");
+        let mut later = pat("a1");
+        later.story = "S-2".into();
+        later.last_seen = "2026-11-27T10:00:00Z".into();
+        later.fix.files = vec!["S-2.cfg".into()];
+        upsert(&mut list, later);
+        assert_eq!(
+            (list[0].story.as_str(), list[0].fix.files.as_slice()),
+            ("S-2", ["S-2.cfg".to_string()].as_slice()),
+            "the story goes with the fix it made"
+        );
+        assert_eq!(list[0].seen, 3);
         assert_eq!(list[0].first_seen, "2026-11-26T10:00:00Z");
         assert_eq!(list[0].last_seen, "2026-11-27T10:00:00Z");
     }

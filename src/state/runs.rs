@@ -147,10 +147,18 @@ pub struct RunFolder {
 }
 
 impl RunFolder {
-    /// The run is still going: its manifest says so and its process is alive.
-    pub fn is_live(&self) -> bool {
+    /// The run is still going: its manifest says `running`, the project lock names its pid
+    /// (`holder`: [`crate::state::lock::holder`]) and that pid is alive. A pid alone is not
+    /// enough: a SIGKILLed run leaves `running` behind, and its pid may be reused by any process.
+    /// A running ralph holds the lock the whole run, and whoever takes the lock next writes its
+    /// own pid there, so under the lock (`ralph clean`, the clean at a run's start, before that
+    /// run's manifest exists) every other `running` manifest is dead.
+    pub fn is_live(&self, holder: Option<&str>) -> bool {
         self.manifest.as_ref().is_some_and(|m| {
-            m.outcome == RunOutcome::Running && crate::state::lock::pid_alive(&m.pid.to_string())
+            let pid = m.pid.to_string();
+            m.outcome == RunOutcome::Running
+                && holder.is_some_and(|h| h.trim() == pid)
+                && crate::state::lock::pid_alive(&pid)
         })
     }
 }
@@ -294,7 +302,16 @@ mod tests {
         assert!(l[1].manifest.is_none(), "a corrupt manifest is no manifest");
         assert_eq!(l[1].time, stamp_time("20200202T000000-2"));
         assert_eq!(l[2].time, Some("2021-05-05T00:00:00Z".parse().unwrap()));
-        assert!(l[2].is_live(), "running, and this process is alive");
+        let me = std::process::id().to_string();
+        assert!(
+            l[2].is_live(Some(&me)),
+            "running, this process holds the lock and is alive"
+        );
+        assert!(!l[2].is_live(None), "nobody holds the lock: a killed run");
+        assert!(
+            !l[2].is_live(Some("99999999")),
+            "another holds the lock: this pid was reused"
+        );
         assert!(l[3].time.is_some(), "the mtime");
         assert!(!l[4].is_dir && l[4].manifest.is_none());
     }

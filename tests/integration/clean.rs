@@ -395,3 +395,79 @@ fn a_parallel_run_writes_its_manifest_too() {
     assert_eq!(attempted, ["A", "B"]);
     assert!(m["end"].is_string());
 }
+
+#[test]
+fn archives_stay_when_git_cannot_say_which_it_tracks() {
+    let p = two_stories();
+    let root = p.root();
+    archive(&root, "2020-01-01-old");
+    p.commit("an archive kept in git");
+    p.ralph()
+        .args(["clean", "--keep", "0"])
+        .env("GIT_DIR", "/nonexistent")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("nothing to remove"))
+        .stderr(predicate::str::contains("`git ls-files` failed"))
+        .stderr(predicate::str::contains("every archive kept"));
+    assert!(root.join("archive/2020-01-01-old/prd.json").exists());
+    // Plainly not a repository: nothing is tracked, the archive goes.
+    std::fs::remove_dir_all(root.join(".git")).unwrap();
+    p.ralph()
+        .args(["clean", "--keep", "0"])
+        .env_remove("GIT_DIR")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("removed 1 archive"));
+    assert!(!root.join("archive/2020-01-01-old").exists());
+}
+
+/// A run folder whose manifest still says `running` with `pid`, as a SIGKILLed ralph leaves it.
+fn killed_run(root: &Path, day: u32, pid: u32) -> String {
+    let id = old_run(root, day, false);
+    let m = serde_json::json!({
+        "schema_version": 1, "run_id": id, "start": format!("2020-01-{day:02}T10:00:00Z"),
+        "end": null, "agent": "claude", "parallel": 1, "branch": null, "iterations": 10,
+        "stories_attempted": [], "outcome": "running", "pid": pid
+    });
+    std::fs::write(
+        root.join(".ralph/runs").join(&id).join("manifest.json"),
+        m.to_string(),
+    )
+    .unwrap();
+    id
+}
+
+#[test]
+fn a_killed_run_whose_pid_was_reused_is_cleaned_and_a_live_one_is_not() {
+    use std::os::fd::AsRawFd;
+    let p = two_stories();
+    let root = p.root();
+    // Its pid now belongs to a live process (this test), but no ralph holds the lock.
+    let me = std::process::id();
+    let dead = killed_run(&root, 1, me);
+    std::fs::write(root.join(".ralph/lock"), format!("{me}\n")).unwrap();
+    p.ralph()
+        .args(["clean", "--keep", "0"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("removed 1 run folder"))
+        .stdout(predicate::str::contains(&dead));
+    assert!(runs(&root).is_empty());
+
+    // A live run: `running`, its pid holds the lock (named in the lock file) and is alive.
+    let live = killed_run(&root, 2, me);
+    let held = std::fs::File::open(&root).unwrap();
+    assert_eq!(
+        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    std::fs::write(root.join(".ralph/lock"), format!("{me}\n")).unwrap();
+    p.ralph()
+        .args(["clean", "--keep", "0", "--dry-run"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("nothing to remove (1 kept"));
+    drop(held);
+    assert_eq!(runs(&root), [live]);
+}

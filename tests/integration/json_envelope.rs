@@ -496,7 +496,7 @@ fn patterns_list_forget_an_unknown_id_and_a_junk_line() {
         "fix": {"files": ["src/lib.rs"], "diff": "src/lib.rs +2 -1", "learning": "types first"},
         "story": "US-001", "first_seen": "2026-11-26T10:00:00Z",
         "last_seen": "2026-11-26T10:00:00Z", "seen": 1, "uses": 3,
-        "last_used": "2026-11-26T11:00:00Z"
+        "last_used": "2026-11-26T11:00:00Z", "from_a_newer_ralph": {"x": 1}
     });
     std::fs::write(
         dir.path().join(".ralph/patterns.jsonl"),
@@ -506,6 +506,9 @@ fn patterns_list_forget_an_unknown_id_and_a_junk_line() {
     let (code, v, _) = envelope(dir.path(), &["patterns", "--json"]);
     assert_eq!(code, 0, "{v:#}");
     assert_eq!(v["warnings"][0]["code"], "patterns-skipped");
+    // A field ralph does not know stays in the file but not in the envelope (its schema).
+    assert_eq!(v["data"]["patterns"][0]["id"], "3fa2c1b9e0");
+    assert!(v["data"]["patterns"][0].get("from_a_newer_ralph").is_none());
     snap("patterns", &v);
     let v = failing(dir.path(), &["patterns", "forget", "zz", "--json"], 1);
     assert_eq!(v["command"], "patterns forget");
@@ -534,6 +537,11 @@ fn patterns_list_forget_an_unknown_id_and_a_junk_line() {
     let (code, v, _) = envelope(dir.path(), &["patterns", "forget", "3fa", "--json"]);
     assert_eq!(code, 0, "{v:#}");
     assert_eq!(v["data"]["forgotten"]["id"], "3fa2c1b9e0");
+    let left = std::fs::read_to_string(dir.path().join(".ralph/patterns.jsonl")).unwrap();
+    assert_eq!(
+        left, "not a pattern\n",
+        "the line it could not read is kept"
+    );
     let (_, v, _) = envelope(dir.path(), &["patterns", "--json"]);
     assert_eq!(v["data"]["patterns"], json!([]));
 }

@@ -122,6 +122,16 @@ fn a_pattern_learned_after_fail_then_pass_is_injected_when_a_later_story_fails_t
     );
     assert_eq!(list[0]["uses"], 1);
     assert_eq!(list[0]["seen"], 2);
+    // Seen again: the newest fix, and the story that made it.
+    assert_eq!(list[0]["story"], "S-2");
+    assert!(
+        list[0]["fix"]["files"]
+            .as_array()
+            .unwrap()
+            .contains(&"S-2.cfg".into()),
+        "{}",
+        list[0]
+    );
     p.ralph()
         .args(["patterns"])
         .assert()
@@ -188,7 +198,18 @@ fn a_parallel_run_learns_in_the_main_tree_and_a_worker_prompt_counts_a_use() {
     assert!(second.contains("# Errors seen before"), "{second}");
     let list = listed(&p);
     assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
-    assert_eq!(list[0]["story"], "S-1");
+    assert_eq!(
+        list[0]["story"], "S-2",
+        "the story that made the newest fix"
+    );
+    assert!(
+        list[0]["fix"]["files"]
+            .as_array()
+            .unwrap()
+            .contains(&"S-2.cfg".into()),
+        "{}",
+        list[0]
+    );
     assert_eq!(
         list[0]["uses"], 1,
         "counted by the scheduler in the main tree"
