@@ -7,12 +7,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::events::{Event, Reporter};
+use super::events::Event;
 use super::outcome::{AgentFacts, Outcome, Progress};
 use super::prompt::{self, RetryNote};
-use super::{Options, PrdSnapshot, RunError, git, guard, report, verdict, verify};
-use crate::agent::process::{LogSink, Supervise, supervise};
-use crate::agent::telemetry::{Format, Telemetry};
+use super::{Options, PrdSnapshot, RunError, git, guard, launch, report, verdict, verify};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
 use crate::state::history::{self, Record};
@@ -84,39 +82,6 @@ pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
         .collect()
 }
 
-pub(crate) fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogSink>>> {
-    let file = match std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) => {
-            rep.report(Event::Warning {
-                text: format!(
-                    "{}: cannot open the iteration log ({e}); output goes to the terminal only",
-                    path.display()
-                ),
-            });
-            return None;
-        }
-    };
-    Some(Arc::new(Mutex::new(LogSink {
-        file,
-        redact: super::redact_for_log,
-    })))
-}
-
-fn log_line(log: &Option<Arc<Mutex<LogSink>>>, line: &str) {
-    use std::io::Write;
-    if let Some(l) = log
-        && let Ok(mut sink) = l.lock()
-    {
-        let text = (sink.redact)(&format!("{line}\n"));
-        let _ = sink.file.write_all(text.as_bytes());
-    }
-}
-
 pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     let opts = inp.opts;
     let prd0: &Prd = &inp.prd.prd;
@@ -128,22 +93,15 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     let (prompt, patterns_used) = (built.text, built.patterns);
     let prompt_file = inp.run_dir.join(format!("prompt-{}.md", inp.n));
     let inv = agent::plan(&opts.agent, &prompt, &prompt_file);
-    if let Some(p) = &inv.prompt_file {
-        crate::fsutil::atomic_write(p, prompt.as_bytes()).map_err(|source| {
-            agent::AgentError::PromptFile {
-                path: p.clone(),
-                source,
-            }
-        })?;
-        if inv.switched_to_file {
-            rep.report(Event::Note {
-                text: format!(
-                    "the prompt ({} bytes) is too long for one argument; passing the file {} instead",
-                    prompt.len(),
-                    p.display()
-                ),
-            });
-        }
+    launch::write_prompt_file(&inv, &prompt)?;
+    if let Some(p) = inv.prompt_file.as_ref().filter(|_| inv.switched_to_file) {
+        rep.report(Event::Note {
+            text: format!(
+                "the prompt ({} bytes) is too long for one argument; passing the file {} instead",
+                prompt.len(),
+                p.display()
+            ),
+        });
     }
     let prd_rel = opts
         .prd_path
@@ -154,8 +112,8 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         .before
         .take()
         .or_else(|| git::snapshot(&opts.root, &prd_rel));
-    let log = log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
-    log_line(
+    let log = launch::log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
+    launch::log_line(
         &log,
         &format!(
             "=== ralph iteration {} · story {} · attempt {} · {}\n$ {}",
@@ -196,52 +154,16 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
     ];
     env.extend(opts.env.iter().cloned());
-    let telemetry = Arc::new(Mutex::new(Telemetry::new(opts.agent.format())));
-    let translate: Option<agent::process::Translate> =
-        (opts.agent.format() != Format::Plain).then(|| {
-            let t = telemetry.clone();
-            Arc::new(move |line: &str| t.lock().ok().and_then(|mut t| t.line(line)))
-                as agent::process::Translate
-        });
-    let mut watcher = super::watch::Watch::agent(rep, &story.id, s.heartbeat, opts.echo);
-    let run = supervise(Supervise {
-        argv: &inv.argv,
-        cwd: &opts.root,
+    let (run, usage) = launch::run(launch::Launch {
+        opts,
+        spec: &opts.agent,
+        inv: &inv,
         env: &env,
-        stdin: inv.stdin.clone(),
-        timeout: s.timeout,
-        grace: s.grace,
+        story: &story.id,
         log: log.clone(),
-        echo: opts.echo,
         interrupt: inp.interrupt,
-        watch: Some(watch.clone()),
-        // Orphans are ralph's children: with other agents running (--parallel) they cannot be
-        // told apart, so the parallel scheduler sweeps once nothing runs.
-        sweep_orphans: s.parallel <= 1,
-        record: Some(crate::state::state_dir(&opts.root).join(crate::state::AGENT_GROUP)),
-        watcher: Some(&mut watcher),
-        translate,
+        watch,
     })?;
-    drop(watcher);
-    let (usage, left) = telemetry
-        .lock()
-        .map(|mut t| (t.usage(), t.finish()))
-        .unwrap_or_default();
-    // Text the agent left without a newline at its very end still counts, and is logged.
-    for line in left.iter().flat_map(|t| t.lines()) {
-        watch(line);
-        log_line(&log, line);
-        if opts.echo {
-            use std::io::Write;
-            // A closed stdout is not the loop's failure (as with the agent's own echo).
-            let _ = writeln!(std::io::stdout().lock(), "{line}");
-        }
-    }
-    if run.stopped_leftovers {
-        rep.report(Event::Note {
-            text: "stopped processes the agent left running".into(),
-        });
-    }
 
     // Step 7: the integrity guard.
     let gctx = guard::Ctx {

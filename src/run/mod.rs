@@ -22,6 +22,7 @@ pub mod guard;
 pub mod hooks;
 pub mod integrity;
 pub mod iteration;
+pub mod launch;
 pub mod outcome;
 pub mod parallel;
 pub mod patterns;

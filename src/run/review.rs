@@ -13,9 +13,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use super::events::Event;
-use super::{Options, RunError, git, iteration};
-use crate::agent::process::{Supervise, supervise};
-use crate::agent::telemetry::{Format, Telemetry, Usage};
+use super::{Options, RunError, git, iteration, launch};
+use crate::agent::telemetry::Usage;
 use crate::agent::{self, AgentSpec, detect};
 use crate::prd::Story;
 use crate::review::{self, Verdict};
@@ -223,18 +222,10 @@ fn run_reviewer(
 ) -> Result<(crate::agent::process::Finished, String, Option<Usage>), RunError> {
     let opts = inp.opts;
     let rep = &*opts.reporter;
-    let s = &opts.settings;
     let prompt_file = inp.run_dir.join(format!("review-prompt-{}.md", inp.n));
     let inv = agent::plan(inp.reviewer, prompt, &prompt_file);
-    if let Some(p) = &inv.prompt_file {
-        crate::fsutil::atomic_write(p, prompt.as_bytes()).map_err(|source| {
-            agent::AgentError::PromptFile {
-                path: p.clone(),
-                source,
-            }
-        })?;
-    }
-    let log = iteration::log_sink(&inp.run_dir.join(format!("review-{}.log", inp.n)), rep);
+    launch::write_prompt_file(&inv, prompt)?;
+    let log = launch::log_sink(&inp.run_dir.join(format!("review-{}.log", inp.n)), rep);
     let lines: Arc<Mutex<Vec<String>>> = Arc::default();
     let watch: agent::process::LineWatch = {
         let lines = lines.clone();
@@ -257,38 +248,16 @@ fn run_reviewer(
     .map(|(k, v)| (k.to_string(), v))
     .chain(opts.env.iter().cloned())
     .collect();
-    let telemetry = Arc::new(Mutex::new(Telemetry::new(inp.reviewer.format())));
-    let translate: Option<agent::process::Translate> = (inp.reviewer.format() != Format::Plain)
-        .then(|| {
-            let t = telemetry.clone();
-            Arc::new(move |line: &str| t.lock().ok().and_then(|mut t| t.line(line)))
-                as agent::process::Translate
-        });
-    let mut watcher = super::watch::Watch::agent(rep, &inp.story.id, s.heartbeat, opts.echo);
-    let run = supervise(Supervise {
-        argv: &inv.argv,
-        cwd: &opts.root,
+    let (run, usage) = launch::run(launch::Launch {
+        opts,
+        spec: inp.reviewer,
+        inv: &inv,
         env: &env,
-        stdin: inv.stdin.clone(),
-        timeout: s.timeout,
-        grace: s.grace,
+        story: &inp.story.id,
         log,
-        echo: opts.echo,
         interrupt: inp.interrupt,
-        watch: Some(watch.clone()),
-        sweep_orphans: s.parallel <= 1,
-        record: Some(crate::state::state_dir(&opts.root).join(crate::state::AGENT_GROUP)),
-        watcher: Some(&mut watcher),
-        translate,
+        watch,
     })?;
-    drop(watcher);
-    let (usage, left) = telemetry
-        .lock()
-        .map(|mut t| (t.usage(), t.finish()))
-        .unwrap_or_default();
-    for line in left.iter().flat_map(|t| t.lines()) {
-        watch(line);
-    }
     let output = lines.lock().map(|l| l.join("\n")).unwrap_or_default();
     Ok((run, output, usage))
 }

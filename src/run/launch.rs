@@ -1,0 +1,131 @@
+//! One agent process, run the loop's way: its prompt file when the invocation uses one, its
+//! structured output translated into readable text (and what it reported using), heartbeats,
+//! its process group recorded for a ralph killed outright, every output line watched and
+//! logged, the text left at its very end flushed too. Shared by the developing agent
+//! ([`super::iteration`]) and the reviewer ([`super::review`]); what the output means (signals,
+//! a verdict) is theirs, as is the environment they give it.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use super::events::{Event, Reporter};
+use super::{Options, RunError};
+use crate::agent::process::{Finished, LineWatch, LogSink, Supervise, Translate, supervise};
+use crate::agent::telemetry::{Format, Telemetry, Usage};
+use crate::agent::{self, AgentSpec, Invocation};
+
+/// One agent run.
+pub struct Launch<'a> {
+    pub opts: &'a Options,
+    pub spec: &'a AgentSpec,
+    pub inv: &'a Invocation,
+    pub env: &'a [(String, String)],
+    /// The story it works on (heartbeats name it).
+    pub story: &'a str,
+    pub log: Option<Arc<Mutex<LogSink>>>,
+    pub interrupt: &'a AtomicBool,
+    /// Told every output line (after translation).
+    pub watch: LineWatch,
+}
+
+/// Write the prompt to the file the invocation passes, when it passes one.
+pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError> {
+    if let Some(p) = &inv.prompt_file {
+        crate::fsutil::atomic_write(p, prompt.as_bytes()).map_err(|source| {
+            agent::AgentError::PromptFile {
+                path: p.clone(),
+                source,
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// Run it to its end (exit, timeout, interrupt): how it ended and what it reported using.
+pub fn run(l: Launch<'_>) -> Result<(Finished, Option<Usage>), RunError> {
+    let opts = l.opts;
+    let s = &opts.settings;
+    let rep = &*opts.reporter;
+    let telemetry = Arc::new(Mutex::new(Telemetry::new(l.spec.format())));
+    let translate: Option<Translate> = (l.spec.format() != Format::Plain).then(|| {
+        let t = telemetry.clone();
+        Arc::new(move |line: &str| t.lock().ok().and_then(|mut t| t.line(line))) as Translate
+    });
+    let mut watcher = super::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
+    let run = supervise(Supervise {
+        argv: &l.inv.argv,
+        cwd: &opts.root,
+        env: l.env,
+        stdin: l.inv.stdin.clone(),
+        timeout: s.timeout,
+        grace: s.grace,
+        log: l.log.clone(),
+        echo: opts.echo,
+        interrupt: l.interrupt,
+        watch: Some(l.watch.clone()),
+        // Orphans are ralph's children: with other agents running (--parallel) they cannot be
+        // told apart, so the parallel scheduler sweeps once nothing runs.
+        sweep_orphans: s.parallel <= 1,
+        record: Some(crate::state::state_dir(&opts.root).join(crate::state::AGENT_GROUP)),
+        watcher: Some(&mut watcher),
+        translate,
+    })?;
+    drop(watcher);
+    let (usage, left) = telemetry
+        .lock()
+        .map(|mut t| (t.usage(), t.finish()))
+        .unwrap_or_default();
+    // Text the agent left without a newline at its very end still counts, and is logged.
+    for line in left.iter().flat_map(|t| t.lines()) {
+        (l.watch)(line);
+        log_line(&l.log, line);
+        if opts.echo {
+            use std::io::Write;
+            // A closed stdout is not the loop's failure (as with the agent's own echo).
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+        }
+    }
+    if run.stopped_leftovers {
+        rep.report(Event::Note {
+            text: "stopped processes the agent left running".into(),
+        });
+    }
+    Ok((run, usage))
+}
+
+/// The log an agent's output goes to (redacted), appended; `None` (and a warning) when it
+/// cannot be opened: the output then goes to the terminal only.
+pub(crate) fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogSink>>> {
+    let file = match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) => {
+            rep.report(Event::Warning {
+                text: format!(
+                    "{}: cannot open the iteration log ({e}); output goes to the terminal only",
+                    path.display()
+                ),
+            });
+            return None;
+        }
+    };
+    Some(Arc::new(Mutex::new(LogSink {
+        file,
+        redact: super::redact_for_log,
+    })))
+}
+
+/// One line of ralph's own into the log (redacted like the agent's).
+pub(crate) fn log_line(log: &Option<Arc<Mutex<LogSink>>>, line: &str) {
+    use std::io::Write;
+    if let Some(l) = log
+        && let Ok(mut sink) = l.lock()
+    {
+        let text = (sink.redact)(&format!("{line}\n"));
+        let _ = sink.file.write_all(text.as_bytes());
+    }
+}
