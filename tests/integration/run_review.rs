@@ -33,6 +33,17 @@ fn reviews(p: &Project) -> usize {
         .unwrap_or(0)
 }
 
+/// A developing agent that works on any story but marks only A passing.
+fn dev_marks_only_a(p: &Project) {
+    p.agent(
+        "claude",
+        &format!("{WORK}\nif [ \"$RALPH_STORY_ID\" = A ]; then {FLIP}; fi"),
+    );
+}
+
+/// Shell: mark B passing in prd.json (what a reviewer must not do).
+const FLIP_B: &str = r#"sed -i -E -z 's/("id": "B"[^}]*"passes": )false/\1true/' prd.json"#;
+
 fn dev(p: &Project) {
     p.agent("claude", &format!("{DEV}\n{WORK}\n{FLIP}"));
 }
@@ -260,14 +271,13 @@ fn a_real_verdict_counts_even_when_the_prompt_holds_the_same_line() {
 #[test]
 fn a_reviewer_that_commits_or_changes_files_does_not_get_its_approval_counted() {
     let p = Project::new(&prd("ralph/r", &[story("A", 1, &[]), story("B", 2, &[])]));
-    p.agent(
-        "claude",
-        &format!("{WORK}\nif [ \"$RALPH_STORY_ID\" = A ]; then {FLIP}; fi"),
-    );
+    dev_marks_only_a(&p);
     // The reviewer deletes A's work, marks B passing and commits it all, then approves.
     let cmd = reviewer(
         &p,
-        r#"git rm -q A.txt; sed -i -E -z 's/("id": "B"[^}]*"passes": )false/\1true/' prd.json; git commit -qam 'reviewer was here'; echo 'REVIEW: APPROVE'"#,
+        &format!(
+            "git rm -q A.txt; {FLIP_B}; git commit -qam 'reviewer was here'; echo 'REVIEW: APPROVE'"
+        ),
     );
     p.run()
         .args(["--review-cmd", &cmd, "--story", "A", "--review-rounds", "1", "1"])
@@ -376,15 +386,9 @@ fn the_reviewer_never_reads_through_a_link_and_never_sees_a_secret() {
 #[test]
 fn a_reviewer_edit_of_prd_json_is_put_back_and_reported() {
     let p = Project::new(&prd("ralph/r", &[story("A", 1, &[]), story("B", 2, &[])]));
-    p.agent(
-        "claude",
-        &format!("{WORK}\nif [ \"$RALPH_STORY_ID\" = A ]; then {FLIP}; fi"),
-    );
+    dev_marks_only_a(&p);
     // The reviewer marks B passing too, then approves A.
-    let cmd = reviewer(
-        &p,
-        r#"sed -i -E -z 's/("id": "B"[^}]*"passes": )false/\1true/' prd.json; echo 'REVIEW: APPROVE'"#,
-    );
+    let cmd = reviewer(&p, &format!("{FLIP_B}; echo 'REVIEW: APPROVE'"));
     p.run()
         .args(["--review-cmd", &cmd, "--story", "A", "1"])
         .assert()
