@@ -5,11 +5,16 @@
 # progress.txt, and runs `ralph run N` with a no-op agent (reads its prompt, does nothing).
 # Overhead per iteration = (wall time of the run - time spent inside the agent, as recorded
 # in .ralph/history.jsonl) / N. Prints the median over RUNS runs. Target: < 20 ms.
+# With BASE_BIN (another ralph, e.g. one built from an older commit), each run of this build is
+# followed by one of BASE_BIN on a fresh copy of the same project, and the two medians and
+# their ratio are printed: on a shared, noisy machine the ratio of interleaved runs says more
+# than either absolute number.
 #
-# Usage: scripts/bench-run.sh [RUNS=5] [N=20]
+# Usage: scripts/bench-run.sh [RUNS=5] [N=20] [BASE_BIN]
 set -euo pipefail
 RUNS=${1:-5}
 N=${2:-20}
+BASE_BIN=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 cargo build --release --quiet
@@ -46,28 +51,47 @@ with open(f"{work}/progress.txt", "w") as f:
 PY
 echo "prd.json: $(wc -c < "$work/prd.json") bytes, 2000 stories; progress.txt: $(wc -l < "$work/progress.txt") lines"
 
-results=()
-for r in $(seq 1 "$RUNS"); do
-  proj="$work/proj-$r"
-  mkdir -p "$proj"
+# One run of `$1` on a fresh copy of the project; prints the overhead per iteration in ms.
+one_run() {
+  local bin=$1 proj
+  proj=$(mktemp -d "$work/proj-XXXX")
   cp "$work/prd.json" "$work/progress.txt" "$proj/"
   printf '.ralph/\n' > "$proj/.gitignore"
   git -C "$proj" init -q
   git -C "$proj" -c user.name=b -c user.email=b@example.com add -A
   git -C "$proj" -c user.name=b -c user.email=b@example.com commit -qm init
+  local start end code agent_ms wall_ms
   start=$(date +%s%N)
   set +e
   (cd "$proj" && PATH="$work/bin:$PATH" "$bin" run "$N" --agent-cmd noop-agent --sleep 0 --max-failures 1000 --no-compact >/dev/null 2>&1)
   code=$?
   set -e
   end=$(date +%s%N)
-  [ "$code" = 3 ] || { echo "unexpected exit code $code"; exit 1; }
+  [ "$code" = 3 ] || { echo "unexpected exit code $code from $bin" >&2; exit 1; }
   agent_ms=$(python3 -c "import json,sys; print(sum(json.loads(l)['duration_ms'] for l in open(sys.argv[1])))" "$proj/.ralph/history.jsonl")
   wall_ms=$(( (end - start) / 1000000 ))
-  per=$(python3 -c "print(f'{($wall_ms - $agent_ms) / $N:.2f}')")
-  per_all=$(python3 -c "print(f'{$wall_ms / $N:.2f}')")
-  echo "run $r: wall ${wall_ms} ms for $N iterations, agent ${agent_ms} ms; overhead ${per} ms/iteration (${per_all} ms including the agent)"
+  rm -rf "$proj"
+  python3 -c "print(f'{($wall_ms - $agent_ms) / $N:.2f}')"
+}
+
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+results=()
+base=()
+for r in $(seq 1 "$RUNS"); do
+  per=$(one_run "$bin")
   results+=("$per")
+  line="run $r: overhead ${per} ms/iteration"
+  if [ -n "$BASE_BIN" ]; then
+    b=$(one_run "$BASE_BIN")
+    base+=("$b")
+    line="$line; base ${b} ms/iteration"
+  fi
+  echo "$line"
 done
-median=$(printf '%s\n' "${results[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-echo "median runner overhead: ${median} ms/iteration (target < 20 ms)"
+m=$(median "${results[@]}")
+echo "median runner overhead: ${m} ms/iteration (target < 20 ms)"
+if [ -n "$BASE_BIN" ]; then
+  mb=$(median "${base[@]}")
+  echo "base ($BASE_BIN): median ${mb} ms/iteration; ratio this/base $(python3 -c "print(f'{$m / $mb:.3f}')")"
+fi
