@@ -255,7 +255,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     )?;
     let (outcome, settle) = (v.outcome, v.settle);
     // A reviewer's usage limit is the run's to wait for, like the agent's.
-    let rate_line = rate_line.or(review_limit);
+    let rate_line = review_limit.or(rate_line);
     if !settle.is_empty() {
         let mut prd = match changed.take() {
             Some((p, _)) => p,

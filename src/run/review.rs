@@ -128,12 +128,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         _ => (false, vec![]),
     };
     put_back_prd(inp, prd_before.as_deref(), moved)?;
-    let rate_line = (!run.timed_out)
-        .then(|| {
-            detect::rate_limit_line(&iteration::last_lines(&run.tail, detect::LIMIT_LINES))
-                .map(String::from)
-        })
-        .flatten();
+    let mut rate_line = None;
     let verdict = if moved || !changed.is_empty() {
         let what = describe_changes(moved, &changed);
         rep.report(Event::Warning {
@@ -145,10 +140,20 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         Verdict::Missing(format!(
             "the reviewer {what}: a reviewer must only read, so its verdict does not count"
         ))
-    } else if let Some(line) = &rate_line {
-        Verdict::Missing(format!("the reviewer hit a usage limit: {line}"))
     } else {
-        read_verdict(&output, &prompt, &run, s.timeout)
+        match read_verdict(&output, &prompt, &run, s.timeout) {
+            // A verdict stands even when the review talks about rate limits (as the agent's
+            // gated claim does); only a review that ended without one may have hit a limit.
+            Verdict::Missing(why) => match limit_line(&run) {
+                Some(line) => {
+                    let v = Verdict::Missing(format!("the reviewer hit a usage limit: {line}"));
+                    rate_line = Some(line);
+                    v
+                }
+                None => Verdict::Missing(why),
+            },
+            v => v,
+        }
     };
     let record = ReviewRecord {
         verdict: verdict.name().to_string(),
@@ -173,6 +178,15 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         interrupted: run.interrupted,
         rate_line,
     })
+}
+
+/// The usage-limit message in the last lines of the reviewer's output (not after a timeout).
+fn limit_line(run: &crate::agent::process::Finished) -> Option<String> {
+    if run.timed_out {
+        return None;
+    }
+    detect::rate_limit_line(&iteration::last_lines(&run.tail, detect::LIMIT_LINES))
+        .map(String::from)
 }
 
 /// The verdict in the reviewer's output, or why there is none.
@@ -272,12 +286,12 @@ fn put_back_prd(inp: &Input<'_>, before: Option<&[u8]>, moved: bool) -> Result<(
     let Some(before) = before else {
         return Ok(());
     };
-    if crate::fsutil::read(path).ok().as_deref() != Some(before) {
+    if let Some(kept) = keep_reviewers_prd(inp, before)? {
         crate::fsutil::atomic_write(path, before)?;
         rep.report(Event::Warning {
             text: format!(
-                "the reviewer changed {}; it is put back as it was before the review",
-                path.display()
+                "the reviewer changed {}; it is put back as it was before the review ({kept})",
+                path.display(),
             ),
         });
     }
@@ -293,6 +307,30 @@ fn put_back_prd(inp: &Input<'_>, before: Option<&[u8]>, moved: bool) -> Result<(
         }
     }
     Ok(())
+}
+
+/// When prd.json is not what it was before the review, keep what is there in
+/// `.ralph/rejected/` (nothing ralph reverts is thrown away; something that is not a regular
+/// file any more is moved aside) and say where; `None` when it is unchanged.
+fn keep_reviewers_prd(inp: &Input<'_>, before: &[u8]) -> Result<Option<String>, RunError> {
+    let path = &inp.opts.prd_path;
+    let state = crate::state::state_dir(&inp.opts.root);
+    let kept = |p: std::path::PathBuf| format!("the reviewer's version is kept at {}", p.display());
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Ok(Some("the reviewer deleted it".into())),
+        Ok(m) if !m.is_file() => Ok(Some(kept(crate::state::rejected::move_aside(
+            &state, inp.n, path,
+        )?))),
+        Ok(_) => {
+            let now = crate::fsutil::read(path)?;
+            if now == before {
+                return Ok(None);
+            }
+            Ok(Some(kept(crate::state::rejected::keep(
+                &state, inp.n, path, &now,
+            )?)))
+        }
+    }
 }
 
 /// The diff of the story's work and the command that shows it: tracked changes since

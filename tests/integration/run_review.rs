@@ -310,6 +310,22 @@ fn a_reviewer_that_commits_or_changes_files_does_not_get_its_approval_counted() 
 }
 
 #[test]
+fn a_review_that_talks_about_rate_limits_still_approves() {
+    let p = Project::new(&prd("ralph/r", &[story("A", 1, &[])]));
+    dev(&p);
+    let cmd = reviewer(
+        &p,
+        "echo 'The client now retries on HTTP 429 Too Many Requests with a backoff.'; echo 'REVIEW: APPROVE'",
+    );
+    p.run()
+        .args(["--review-cmd", &cmd, "--no-wait"])
+        .assert()
+        .code(0);
+    assert!(p.passes("A"));
+    assert_eq!(p.history()[0]["review"]["verdict"], "approve");
+}
+
+#[test]
 fn a_reviewer_hitting_a_usage_limit_waits_and_does_not_use_up_a_round() {
     let p = Project::new(&prd("ralph/r", &[story("A", 1, &[])]));
     dev(&p);
@@ -395,9 +411,22 @@ fn a_reviewer_edit_of_prd_json_is_put_back_and_reported() {
         .stderr(predicate::str::contains("the reviewer changed"))
         .stderr(predicate::str::contains(
             "put back as it was before the review",
+        ))
+        .stderr(predicate::str::contains(
+            "the reviewer's version is kept at",
         ));
     assert!(p.passes("A"));
     assert!(!p.passes("B"), "the reviewer cannot mark a story");
+    // Nothing ralph reverts is thrown away: the reviewer's prd.json is kept.
+    let kept: Vec<String> = std::fs::read_dir(p.root().join(".ralph/rejected"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        kept.iter()
+            .any(|k| k.contains("\"id\": \"B\"") && k.contains("\"passes\": true")),
+        "{kept:?}"
+    );
 }
 
 #[test]
