@@ -128,7 +128,10 @@ pub fn render(chosen: &[Chosen], keep: impl Fn(&str) -> bool) -> String {
     );
     for c in chosen {
         let p = &c.pattern;
-        let mut block = vec![format!("\n## `{}` failed (pattern {})", p.command, p.id)];
+        // One line whatever the command: a multi-line verify command would break the heading
+        // (and the check that it was shown).
+        let command = p.command.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut block = vec![format!("\n## `{command}` failed (pattern {})", p.id)];
         block.extend(p.signature.iter().map(|l| format!("    {l}")));
         if !p.fix.diff.is_empty() {
             block.push(format!("Fixed in {} by changing: {}", p.story, p.fix.diff));
@@ -245,5 +248,23 @@ mod tests {
         assert!(text.contains("Learning: values are quoted"));
         assert!(!text.contains("promise"));
         assert_eq!(render(&[], |_| true), "");
+    }
+
+    #[test]
+    fn a_multi_line_command_is_one_heading_line() {
+        let mut p = pat("abc", &["error: x"], &["a.rs"], 0);
+        p.command = "cargo fmt --check &&\ncargo test".into();
+        let text = render(
+            &[Chosen {
+                pattern: p,
+                why: Why::Similar(1.0),
+            }],
+            |_| true,
+        );
+        assert!(
+            text.lines()
+                .any(|l| l == "## `cargo fmt --check && cargo test` failed (pattern abc)"),
+            "{text}"
+        );
     }
 }

@@ -72,8 +72,9 @@ impl Pattern {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
     pub patterns: Vec<Pattern>,
-    /// Lines skipped as not patterns, as they were (a torn line, junk, a record without id).
-    pub skipped: Vec<String>,
+    /// Lines skipped as not patterns, byte for byte as they were (a torn line, junk, a record
+    /// without id; UTF-8 or not).
+    pub skipped: Vec<Vec<u8>>,
 }
 
 fn one() -> u32 {
@@ -133,12 +134,15 @@ fn read_parsed(root: &Path) -> Result<Parsed, PatternsError> {
 
 /// The patterns in `bytes` (pure): a line that is not one is skipped and kept as it was.
 pub fn parse(bytes: &[u8]) -> Parsed {
-    let text = String::from_utf8_lossy(bytes);
     let mut out = Parsed::default();
-    for l in text.lines().filter(|l| !l.trim().is_empty()) {
-        match serde_json::from_str::<Pattern>(l) {
+    for raw in bytes.split(|b| *b == b'\n') {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Pattern>(raw) {
             Ok(p) if !p.id.is_empty() => out.patterns.push(p),
-            _ => out.skipped.push(l.to_string()),
+            _ => out.skipped.push(raw.to_vec()),
         }
     }
     out
@@ -148,23 +152,23 @@ pub fn parse(bytes: &[u8]) -> Parsed {
 /// atomically.
 pub fn write_all(root: &Path, file: &Parsed) -> Result<(), PatternsError> {
     let p = path(root);
-    let mut text = String::new();
+    let mut text: Vec<u8> = Vec::new();
     for pat in &file.patterns {
-        let line = serde_json::to_string(pat).map_err(|source| PatternsError::Encode {
+        let line = serde_json::to_vec(pat).map_err(|source| PatternsError::Encode {
             path: p.clone(),
             source,
         })?;
-        text.push_str(&line);
-        text.push('\n');
+        text.extend_from_slice(&line);
+        text.push(b'\n');
     }
     for line in &file.skipped {
-        text.push_str(line);
-        text.push('\n');
+        text.extend_from_slice(line);
+        text.push(b'\n');
     }
     if let Some(dir) = p.parent() {
         crate::fsutil::create_dir_all(dir)?;
     }
-    crate::fsutil::atomic_write(&p, text.as_bytes())?;
+    crate::fsutil::atomic_write(&p, &text)?;
     Ok(())
 }
 
@@ -286,7 +290,25 @@ mod tests {
         let text = format!("{good}\nnot json\n\n{{\"id\":\"x\",\"comm");
         let parsed = parse(text.as_bytes());
         assert_eq!(parsed.patterns, vec![pat("abc123")]);
-        assert_eq!(parsed.skipped, ["not json", "{\"id\":\"x\",\"comm"]);
+        assert_eq!(
+            parsed.skipped,
+            [b"not json".to_vec(), b"{\"id\":\"x\",\"comm".to_vec()]
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_comes_back_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".ralph")).unwrap();
+        let torn: &[u8] = b"{\"id\":\"t\",\"command\":\"caf\xc3";
+        let mut bytes = torn.to_vec();
+        bytes.push(b'\n');
+        std::fs::write(path(root), &bytes).unwrap();
+        record(root, pat("abc123")).unwrap();
+        let after = std::fs::read(path(root)).unwrap();
+        assert!(after.windows(torn.len()).any(|w| w == torn), "{after:?}");
+        assert_eq!(read_counted(root).unwrap().1, 1);
     }
 
     #[test]
