@@ -11,6 +11,7 @@
 //! project may be in a repository.
 
 use std::collections::HashSet;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
@@ -263,7 +264,8 @@ fn archive_folders(stdout: &[u8]) -> HashSet<PathBuf> {
     stdout
         .split(|b| *b == 0)
         .filter_map(|p| {
-            let p = Path::new(std::str::from_utf8(p).ok()?);
+            // The name as git wrote it, UTF-8 or not (a lossy name would not match the folder).
+            let p = Path::new(std::ffi::OsStr::from_bytes(p));
             let mut parts = p.components();
             let (first, second) = (parts.next()?, parts.next()?);
             Some(Path::new(first.as_os_str()).join(second.as_os_str()))
@@ -338,6 +340,16 @@ fn remove_with<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tracked_archive_with_a_name_that_is_not_utf8_is_still_tracked() {
+        let out = b"archive/2020-01-01-caf\xe9/prd.json\0archive/2020-01-02-ok/progress.txt\0";
+        let set = archive_folders(out);
+        assert!(set.contains(Path::new(std::ffi::OsStr::from_bytes(
+            b"archive/2020-01-01-caf\xe9"
+        ))));
+        assert!(set.contains(Path::new("archive/2020-01-02-ok")));
+    }
     use std::time::Duration;
 
     fn all() -> Limits {
