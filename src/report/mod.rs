@@ -68,7 +68,7 @@ impl Usage {
     pub fn tokens(&self) -> Option<u64> {
         match (self.input_tokens, self.output_tokens) {
             (None, None) => None,
-            (i, o) => Some(i.unwrap_or(0) + o.unwrap_or(0)),
+            (i, o) => Some(i.unwrap_or(0).saturating_add(o.unwrap_or(0))),
         }
     }
 }
@@ -249,10 +249,34 @@ fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
+/// What an iteration used: its agent's `usage`, plus its reviewer's (`review.usage`, with
+/// `--review`), so the report's cost is the one `--max-cost` and `ralph status` count.
 fn usage_of(v: &Value) -> Option<Usage> {
-    let u = v.get("usage").filter(|u| u.is_object())?;
+    let agent = v.get("usage").and_then(one_usage);
+    let reviewer = v
+        .get("review")
+        .and_then(|r| r.get("usage"))
+        .and_then(one_usage);
+    let usage = match (agent, reviewer) {
+        (Some(a), Some(r)) => Usage {
+            input_tokens: add(a.input_tokens, r.input_tokens),
+            output_tokens: add(a.output_tokens, r.output_tokens),
+            cached_tokens: add(a.cached_tokens, r.cached_tokens),
+            cost_usd: add(a.cost_usd, r.cost_usd),
+            model: a.model,
+        },
+        (a, r) => a.or(r)?,
+    };
+    (usage != Usage::default()).then_some(usage)
+}
+
+/// One `usage` object of a record.
+fn one_usage(u: &Value) -> Option<Usage> {
+    if !u.is_object() {
+        return None;
+    }
     let n = |k: &str| u.get(k).and_then(Value::as_u64);
-    let usage = Usage {
+    Some(Usage {
         input_tokens: n("input_tokens"),
         output_tokens: n("output_tokens"),
         cached_tokens: n("cached_tokens"),
@@ -261,8 +285,7 @@ fn usage_of(v: &Value) -> Option<Usage> {
             .and_then(Value::as_f64)
             .filter(|c| c.is_finite()),
         model: str_of(u, "model"),
-    };
-    (usage != Usage::default()).then_some(usage)
+    })
 }
 
 /// A string, or an object's `verdict`/`result`.
@@ -332,10 +355,29 @@ fn run_iterations(records: &[&Value]) -> Vec<Iteration> {
     out
 }
 
-fn add<T: std::ops::Add<Output = T>>(a: Option<T>, b: Option<T>) -> Option<T> {
+/// A sum of what is known: `None` only when neither is (saturating: a junk record with huge
+/// counts must not overflow).
+fn add<T: Sum>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(a + b),
+        (Some(a), Some(b)) => Some(a.plus(b)),
         (a, b) => a.or(b),
+    }
+}
+
+/// What [`add`] adds: token counts (saturating) and dollars.
+trait Sum {
+    fn plus(self, other: Self) -> Self;
+}
+
+impl Sum for u64 {
+    fn plus(self, other: u64) -> u64 {
+        self.saturating_add(other)
+    }
+}
+
+impl Sum for f64 {
+    fn plus(self, other: f64) -> f64 {
+        self + other
     }
 }
 

@@ -93,6 +93,33 @@ fn odd_and_missing_fields_never_fail() {
 }
 
 #[test]
+fn the_reviewers_usage_counts_with_the_agents_and_huge_counts_saturate() {
+    let records = vec![
+        json!({"run_id": "r", "story": "A",
+               "usage": {"input_tokens": 100, "output_tokens": 10, "cost_usd": 0.5, "model": "m"},
+               "review": {"verdict": "approve", "usage": {"input_tokens": 50, "cost_usd": 0.25}}}),
+        json!({"run_id": "r", "story": "B", "review": {"verdict": "changes",
+               "usage": {"output_tokens": 7}}}),
+        json!({"run_id": "r", "story": "C", "usage": {"input_tokens": u64::MAX},
+               "review": {"usage": {"input_tokens": u64::MAX, "output_tokens": u64::MAX}}}),
+    ];
+    let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
+    let a = r.iterations[0].usage.as_ref().unwrap();
+    assert_eq!((a.input_tokens, a.output_tokens), (Some(150), Some(10)));
+    assert_eq!(a.cost_usd, Some(0.75));
+    assert_eq!(a.model.as_deref(), Some("m"));
+    assert_eq!(
+        r.iterations[1].usage.as_ref().unwrap().output_tokens,
+        Some(7)
+    );
+    assert_eq!(
+        r.iterations[2].usage.as_ref().unwrap().tokens(),
+        Some(u64::MAX)
+    );
+    assert_eq!(r.totals.cost_usd, Some(0.75));
+}
+
+#[test]
 fn lines_that_are_not_records_are_counted() {
     let (v, skipped) = parse_lines("{\"run_id\":\"a\"}\n\nnot json\n[1]\n{\"x\":1}\n");
     assert_eq!((v.len(), skipped), (1, 3));

@@ -109,6 +109,18 @@ impl Totals {
     }
 }
 
+/// US dollars an iteration reported: its agent's and its reviewer's (`None` when neither
+/// reported a cost).
+pub fn of_record(rec: &Record) -> Option<f64> {
+    let costs = rec
+        .usage
+        .iter()
+        .chain(review_usage(rec))
+        .filter_map(|u| u.cost_usd)
+        .filter(|c| c.is_finite() && *c >= 0.0);
+    costs.fold(None, |sum, c| Some(sum.unwrap_or(0.0) + c))
+}
+
 /// What the reviewer of this iteration reported using, if it was reviewed.
 fn review_usage(rec: &Record) -> Option<&Usage> {
     rec.review.as_ref().and_then(|r| r.usage.as_ref())
@@ -182,6 +194,8 @@ mod tests {
         let mut s = Spent::default();
         s.add(&r, cap);
         assert!(s.reached(cap), "{s:?}");
+        assert!((of_record(&r).unwrap() - 0.30).abs() < 1e-9);
+        assert_eq!(of_record(&rec(2, None, false)), None);
         let t = Totals::of([&r]);
         assert_eq!(
             (t.iterations, t.input_tokens, t.output_tokens),

@@ -406,7 +406,7 @@ impl<'a> Loop<'a> {
             elapsed: t0.elapsed(),
             outcome: done.outcome,
             detail: done.extra,
-            cost_usd: record.usage.as_ref().and_then(|u| u.cost_usd),
+            cost_usd: cost::of_record(&record),
         });
         if let Some(commit) = landed {
             self.rep.report(Event::StoryDone {

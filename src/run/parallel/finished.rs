@@ -41,6 +41,7 @@ impl Sched<'_> {
         c.agent += Duration::from_millis(rec.duration_ms);
         self.totals.agent += Duration::from_millis(rec.duration_ms);
         c.since = Instant::now();
+        let cost_usd = crate::run::cost::of_record(&rec);
         let finished = |detail: String| Event::IterationFinished {
             iteration: rec.iteration,
             limit: s.iterations,
@@ -49,7 +50,7 @@ impl Sched<'_> {
             elapsed: Duration::from_millis(rec.duration_ms),
             outcome: done.outcome,
             detail,
-            cost_usd: rec.usage.as_ref().and_then(|u| u.cost_usd),
+            cost_usd,
         };
         match done.outcome {
             Outcome::Done => {
