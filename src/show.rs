@@ -153,12 +153,20 @@ pub fn state_text(s: &Show) -> String {
     }
 }
 
+/// The first 10 characters of a commit id (whatever history.jsonl holds in its place).
 fn short(sha: Option<&str>) -> &str {
-    sha.map_or("?", |s| &s[..s.len().min(10)])
+    sha.map_or("?", |s| {
+        s.char_indices().nth(10).map_or(s, |(at, _)| &s[..at])
+    })
 }
 
-/// The account for a terminal.
+/// The account for a terminal: every string from history.jsonl, progress.txt or an agent made
+/// [`crate::ui::printable`] (newlines kept).
 pub fn text(s: &Show) -> String {
+    crate::ui::printable_lines(&raw_text(s))
+}
+
+fn raw_text(s: &Show) -> String {
     let mut o = String::new();
     if !s.ran {
         let _ = write!(o, "{} has not run yet ({})", s.id, state_text(s));
@@ -305,5 +313,21 @@ mod tests {
         assert!(t.contains("aaaaaaaaaa..bbbbbbbbbb"), "{t}");
         assert!(t.contains("- did it"), "{t}");
         assert!(t.contains("agent time 2m 10s"), "{t}");
+    }
+
+    #[test]
+    fn odd_commit_ids_and_control_characters_from_the_files_never_break_the_text() {
+        let mut r = record(Outcome::Done, &["src/a.rs"], true);
+        r.head_before = Some("aéééééééééééé".into());
+        r.head_after = Some("b".into());
+        r.reason = Some("stuck \x1b[31mred\x1b[0m".into());
+        let out = StoryOutputs {
+            progress_entry: Some("## entry\n- bell \x07 here\n".into()),
+            records: vec![r],
+        };
+        let t = text(&build(&story(), &State::Done, &out));
+        assert!(t.contains("aééééééééé..b"), "{t}");
+        assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
+        assert!(t.contains("- bell \u{fffd} here\n"), "{t}");
     }
 }

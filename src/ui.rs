@@ -7,7 +7,8 @@
 //! loop outcomes). Text is written styled and printed through `anstream`'s macros; nothing else
 //! writes escape codes. Also owns stderr's one transient line ([`transient`]: a heartbeat or a
 //! countdown refreshed in place on a terminal), which every other write to stderr clears first
-//! ([`clear_transient`]). Does not decide what a command prints: the commands do.
+//! ([`clear_transient`]), and what text from a file or an agent may reach a terminal
+//! ([`printable`]). Does not decide what a command prints: the commands do.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -160,6 +161,19 @@ pub fn state_style(state: &str) -> Style {
         "removed" => DIM,
         _ => Style::new(),
     }
+}
+
+/// `s` without control characters: text read from a file or an agent (a story id, a reason)
+/// must not move the cursor or recolour a terminal (`\x1b[…`), nor break a table's row.
+pub fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
+}
+
+/// [`printable`] for text of several lines: its newlines are kept.
+pub fn printable_lines(s: &str) -> String {
+    s.split('\n').map(printable).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! ([`markdown`]): the same rows and totals. Pure; owns neither the model nor any printing.
 
 use super::{Report, StoryRow, cost, duration, thousands};
+use crate::ui::printable;
 
 /// The outcome as a person reads it (`verify-failed` is `verify failed`).
 pub fn outcome_label(outcome: &str) -> String {
@@ -9,14 +10,6 @@ pub fn outcome_label(outcome: &str) -> String {
         "incomplete" => "not finished".into(),
         o => o.replace('-', " "),
     }
-}
-
-/// `s` without control characters: a story id from the file must not move the cursor or
-/// recolour a terminal (`\x1b[…`), nor break a table's row.
-pub fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .collect()
 }
 
 /// The table's header and rows (the totals last), the optional columns only when present.
