@@ -126,14 +126,9 @@ impl<'a> Loop<'a> {
     /// Everything before the first iteration: the agent exists, the lock, what a killed ralph
     /// left, `.ralph/` kept out of git, the branch checked out, the banner.
     fn start(opts: &'a Options, interrupt: &'a AtomicBool) -> Result<Loop<'a>, RunError> {
-        opts.agent.locate()?;
-        super::review::check(opts)?;
-        crate::agent::process::become_subreaper();
         let rep = &*opts.reporter;
         let state = state_dir(&opts.root);
-        let lock = lock::Lock::acquire(&opts.root)?;
-        lock.sweep_beside(&opts.prd_path);
-        leftovers(opts, &lock, &state, rep);
+        let lock = begin(opts)?;
         let mut cache = PrdCache::default();
         checkout(opts, &mut cache, rep)?;
         super::upkeep::clean_at_start(opts, rep);
@@ -461,6 +456,19 @@ impl<'a> Loop<'a> {
         }
         Ok(None)
     }
+}
+
+/// The start every run shares, sequential or parallel: the agent (and the reviewer) exist,
+/// ralph reaps its orphans, the project lock is held, and what a killed ralph left is dealt
+/// with ([`leftovers`]).
+pub(super) fn begin(opts: &Options) -> Result<lock::Lock, RunError> {
+    opts.agent.locate()?;
+    super::review::check(opts)?;
+    crate::agent::process::become_subreaper();
+    let lock = lock::Lock::acquire(&opts.root)?;
+    lock.sweep_beside(&opts.prd_path);
+    leftovers(opts, &lock, &state_dir(&opts.root), &*opts.reporter);
+    Ok(lock)
 }
 
 /// What a ralph that was killed outright left: its agent's processes (stopped by identity, so

@@ -106,6 +106,21 @@ fn stale_lock_from_a_dead_process_is_taken_over_with_a_warning() {
 }
 
 #[test]
+fn a_parallel_run_takes_over_a_stale_lock_with_the_same_warning() {
+    let p = Project::new(&one_story());
+    p.git(&["checkout", "-qb", "ralph/f"]);
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    std::fs::create_dir_all(p.root().join(".ralph")).unwrap();
+    std::fs::write(p.root().join(".ralph/lock"), "99999999\n").unwrap();
+    p.run()
+        .args(["--parallel", "2"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("took over"))
+        .stderr(predicate::str::contains("99999999"));
+}
+
+#[test]
 fn corrupted_prd_is_restored() {
     let p = Project::new(&one_story());
     let before = std::fs::read_to_string(p.root().join("prd.json")).unwrap();

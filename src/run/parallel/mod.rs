@@ -27,11 +27,11 @@ use std::time::{Duration, Instant};
 use super::events::{Ending, Event};
 use super::outcome::Strikes;
 use super::prompt::RetryNote;
-use super::{Exit, Options, RunError, git, status};
+use super::{Exit, Options, RunError, status};
 use crate::graph;
 use crate::prd::Prd;
 use crate::state::history::Record;
-use crate::state::{lock, state_dir};
+use crate::state::state_dir;
 use landing::record;
 use worker::{AttemptDone, Job, MakeWorktree, work};
 
@@ -131,9 +131,6 @@ struct Sched<'a> {
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
 /// interrupt, or a pause of the merge queue.
 pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
-    opts.agent.locate()?;
-    crate::run::review::check(opts)?;
-    crate::agent::process::become_subreaper();
     let root = std::path::absolute(&opts.root).unwrap_or_else(|_| opts.root.clone());
     let prd_path = std::path::absolute(&opts.prd_path).unwrap_or_else(|_| opts.prd_path.clone());
     let prd_rel = prd_path
@@ -142,22 +139,10 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .to_string_lossy()
         .into_owned();
     let state = state_dir(&root);
-    let lock = lock::Lock::acquire(&root)?;
-    lock.sweep_beside(&prd_path);
+    let lock = crate::run::driver::begin(opts)?;
     let s = &opts.settings;
     let rep = &*opts.reporter;
     let note = |text: String| rep.report(Event::Note { text });
-    let left = crate::agent::group::stop_recorded(&state.join(crate::state::AGENT_GROUP), s.grace);
-    if left > 0 {
-        note(format!(
-            "stopped {left} process(es) left running by a ralph that was killed"
-        ));
-    }
-    if let Err(e) = git::exclude_state_dir(&root) {
-        rep.report(Event::Warning {
-            text: format!("cannot keep .ralph/ out of git: {e}"),
-        });
-    }
     let prd = Prd::load(&prd_path)?;
     let branch = prd
         .value
