@@ -12,6 +12,7 @@ use crate::agent::detect::Signal;
 /// What an iteration achieved: the data is recorded in history, so it lives in
 /// [`crate::state::history`]; the policy deciding it is here.
 pub use crate::state::history::Outcome;
+use crate::state::history::Record;
 
 /// What is known once the agent has exited and the integrity guard has run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -153,9 +154,97 @@ impl Strikes {
     }
 }
 
+/// Where a story stands after an attempt, for [`hold`].
+#[derive(Debug, Clone, Copy)]
+pub struct Attempted {
+    /// The story's attempt number in this run.
+    pub attempt: u32,
+    pub progress: Option<Progress>,
+    /// Its reviews that did not approve in this run, this attempt's included (`--review`).
+    pub reviews: u32,
+    pub max_rounds: u32,
+}
+
+/// Whether the attempt `rec` holds its story for the rest of the run, and why, with the
+/// number the skip reports: no progress `--max-failures` times in a row, the agent's BLOCKED,
+/// or `max_rounds` reviews that did not approve. The one rule of the sequential loop and the
+/// parallel scheduler; marks `rec` skipped (and a review hold's reason in it).
+pub fn hold(strikes: &mut Strikes, rec: &mut Record, a: Attempted) -> Option<(u32, String)> {
+    let held = match strikes.record(&rec.story, rec.outcome, a.progress) {
+        Some(k) => Some((
+            k,
+            format!(
+                "no progress in {k} attempts in a row (no commit, no file change, no passes flip)"
+            ),
+        )),
+        // The agent says the story cannot be done.
+        None if rec.outcome == Outcome::Blocked => Some((a.attempt, blocked_reason(rec))),
+        None if rec.outcome == Outcome::ReviewChanges => {
+            crate::review::held(a.reviews, a.max_rounds, &rec.story).map(|why| {
+                rec.reason = Some(why.clone());
+                (a.attempt, why)
+            })
+        }
+        None => None,
+    };
+    rec.skipped = held.is_some();
+    held
+}
+
+/// Why a story the agent reported BLOCKED is held: `blocked: <its reason>`.
+fn blocked_reason(rec: &Record) -> String {
+    format!(
+        "blocked: {}",
+        rec.reason
+            .as_deref()
+            .unwrap_or(crate::agent::detect::NO_REASON)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hold_says_why_for_no_progress_blocked_and_review_rounds() {
+        let mut strikes = Strikes::new(2);
+        let none = Attempted {
+            attempt: 1,
+            progress: Some(Progress::default()),
+            reviews: 0,
+            max_rounds: 2,
+        };
+        let mut rec = Record::new("r", 1, "A", String::new(), Outcome::Incomplete);
+        assert_eq!(hold(&mut strikes, &mut rec, none), None);
+        assert!(!rec.skipped);
+        let (k, why) = hold(&mut strikes, &mut rec, none).expect("held");
+        assert_eq!(k, 2);
+        assert!(
+            why.starts_with("no progress in 2 attempts in a row"),
+            "{why}"
+        );
+        assert!(rec.skipped);
+        let mut rec = Record::new("r", 2, "B", String::new(), Outcome::Blocked);
+        rec.reason = Some("needs a key".into());
+        let held = hold(&mut strikes, &mut rec, Attempted { attempt: 3, ..none });
+        assert_eq!(held, Some((3, "blocked: needs a key".into())));
+        let mut rec = Record::new("r", 3, "C", String::new(), Outcome::ReviewChanges);
+        let busy = Attempted {
+            progress: Some(Progress {
+                committed: true,
+                ..Progress::default()
+            }),
+            reviews: 1,
+            ..none
+        };
+        assert_eq!(hold(&mut strikes, &mut rec, busy), None);
+        let (_, why) = hold(&mut strikes, &mut rec, Attempted { reviews: 2, ..busy }).unwrap();
+        assert!(
+            why.starts_with("review: not approved in 2 round(s)"),
+            "{why}"
+        );
+        assert_eq!(rec.reason.as_deref(), Some(why.as_str()));
+    }
 
     fn facts() -> AgentFacts {
         AgentFacts {
