@@ -19,8 +19,7 @@ use super::iteration::{self, Done};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
 use super::{
-    Exit, MAX_RATE_LIMIT_WAITS, Options, PrdSnapshot, RunError, branch, cost, git, guard,
-    ratelimit, signals, status,
+    Exit, Options, PrdSnapshot, RunError, branch, cost, git, guard, ratelimit, signals, status,
 };
 use crate::config::Settings;
 use crate::graph;
@@ -359,27 +358,18 @@ impl<'a> Loop<'a> {
             Some(r) => self.retries.insert(story.id.clone(), r),
             None => self.retries.remove(&story.id),
         };
-        let held = match self.strikes.record(&story.id, done.outcome, done.progress) {
-            Some(k) => Some((
-                k,
-                format!(
-                    "no progress in {k} attempts in a row (no commit, no file change, no passes flip)"
-                ),
-            )),
-            // The agent says the story cannot be done: held for the rest of the run.
-            None if done.outcome == Outcome::Blocked => Some((*attempt, blocked_reason(&record))),
-            None if done.outcome == Outcome::ReviewChanges => {
-                let rounds = self.reviews.entry(story.id.clone()).or_insert(0);
-                *rounds += 1;
-                crate::review::held(*rounds, s.review.max_rounds, &story.id).map(|why| {
-                    record.reason = Some(why.clone());
-                    (*attempt, why)
-                })
-            }
-            None => None,
+        let reviews = self.reviews.entry(story.id.clone()).or_insert(0);
+        if done.outcome == Outcome::ReviewChanges {
+            *reviews += 1;
+        }
+        let a = super::outcome::Attempted {
+            attempt: *attempt,
+            progress: done.progress,
+            reviews: *reviews,
+            max_rounds: s.review.max_rounds,
         };
+        let held = super::outcome::hold(&mut self.strikes, &mut record, a);
         if let Some((k, reason)) = held {
-            record.skipped = true;
             self.skipped.insert(story.id.clone(), reason.clone());
             self.rep.report(Event::StorySkipped {
                 story: story.id.clone(),
@@ -426,27 +416,14 @@ impl<'a> Loop<'a> {
     fn wait_for_limit(&mut self, line: String) -> Result<Option<Exit>, RunError> {
         let s = &self.opts.settings;
         self.limit_streak += 1;
-        if s.no_wait {
-            return Err(RunError::RateLimited { line });
-        }
-        if self.limit_streak >= MAX_RATE_LIMIT_WAITS {
-            return Err(RunError::RateLimitedTooOften { line });
-        }
-        let now = jiff::Zoned::now();
-        let wait = ratelimit::plan(&line, &now, self.limit_streak - 1);
-        let mut d = wait.duration_from(&now);
-        if let Some(cap) = s.max_wait {
-            d = d.min(cap);
-        }
-        let until = match &wait {
-            ratelimit::Wait::Until(z) => Some(z.strftime("%H:%M %Z").to_string()),
-            ratelimit::Wait::Backoff(_) => None,
-        };
-        self.rep.report(Event::RateLimited {
+        let (d, event) = ratelimit::next_wait(
             line,
-            until,
-            wait: d,
-        });
+            self.limit_streak,
+            s.no_wait,
+            s.max_wait,
+            &jiff::Zoned::now(),
+        )?;
+        self.rep.report(event);
         self.tree = None;
         // The countdown writes to stderr whatever the reporter (with --json too).
         let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -549,15 +526,4 @@ fn compact_before(root: &Path, settings: &Settings) -> Option<String> {
         Ok(summary) => summary.map(|s| s.to_string()),
         Err(e) => Some(format!("progress.txt not compacted: {e}")),
     }
-}
-
-/// Why a story the agent reported BLOCKED is held: `blocked: <its reason>`.
-pub(crate) fn blocked_reason(record: &crate::state::history::Record) -> String {
-    format!(
-        "blocked: {}",
-        record
-            .reason
-            .as_deref()
-            .unwrap_or(crate::agent::detect::NO_REASON)
-    )
 }

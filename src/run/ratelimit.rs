@@ -1,8 +1,9 @@
 //! Usage/rate-limit waits as pure policy: when the stated reset is, and the backoff schedule.
 //!
 //! Owns turning a limit message into a wait ("resets 7pm (Asia/Tokyo)", "limit reached|<epoch>",
-//! "try again in 5 minutes") and the fallback schedule 1, 5, 15, 30 minutes. Does not detect the
-//! message (`crate::agent::detect`) nor sleep (the loop does, with a countdown).
+//! "try again in 5 minutes"), the fallback schedule 1, 5, 15, 30 minutes, and when to stop
+//! waiting ([`next_wait`]). Does not detect the message (`crate::agent::detect`) nor sleep (the
+//! loop does, with a countdown).
 
 use jiff::{Timestamp, ToSpan, Zoned, civil, tz::TimeZone};
 use regex::Regex;
@@ -115,6 +116,40 @@ pub fn plan(line: &str, now: &Zoned, n: usize) -> Wait {
     }
 }
 
+/// The wait for the `streak`-th usage limit in a row (1-based): how long (capped by
+/// `max_wait`) and the event that says so; or the run stops: `--no-wait`, or
+/// [`super::MAX_RATE_LIMIT_WAITS`] limits in a row. The one rule of the sequential loop and
+/// the parallel scheduler.
+pub fn next_wait(
+    line: String,
+    streak: usize,
+    no_wait: bool,
+    max_wait: Option<Duration>,
+    now: &Zoned,
+) -> Result<(Duration, super::events::Event), super::RunError> {
+    if no_wait {
+        return Err(super::RunError::RateLimited { line });
+    }
+    if streak >= super::MAX_RATE_LIMIT_WAITS {
+        return Err(super::RunError::RateLimitedTooOften { line });
+    }
+    let wait = plan(&line, now, streak.saturating_sub(1));
+    let mut d = wait.duration_from(now);
+    if let Some(cap) = max_wait {
+        d = d.min(cap);
+    }
+    let until = match &wait {
+        Wait::Until(z) => Some(z.strftime("%H:%M %Z").to_string()),
+        Wait::Backoff(_) => None,
+    };
+    let event = super::events::Event::RateLimited {
+        line,
+        until,
+        wait: d,
+    };
+    Ok((d, event))
+}
+
 /// Elapsed time for status lines: "0.42s" under 10 s, else like [`format_remaining`].
 pub fn format_elapsed(d: Duration) -> String {
     if d < Duration::from_secs(10) {
@@ -143,6 +178,42 @@ mod tests {
 
     fn at(s: &str) -> Zoned {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn next_wait_stops_the_run_or_says_until_when_and_how_long() {
+        use super::super::{RunError, events::Event};
+        let now = at("2026-11-26T10:00:00+00:00[UTC]");
+        let line = || "usage limit reached; resets 11am".to_string();
+        assert!(matches!(
+            next_wait(line(), 1, true, None, &now),
+            Err(RunError::RateLimited { .. })
+        ));
+        assert!(matches!(
+            next_wait(
+                line(),
+                super::super::MAX_RATE_LIMIT_WAITS,
+                false,
+                None,
+                &now
+            ),
+            Err(RunError::RateLimitedTooOften { .. })
+        ));
+        let (d, e) = next_wait(line(), 1, false, None, &now).unwrap();
+        assert_eq!(d, Duration::from_secs(3600));
+        assert!(
+            matches!(e, Event::RateLimited { until: Some(ref u), wait, .. } if u == "11:00 UTC" && wait == d)
+        );
+        let (d, e) = next_wait(
+            "HTTP 429".into(),
+            2,
+            false,
+            Some(Duration::from_secs(2)),
+            &now,
+        )
+        .unwrap();
+        assert_eq!(d, Duration::from_secs(2), "the second backoff (5m), capped");
+        assert!(matches!(e, Event::RateLimited { until: None, .. }));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::{AttemptDone, ClaimState, Sched, record};
 use crate::run::events::Event;
 use crate::run::outcome::Outcome;
-use crate::run::{RunError, ratelimit};
+use crate::run::ratelimit;
 
 impl Sched<'_> {
     /// A worker finished an attempt.
@@ -42,12 +42,13 @@ impl Sched<'_> {
         self.totals.agent += Duration::from_millis(rec.duration_ms);
         c.since = Instant::now();
         let cost_usd = crate::run::cost::of_record(&rec);
+        let (iteration, elapsed) = (rec.iteration, Duration::from_millis(rec.duration_ms));
         let finished = |detail: String| Event::IterationFinished {
-            iteration: rec.iteration,
+            iteration,
             limit: s.iterations,
             story: id.to_string(),
             title: c.title.clone(),
-            elapsed: Duration::from_millis(rec.duration_ms),
+            elapsed,
             outcome: done.outcome,
             detail,
             cost_usd,
@@ -68,25 +69,21 @@ impl Sched<'_> {
                 record(&self.root, &rec, &*self.opts.reporter);
                 let line = done.rate_line.unwrap_or_default();
                 self.limit_streak += 1;
-                if s.no_wait {
-                    self.fatal = Some(RunError::RateLimited { line });
-                    return;
-                }
-                if self.limit_streak >= crate::run::MAX_RATE_LIMIT_WAITS {
-                    self.fatal = Some(RunError::RateLimitedTooOften { line });
-                    return;
-                }
                 let now = jiff::Zoned::now();
-                let wait = ratelimit::plan(&line, &now, self.limit_streak - 1);
-                let mut d = wait.duration_from(&now);
-                if let Some(cap) = s.max_wait {
-                    d = d.min(cap);
-                }
-                self.opts.reporter.report(Event::RateLimited {
+                let (d, event) = match ratelimit::next_wait(
                     line,
-                    until: None,
-                    wait: d,
-                });
+                    self.limit_streak,
+                    s.no_wait,
+                    s.max_wait,
+                    &now,
+                ) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        self.fatal = Some(e);
+                        return;
+                    }
+                };
+                self.opts.reporter.report(event);
                 let until = Instant::now() + d;
                 self.rate_until = Some(until);
                 c.state = ClaimState::Waiting(until);
@@ -100,21 +97,17 @@ impl Sched<'_> {
                 *c.failures.entry(outcome.name()).or_insert(0) += 1;
                 c.retry = done.retry;
                 c.state = ClaimState::Waiting(Instant::now() + s.sleep);
-                let held = match self.strikes.record(id, outcome, done.progress) {
-                    Some(k) => Some((k, format!("no progress in {k} attempts in a row"))),
-                    None if outcome == Outcome::Blocked => {
-                        Some((c.attempt, crate::run::driver::blocked_reason(&rec)))
-                    }
-                    None if outcome == Outcome::ReviewChanges => {
-                        let rounds = c.failures.get(outcome.name()).copied().unwrap_or(0);
-                        crate::review::held(rounds, s.review.max_rounds, id).map(|why| {
-                            rec.reason = Some(why.clone());
-                            (c.attempt, why)
-                        })
-                    }
-                    None => None,
+                let a = crate::run::outcome::Attempted {
+                    attempt: c.attempt,
+                    progress: done.progress,
+                    reviews: c
+                        .failures
+                        .get(Outcome::ReviewChanges.name())
+                        .copied()
+                        .unwrap_or(0),
+                    max_rounds: s.review.max_rounds,
                 };
-                rec.skipped = held.is_some();
+                let held = crate::run::outcome::hold(&mut self.strikes, &mut rec, a);
                 let detail = format!("attempt {}", c.attempt);
                 self.opts.reporter.report(finished(detail));
                 record(&self.root, &rec, &*self.opts.reporter);
