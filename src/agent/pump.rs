@@ -167,11 +167,16 @@ pub fn pump(mut src: impl Read, stream: Stream, sinks: Sinks) {
                 t.push(bytes);
             }
         }
+        // Only the new bytes are searched: a long event arriving in many reads stays linear.
+        let scanned = partial.len();
         partial.extend_from_slice(bytes);
-        while let Some(pos) = partial.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = partial.drain(..=pos).collect();
-            sinks.complete(stream, &line);
+        let mut start = 0;
+        while let Some(i) = memchr::memchr(b'\n', &partial[scanned.max(start)..]) {
+            let end = scanned.max(start) + i + 1;
+            sinks.complete(stream, &partial[start..end]);
+            start = end;
         }
+        partial.drain(..start);
         if partial.len() > TAIL_BYTES && raw {
             // A huge line without a newline: log it in pieces rather than grow forever (an
             // event of a structured format is kept whole, up to a bound: it is parsed as one line).
@@ -191,6 +196,41 @@ pub fn pump(mut src: impl Read, stream: Stream, sinks: Sinks) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_split_across_reads_and_a_long_event_come_out_whole() {
+        // A reader that hands out 3 bytes at a time: every line crosses reads.
+        struct Drip<'a>(&'a [u8]);
+        impl Read for Drip<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.0.len().min(3).min(buf.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let long = "x".repeat(100_000);
+        let input = format!("ab\n{long}\ncd\nlast");
+        let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+        let keep = seen.clone();
+        let translate: crate::agent::process::Translate = Arc::new(move |l: &str| {
+            if let Ok(mut s) = keep.lock() {
+                s.push(l.to_string());
+            }
+            None
+        });
+        let sinks = Sinks {
+            tail: Arc::new(Mutex::new(Tail::new(1024))),
+            activity: Arc::new(Mutex::new(Activity::default())),
+            log: None,
+            echo: false,
+            watch: None,
+            translate: Some(translate),
+        };
+        pump(Drip(input.as_bytes()), Stream::Out, sinks);
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen, ["ab", long.as_str(), "cd", "last"]);
+    }
 
     #[test]
     fn tail_keeps_only_the_last_bytes() {
