@@ -62,6 +62,19 @@ pub fn output_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Hold the project lock of `root` as a running `ralph run` does: `.ralph/lock` names `pid`
+/// and the root folder is flocked exclusively. The lock is held until the returned file drops.
+pub fn hold_lock(root: &Path, pid: &str) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(root.join(".ralph")).unwrap();
+    std::fs::write(root.join(".ralph/lock"), format!("{pid}\n")).unwrap();
+    let held = std::fs::File::open(root).unwrap();
+    // SAFETY: flock on a descriptor this function owns.
+    let got = unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(got, 0, "flock {}", root.display());
+    held
+}
+
 /// A pipe whose read end is already closed: every write to it fails with EPIPE.
 pub fn closed_pipe() -> Stdio {
     let (reader, writer) = std::io::pipe().unwrap();
