@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use crate::support::{Project, alive, prd, story, wait_for};
+use crate::support::{Project, alive, events, prd, story, wait_for};
 
 /// Install a fake `claude` that records per story and attempt (`$D/stdin-<id>-<attempt>`,
 /// `$D/pwd-<id>-<attempt>`), so agents running at once never share a file; then `body`. `$a`
@@ -432,10 +432,7 @@ fn with_json_a_parallel_run_is_a_stream_of_events_ending_with_the_summary_and_th
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
-        .collect();
+    let events = events(&out.stdout);
     let named = |name: &str| -> Vec<&serde_json::Value> {
         events.iter().filter(|e| e["event"] == name).collect()
     };

@@ -75,6 +75,15 @@ pub fn hold_lock(root: &Path, pid: &str) -> std::fs::File {
     held
 }
 
+/// `ralph run --json`'s stdout read as JSON lines, one event each (a line that is not JSON
+/// fails the test).
+pub fn events(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
+        .collect()
+}
+
 /// A pipe whose read end is already closed: every write to it fails with EPIPE.
 pub fn closed_pipe() -> Stdio {
     let (reader, writer) = std::io::pipe().unwrap();
