@@ -22,12 +22,7 @@ fn schema() -> &'static jsonschema::Validator {
 /// Run `ralph args` in `dir`: the exit code, the one envelope on stdout (checked against the
 /// schema) and stderr.
 fn envelope(dir: &Path, args: &[&str]) -> (i32, Value, String) {
-    let o = ralph_in(dir)
-        .args(args)
-        .env_remove("RALPH_AGENT_CMD")
-        .env_remove("RALPH_AGENT")
-        .output()
-        .unwrap();
+    let o = ralph_in(dir).args(args).output().unwrap();
     let out = String::from_utf8(o.stdout).unwrap();
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(
@@ -47,12 +42,7 @@ fn envelope(dir: &Path, args: &[&str]) -> (i32, Value, String) {
 /// The exit code without `--json`.
 fn plain_code(dir: &Path, args: &[&str]) -> i32 {
     let args: Vec<&str> = args.iter().copied().filter(|a| *a != "--json").collect();
-    let o = ralph_in(dir)
-        .args(&args)
-        .env_remove("RALPH_AGENT_CMD")
-        .env_remove("RALPH_AGENT")
-        .output()
-        .unwrap();
+    let o = ralph_in(dir).args(&args).output().unwrap();
     o.status.code().unwrap_or(-1)
 }
 
