@@ -448,13 +448,32 @@ fn a_killed_run_whose_pid_was_reused_is_cleaned_and_a_live_one_is_not() {
     assert!(runs(&root).is_empty());
 
     // A live run: `running`, its pid holds the lock (named in the lock file) and is alive.
+    // Beside it a killed run whose pid (1) is alive but is not the lock's holder: dead.
     let live = killed_run(&root, 2, me);
+    let dead = killed_run(&root, 3, 1);
     let held = hold_lock(&root, &me.to_string());
     p.ralph()
         .args(["clean", "--keep", "0", "--dry-run"])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("nothing to remove (1 kept"));
+        .stdout(predicate::str::contains("would remove 1 run folder"))
+        .stdout(predicate::str::contains(&dead))
+        .stdout(predicate::str::contains(&live).not())
+        .stdout(predicate::str::contains("(1 kept"));
+    assert_eq!(
+        runs(&root),
+        [live.clone(), dead.clone()],
+        "a dry run removes nothing"
+    );
+    // A real clean takes the lock itself (its pid in the lock file): once the run's pid no
+    // longer holds it, that run is a killed one too, and both go.
     drop(held);
-    assert_eq!(runs(&root), [live]);
+    p.ralph()
+        .args(["clean", "--keep", "0"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("removed 2 run folders"))
+        .stdout(predicate::str::contains(&live))
+        .stdout(predicate::str::contains(&dead));
+    assert!(runs(&root).is_empty());
 }
