@@ -52,14 +52,26 @@ pub fn ralph_at(root: &Path) -> assert_cmd::Command {
     c
 }
 
-/// `ralph <args>` run in `dir`: its exit code (-1 if a signal ended it), stdout and stderr.
-pub fn output_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let o = ralph_in(dir).args(args).output().unwrap();
+/// Run `cmd`: its exit code (-1 if a signal ended it), stdout and stderr.
+pub fn output(cmd: &mut assert_cmd::Command) -> (i32, String, String) {
+    let o = cmd.output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
+}
+
+/// `ralph <args>` run in `dir`: its exit code (-1 if a signal ended it), stdout and stderr.
+pub fn output_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    output(ralph_in(dir).args(args))
+}
+
+/// `ralph <args>` run in `dir`: its exit code (-1 if a signal ended it) and stdout followed by
+/// stderr, for tests that look for a message wherever it is printed.
+pub fn output_joined_in(dir: &Path, args: &[&str]) -> (i32, String) {
+    let (code, out, err) = output_in(dir, args);
+    (code, out + &err)
 }
 
 /// Hold the project lock of `root` as a running `ralph run` does: `.ralph/lock` names `pid`
