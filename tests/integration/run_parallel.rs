@@ -3,7 +3,6 @@
 //! the merge, and nothing left behind after Ctrl-C. No test depends on timing: agents wait for
 //! marker files and write what they saw to files the test reads.
 
-use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Stdio};
 
 use crate::support::{FLIP, Project, alive, events, prd, story, wait_for};
@@ -17,9 +16,7 @@ fn agent(p: &Project, body: &str) {
         p.fake.display(),
         p.root().display()
     );
-    let path = p.bin.join("claude");
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.script("claude", &script);
 }
 
 /// Shell: commit everything.

@@ -5,7 +5,6 @@
 
 use crate::support::{FLIP, Project, WORK, prd, story};
 use predicates::prelude::*;
-use std::os::unix::fs::PermissionsExt;
 
 /// The developing agent: says something only its transcript holds, works, marks the story.
 const DEV: &str = "echo 'DEV TRANSCRIPT: thinking out loud'";
@@ -17,10 +16,7 @@ fn reviewer(p: &Project, body: &str) -> String {
         "#!/bin/sh\nD='{}'\nr=$(cat \"$D/rcount\" 2>/dev/null || echo 0); r=$((r+1)); echo $r > \"$D/rcount\"\ncat > \"$D/review-$r\"\n{body}\n",
         p.fake.display()
     );
-    let path = p.bin.join("reviewer");
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path.display().to_string()
+    p.script("reviewer", &script).display().to_string()
 }
 
 fn review_prompt(p: &Project, r: usize) -> String {

@@ -96,6 +96,14 @@ pub fn events(stdout: &[u8]) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Write `text` to `dir/name` as an executable (mode 0755) script: its path.
+pub fn script(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
 /// A pipe whose read end is already closed: every write to it fails with EPIPE.
 pub fn closed_pipe() -> Stdio {
     let (reader, writer) = std::io::pipe().unwrap();
@@ -200,9 +208,12 @@ impl Project {
             "#!/bin/sh\nD='{}'\nn=$(cat \"$D/count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$D/count\"\nprintf '%s\\0' \"$@\" > \"$D/argv-$n\"\ncat > \"$D/stdin-$n\"\n{body}\n",
             self.fake.display()
         );
-        let p = self.bin.join(name);
-        std::fs::write(&p, script).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self.script(name, &script);
+    }
+
+    /// Write the executable script `bin/<name>` (on the fake agents' PATH): its path.
+    pub fn script(&self, name: &str, text: &str) -> PathBuf {
+        script(&self.bin, name, text)
     }
 
     pub fn path_env(&self) -> String {
