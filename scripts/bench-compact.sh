@@ -16,6 +16,8 @@ LINES=${LINES:-1000000}
 RUNS=${RUNS:-5}
 SHAPE=${SHAPE:-real}
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
 
 cargo build --release --quiet
 BIN="${CARGO_TARGET_DIR:-target}/release/ralph"
@@ -92,7 +94,6 @@ done
 head -n1 "$TMP/out"
 cmp -s "$TMP/progress.txt" "$TMP/p/.ralph/archive/"progress-*.txt && echo "archive: byte-identical"
 
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 mt=$(median "${times[@]}")
 mr=$(median "${rss[@]}")
 awk -v t="$mt" -v r="$mr" -v s="$SIZE" 'BEGIN {

@@ -1,5 +1,11 @@
 # Shared by the bench scripts (source it; it defines functions only).
 
+# median X...: the median of the numbers given (sort -g: decimals, negatives and exponents),
+# the mean of the middle two for an even count.
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'
+}
+
 # copy_crates DEST WANT NAME: copy whole crates from the local cargo registry cache into DEST
 # until it holds WANT files that match the caller's `src_find` array (find arguments); when the
 # cache holds fewer, a second pass copies them again under another folder (same files, separate

@@ -17,6 +17,8 @@ N=${2:-20}
 BASE_BIN=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
+# shellcheck source=scripts/bench-lib.sh
+. "$here/scripts/bench-lib.sh"
 cargo build --release --quiet
 bin="${CARGO_TARGET_DIR:-$here/target}/release/ralph"
 work=$(mktemp -d)
@@ -73,8 +75,6 @@ one_run() {
   rm -rf "$proj"
   python3 -c "print(f'{($wall_ms - $agent_ms) / $N:.2f}')"
 }
-
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 results=()
 base=()

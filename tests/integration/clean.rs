@@ -1,7 +1,7 @@
 //! Run hygiene: the manifest every run writes in `.ralph/runs/<run-id>/`, `ralph clean` (dry
 //! run, limits, the lock, tracked archives, symlinks) and the clean at the start of `ralph run`.
 
-use crate::support::{FLIP, Project, WORK, prd, story};
+use crate::support::{FLIP, Project, WORK, hold_lock, prd, story};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -240,17 +240,10 @@ fn a_clean_removes_exactly_the_old_ones_beyond_keep() {
 
 #[test]
 fn a_clean_never_removes_under_a_running_ralph() {
-    use std::os::fd::AsRawFd;
     let p = two_stories();
     let root = p.root();
     old_run(&root, 1, true);
-    std::fs::write(root.join(".ralph/lock"), "4242\n").unwrap();
-    // What `ralph run` holds: an exclusive flock on the project root.
-    let held = std::fs::File::open(&root).unwrap();
-    assert_eq!(
-        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-        0
-    );
+    let held = hold_lock(&root, "4242");
     p.ralph()
         .args(["clean", "--keep", "0"])
         .assert()
@@ -440,7 +433,6 @@ fn killed_run(root: &Path, day: u32, pid: u32) -> String {
 
 #[test]
 fn a_killed_run_whose_pid_was_reused_is_cleaned_and_a_live_one_is_not() {
-    use std::os::fd::AsRawFd;
     let p = two_stories();
     let root = p.root();
     // Its pid now belongs to a live process (this test), but no ralph holds the lock.
@@ -456,18 +448,32 @@ fn a_killed_run_whose_pid_was_reused_is_cleaned_and_a_live_one_is_not() {
     assert!(runs(&root).is_empty());
 
     // A live run: `running`, its pid holds the lock (named in the lock file) and is alive.
+    // Beside it a killed run whose pid (1) is alive but is not the lock's holder: dead.
     let live = killed_run(&root, 2, me);
-    let held = std::fs::File::open(&root).unwrap();
-    assert_eq!(
-        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-        0
-    );
-    std::fs::write(root.join(".ralph/lock"), format!("{me}\n")).unwrap();
+    let dead = killed_run(&root, 3, 1);
+    let held = hold_lock(&root, &me.to_string());
     p.ralph()
         .args(["clean", "--keep", "0", "--dry-run"])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("nothing to remove (1 kept"));
+        .stdout(predicate::str::contains("would remove 1 run folder"))
+        .stdout(predicate::str::contains(&dead))
+        .stdout(predicate::str::contains(&live).not())
+        .stdout(predicate::str::contains("(1 kept"));
+    assert_eq!(
+        runs(&root),
+        [live.clone(), dead.clone()],
+        "a dry run removes nothing"
+    );
+    // A real clean takes the lock itself (its pid in the lock file): once the run's pid no
+    // longer holds it, that run is a killed one too, and both go.
     drop(held);
-    assert_eq!(runs(&root), [live]);
+    p.ralph()
+        .args(["clean", "--keep", "0"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("removed 2 run folders"))
+        .stdout(predicate::str::contains(&live))
+        .stdout(predicate::str::contains(&dead));
+    assert!(runs(&root).is_empty());
 }

@@ -2,7 +2,7 @@
 //! completions and the man page, `--color` with NO_COLOR, `-q`, `-v`/`RALPH_LOG`,
 //! `ralph instructions`, `[agent] instructions` and `--tool`.
 
-use crate::support::{FLIP, Project, prd, ralph, story};
+use crate::support::{FLIP, Project, output, prd, ralph, story};
 
 fn project() -> Project {
     Project::new(&prd(
@@ -11,18 +11,9 @@ fn project() -> Project {
     ))
 }
 
-fn out(cmd: &mut assert_cmd::Command) -> (Option<i32>, String, String) {
-    let o = cmd.output().unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
 fn help(args: &[&str]) -> String {
-    let (code, stdout, stderr) = out(ralph().args(args).arg("--help").env("NO_COLOR", "1"));
-    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stdout, stderr) = output(ralph().args(args).arg("--help").env("NO_COLOR", "1"));
+    assert_eq!(code, 0, "{stderr}");
     stdout
 }
 
@@ -63,20 +54,20 @@ fn every_command_shows_examples_in_its_help() {
 #[test]
 fn completions_for_bash_zsh_and_fish() {
     for shell in ["bash", "zsh", "fish"] {
-        let (code, stdout, stderr) = out(ralph().args(["completions", shell]));
-        assert_eq!(code, Some(0), "{shell}: {stderr}");
+        let (code, stdout, stderr) = output(ralph().args(["completions", shell]));
+        assert_eq!(code, 0, "{shell}: {stderr}");
         for word in ["ralph", "validate", "instructions", "tool", "color"] {
             assert!(stdout.contains(word), "{shell} completions lack {word}");
         }
     }
-    let (code, _, stderr) = out(ralph().args(["completions", "tcsh"]));
-    assert_eq!(code, Some(2), "{stderr}");
+    let (code, _, stderr) = output(ralph().args(["completions", "tcsh"]));
+    assert_eq!(code, 2, "{stderr}");
 }
 
 #[test]
 fn man_page_is_roff() {
-    let (code, stdout, stderr) = out(ralph().arg("man"));
-    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stdout, stderr) = output(ralph().arg("man"));
+    assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.starts_with(".ie") || stdout.contains(".TH ralph"),
         "{stdout}"
@@ -107,8 +98,8 @@ fn validate(p: &Project, flags: &[&str], env: &[(&str, &str)]) -> String {
         c.env_remove(k);
     }
     c.envs(env.iter().copied()).args(flags).arg("validate");
-    let (code, _, stderr) = out(&mut c);
-    assert_eq!(code, Some(1), "{stderr}");
+    let (code, _, stderr) = output(&mut c);
+    assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("error[unknown-ref]"), "{stderr}");
     stderr
 }
@@ -127,9 +118,9 @@ fn colour_follows_the_flag_no_color_and_the_terminal() {
     assert!(always.contains("warning"), "{always}");
 
     let q = project();
-    let (_, plain, _) = out(q.ralph().args(["status", "--color", "never"]));
+    let (_, plain, _) = output(q.ralph().args(["status", "--color", "never"]));
     assert!(!plain.contains(ESC) && plain.contains("ready"), "{plain}");
-    let (_, coloured, _) = out(q.ralph().args(["status", "--color", "always"]));
+    let (_, coloured, _) = output(q.ralph().args(["status", "--color", "always"]));
     assert!(coloured.contains(ESC), "{coloured}");
     assert_eq!(
         anstream::adapter::strip_str(&coloured).to_string(),
@@ -147,79 +138,80 @@ fn quiet_drops_chatter_and_keeps_results_and_errors() {
         &[story("A", 1, &[]).replace("\"notes\"", "\"nots\"")],
     );
     std::fs::write(p.root().join("prd.json"), text).unwrap();
-    let (code, stdout, stderr) = out(p.ralph().arg("validate"));
-    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stdout, stderr) = output(p.ralph().arg("validate"));
+    assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("warning[unknown-field]"), "{stdout}");
-    let (code, stdout, stderr) = out(p.ralph().args(["-q", "validate"]));
-    assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(0), "", ""));
+    let (code, stdout, stderr) = output(p.ralph().args(["-q", "validate"]));
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
     // Errors still show.
     let b = broken();
-    let (code, _, stderr) = out(b.ralph().args(["validate", "--quiet"]));
-    assert_eq!(code, Some(1));
+    let (code, _, stderr) = output(b.ralph().args(["validate", "--quiet"]));
+    assert_eq!(code, 1);
     assert!(stderr.contains("error[unknown-ref]"), "{stderr}");
 
     // The result stays, the notes go.
     let p = project();
-    let (_, stdout, stderr) = out(p.ralph().args(["context", "B"]));
+    let (_, stdout, stderr) = output(p.ralph().args(["context", "B"]));
     assert!(stderr.contains("note: B is blocked"), "{stderr}");
-    let (code, quiet_out, stderr) = out(p.ralph().args(["-q", "context", "B"]));
-    assert_eq!(code, Some(0));
+    let (code, quiet_out, stderr) = output(p.ralph().args(["-q", "context", "B"]));
+    assert_eq!(code, 0);
     assert_eq!(stderr, "");
     assert_eq!(quiet_out, stdout);
 
     // The loop: no banner, no progress lines; the agent's own output still streams.
     let p = project();
     p.agent("claude", &format!("echo agent-says-hi\n{}", FLIP));
-    let (code, stdout, stderr) = out(p.run().args(["-q", "--verify", "true"]));
-    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stdout, stderr) = output(p.run().args(["-q", "--verify", "true"]));
+    assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("agent-says-hi"), "{stdout}");
     assert_eq!(stderr, "", "-q run said: {stderr}");
-    let (_, _, stderr) = out(project().run().args(["--dry-run"]));
+    let (_, _, stderr) = output(project().run().args(["--dry-run"]));
     assert!(!stderr.contains("panicked"));
 }
 
 #[test]
 fn verbose_and_ralph_log_print_debug_events() {
     let p = project();
-    let (_, _, normal) = out(p.ralph().args(["context", "A"]));
+    let (_, _, normal) = output(p.ralph().args(["context", "A"]));
     assert!(!normal.contains("DEBUG"), "{normal}");
-    let (_, _, verbose) = out(p.ralph().args(["-v", "context", "A"]));
+    let (_, _, verbose) = output(p.ralph().args(["-v", "context", "A"]));
     assert!(
         verbose.contains("DEBUG") && verbose.contains("settings file"),
         "{verbose}"
     );
-    let (_, _, logged) = out(p.ralph().env("RALPH_LOG", "debug").args(["context", "A"]));
+    let (_, _, logged) = output(p.ralph().env("RALPH_LOG", "debug").args(["context", "A"]));
     assert!(logged.contains("DEBUG"), "{logged}");
-    let (_, _, quiet) = out(p
-        .ralph()
-        .env("RALPH_LOG", "debug")
-        .args(["-q", "context", "A"]));
+    let (_, _, quiet) = output(
+        p.ralph()
+            .env("RALPH_LOG", "debug")
+            .args(["-q", "context", "A"]),
+    );
     assert!(!quiet.contains("DEBUG"), "{quiet}");
-    let (code, _, stderr) = out(p.ralph().args(["-q", "-v", "status"]));
-    assert_eq!(code, Some(2), "{stderr}");
+    let (code, _, stderr) = output(p.ralph().args(["-q", "-v", "status"]));
+    assert_eq!(code, 2, "{stderr}");
 }
 
 #[test]
 fn instructions_prints_the_built_in_file() {
     let p = project();
-    let (code, stdout, _) = out(p.ralph().arg("instructions"));
-    assert_eq!(code, Some(0));
+    let (code, stdout, _) = output(p.ralph().arg("instructions"));
+    assert_eq!(code, 0);
     assert_eq!(
         stdout,
         include_str!("../../src/context/instructions/claude.md")
     );
-    let (_, stdout, _) = out(p.ralph().args(["instructions", "--agent", "codex"]));
+    let (_, stdout, _) = output(p.ralph().args(["instructions", "--agent", "codex"]));
     assert_eq!(
         stdout,
         include_str!("../../src/context/instructions/codex.md")
     );
-    let (_, stdout, _) = out(p.ralph().args(["instructions", "--tool", "gemini"]));
+    let (_, stdout, _) = output(p.ralph().args(["instructions", "--tool", "gemini"]));
     assert_eq!(
         stdout,
         include_str!("../../src/context/instructions/copilot.md")
     );
-    let (code, _, stderr) = out(p.ralph().args(["instructions", "--agent", "cluade"]));
-    assert_eq!(code, Some(1));
+    let (code, _, stderr) = output(p.ralph().args(["instructions", "--agent", "cluade"]));
+    assert_eq!(code, 1);
     assert!(stderr.contains("did you mean \"claude\""), "{stderr}");
 }
 
@@ -233,32 +225,32 @@ fn a_projects_instructions_file_opens_the_prompt() {
     .unwrap();
     // Missing: a clear error naming the key and the path, before any agent runs.
     for args in [vec!["context", "A"], vec!["run", "--dry-run"]] {
-        let (code, _, stderr) = out(p.ralph().args(&args));
-        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        let (code, _, stderr) = output(p.ralph().args(&args));
+        assert_eq!(code, 1, "{args:?}: {stderr}");
         assert!(stderr.contains("[agent] instructions"), "{stderr}");
         assert!(stderr.contains("prompt.md"), "{stderr}");
         assert!(stderr.contains("no such file"), "{stderr}");
     }
     p.agent("claude", FLIP);
-    let (code, _, _) = out(p.run().args(["--verify", "true"]));
-    assert_eq!(code, Some(1));
+    let (code, _, _) = output(p.run().args(["--verify", "true"]));
+    assert_eq!(code, 1);
     assert_eq!(p.calls(), 0, "no agent runs without its instructions");
 
     let own = "# Our own prompt\n\nWork on one story; run the tests.\n";
     std::fs::write(p.root().join("prompt.md"), own).unwrap();
     p.commit("our own prompt");
-    let (code, stdout, stderr) = out(p.ralph().args(["context", "A"]));
-    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stdout, stderr) = output(p.ralph().args(["context", "A"]));
+    assert_eq!(code, 0, "{stderr}");
     assert!(stdout.starts_with(own.trim_end()), "{stdout}");
     assert!(!stdout.contains("DISCOVERY PROTOCOL"), "{stdout}");
     // For every agent, and what the loop actually sends.
-    let (_, codex, _) = out(p.ralph().args(["context", "A", "--agent", "codex"]));
+    let (_, codex, _) = output(p.ralph().args(["context", "A", "--agent", "codex"]));
     assert!(codex.starts_with(own.trim_end()), "{codex}");
-    let (code, _, stderr) = out(p.run().args(["--verify", "true"]));
-    assert_eq!(code, Some(0), "{stderr}");
+    let (code, _, stderr) = output(p.run().args(["--verify", "true"]));
+    assert_eq!(code, 0, "{stderr}");
     assert!(p.stdin(1).starts_with(own.trim_end()), "{}", p.stdin(1));
     // `ralph instructions` still prints the built-in text, and says what the project uses.
-    let (_, stdout, stderr) = out(p.ralph().arg("instructions"));
+    let (_, stdout, stderr) = output(p.ralph().arg("instructions"));
     assert_eq!(
         stdout,
         include_str!("../../src/context/instructions/claude.md")
@@ -270,14 +262,14 @@ fn a_projects_instructions_file_opens_the_prompt() {
 fn tool_is_agent() {
     let p = project();
     p.agent("amp", "true");
-    let (code, by_agent, stderr) = out(p.ralph().args(["run", "--dry-run", "--agent", "amp"]));
-    assert_eq!(code, Some(0), "{stderr}");
+    let (code, by_agent, stderr) = output(p.ralph().args(["run", "--dry-run", "--agent", "amp"]));
+    assert_eq!(code, 0, "{stderr}");
     assert!(by_agent.contains("agent: amp"), "{by_agent}");
-    let (_, by_tool, _) = out(p.ralph().args(["run", "--dry-run", "--tool", "amp"]));
+    let (_, by_tool, _) = output(p.ralph().args(["run", "--dry-run", "--tool", "amp"]));
     assert_eq!(by_tool, by_agent);
-    let (_, ctx_agent, _) = out(p.ralph().args(["context", "A", "--agent", "codex"]));
-    let (_, ctx_tool, _) = out(p.ralph().args(["context", "A", "--tool", "codex"]));
+    let (_, ctx_agent, _) = output(p.ralph().args(["context", "A", "--agent", "codex"]));
+    let (_, ctx_tool, _) = output(p.ralph().args(["context", "A", "--tool", "codex"]));
     assert_eq!(ctx_tool, ctx_agent);
-    let (code, _, stderr) = out(p.ralph().args(["run", "--dry-run", "--tool", "nope"]));
-    assert_eq!(code, Some(2), "{stderr}");
+    let (code, _, stderr) = output(p.ralph().args(["run", "--dry-run", "--tool", "nope"]));
+    assert_eq!(code, 2, "{stderr}");
 }

@@ -1,6 +1,6 @@
 //! `ralph compact` end to end: the real binary on a temp project.
 
-use crate::support::ralph_at;
+use crate::support::{ralph_at, script};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -148,9 +148,7 @@ fn missing_progress_file_is_an_error_naming_it() {
 
 /// A fake agent: answers with the template, copying the learnings it was asked to keep.
 fn write_agent(dir: &Path, body: &str) -> String {
-    let path = dir.join("agent.sh");
-    std::fs::write(&path, body).unwrap();
-    format!("sh {}", path.display())
+    format!("sh {}", script(dir, "agent.sh", body).display())
 }
 
 const GOOD_AGENT: &str = "echo '## Summary'\necho 'Nine stories of context tooling.'\necho '### Key Decisions'\nsed -n '/^LEARNINGS/,/^OLD ENTRIES:/p' | grep '^- '\necho '### Resolution'\necho 'All done.'\n";

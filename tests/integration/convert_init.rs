@@ -1,6 +1,6 @@
 //! `ralph prd convert --to snarktank` and `ralph init` (the real binary, temp projects).
 
-use crate::support::output_in;
+use crate::support::{hold_lock, output_in};
 use std::path::Path;
 
 fn wild(name: &str) -> std::path::PathBuf {
@@ -108,7 +108,6 @@ fn init_from_a_markdown_prd() {
 
 #[test]
 fn import_force_never_replaces_a_prd_while_a_run_holds_the_lock() {
-    use std::os::fd::AsRawFd;
     let dir = tempfile::tempdir().unwrap();
     let prd = dir.path().join("prd.json");
     std::fs::copy(wild("045-ShepAlderson-github-issues-tui.json"), &prd).unwrap();
@@ -116,11 +115,7 @@ fn import_force_never_replaces_a_prd_while_a_run_holds_the_lock() {
     let plan = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/prd-markdown/03-ghissues-tui.md");
     std::fs::copy(plan, dir.path().join("plan.md")).unwrap();
-    let root = std::fs::File::open(dir.path()).unwrap();
-    assert_eq!(
-        unsafe { libc::flock(root.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-        0
-    );
+    let root = hold_lock(dir.path(), "4242");
     let (code, out, err) = output_in(dir.path(), &["prd", "import", "plan.md", "--force"]);
     assert_ne!(code, 0, "{out}{err}");
     assert!(err.contains("lock"), "{err}");
@@ -133,17 +128,12 @@ fn import_force_never_replaces_a_prd_while_a_run_holds_the_lock() {
 
 #[test]
 fn convert_never_writes_while_a_run_holds_the_lock() {
-    use std::os::fd::AsRawFd;
     let dir = tempfile::tempdir().unwrap();
     let prd = dir.path().join("prd.json");
     std::fs::copy(wild("045-ShepAlderson-github-issues-tui.json"), &prd).unwrap();
     let before = std::fs::read(&prd).unwrap();
     // What `ralph run` holds: an exclusive flock on the project root.
-    let root = std::fs::File::open(dir.path()).unwrap();
-    assert_eq!(
-        unsafe { libc::flock(root.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-        0
-    );
+    let root = hold_lock(dir.path(), "4242");
     let (code, out, err) = output_in(dir.path(), &["prd", "convert", "--to", "snarktank"]);
     assert_ne!(code, 0, "{out}{err}");
     assert_eq!(std::fs::read(&prd).unwrap(), before);

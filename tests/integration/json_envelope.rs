@@ -5,7 +5,7 @@
 //! run in the project with the default `--root .`).
 
 use crate::support::prd_json::{prd, story, write_prd};
-use crate::support::ralph_in;
+use crate::support::{hold_lock, ralph_in};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -22,12 +22,7 @@ fn schema() -> &'static jsonschema::Validator {
 /// Run `ralph args` in `dir`: the exit code, the one envelope on stdout (checked against the
 /// schema) and stderr.
 fn envelope(dir: &Path, args: &[&str]) -> (i32, Value, String) {
-    let o = ralph_in(dir)
-        .args(args)
-        .env_remove("RALPH_AGENT_CMD")
-        .env_remove("RALPH_AGENT")
-        .output()
-        .unwrap();
+    let o = ralph_in(dir).args(args).output().unwrap();
     let out = String::from_utf8(o.stdout).unwrap();
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(
@@ -47,12 +42,7 @@ fn envelope(dir: &Path, args: &[&str]) -> (i32, Value, String) {
 /// The exit code without `--json`.
 fn plain_code(dir: &Path, args: &[&str]) -> i32 {
     let args: Vec<&str> = args.iter().copied().filter(|a| *a != "--json").collect();
-    let o = ralph_in(dir)
-        .args(&args)
-        .env_remove("RALPH_AGENT_CMD")
-        .env_remove("RALPH_AGENT")
-        .output()
-        .unwrap();
+    let o = ralph_in(dir).args(&args).output().unwrap();
     o.status.code().unwrap_or(-1)
 }
 
@@ -516,13 +506,7 @@ fn patterns_list_forget_an_unknown_id_and_a_junk_line() {
     {
         // A running loop holds the project lock: forget waits for it rather than race its
         // rewrite of the file.
-        use std::os::fd::AsRawFd;
-        std::fs::write(dir.path().join(".ralph/lock"), "4242\n").unwrap();
-        let held = std::fs::File::open(dir.path()).unwrap();
-        assert_eq!(
-            unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-            0
-        );
+        let _held = hold_lock(dir.path(), "4242");
         let v = failing(dir.path(), &["patterns", "forget", "3fa", "--json"], 1);
         assert_eq!(v["errors"][0]["code"], "locked");
         assert!(
@@ -548,7 +532,6 @@ fn patterns_list_forget_an_unknown_id_and_a_junk_line() {
 
 #[test]
 fn clean_on_a_dry_run_a_clean_a_held_lock_and_a_usage_error() {
-    use std::os::fd::AsRawFd;
     let dir = sample();
     let root = dir.path();
     for (id, day) in [("20200101T100000-1", "01"), ("20200102T100000-2", "02")] {
@@ -582,12 +565,7 @@ fn clean_on_a_dry_run_a_clean_a_held_lock_and_a_usage_error() {
     assert!(!root.join(".ralph/runs/20200101T100000-1").exists());
     snap("clean", &v);
 
-    std::fs::write(root.join(".ralph/lock"), "4242\n").unwrap();
-    let held = std::fs::File::open(root).unwrap();
-    assert_eq!(
-        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-        0
-    );
+    let held = hold_lock(root, "4242");
     let v = failing(root, &["clean", "--json", "--keep", "0"], 1);
     assert_eq!(v["errors"][0]["code"], "locked");
     assert!(root.join(".ralph/runs/20200102T100000-2").exists());

@@ -3,7 +3,7 @@
 //! titles, descriptions, criteria and dependencies the file states; nothing is overwritten
 //! without --force; `ralph init --from` uses the same import.
 
-use crate::support::ralph_in;
+use crate::support::{output_in, output_joined_in, ralph_in};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -47,17 +47,9 @@ fn cases() -> Vec<Case> {
 
 fn import(case: &Case) -> (tempfile::TempDir, Value, String) {
     let tmp = tempfile::tempdir().unwrap();
-    let o = ralph_in(tmp.path())
-        .args(["prd", "import"])
-        .arg(&case.file)
-        .output()
-        .unwrap();
-    let out = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert_eq!(o.status.code(), Some(0), "{}: {out}", case.file.display());
+    let file = case.file.to_str().unwrap();
+    let (code, out) = output_joined_in(tmp.path(), &["prd", "import", file]);
+    assert_eq!(code, 0, "{}: {out}", case.file.display());
     let v: Value =
         serde_json::from_slice(&std::fs::read(tmp.path().join("prd.json")).unwrap()).unwrap();
     (tmp, v, out)
@@ -108,13 +100,8 @@ fn every_fixture_imports_with_the_right_stories_and_dependencies() {
             Some(want) => assert_eq!(&got, want, "{name}"),
             None => assert!(got.is_empty(), "{name}: dependencies from prose: {got:?}"),
         }
-        let o = ralph_in(tmp.path()).arg("validate").output().unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{name}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let (code, _, err) = output_in(tmp.path(), &["validate"]);
+        assert_eq!(code, 0, "{name}: {err}");
         assert!(
             out.contains(&format!("imported {} stories", case.ids.len())),
             "{name}: {out}"
@@ -153,24 +140,18 @@ fn existing_output_is_kept_without_force_and_output_is_deterministic() {
     let case = &cases()[0];
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("prd.json"), "mine").unwrap();
-    let o = ralph_in(tmp.path())
-        .args(["prd", "import"])
-        .arg(&case.file)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
+    let file = case.file.to_str().unwrap();
+    let (code, _, err) = output_in(tmp.path(), &["prd", "import", file]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--force"));
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("prd.json")).unwrap(),
         "mine"
     );
     for _ in 0..2 {
-        let o = ralph_in(tmp.path())
-            .args(["prd", "import", "--force", "--out", "out.json"])
-            .arg(&case.file)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(0));
+        let args = ["prd", "import", "--force", "--out", "out.json", file];
+        let (code, _, _) = output_in(tmp.path(), &args);
+        assert_eq!(code, 0);
     }
     let a = std::fs::read(tmp.path().join("out.json")).unwrap();
     let (_, v, _) = import(case);

@@ -1,7 +1,7 @@
 //! `[hooks]` in ralph.toml: a command per story done, story skipped and run end, reading the
 //! event as JSON on stdin; a failing or hanging hook is a warning and the run goes on.
 
-use crate::support::{FLIP, Project, WORK, prd, story};
+use crate::support::{FLIP, Project, WORK, events, prd, story};
 
 fn json_at(path: &std::path::Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -103,10 +103,7 @@ fn with_json_a_hook_failure_is_a_warning_event_and_stdout_stays_json() {
     p.commit("hooks");
     let out = p.run().arg("--json").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
-        .collect();
+    let events = events(&out.stdout);
     let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
     let done = names.iter().position(|n| *n == "story-done").unwrap();
     assert_eq!(names[done + 1], "warning", "{names:?}");

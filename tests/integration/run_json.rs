@@ -1,14 +1,7 @@
 //! `ralph run --json`: the run reported as one JSON object per event on stdout, for tools; the
 //! agent's own output stays out of it (it is in the iteration log).
 
-use crate::support::{FLIP, Project, WORK, prd, story};
-
-fn events(stdout: &[u8]) -> Vec<serde_json::Value> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
-        .collect()
-}
+use crate::support::{FLIP, Project, WORK, events, prd, story};
 
 #[test]
 fn a_run_is_reported_as_json_lines_from_start_to_end() {

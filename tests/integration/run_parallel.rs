@@ -3,11 +3,9 @@
 //! the merge, and nothing left behind after Ctrl-C. No test depends on timing: agents wait for
 //! marker files and write what they saw to files the test reads.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use crate::support::{Project, alive, prd, story, wait_for};
+use crate::support::{FLIP, Project, alive, events, prd, story, wait_for};
 
 /// Install a fake `claude` that records per story and attempt (`$D/stdin-<id>-<attempt>`,
 /// `$D/pwd-<id>-<attempt>`), so agents running at once never share a file; then `body`. `$a`
@@ -18,50 +16,24 @@ fn agent(p: &Project, body: &str) {
         p.fake.display(),
         p.root().display()
     );
-    let path = p.bin.join("claude");
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.script("claude", &script);
 }
 
-/// Shell: mark the story passing in the worktree's prd.json.
-const FLIP: &str = r#"sed -i -E "s/(\"id\": \"$id\"[^}]*\"passes\": )false/\1true/" prd.json"#;
 /// Shell: commit everything.
 const COMMIT: &str = r#"git add -A >/dev/null; git commit -qm "$id attempt $a" >/dev/null"#;
 /// Shell: wait until the main tree's prd.json says story `$1` passes (i.e. it is merged).
 const MERGED: &str = r#"merged() { while ! grep -q "\"id\": \"$1\"[^}]*\"passes\": true" "$M/prd.json"; do sleep 0.05; done; }"#;
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-/// Commit files into the main tree (check scripts and the like).
-fn commit_files(p: &Project, files: &[(&str, &str)]) {
-    for (name, text) in files {
-        std::fs::write(p.root().join(name), text).unwrap();
-    }
-    git(&p.root(), &["add", "-A"]);
-    git(&p.root(), &["commit", "-qm", "setup"]);
-}
-
 /// A project on branch `ralph/par` (checked out) with these stories.
 fn project(stories: &[String]) -> Project {
     let p = Project::new(&prd("ralph/par", stories));
-    git(&p.root(), &["checkout", "-qb", "ralph/par"]);
+    p.git(&["checkout", "-qb", "ralph/par"]);
     p
 }
 
 fn spawn(p: &Project, args: &[&str]) -> Child {
-    p.command()
-        .args(["run", "--sleep", "0", "--grace", "0.3"])
+    p.run_command()
         .args(args)
-        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
@@ -101,7 +73,7 @@ fn passes_now(p: &Project, id: &str) -> bool {
 }
 
 fn worktrees(p: &Project) -> usize {
-    git(&p.root(), &["worktree", "list", "--porcelain"])
+    p.git(&["worktree", "list", "--porcelain"])
         .lines()
         .filter(|l| l.starts_with("worktree "))
         .count()
@@ -139,7 +111,7 @@ fn a_dependant_never_starts_before_its_blocker_is_merged() {
         .unwrap()
         .to_string();
     let b_base = record(&h, "B", 0)["base"].as_str().unwrap().to_string();
-    git(&p.root(), &["merge-base", "--is-ancestor", &a, &b_base]);
+    p.git(&["merge-base", "--is-ancestor", &a, &b_base]);
     assert!(p.fake.join("B-saw-A-code").exists());
     assert!(p.fake.join("B-saw-A-pass").exists());
     // Each agent ran in its own worktree, never in the main tree.
@@ -151,14 +123,15 @@ fn a_dependant_never_starts_before_its_blocker_is_merged() {
         );
     }
     assert_eq!(worktrees(&p), 1);
-    assert!(git(&p.root(), &["branch", "--list", "ralph/par--*"]).is_empty());
+    assert!(p.git(&["branch", "--list", "ralph/par--*"]).is_empty());
     assert!(err.contains("merged"), "{err}");
 }
 
 #[test]
 fn two_stories_editing_the_same_lines_one_is_retried_on_the_new_tip() {
     let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
-    commit_files(&p, &[("f.txt", "0\n")]);
+    std::fs::write(p.root().join("f.txt"), "0\n").unwrap();
+    p.commit("setup");
     // First attempts start together and both rewrite line 1; a retry builds on what is there.
     agent(
         &p,
@@ -194,13 +167,13 @@ fn two_stories_editing_the_same_lines_one_is_retried_on_the_new_tip() {
         "{retry}"
     );
     // The branch holds both edits: the retry started from the winner's line.
-    let f = git(&p.root(), &["show", "ralph/par:f.txt"]);
+    let f = p.git(&["show", "ralph/par:f.txt"]);
     assert_eq!(f, format!("0 {winner} {loser}"));
     assert_eq!(record(&h, loser, 1)["outcome"], "done");
     assert!(err.contains("sent back"), "{err}");
     assert_eq!(worktrees(&p), 1);
     // Merged: attempt refs go with the story branch.
-    assert!(git(&p.root(), &["for-each-ref", "refs/ralph/"]).is_empty());
+    assert!(p.git(&["for-each-ref", "refs/ralph/"]).is_empty());
 }
 
 #[test]
@@ -208,7 +181,8 @@ fn a_failed_verify_after_merging_sends_the_story_back() {
     let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
     // Alone each passes; together they fail until b.txt is adapted.
     let check = "if [ -f a.txt ] && [ -f b.txt ] && ! grep -q adapted b.txt; then echo 'a and b clash'; exit 1; fi\n";
-    commit_files(&p, &[("check.sh", check)]);
+    std::fs::write(p.root().join("check.sh"), check).unwrap();
+    p.commit("setup");
     // B's first attempt finishes only once A is merged, so its merge is not a fast-forward.
     agent(
         &p,
@@ -240,11 +214,10 @@ fn a_failed_verify_after_merging_sends_the_story_back() {
     );
     assert!(patterns.contains("\"story\":\"B\""), "{patterns}");
     // No commit on the branch's first-parent history fails the check.
-    let root = p.root();
-    for c in git(&root, &["rev-list", "--first-parent", "ralph/par"]).lines() {
-        let files = git(&root, &["ls-tree", "--name-only", c]);
+    for c in p.git(&["rev-list", "--first-parent", "ralph/par"]).lines() {
+        let files = p.git(&["ls-tree", "--name-only", c]);
         if files.lines().any(|f| f == "a.txt") && files.lines().any(|f| f == "b.txt") {
-            assert_eq!(git(&root, &["show", &format!("{c}:b.txt")]), "adapted");
+            assert_eq!(p.git(&["show", &format!("{c}:b.txt")]), "adapted");
         }
     }
 }
@@ -259,7 +232,8 @@ fn passes_flips_in_the_main_tree_only_with_the_merge() {
         p.fake.display(),
         p.fake.display()
     );
-    commit_files(&p, &[("check.sh", &check)]);
+    std::fs::write(p.root().join("check.sh"), &check).unwrap();
+    p.commit("setup");
     // A finishes after C is merged: its merge is re-verified.
     agent(
         &p,
@@ -283,13 +257,13 @@ fn passes_flips_in_the_main_tree_only_with_the_merge() {
         .as_str()
         .unwrap()
         .to_string();
-    assert_eq!(git(&p.root(), &["show", &format!("{m}:A.txt")]), "A");
-    let prd_at_m = git(&p.root(), &["show", &format!("{m}:prd.json")]);
+    assert_eq!(p.git(&["show", &format!("{m}:A.txt")]), "A");
+    let prd_at_m = p.git(&["show", &format!("{m}:prd.json")]);
     assert!(
         prd_at_m.contains("\"priority\": 1, \"passes\": true"),
         "{prd_at_m}"
     );
-    let prd_before = git(&p.root(), &["show", &format!("{m}^1:prd.json")]);
+    let prd_before = p.git(&["show", &format!("{m}^1:prd.json")]);
     assert!(
         prd_before.contains("\"priority\": 1, \"passes\": false"),
         "{prd_before}"
@@ -340,10 +314,7 @@ fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
         for id in ["A", "B", "C"] {
             assert!(!p.passes(id));
             // The interrupted work is kept on its story branch.
-            let kept = git(
-                &p.root(),
-                &["show", &format!("ralph/par--{id}:{id}-wip.txt")],
-            );
+            let kept = p.git(&["show", &format!("ralph/par--{id}:{id}-wip.txt")]);
             assert_eq!(kept, "wip");
         }
         assert!(p.history().iter().all(|r| r["outcome"] == "interrupted"));
@@ -396,7 +367,7 @@ fn preconditions_are_checked_before_anything_runs() {
     let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
     assert_eq!(code, Some(1));
     assert!(err.contains("git switch -c ralph/par"), "{err}");
-    git(&p.root(), &["checkout", "-qb", "ralph/par"]);
+    p.git(&["checkout", "-qb", "ralph/par"]);
     std::fs::write(p.root().join("dirty.txt"), "x").unwrap();
     let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
     assert_eq!(code, Some(1));
@@ -413,17 +384,8 @@ fn with_json_a_parallel_run_is_a_stream_of_events_ending_with_the_summary_and_th
     ]);
     agent(&p, &format!("echo $id > $id.txt\n{FLIP}\n{COMMIT}"));
     let out = p
-        .command()
-        .args([
-            "run",
-            "--sleep",
-            "0",
-            "--grace",
-            "0.3",
-            "--parallel",
-            "2",
-            "--json",
-        ])
+        .run()
+        .args(["--parallel", "2", "--json"])
         .output()
         .unwrap();
     assert_eq!(
@@ -432,10 +394,7 @@ fn with_json_a_parallel_run_is_a_stream_of_events_ending_with_the_summary_and_th
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
-        .collect();
+    let events = events(&out.stdout);
     let named = |name: &str| -> Vec<&serde_json::Value> {
         events.iter().filter(|e| e["event"] == name).collect()
     };

@@ -2,28 +2,16 @@
 //! fallthrough, branch names, compaction between iterations.
 
 use crate::support::{FLIP, Project, WORK, prd, story};
-use std::process::Command as Std;
-
-fn git_out(root: &std::path::Path, args: &[&str]) -> String {
-    let o = Std::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "git {args:?}: {o:?}");
-    String::from_utf8(o.stdout).unwrap()
-}
 
 #[test]
 fn without_a_gitignore_ralph_state_is_never_committed() {
     let p = Project::new(&prd("ralph/s", &[story("A", 1, &[]), story("B", 2, &[])]));
     let root = p.root();
     std::fs::remove_file(root.join(".gitignore")).unwrap();
-    git_out(&root, &["commit", "-qam", "no gitignore"]);
+    p.git(&["commit", "-qam", "no gitignore"]);
     p.agent("claude", &format!("{WORK}\n{FLIP}"));
     p.run().assert().code(0);
-    let tracked = git_out(&root, &["ls-files"]);
+    let tracked = p.git(&["ls-files"]);
     assert!(tracked.contains("A.txt"), "the agent did commit: {tracked}");
     assert!(
         !tracked.contains(".ralph/"),

@@ -4,7 +4,6 @@
 
 use crate::support::{FLIP, Project, WORK, prd, story, wait_for};
 use predicates::prelude::*;
-use std::process::Command;
 
 fn two() -> String {
     prd("ralph/s", &[story("A", 1, &[]), story("B", 2, &[])])
@@ -27,16 +26,6 @@ fn long_progress() -> String {
             .map(|i| format!("## 2026-11-2{} - S{i}\n- did {i}\n---\n", i % 10))
             .collect::<String>()
     )
-}
-
-fn git(p: &Project, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(p.root())
-        .args(args)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
@@ -128,7 +117,7 @@ fn temp_files_of_killed_writes_are_cleaned_up_and_never_committed() {
     p.run().assert().code(0);
     assert!(!p.root().join(".ralph-tmp-AbC123").exists());
     assert!(!p.root().join(".ralph/.ralph-tmp-x").exists());
-    let tracked = git(&p, &["ls-files"]);
+    let tracked = p.git(&["ls-files"]);
     assert!(!tracked.contains(".ralph-tmp"), "{tracked}");
     let exclude = std::fs::read_to_string(p.root().join(".git/info/exclude")).unwrap();
     assert!(exclude.contains(".ralph-tmp-*"), "{exclude}");
@@ -154,18 +143,19 @@ fn a_committed_cheat_is_corrected_by_a_commit_saying_what_and_why() {
             ),
         );
         p.run().args(["1"]).assert().code(3);
-        let head = git(&p, &["show", "HEAD:prd.json"]);
+        let head = p.git(&["show", "HEAD:prd.json"]);
         let work = std::fs::read_to_string(p.root().join("prd.json")).unwrap();
-        assert_eq!(head, work, "{what}: HEAD carries the corrected file");
+        // `Project::git` trims its output; the status check below compares the bytes.
+        assert_eq!(head, work.trim(), "{what}: HEAD carries the corrected file");
         assert!(p.passes("A") && !p.passes("B"));
         assert!(work.contains("\"B works\""), "{what}");
-        let msg = git(&p, &["log", "-1", "--format=%B"]);
+        let msg = p.git(&["log", "-1", "--format=%B"]);
         assert!(
             msg.starts_with("ralph: revert rule-breaking edits to prd.json"),
             "{what}: {msg}"
         );
         assert!(msg.contains(".ralph/rejected/"), "{what}: {msg}");
-        assert_eq!(git(&p, &["status", "--porcelain", "--", "prd.json"]), "");
+        assert_eq!(p.git(&["status", "--porcelain", "--", "prd.json"]), "");
     }
 }
 
@@ -177,8 +167,7 @@ fn ralphs_own_passes_writes_are_committed() {
         &format!("{WORK}\necho \"STORY COMPLETE: $RALPH_STORY_ID\""),
     );
     p.run().args(["--verify", "true"]).assert().code(0);
-    let head: serde_json::Value =
-        serde_json::from_str(&git(&p, &["show", "HEAD:prd.json"])).unwrap();
+    let head: serde_json::Value = serde_json::from_str(&p.git(&["show", "HEAD:prd.json"])).unwrap();
     assert!(
         head["userStories"]
             .as_array()
@@ -186,7 +175,7 @@ fn ralphs_own_passes_writes_are_committed() {
             .iter()
             .all(|s| s["passes"] == true)
     );
-    let log = git(&p, &["log", "--format=%s"]);
+    let log = p.git(&["log", "--format=%s"]);
     assert!(
         log.contains("ralph: mark A passing (iteration 1, story A)"),
         "{log}"

@@ -3,7 +3,7 @@
 //! event, and stopping an agent says when SIGKILL follows. The interval is shortened with the
 //! hidden `--heartbeat`.
 
-use crate::support::{FLIP, Project, WORK, prd, story};
+use crate::support::{FLIP, Project, WORK, events, prd, story};
 
 fn one_story() -> String {
     prd("ralph/w", &[story("A", 1, &[])])
@@ -44,9 +44,8 @@ fn json_gets_the_heartbeat_as_an_event() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let beats: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    let beats: Vec<serde_json::Value> = events(&out.stdout)
+        .into_iter()
         .filter(|e| e["event"] == "heartbeat")
         .collect();
     assert!((2..=4).contains(&beats.len()), "{beats:?}");

@@ -2,7 +2,7 @@
 //! completes it, its commits, files, progress entry and verify results; an unknown id; a
 //! closed stdout.
 
-use crate::support::{FLIP, Project, WORK, prd, story};
+use crate::support::{FLIP, Project, WORK, output_in, prd, story};
 
 /// Writes a progress entry, commits a file, flips the story.
 fn agent_body() -> String {
@@ -25,28 +25,19 @@ fn project() -> Project {
     p
 }
 
-fn show(p: &Project, args: &[&str]) -> (i32, String, String) {
-    let out = p.command().arg("show").args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn before_and_after_a_story_runs() {
     let p = project();
-    let (code, out, err) = show(&p, &["A"]);
+    let (code, out, err) = output_in(&p.root(), &["show", "A"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "A has not run yet (ready)\n");
-    let (code, out, _) = show(&p, &["B"]);
+    let (code, out, _) = output_in(&p.root(), &["show", "B"]);
     assert_eq!(code, 0);
     assert_eq!(out, "B has not run yet (blocked by A)\n");
 
     p.agent("claude", &agent_body());
     p.run().arg("1").assert().code(3); // B is left
-    let (code, out, err) = show(&p, &["A"]);
+    let (code, out, err) = output_in(&p.root(), &["show", "A"]);
     assert_eq!(code, 0, "{err}");
     let head = p.git(&["rev-parse", "HEAD"]);
     assert!(out.contains("state: done"), "{out}");
@@ -57,25 +48,25 @@ fn before_and_after_a_story_runs() {
     assert!(out.contains("  A.txt"), "{out}");
     assert!(out.contains("- made the thing"), "{out}");
 
-    let (code, out, _) = show(&p, &["A", "--json"]);
+    let (code, out, _) = output_in(&p.root(), &["show", "A", "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["command"], "show");
     assert_eq!(v["data"]["state"], "done");
     assert_eq!(v["data"]["commits"][0]["after"], head.as_str());
     assert_eq!(v["data"]["attempts"][0]["verify_passed"], 1);
-    let (_, out, _) = show(&p, &["B"]);
+    let (_, out, _) = output_in(&p.root(), &["show", "B"]);
     assert_eq!(out, "B has not run yet (ready)\n");
 }
 
 #[test]
 fn an_unknown_id_names_prd_json_and_the_nearest_id() {
     let p = project();
-    let (code, out, err) = show(&p, &["a"]);
+    let (code, out, err) = output_in(&p.root(), &["show", "a"]);
     assert_eq!(code, 1, "{out}");
     assert!(err.contains("prd.json: no story with id \"a\""), "{err}");
     assert!(err.contains("did you mean A?"), "{err}");
-    let (code, out, _) = show(&p, &["a", "--json"]);
+    let (code, out, _) = output_in(&p.root(), &["show", "a", "--json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["data"].is_null(), "{v}");

@@ -1,7 +1,7 @@
 //! `ralph validate` against malformed, hostile and real prd.json files (the real binary).
 
 use crate::support::prd_json::{prd, story};
-use crate::support::{compat, ralph_in};
+use crate::support::{compat, output_in, output_joined_in};
 use serde_json::{Value, json};
 
 struct Outcome {
@@ -12,21 +12,10 @@ struct Outcome {
 fn validate_bytes(bytes: &[u8], extra: &[&str]) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("prd.json"), bytes).unwrap();
-    let o = ralph_in(dir.path())
-        .arg("validate")
-        .args(extra)
-        .output()
-        .unwrap();
-    let out = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let args: Vec<&str> = ["validate"].iter().chain(extra).copied().collect();
+    let (code, out) = output_joined_in(dir.path(), &args);
     assert!(!out.contains("panicked"), "panic: {out}");
-    Outcome {
-        code: o.status.code().unwrap_or(-1),
-        out,
-    }
+    Outcome { code, out }
 }
 
 fn validate_json(v: &Value) -> Outcome {
@@ -454,12 +443,9 @@ fn json_output_has_the_documented_shape() {
     let v = prd(vec![story("US-001", 1, &["US-404"])]);
     let dir = tempfile::tempdir().unwrap();
     crate::support::prd_json::write_prd(dir.path(), &v);
-    let o = ralph_in(dir.path())
-        .args(["validate", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (code, out, _) = output_in(dir.path(), &["validate", "--json"]);
+    assert_eq!(code, 1);
+    let j: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(j["schema_version"], 2);
     assert_eq!(j["command"], "validate");
     assert_eq!(j["data"]["valid"], false);
@@ -481,19 +467,13 @@ fn json_output_has_the_documented_shape() {
 #[test]
 fn missing_file_and_several_files() {
     let dir = tempfile::tempdir().unwrap();
-    let o = ralph_in(dir.path()).arg("validate").output().unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("error[io]"));
+    let (code, _, err) = output_in(dir.path(), &["validate"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("error[io]"));
     crate::support::prd_json::write_prd(dir.path(), &base());
     std::fs::write(dir.path().join("bad.json"), "{").unwrap();
-    let o = ralph_in(dir.path())
-        .args(["validate", "prd.json", "bad.json"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "one bad file fails the run");
-    let o = ralph_in(dir.path())
-        .args(["validate", "prd.json"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0));
+    let (code, _, _) = output_in(dir.path(), &["validate", "prd.json", "bad.json"]);
+    assert_eq!(code, 1, "one bad file fails the run");
+    let (code, _, _) = output_in(dir.path(), &["validate", "prd.json"]);
+    assert_eq!(code, 0);
 }

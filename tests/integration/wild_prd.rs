@@ -4,7 +4,7 @@
 //! one value in the file's own keys; `dependsOn` / `dependencies` order stories exactly as
 //! `blockedBy` would.
 
-use crate::support::ralph_in;
+use crate::support::output_joined_in;
 use ralph::graph;
 use ralph::prd::Prd;
 use std::collections::HashSet;
@@ -37,14 +37,9 @@ fn cases() -> Vec<Case> {
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> (i32, String) {
-    let o = ralph_in(dir).args(args).output().unwrap();
-    let out = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (code, out) = output_joined_in(dir, args);
     assert!(!out.contains("panicked"), "{args:?}: {out}");
-    (o.status.code().unwrap_or(-1), out)
+    (code, out)
 }
 
 #[test]

@@ -52,14 +52,56 @@ pub fn ralph_at(root: &Path) -> assert_cmd::Command {
     c
 }
 
-/// `ralph <args>` run in `dir`: its exit code (-1 if a signal ended it), stdout and stderr.
-pub fn output_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let o = ralph_in(dir).args(args).output().unwrap();
+/// Run `cmd`: its exit code (-1 if a signal ended it), stdout and stderr.
+pub fn output(cmd: &mut assert_cmd::Command) -> (i32, String, String) {
+    let o = cmd.output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
+}
+
+/// `ralph <args>` run in `dir`: its exit code (-1 if a signal ended it), stdout and stderr.
+pub fn output_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    output(ralph_in(dir).args(args))
+}
+
+/// `ralph <args>` run in `dir`: its exit code (-1 if a signal ended it) and stdout followed by
+/// stderr, for tests that look for a message wherever it is printed.
+pub fn output_joined_in(dir: &Path, args: &[&str]) -> (i32, String) {
+    let (code, out, err) = output_in(dir, args);
+    (code, out + &err)
+}
+
+/// Hold the project lock of `root` as a running `ralph run` does: `.ralph/lock` names `pid`
+/// and the root folder is flocked exclusively. The lock is held until the returned file drops.
+pub fn hold_lock(root: &Path, pid: &str) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(root.join(".ralph")).unwrap();
+    std::fs::write(root.join(".ralph/lock"), format!("{pid}\n")).unwrap();
+    let held = std::fs::File::open(root).unwrap();
+    // SAFETY: flock on a descriptor this function owns.
+    let got = unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(got, 0, "flock {}", root.display());
+    held
+}
+
+/// `ralph run --json`'s stdout read as JSON lines, one event each (a line that is not JSON
+/// fails the test).
+pub fn events(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
+        .collect()
+}
+
+/// Write `text` to `dir/name` as an executable (mode 0755) script: its path.
+pub fn script(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
 }
 
 /// A pipe whose read end is already closed: every write to it fails with EPIPE.
@@ -166,9 +208,12 @@ impl Project {
             "#!/bin/sh\nD='{}'\nn=$(cat \"$D/count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$D/count\"\nprintf '%s\\0' \"$@\" > \"$D/argv-$n\"\ncat > \"$D/stdin-$n\"\n{body}\n",
             self.fake.display()
         );
-        let p = self.bin.join(name);
-        std::fs::write(&p, script).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self.script(name, &script);
+    }
+
+    /// Write the executable script `bin/<name>` (on the fake agents' PATH): its path.
+    pub fn script(&self, name: &str, text: &str) -> PathBuf {
+        script(&self.bin, name, text)
     }
 
     pub fn path_env(&self) -> String {
