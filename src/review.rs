@@ -74,24 +74,17 @@ fn verdict_line(line: &str) -> Option<(bool, Option<String>)> {
     Some((approve, (!tail.is_empty()).then(|| tail.to_string())))
 }
 
-/// One item as the next prompt shows it: bullet or number removed, cut to a sane length.
+/// One item as the next prompt shows it: bullet or number removed (as progress.txt's
+/// learnings are read, and `• `), cut to a sane length.
 fn item(line: &str) -> Option<String> {
     let t = line.trim();
-    let t = t
-        .strip_prefix("- ")
-        .or_else(|| t.strip_prefix("* "))
-        .or_else(|| t.strip_prefix("• "))
-        .unwrap_or_else(|| {
-            let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
-            match t[digits..]
-                .strip_prefix(". ")
-                .or(t[digits..].strip_prefix(") "))
-            {
-                Some(rest) if digits > 0 => rest,
-                _ => t,
-            }
-        })
-        .trim();
+    let t = match t.strip_prefix("• ") {
+        Some(rest) => rest.trim(),
+        // The bullet is ASCII, so what is left is still UTF-8.
+        None => crate::progress::lessons::strip_bullet(t.as_bytes())
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or(t),
+    };
     if t.is_empty() || t.chars().all(|c| c == '-' || c == '=' || c == '`') {
         return None;
     }
@@ -238,14 +231,7 @@ fn diff_block(diff: &str, max: usize, how: &str) -> String {
         }
         cut = diff[..at].rfind('\n').map_or(0, |n| n + 1);
     }
-    let longest = diff.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
-    let mut s = format!("{fence}diff\n{}", &diff[..cut]);
-    if !s.ends_with('\n') {
-        s.push('\n');
-    }
-    s.push_str(&fence);
-    s.push('\n');
+    let mut s = crate::context::fence_as(&diff[..cut], "diff");
     if cut < diff.len() {
         s.push_str(&format!(
             "\nThe diff is cut at {cut} of {} bytes; run `{how}` to read the rest.\n",

@@ -100,9 +100,38 @@ pub fn rate_limit_line(text: &str) -> Option<&str> {
     text.lines().find(|l| limit_re().is_match(l)).map(str::trim)
 }
 
+/// The limit message among the last [`LIMIT_LINES`] non-empty lines of a process's output
+/// tail, unless it timed out (a timeout is a timeout): the one reading of the developing agent's
+/// and the reviewer's output.
+pub fn limit_at_end(tail: &str, timed_out: bool) -> Option<String> {
+    if timed_out {
+        return None;
+    }
+    let mut last: Vec<&str> = tail
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(LIMIT_LINES)
+        .collect();
+    last.reverse();
+    rate_limit_line(&last.join("\n")).map(String::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_limit_counts_only_in_the_last_lines_and_not_after_a_timeout() {
+        let tail = "rate limit exceeded\n1\n2\n\n3\n4\n5\n";
+        assert_eq!(limit_at_end(tail, false), None, "six lines back");
+        let tail = "work\nHTTP 429 Too Many Requests\n\n\nbye\n";
+        assert_eq!(
+            limit_at_end(tail, false).as_deref(),
+            Some("HTTP 429 Too Many Requests")
+        );
+        assert_eq!(limit_at_end(tail, true), None);
+    }
 
     #[test]
     fn completion_needs_a_line_of_its_own_and_the_right_story() {

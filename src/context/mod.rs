@@ -35,6 +35,7 @@ pub use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
 pub use budget::Zone;
 pub use gather::{build_prompt, find_story, gather};
 pub use instructions::Flavour;
+pub use render::fence_as;
 pub use report::{
     Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
 };

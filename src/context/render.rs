@@ -12,6 +12,11 @@ use super::files::{PrepFile, Shown};
 /// `content` in a code fence longer than any backtick run inside it (CommonMark rule), so the
 /// content can never close the fence early.
 pub fn fence(content: &str) -> String {
+    fence_as(content, "")
+}
+
+/// [`fence`] with an info string (`diff`, `rust`) after the opening backticks.
+pub fn fence_as(content: &str, info: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in content.chars() {
@@ -25,6 +30,7 @@ pub fn fence(content: &str) -> String {
     let ticks = "`".repeat((longest + 1).max(3));
     let mut out = String::with_capacity(content.len() + 2 * ticks.len() + 2);
     out.push_str(&ticks);
+    out.push_str(info);
     out.push('\n');
     out.push_str(content);
     if !content.is_empty() && !content.ends_with('\n') {

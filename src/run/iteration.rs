@@ -60,18 +60,6 @@ pub struct Done {
     pub patterns_used: Vec<String>,
 }
 
-/// The last `n` non-empty lines of `s`.
-pub fn last_lines(s: &str, n: usize) -> String {
-    let mut lines: Vec<&str> = s
-        .lines()
-        .rev()
-        .filter(|l| !l.trim().is_empty())
-        .take(n)
-        .collect();
-    lines.reverse();
-    lines.join("\n")
-}
-
 /// The lines of `prompt` (trimmed) that would read as a signal (complete, blocked, failed) for
 /// `story_id`: an output line equal to one of them does not count.
 pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
@@ -194,11 +182,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     // Step 8: outcome and the verify gate.
     // A limit message ends the agent's run, so only its last lines count (earlier output may
     // well mention limits or 429 in ordinary work); a timeout is a timeout.
-    let rate_line = if run.timed_out {
-        None
-    } else {
-        detect::rate_limit_line(&last_lines(&run.tail, detect::LIMIT_LINES)).map(String::from)
-    };
+    let rate_line = detect::limit_at_end(&run.tail, run.timed_out);
     let facts = AgentFacts {
         exit_code: run.exit_code,
         timed_out: run.timed_out,
@@ -453,11 +437,6 @@ pub fn record(root: &Path, rec: &Record) -> Result<(), RunError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn last_lines_skips_blank_lines() {
-        assert_eq!(last_lines("a\nb\n\nc\n\n", 2), "b\nc");
-    }
 
     #[test]
     fn completion_lines_found_in_the_prompt_are_collected_trimmed() {

@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use super::events::Event;
-use super::{Options, RunError, git, iteration, launch};
+use super::{Options, RunError, git, launch};
 use crate::agent::telemetry::Usage;
 use crate::agent::{self, AgentSpec, detect};
 use crate::prd::Story;
@@ -81,9 +81,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
     let opts = inp.opts;
     let rep = &*opts.reporter;
     let s = &opts.settings;
-    let instructions =
-        crate::context::instructions::load_reviewer(&opts.root, s.review.instructions.as_deref())
-            .map_err(|e| RunError::Prompt(e.into()))?;
+    let instructions = instructions(opts)?;
     let (diff, diff_how) = diff(&opts.root, inp.head_before, inp.prd_rel);
     let checks: Vec<review::Check> = inp
         .verify
@@ -144,7 +142,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         match read_verdict(&output, &prompt, &run, s.timeout) {
             // A verdict stands even when the review talks about rate limits (as the agent's
             // gated claim does); only a review that ended without one may have hit a limit.
-            Verdict::Missing(why) => match limit_line(&run) {
+            Verdict::Missing(why) => match detect::limit_at_end(&run.tail, run.timed_out) {
                 Some(line) => {
                     let v = Verdict::Missing(format!("the reviewer hit a usage limit: {line}"));
                     rate_line = Some(line);
@@ -178,15 +176,6 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         interrupted: run.interrupted,
         rate_line,
     })
-}
-
-/// The usage-limit message in the last lines of the reviewer's output (not after a timeout).
-fn limit_line(run: &crate::agent::process::Finished) -> Option<String> {
-    if run.timed_out {
-        return None;
-    }
-    detect::rate_limit_line(&iteration::last_lines(&run.tail, detect::LIMIT_LINES))
-        .map(String::from)
 }
 
 /// The verdict in the reviewer's output, or why there is none.
