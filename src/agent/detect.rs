@@ -59,16 +59,6 @@ pub fn signal_line(line: &str, story_id: &str) -> Option<Signal> {
     }
 }
 
-/// The completion signal on one output line, if it is one for `story_id` (see [`signal_line`]).
-pub fn is_completion_line(line: &str, story_id: &str) -> bool {
-    signal_line(line, story_id) == Some(Signal::Complete)
-}
-
-/// Whether any line of `text` is a completion signal for `story_id`.
-pub fn has_completion(text: &str, story_id: &str) -> bool {
-    text.lines().any(|l| is_completion_line(l, story_id))
-}
-
 fn limit_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -131,6 +121,11 @@ mod tests {
             Some("HTTP 429 Too Many Requests")
         );
         assert_eq!(limit_at_end(tail, true), None);
+    }
+
+    fn has_completion(text: &str, story_id: &str) -> bool {
+        text.lines()
+            .any(|l| signal_line(l, story_id) == Some(Signal::Complete))
     }
 
     #[test]

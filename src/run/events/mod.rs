@@ -263,9 +263,11 @@ impl<W: Write + Send + std::fmt::Debug> Reporter for JsonLines<W> {
 }
 
 /// Events kept in memory (for tests of code that reports).
+#[cfg(test)]
 #[derive(Debug, Default)]
 pub struct Recorded(pub Mutex<Vec<Event>>);
 
+#[cfg(test)]
 impl Reporter for Recorded {
     fn report(&self, event: Event) {
         if let Ok(mut v) = self.0.lock() {
