@@ -48,10 +48,10 @@ impl Report {
     }
 }
 
-/// Find, decide and (unless `dry_run`) remove, in the project at `root`. `current` is the
-/// running run's id, whose folder always stays.
-pub fn clean(root: &Path, limits: Limits, current: Option<&str>, dry_run: bool) -> Report {
-    let (items, mut warnings) = gather(root, current);
+/// Find, decide and (unless `dry_run`) remove, in the project at `root`. A live run's folder
+/// (see [`runs::RunFolder::is_live`]) always stays.
+pub fn clean(root: &Path, limits: Limits, dry_run: bool) -> Report {
+    let (items, mut warnings) = gather(root);
     let plan = super::plan(items, limits, Timestamp::now());
     let done = if dry_run {
         Removal::default()
@@ -82,7 +82,7 @@ pub fn git_rm_hint(item: &Item) -> String {
 }
 
 /// Every item of every kind, relative to `root`, and the warnings.
-pub fn gather(root: &Path, current: Option<&str>) -> (Vec<Item>, Vec<String>) {
+pub fn gather(root: &Path) -> (Vec<Item>, Vec<String>) {
     let mut items = Vec::new();
     let mut warnings = Vec::new();
     let state = state::state_dir(Path::new(""));
@@ -110,7 +110,7 @@ pub fn gather(root: &Path, current: Option<&str>) -> (Vec<Item>, Vec<String>) {
             }
         }
         let found = match category {
-            Category::Runs => run_items(root, &state, current),
+            Category::Runs => run_items(root, &state),
             Category::Rejected => entries(root, &rel, |_| true),
             Category::Archives => entries(root, &rel, ralphs_archive),
         };
@@ -151,8 +151,8 @@ fn inside(root: &Path, rel: &Path) -> Result<bool, String> {
     Ok(true)
 }
 
-/// The run folders, dated by [`runs::list`]; the current and live runs marked.
-fn run_items(root: &Path, state: &Path, current: Option<&str>) -> std::io::Result<Vec<Item>> {
+/// The run folders, dated by [`runs::list`]; the live run marked.
+fn run_items(root: &Path, state: &Path) -> std::io::Result<Vec<Item>> {
     let list = runs::list(&root.join(state)).map_err(|e| e.source)?;
     let holder = state::lock::holder(root);
     Ok(list
@@ -164,7 +164,7 @@ fn run_items(root: &Path, state: &Path, current: Option<&str>) -> std::io::Resul
                 category: Category::Runs,
                 bytes: size(&f.path),
                 time: f.time?,
-                current: current == Some(f.name.as_str()) || f.is_live(holder.as_deref()),
+                current: f.is_live(holder.as_deref()),
                 tracked: false,
                 path: rel,
             })
@@ -384,7 +384,11 @@ mod tests {
         std::fs::write(r.join("archive/2020-01-02-mine/notes.md"), "mine").unwrap();
         std::fs::create_dir_all(r.join("archive/photos")).unwrap();
         std::fs::write(r.join("archive/2020-01-03-file"), "x").unwrap();
-        let report = clean(r, all(), Some("20200101T000000-2"), true);
+        // Run 2 is live: its manifest says running and the lock names this (alive) process.
+        let live = runs::Manifest::begin("20200101T000000-2", "claude", 1, 1);
+        runs::write(&r.join(".ralph/runs/20200101T000000-2"), &live).unwrap();
+        std::fs::write(r.join(".ralph/lock"), std::process::id().to_string()).unwrap();
+        let report = clean(r, all(), true);
         assert_eq!(
             paths(report.removed()),
             [
@@ -396,7 +400,7 @@ mod tests {
         assert_eq!(report.freed(), 5 + 2 + 2);
         assert_eq!(report.plan.kept(super::super::Keep::Current).count(), 1);
         assert!(r.join(".ralph/runs/20200101T000000-1").exists(), "dry run");
-        let report = clean(r, all(), Some("20200101T000000-2"), false);
+        let report = clean(r, all(), false);
         assert!(report.failed.is_empty(), "{:?}", report.failed);
         assert!(!r.join(".ralph/runs/20200101T000000-1").exists());
         assert!(r.join(".ralph/runs/20200101T000000-2").exists());
@@ -416,7 +420,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), r.join(".ralph/runs/20200101T000000-1"))
             .unwrap();
         std::os::unix::fs::symlink(outside.path(), r.join("archive")).unwrap();
-        let report = clean(r, all(), None, false);
+        let report = clean(r, all(), false);
         assert!(report.failed.is_empty(), "{:?}", report.failed);
         assert_eq!(paths(report.removed()), [".ralph/runs/20200101T000000-1"]);
         assert!(
@@ -445,7 +449,7 @@ mod tests {
         std::fs::create_dir_all(rej.join("20200101T000000-iter1-dir")).unwrap();
         std::fs::write(rej.join("20200101T000000-iter1-dir/inner"), "x").unwrap();
         std::fs::write(rej.join("20200101T000000-iter2-prd.json"), "{}").unwrap();
-        let (items, _) = gather(r, None);
+        let (items, _) = gather(r);
         let plan = super::super::plan(items, all(), Timestamp::now());
         let failed = remove_with(r, plan.removals(), |p, is_dir| {
             if is_dir {
@@ -471,7 +475,7 @@ mod tests {
         let dir = r.join(".ralph/runs").join(name);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("iter-1.log"), "12345").unwrap();
-        let report = clean(r, all(), None, false);
+        let report = clean(r, all(), false);
         assert!(report.failed.is_empty(), "{:?}", report.failed);
         assert!(!dir.exists(), "the folder itself is gone");
         assert_eq!(report.removed().count(), 1);
@@ -493,7 +497,7 @@ mod tests {
             "{}",
         )
         .unwrap();
-        let (items, _) = gather(r, None);
+        let (items, _) = gather(r);
         let plan = super::super::plan(items, all(), Timestamp::now());
         // Something else removes the first one between the listing and the removal.
         let done = remove_with(r, plan.removals(), |p, _| {
@@ -526,7 +530,7 @@ mod tests {
         std::fs::write(r.join("archive/2020-01-01-old/prd.json"), "{}").unwrap();
         // A `.git` that git cannot read: `git ls-files` fails, but this may be a repository.
         std::fs::write(r.join(".git"), "gitdir: /nonexistent/ralph-test\n").unwrap();
-        let report = clean(r, all(), None, false);
+        let report = clean(r, all(), false);
         assert!(r.join("archive/2020-01-01-old/prd.json").exists());
         assert_eq!(report.removed().count(), 0);
         assert!(

@@ -49,7 +49,7 @@ pub fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
     } else {
         Some(crate::state::lock::Lock::acquire(&ctx.root)?)
     };
-    let report = sweep::clean(&ctx.root, limits, None, args.dry_run);
+    let report = sweep::clean(&ctx.root, limits, args.dry_run);
     if args.json {
         let failed = !report.failed.is_empty();
         envelope(&report, limits).emit()?;

@@ -31,7 +31,7 @@ pub(crate) fn clean_at_start(opts: &Options, rep: &dyn Reporter) {
     if !c.auto {
         return;
     }
-    let report = sweep::clean(&opts.root, limits(c), None, false);
+    let report = sweep::clean(&opts.root, limits(c), false);
     for text in report.warnings.iter().cloned() {
         rep.report(Event::Warning { text });
     }
@@ -56,7 +56,7 @@ pub fn clean_preview(opts: &Options) -> Option<String> {
     if !c.auto {
         return None;
     }
-    let report = sweep::clean(&opts.root, limits(c), None, true);
+    let report = sweep::clean(&opts.root, limits(c), true);
     clean::summary(report.removed(), "old ").map(|what| {
         format!("clean: the run would first remove {what}; `ralph clean --dry-run` lists them")
     })
