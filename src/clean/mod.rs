@@ -52,7 +52,8 @@ pub struct Item {
     pub path: PathBuf,
     /// When it was made or last used (see [`sweep`]).
     pub time: Timestamp,
-    /// Bytes on disk (symlinks not followed).
+    /// Bytes on disk (symlinks not followed). [`sweep`] measures only what is shown: the items
+    /// removed and the tracked archives; 0 for the others.
     pub bytes: u64,
     /// The running run's own folder: never removed.
     pub current: bool,

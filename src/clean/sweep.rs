@@ -1,6 +1,7 @@
 //! The I/O of a clean: finding what ralph left (run folders, rejected copies, its own archives)
-//! with each one's time and size, asking git which archives it tracks, and removing what the
-//! policy ([`super::plan`]) says goes.
+//! with each one's time, asking git which archives it tracks (only when there is an `archive/`),
+//! measuring what is shown (the removals, the tracked archives) and removing what the policy
+//! ([`super::plan`]) says goes.
 //!
 //! Never leaves the project: a kind's folder that resolves outside the root is skipped with a
 //! warning, and a symlink found among the items is removed itself, never what it points at. An
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
-use super::{Category, Item, Limits, Plan};
+use super::{Category, Item, Keep, Limits, Plan};
 use crate::state::{self, runs};
 
 /// What a clean found, decided and did.
@@ -52,7 +53,7 @@ impl Report {
 /// (see [`runs::RunFolder::is_live`]) always stays.
 pub fn clean(root: &Path, limits: Limits, dry_run: bool) -> Report {
     let (items, mut warnings) = gather(root);
-    let plan = super::plan(items, limits, Timestamp::now());
+    let plan = decide(root, items, limits, Timestamp::now());
     let done = if dry_run {
         Removal::default()
     } else {
@@ -73,6 +74,18 @@ pub fn clean(root: &Path, limits: Limits, dry_run: bool) -> Report {
     }
 }
 
+/// Decide what goes, then measure what is shown: the items removed and the tracked archives
+/// listed. The kept ones' bytes are never shown, so they are not walked (they stay 0).
+fn decide(root: &Path, items: Vec<Item>, limits: Limits, now: Timestamp) -> Plan {
+    let mut plan = super::plan(items, limits, now);
+    for d in &mut plan.decisions {
+        if matches!(d.keep, None | Some(Keep::Tracked)) {
+            d.item.bytes = size(&root.join(&d.item.path));
+        }
+    }
+    plan
+}
+
 /// The `git rm` that removes a tracked archive.
 pub fn git_rm_hint(item: &Item) -> String {
     format!(
@@ -81,7 +94,8 @@ pub fn git_rm_hint(item: &Item) -> String {
     )
 }
 
-/// Every item of every kind, relative to `root`, and the warnings.
+/// Every item of every kind, relative to `root` (bytes not measured: see [`decide`]), and the
+/// warnings.
 pub fn gather(root: &Path) -> (Vec<Item>, Vec<String>) {
     let mut items = Vec::new();
     let mut warnings = Vec::new();
@@ -91,7 +105,12 @@ pub fn gather(root: &Path) -> (Vec<Item>, Vec<String>) {
         (Category::Rejected, state::rejected::dir(&state)),
         (Category::Archives, PathBuf::from("archive")),
     ];
-    let tracked = tracked_archives(root);
+    // git is asked only when there is an `archive/` entry: most runs start without one.
+    let tracked = if std::fs::symlink_metadata(root.join("archive")).is_ok() {
+        tracked_archives(root)
+    } else {
+        Ok(HashSet::new())
+    };
     for (category, rel) in kinds {
         if category == Category::Archives
             && let Err(why) = &tracked
@@ -162,7 +181,7 @@ fn run_items(root: &Path, state: &Path) -> std::io::Result<Vec<Item>> {
             let rel = runs::dir(state).join(f.path.file_name()?);
             Some(Item {
                 category: Category::Runs,
-                bytes: size(&f.path),
+                bytes: 0,
                 time: f.time?,
                 current: f.is_live(holder.as_deref()),
                 tracked: false,
@@ -189,7 +208,7 @@ fn entries(root: &Path, rel: &Path, accept: impl Fn(&Path) -> bool) -> std::io::
             category: Category::Rejected,
             path: rel.join(e.file_name()),
             time,
-            bytes: size(&path),
+            bytes: 0,
             current: false,
             tracked: false,
         });
@@ -398,7 +417,11 @@ mod tests {
             ]
         );
         assert_eq!(report.freed(), 5 + 2 + 2);
-        assert_eq!(report.plan.kept(super::super::Keep::Current).count(), 1);
+        assert_eq!(report.plan.kept(Keep::Current).count(), 1);
+        assert!(
+            report.plan.kept(Keep::Current).all(|i| i.bytes == 0),
+            "a kept item's bytes are never shown, so never measured"
+        );
         assert!(r.join(".ralph/runs/20200101T000000-1").exists(), "dry run");
         let report = clean(r, all(), false);
         assert!(report.failed.is_empty(), "{:?}", report.failed);
@@ -450,7 +473,7 @@ mod tests {
         std::fs::write(rej.join("20200101T000000-iter1-dir/inner"), "x").unwrap();
         std::fs::write(rej.join("20200101T000000-iter2-prd.json"), "{}").unwrap();
         let (items, _) = gather(r);
-        let plan = super::super::plan(items, all(), Timestamp::now());
+        let plan = decide(r, items, all(), Timestamp::now());
         let failed = remove_with(r, plan.removals(), |p, is_dir| {
             if is_dir {
                 Err(std::io::Error::other("device busy"))
@@ -498,7 +521,7 @@ mod tests {
         )
         .unwrap();
         let (items, _) = gather(r);
-        let plan = super::super::plan(items, all(), Timestamp::now());
+        let plan = decide(r, items, all(), Timestamp::now());
         // Something else removes the first one between the listing and the removal.
         let done = remove_with(r, plan.removals(), |p, _| {
             if p.ends_with("20200101T000000-iter1-prd.json") {
@@ -548,6 +571,31 @@ mod tests {
         );
         std::fs::remove_file(r.join(".git")).unwrap();
         assert!(maybe_in_git(r, true), "GIT_DIR set");
+    }
+
+    #[test]
+    fn a_tracked_archive_kept_is_measured_for_its_listing() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        std::fs::create_dir_all(r.join("archive/2020-01-01-old")).unwrap();
+        std::fs::write(r.join("archive/2020-01-01-old/prd.json"), "{}").unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(r)
+                .args(args)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["add", "archive"]);
+        let report = clean(r, all(), false);
+        let tracked: Vec<&Item> = report.plan.kept(Keep::Tracked).collect();
+        assert_eq!(tracked.len(), 1, "{:?}", report.plan);
+        assert_eq!(tracked[0].bytes, 2);
+        assert!(r.join("archive/2020-01-01-old/prd.json").exists());
     }
 
     #[test]
