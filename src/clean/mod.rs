@@ -68,6 +68,16 @@ pub struct Limits {
     pub keep: usize,
 }
 
+/// The limits `[clean]` (with env and flags) sets.
+impl From<&crate::config::Clean> for Limits {
+    fn from(c: &crate::config::Clean) -> Limits {
+        Limits {
+            older_than: c.older_than,
+            keep: c.keep,
+        }
+    }
+}
+
 /// Why an item stays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
