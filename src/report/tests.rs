@@ -81,7 +81,8 @@ fn odd_and_missing_fields_never_fail() {
     assert_eq!(r.iterations[1].review.as_deref(), Some("approve"));
     assert_eq!(r.iterations[2].offset_ms, 0);
     assert_eq!(r.totals.tokens, Some(5));
-    let records: Vec<Value> = [0.1, 0.2]
+    // A negative cost is junk, dropped as `--max-cost` and `ralph status` drop it.
+    let records: Vec<Value> = [0.1, 0.2, -5.0]
         .iter()
         .map(|c| json!({"run_id": "r", "story": "A", "usage": {"cost_usd": c}}))
         .collect();

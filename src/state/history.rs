@@ -248,6 +248,12 @@ pub fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, S
         .collect()
 }
 
+/// A reported cost as every sum counts it (`--max-cost`, `ralph status`, `ralph report`): a
+/// negative or non-finite one is junk, counted as not reported. Pure.
+pub fn counted_cost(usd: f64) -> Option<f64> {
+    (usd.is_finite() && usd >= 0.0).then_some(usd)
+}
+
 pub fn path(root: &Path) -> PathBuf {
     super::state_dir(root).join("history.jsonl")
 }
