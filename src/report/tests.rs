@@ -140,6 +140,21 @@ fn html_escapes_every_string_from_the_file_and_loads_nothing() {
 }
 
 #[test]
+fn the_html_story_table_renders_the_text_tables_cells() {
+    let records = vec![
+        json!({"run_id": "r", "story": "A", "worker": 1, "outcome": "verify-failed"}),
+        json!({"run_id": "r", "story": "A", "worker": 2, "outcome": "done"}),
+    ];
+    let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
+    assert!(text::text(&r).contains("1,2"), "{}", text::text(&r));
+    let page = html::html(&r);
+    let row = "<tr><td><code>A</code></td><td class=\"n\">2</td><td class=\"n\">0s</td>\
+               <td><span class=\"pill o-done\">done</span></td><td>1,2</td></tr>";
+    assert!(page.contains(row), "{page}");
+    assert!(page.contains("<tr class=\"total\"><td>total (1 done of 1)</td>"));
+}
+
+#[test]
 fn text_never_prints_a_control_character_from_the_file() {
     let records =
         vec![json!({"run_id": "r\u{1b}]0;x\u{7}", "story": "A\u{1b}[31mB", "outcome": "done\r"})];
