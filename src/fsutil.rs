@@ -19,7 +19,11 @@ pub struct FsError {
     pub source: std::io::Error,
 }
 
-fn fs_err<'a>(path: &'a Path, action: &'static str) -> impl FnOnce(std::io::Error) -> FsError + 'a {
+/// The `map_err` that names `path` and what was being done to it.
+pub(crate) fn fs_err<'a>(
+    path: &'a Path,
+    action: &'static str,
+) -> impl FnOnce(std::io::Error) -> FsError + 'a {
     move |source| FsError {
         path: path.to_path_buf(),
         action,

@@ -52,7 +52,8 @@ pub struct Item {
     pub path: PathBuf,
     /// When it was made or last used (see [`sweep`]).
     pub time: Timestamp,
-    /// Bytes on disk (symlinks not followed).
+    /// Bytes on disk (symlinks not followed). [`sweep`] measures only what is shown: the items
+    /// removed and the tracked archives; 0 for the others.
     pub bytes: u64,
     /// The running run's own folder: never removed.
     pub current: bool,
@@ -65,6 +66,16 @@ pub struct Item {
 pub struct Limits {
     pub older_than: Duration,
     pub keep: usize,
+}
+
+/// The limits `[clean]` (with env and flags) sets.
+impl From<&crate::config::Clean> for Limits {
+    fn from(c: &crate::config::Clean) -> Limits {
+        Limits {
+            older_than: c.older_than,
+            keep: c.keep,
+        }
+    }
 }
 
 /// Why an item stays.

@@ -1,6 +1,7 @@
 //! The I/O of a clean: finding what ralph left (run folders, rejected copies, its own archives)
-//! with each one's time and size, asking git which archives it tracks, and removing what the
-//! policy ([`super::plan`]) says goes.
+//! with each one's time, asking git which archives it tracks (only when there is an `archive/`),
+//! measuring what is shown (the removals, the tracked archives) and removing what the policy
+//! ([`super::plan`]) says goes.
 //!
 //! Never leaves the project: a kind's folder that resolves outside the root is skipped with a
 //! warning, and a symlink found among the items is removed itself, never what it points at. An
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
-use super::{Category, Item, Limits, Plan};
+use super::{Category, Item, Keep, Limits, Plan};
 use crate::state::{self, runs};
 
 /// What a clean found, decided and did.
@@ -48,11 +49,11 @@ impl Report {
     }
 }
 
-/// Find, decide and (unless `dry_run`) remove, in the project at `root`. `current` is the
-/// running run's id, whose folder always stays.
-pub fn clean(root: &Path, limits: Limits, current: Option<&str>, dry_run: bool) -> Report {
-    let (items, mut warnings) = gather(root, current);
-    let plan = super::plan(items, limits, Timestamp::now());
+/// Find, decide and (unless `dry_run`) remove, in the project at `root`. A live run's folder
+/// (see [`runs::RunFolder::is_live`]) always stays.
+pub fn clean(root: &Path, limits: Limits, dry_run: bool) -> Report {
+    let (items, mut warnings) = gather(root);
+    let plan = decide(root, items, limits, Timestamp::now());
     let done = if dry_run {
         Removal::default()
     } else {
@@ -73,6 +74,18 @@ pub fn clean(root: &Path, limits: Limits, current: Option<&str>, dry_run: bool) 
     }
 }
 
+/// Decide what goes, then measure what is shown: the items removed and the tracked archives
+/// listed. The kept ones' bytes are never shown, so they are not walked (they stay 0).
+fn decide(root: &Path, items: Vec<Item>, limits: Limits, now: Timestamp) -> Plan {
+    let mut plan = super::plan(items, limits, now);
+    for d in &mut plan.decisions {
+        if matches!(d.keep, None | Some(Keep::Tracked)) {
+            d.item.bytes = size(&root.join(&d.item.path));
+        }
+    }
+    plan
+}
+
 /// The `git rm` that removes a tracked archive.
 pub fn git_rm_hint(item: &Item) -> String {
     format!(
@@ -81,8 +94,9 @@ pub fn git_rm_hint(item: &Item) -> String {
     )
 }
 
-/// Every item of every kind, relative to `root`, and the warnings.
-pub fn gather(root: &Path, current: Option<&str>) -> (Vec<Item>, Vec<String>) {
+/// Every item of every kind, relative to `root` (bytes not measured: see [`decide`]), and the
+/// warnings.
+pub fn gather(root: &Path) -> (Vec<Item>, Vec<String>) {
     let mut items = Vec::new();
     let mut warnings = Vec::new();
     let state = state::state_dir(Path::new(""));
@@ -91,7 +105,12 @@ pub fn gather(root: &Path, current: Option<&str>) -> (Vec<Item>, Vec<String>) {
         (Category::Rejected, state::rejected::dir(&state)),
         (Category::Archives, PathBuf::from("archive")),
     ];
-    let tracked = tracked_archives(root);
+    // git is asked only when there is an `archive/` entry: most runs start without one.
+    let tracked = if std::fs::symlink_metadata(root.join("archive")).is_ok() {
+        tracked_archives(root)
+    } else {
+        Ok(HashSet::new())
+    };
     for (category, rel) in kinds {
         if category == Category::Archives
             && let Err(why) = &tracked
@@ -110,7 +129,7 @@ pub fn gather(root: &Path, current: Option<&str>) -> (Vec<Item>, Vec<String>) {
             }
         }
         let found = match category {
-            Category::Runs => run_items(root, &state, current),
+            Category::Runs => run_items(root, &state),
             Category::Rejected => entries(root, &rel, |_| true),
             Category::Archives => entries(root, &rel, ralphs_archive),
         };
@@ -151,8 +170,8 @@ fn inside(root: &Path, rel: &Path) -> Result<bool, String> {
     Ok(true)
 }
 
-/// The run folders, dated by [`runs::list`]; the current and live runs marked.
-fn run_items(root: &Path, state: &Path, current: Option<&str>) -> std::io::Result<Vec<Item>> {
+/// The run folders, dated by [`runs::list`]; the live run marked.
+fn run_items(root: &Path, state: &Path) -> std::io::Result<Vec<Item>> {
     let list = runs::list(&root.join(state)).map_err(|e| e.source)?;
     let holder = state::lock::holder(root);
     Ok(list
@@ -162,9 +181,9 @@ fn run_items(root: &Path, state: &Path, current: Option<&str>) -> std::io::Resul
             let rel = runs::dir(state).join(f.path.file_name()?);
             Some(Item {
                 category: Category::Runs,
-                bytes: size(&f.path),
+                bytes: 0,
                 time: f.time?,
-                current: current == Some(f.name.as_str()) || f.is_live(holder.as_deref()),
+                current: f.is_live(holder.as_deref()),
                 tracked: false,
                 path: rel,
             })
@@ -189,7 +208,7 @@ fn entries(root: &Path, rel: &Path, accept: impl Fn(&Path) -> bool) -> std::io::
             category: Category::Rejected,
             path: rel.join(e.file_name()),
             time,
-            bytes: size(&path),
+            bytes: 0,
             current: false,
             tracked: false,
         });
@@ -384,7 +403,11 @@ mod tests {
         std::fs::write(r.join("archive/2020-01-02-mine/notes.md"), "mine").unwrap();
         std::fs::create_dir_all(r.join("archive/photos")).unwrap();
         std::fs::write(r.join("archive/2020-01-03-file"), "x").unwrap();
-        let report = clean(r, all(), Some("20200101T000000-2"), true);
+        // Run 2 is live: its manifest says running and the lock names this (alive) process.
+        let live = runs::Manifest::begin("20200101T000000-2", "claude", 1, 1);
+        runs::write(&r.join(".ralph/runs/20200101T000000-2"), &live).unwrap();
+        std::fs::write(r.join(".ralph/lock"), std::process::id().to_string()).unwrap();
+        let report = clean(r, all(), true);
         assert_eq!(
             paths(report.removed()),
             [
@@ -394,9 +417,13 @@ mod tests {
             ]
         );
         assert_eq!(report.freed(), 5 + 2 + 2);
-        assert_eq!(report.plan.kept(super::super::Keep::Current).count(), 1);
+        assert_eq!(report.plan.kept(Keep::Current).count(), 1);
+        assert!(
+            report.plan.kept(Keep::Current).all(|i| i.bytes == 0),
+            "a kept item's bytes are never shown, so never measured"
+        );
         assert!(r.join(".ralph/runs/20200101T000000-1").exists(), "dry run");
-        let report = clean(r, all(), Some("20200101T000000-2"), false);
+        let report = clean(r, all(), false);
         assert!(report.failed.is_empty(), "{:?}", report.failed);
         assert!(!r.join(".ralph/runs/20200101T000000-1").exists());
         assert!(r.join(".ralph/runs/20200101T000000-2").exists());
@@ -416,7 +443,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), r.join(".ralph/runs/20200101T000000-1"))
             .unwrap();
         std::os::unix::fs::symlink(outside.path(), r.join("archive")).unwrap();
-        let report = clean(r, all(), None, false);
+        let report = clean(r, all(), false);
         assert!(report.failed.is_empty(), "{:?}", report.failed);
         assert_eq!(paths(report.removed()), [".ralph/runs/20200101T000000-1"]);
         assert!(
@@ -445,8 +472,8 @@ mod tests {
         std::fs::create_dir_all(rej.join("20200101T000000-iter1-dir")).unwrap();
         std::fs::write(rej.join("20200101T000000-iter1-dir/inner"), "x").unwrap();
         std::fs::write(rej.join("20200101T000000-iter2-prd.json"), "{}").unwrap();
-        let (items, _) = gather(r, None);
-        let plan = super::super::plan(items, all(), Timestamp::now());
+        let (items, _) = gather(r);
+        let plan = decide(r, items, all(), Timestamp::now());
         let failed = remove_with(r, plan.removals(), |p, is_dir| {
             if is_dir {
                 Err(std::io::Error::other("device busy"))
@@ -471,7 +498,7 @@ mod tests {
         let dir = r.join(".ralph/runs").join(name);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("iter-1.log"), "12345").unwrap();
-        let report = clean(r, all(), None, false);
+        let report = clean(r, all(), false);
         assert!(report.failed.is_empty(), "{:?}", report.failed);
         assert!(!dir.exists(), "the folder itself is gone");
         assert_eq!(report.removed().count(), 1);
@@ -493,8 +520,8 @@ mod tests {
             "{}",
         )
         .unwrap();
-        let (items, _) = gather(r, None);
-        let plan = super::super::plan(items, all(), Timestamp::now());
+        let (items, _) = gather(r);
+        let plan = decide(r, items, all(), Timestamp::now());
         // Something else removes the first one between the listing and the removal.
         let done = remove_with(r, plan.removals(), |p, _| {
             if p.ends_with("20200101T000000-iter1-prd.json") {
@@ -526,7 +553,7 @@ mod tests {
         std::fs::write(r.join("archive/2020-01-01-old/prd.json"), "{}").unwrap();
         // A `.git` that git cannot read: `git ls-files` fails, but this may be a repository.
         std::fs::write(r.join(".git"), "gitdir: /nonexistent/ralph-test\n").unwrap();
-        let report = clean(r, all(), None, false);
+        let report = clean(r, all(), false);
         assert!(r.join("archive/2020-01-01-old/prd.json").exists());
         assert_eq!(report.removed().count(), 0);
         assert!(
@@ -544,6 +571,31 @@ mod tests {
         );
         std::fs::remove_file(r.join(".git")).unwrap();
         assert!(maybe_in_git(r, true), "GIT_DIR set");
+    }
+
+    #[test]
+    fn a_tracked_archive_kept_is_measured_for_its_listing() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        std::fs::create_dir_all(r.join("archive/2020-01-01-old")).unwrap();
+        std::fs::write(r.join("archive/2020-01-01-old/prd.json"), "{}").unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(r)
+                .args(args)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["add", "archive"]);
+        let report = clean(r, all(), false);
+        let tracked: Vec<&Item> = report.plan.kept(Keep::Tracked).collect();
+        assert_eq!(tracked.len(), 1, "{:?}", report.plan);
+        assert_eq!(tracked[0].bytes, 2);
+        assert!(r.join("archive/2020-01-01-old/prd.json").exists());
     }
 
     #[test]

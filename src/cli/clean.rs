@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::clean::sweep::{self, Report};
-use crate::clean::{Category, Item, Keep, format_age, human_bytes, summary};
+use crate::clean::{Category, Item, Keep, Limits, format_age, human_bytes, summary};
 use crate::config::{self, Layer};
 use crate::exit::Code;
 
@@ -41,7 +41,7 @@ pub fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
         ..Layer::default()
     };
     let settings = config::resolve(&[&flags, &env, &file]).clean;
-    let limits = crate::run::upkeep::limits(&settings);
+    let limits = Limits::from(&settings);
     // A running `ralph run` writes its run folder and rejected copies: never remove under it. A
     // dry run writes nothing, not even the lock file.
     let _lock = if args.dry_run {
@@ -49,7 +49,7 @@ pub fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
     } else {
         Some(crate::state::lock::Lock::acquire(&ctx.root)?)
     };
-    let report = sweep::clean(&ctx.root, limits, None, args.dry_run);
+    let report = sweep::clean(&ctx.root, limits, args.dry_run);
     if args.json {
         let failed = !report.failed.is_empty();
         envelope(&report, limits).emit()?;
@@ -75,7 +75,7 @@ pub fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
 }
 
 /// The text a person reads: per kind what went (or would), the tracked archives kept, the total.
-fn text(r: &Report, limits: crate::clean::Limits) -> String {
+fn text(r: &Report, limits: Limits) -> String {
     let verb = if r.dry_run { "would remove" } else { "removed" };
     let mut out = String::new();
     for c in Category::ALL {
@@ -144,7 +144,7 @@ fn item_json(i: &Item) -> Value {
 }
 
 /// `ralph clean --json`: what went (or would), the tracked archives kept, the failures.
-fn envelope(r: &Report, limits: crate::clean::Limits) -> Envelope {
+fn envelope(r: &Report, limits: Limits) -> Envelope {
     let kept = |c: Category| {
         r.plan
             .decisions

@@ -157,10 +157,9 @@ pub fn summary_line(states: &[State]) -> String {
     line
 }
 
-/// What the iterations in `.ralph/history.jsonl` used, when any agent reported usage (an
-/// unreadable history shows nothing here: status is about prd.json).
 /// What history.jsonl says for `status`: the usage totals, and the stories (not passing) the
-/// agent reported blocked, with the reason.
+/// agent reported blocked, with the reason (an unreadable history shows nothing here: status
+/// is about prd.json).
 fn from_history(
     ctx: &Ctx,
     prd: &Prd,

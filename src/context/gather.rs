@@ -269,11 +269,7 @@ struct DepEntry {
 /// Read progress.txt (if any) and take what the prompt for `story` shows.
 fn from_progress(root: &Path, story: &Story, opts: &Options) -> Result<Progress, ContextError> {
     let path = crate::progress::path_in(root);
-    let bytes = if path.exists() {
-        Some(crate::fsutil::read(&path)?)
-    } else {
-        None
-    };
+    let bytes = crate::fsutil::read_if_exists(&path)?;
     // A borrowed view: one scan, and only the entries shown are copied.
     let Some(log) = bytes.as_deref().map(crate::progress::LogView::parse) else {
         return Ok(Progress {

@@ -3,7 +3,7 @@
 //! iteration placed by its start and duration, coloured by outcome, with a title tooltip) and
 //! the iterations. Every string from the history is escaped. Pure; owns no I/O.
 
-use super::text::{outcome_label, title};
+use super::text::{outcome_label, right_aligned, table, title};
 use super::{Iteration, Report, cost, duration, thousands};
 use std::fmt::Write;
 
@@ -138,95 +138,44 @@ fn pill(outcome: &str) -> String {
     )
 }
 
+/// The story table: [`table`]'s header and cells, each escaped; numbers right-aligned, the
+/// story id as code, the outcome as a pill.
 fn stories(out: &mut String, r: &Report) {
-    let c = r.columns;
-    out.push_str("<table>\n<tr><th>story</th><th class=\"n\">iterations</th><th class=\"n\">time</th><th>outcome</th>");
-    for (on, h) in [
-        (c.verify, "<th>verify</th>"),
-        (c.workers, "<th>worker</th>"),
-        (c.merge, "<th>merge</th>"),
-        (c.review, "<th>review</th>"),
-        (c.tokens, "<th class=\"n\">tokens</th>"),
-        (c.cost, "<th class=\"n\">cost</th>"),
-    ] {
-        if on {
-            out.push_str(h);
+    let (head, rows) = table(r);
+    let class = |i: usize| {
+        if right_aligned(head[i]) {
+            " class=\"n\""
+        } else {
+            ""
         }
+    };
+    out.push_str("<table>\n<tr>");
+    for (i, h) in head.iter().enumerate() {
+        // The page has room for the whole word.
+        let h = if *h == "iters" { "iterations" } else { h };
+        let _ = write!(out, "<th{}>{}</th>", class(i), escape(h));
     }
     out.push_str("</tr>\n");
-    let opt = |s: &Option<String>| escape(s.as_deref().unwrap_or("-"));
-    for s in &r.stories {
-        let _ = write!(
-            out,
-            "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td>",
-            escape(&s.story),
-            s.iterations,
-            duration(s.duration_ms),
-            pill(&s.outcome)
-        );
-        if c.verify {
-            let v = if s.verify_total == 0 {
-                "-".to_string()
-            } else {
-                format!("{}/{}", s.verify_passed, s.verify_total)
+    // The rows are the stories in order, then the totals.
+    let mut stories = r.stories.iter();
+    for row in &rows {
+        let story = stories.next();
+        out.push_str(if story.is_some() {
+            "<tr>"
+        } else {
+            "<tr class=\"total\">"
+        });
+        for (i, cell) in row.iter().enumerate() {
+            let inner = match (story, head[i]) {
+                (Some(_), "story") => format!("<code>{}</code>", escape(cell)),
+                (Some(s), "outcome") => pill(&s.outcome),
+                _ => escape(cell),
             };
-            let _ = write!(out, "<td>{v}</td>");
-        }
-        if c.workers {
-            let w: Vec<String> = s.workers.iter().map(u64::to_string).collect();
-            let _ = write!(out, "<td>{}</td>", w.join(", "));
-        }
-        if c.merge {
-            let _ = write!(out, "<td>{}</td>", opt(&s.merge));
-        }
-        if c.review {
-            let _ = write!(out, "<td>{}</td>", opt(&s.review));
-        }
-        if c.tokens {
-            let _ = write!(
-                out,
-                "<td class=\"n\">{}</td>",
-                s.tokens.map_or("-".into(), thousands)
-            );
-        }
-        if c.cost {
-            let _ = write!(
-                out,
-                "<td class=\"n\">{}</td>",
-                s.cost_usd.map_or("-".into(), cost)
-            );
+            let _ = write!(out, "<td{}>{inner}</td>", class(i));
         }
         out.push_str("</tr>\n");
     }
-    let t = &r.totals;
-    let _ = write!(
-        out,
-        "<tr class=\"total\"><td>total ({} done of {})</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td></td>",
-        t.done,
-        t.stories,
-        t.iterations,
-        duration(t.duration_ms)
-    );
-    for on in [c.verify, c.workers, c.merge, c.review] {
-        if on {
-            out.push_str("<td></td>");
-        }
-    }
-    if c.tokens {
-        let _ = write!(
-            out,
-            "<td class=\"n\">{}</td>",
-            t.tokens.map_or("-".into(), thousands)
-        );
-    }
-    if c.cost {
-        let _ = write!(
-            out,
-            "<td class=\"n\">{}</td>",
-            t.cost_usd.map_or("-".into(), cost)
-        );
-    }
-    out.push_str("</tr>\n</table>\n");
+    out.push_str("</table>\n");
 }
 
 /// A round step for about six ticks over `span_ms`.

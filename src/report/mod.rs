@@ -283,7 +283,7 @@ fn one_usage(u: &Value) -> Option<Usage> {
         cost_usd: u
             .get("cost_usd")
             .and_then(Value::as_f64)
-            .filter(|c| c.is_finite()),
+            .and_then(crate::state::history::counted_cost),
         model: str_of(u, "model"),
     })
 }
@@ -481,8 +481,8 @@ pub fn when(start: &str) -> String {
     }
 }
 
-/// `12,345`.
-pub fn thousands(n: u64) -> String {
+/// `12,345` (`ralph report`, and `ralph status`'s token totals in `run::cost`).
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -81,7 +81,8 @@ fn odd_and_missing_fields_never_fail() {
     assert_eq!(r.iterations[1].review.as_deref(), Some("approve"));
     assert_eq!(r.iterations[2].offset_ms, 0);
     assert_eq!(r.totals.tokens, Some(5));
-    let records: Vec<Value> = [0.1, 0.2]
+    // A negative cost is junk, dropped as `--max-cost` and `ralph status` drop it.
+    let records: Vec<Value> = [0.1, 0.2, -5.0]
         .iter()
         .map(|c| json!({"run_id": "r", "story": "A", "usage": {"cost_usd": c}}))
         .collect();
@@ -136,6 +137,21 @@ fn html_escapes_every_string_from_the_file_and_loads_nothing() {
     }
     assert_eq!(page.matches("class=\"bar ").count(), 6);
     assert_eq!(page.matches("<div class=\"lane\">").count(), 2);
+}
+
+#[test]
+fn the_html_story_table_renders_the_text_tables_cells() {
+    let records = vec![
+        json!({"run_id": "r", "story": "A", "worker": 1, "outcome": "verify-failed"}),
+        json!({"run_id": "r", "story": "A", "worker": 2, "outcome": "done"}),
+    ];
+    let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
+    assert!(text::text(&r).contains("1,2"), "{}", text::text(&r));
+    let page = html::html(&r);
+    let row = "<tr><td><code>A</code></td><td class=\"n\">2</td><td class=\"n\">0s</td>\
+               <td><span class=\"pill o-done\">done</span></td><td>1,2</td></tr>";
+    assert!(page.contains(row), "{page}");
+    assert!(page.contains("<tr class=\"total\"><td>total (1 done of 1)</td>"));
 }
 
 #[test]

@@ -12,8 +12,9 @@ pub fn outcome_label(outcome: &str) -> String {
     }
 }
 
-/// The table's header and rows (the totals last), the optional columns only when present.
-fn table(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
+/// The table's header and rows (the totals last), the optional columns only when present; the
+/// terminal, markdown and HTML tables all render these.
+pub(super) fn table(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let c = r.columns;
     let mut head = vec!["story", "iters", "time", "outcome"];
     let opt = |on: bool, name: &'static str, head: &mut Vec<&'static str>| {
@@ -84,7 +85,7 @@ fn table(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
 }
 
 /// Numbers read best right-aligned.
-fn right_aligned(name: &str) -> bool {
+pub(super) fn right_aligned(name: &str) -> bool {
     matches!(name, "iters" | "time" | "tokens" | "cost")
 }
 

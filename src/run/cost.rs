@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use crate::agent::telemetry::Usage;
 use crate::config::Dollars;
-use crate::state::history::Record;
+use crate::report::thousands;
+use crate::state::history::{Record, counted_cost};
 
 /// The cost reported so far in this run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,14 +25,19 @@ impl Spent {
     /// the agent reported no cost for it.
     pub fn add(&mut self, rec: &Record, cap: Option<Dollars>) -> Option<String> {
         // The reviewer's spend (`--review`) counts too.
-        if let Some(c) = review_usage(rec).and_then(|u| u.cost_usd)
-            && c.is_finite()
-            && c >= 0.0
+        if let Some(c) = review_usage(rec)
+            .and_then(|u| u.cost_usd)
+            .and_then(counted_cost)
         {
             self.usd = Some(self.usd.unwrap_or(0.0) + c);
         }
-        match rec.usage.as_ref().and_then(|u| u.cost_usd) {
-            Some(c) if c.is_finite() && c >= 0.0 => {
+        match rec
+            .usage
+            .as_ref()
+            .and_then(|u| u.cost_usd)
+            .and_then(counted_cost)
+        {
+            Some(c) => {
                 self.usd = Some(self.usd.unwrap_or(0.0) + c);
                 None
             }
@@ -87,7 +93,7 @@ impl Totals {
             t.input_tokens = t.input_tokens.saturating_add(u.input_tokens);
             t.output_tokens = t.output_tokens.saturating_add(u.output_tokens);
             t.cached_tokens = t.cached_tokens.saturating_add(u.cached_tokens);
-            if let Some(c) = u.cost_usd.filter(|c| c.is_finite() && *c >= 0.0) {
+            if let Some(c) = u.cost_usd.and_then(counted_cost) {
                 t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + c);
             }
         }
@@ -101,9 +107,9 @@ impl Totals {
         };
         format!(
             "{} in ({} cached) / {} out · cost: {cost} ({} iteration(s) reporting)",
-            grouped(self.input_tokens),
-            grouped(self.cached_tokens),
-            grouped(self.output_tokens),
+            thousands(self.input_tokens),
+            thousands(self.cached_tokens),
+            thousands(self.output_tokens),
             self.iterations
         )
     }
@@ -116,27 +122,13 @@ pub fn of_record(rec: &Record) -> Option<f64> {
         .usage
         .iter()
         .chain(review_usage(rec))
-        .filter_map(|u| u.cost_usd)
-        .filter(|c| c.is_finite() && *c >= 0.0);
+        .filter_map(|u| u.cost_usd.and_then(counted_cost));
     costs.fold(None, |sum, c| Some(sum.unwrap_or(0.0) + c))
 }
 
 /// What the reviewer of this iteration reported using, if it was reviewed.
 fn review_usage(rec: &Record) -> Option<&Usage> {
     rec.review.as_ref().and_then(|r| r.usage.as_ref())
-}
-
-/// 1234567 -> "1,234,567".
-fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -233,7 +225,5 @@ mod tests {
             t.line(),
             "2,000 in (1,800 cached) / 20 out · cost: $0.50 (2 iteration(s) reporting)"
         );
-        assert_eq!(grouped(1234567), "1,234,567");
-        assert_eq!(grouped(12), "12");
     }
 }

@@ -16,14 +16,6 @@ use crate::clean::{self, Limits, sweep};
 use crate::state::history;
 use crate::state::runs::{self, Manifest, RunOutcome};
 
-/// The limits `[clean]` (with env and flags) sets.
-pub fn limits(c: &crate::config::Clean) -> Limits {
-    Limits {
-        older_than: c.older_than,
-        keep: c.keep,
-    }
-}
-
 /// Clean at the start of a run (after the lock, before the first iteration) unless `[clean]
 /// auto = false`; one note says what went, nothing is said when nothing did.
 pub(crate) fn clean_at_start(opts: &Options, rep: &dyn Reporter) {
@@ -31,7 +23,7 @@ pub(crate) fn clean_at_start(opts: &Options, rep: &dyn Reporter) {
     if !c.auto {
         return;
     }
-    let report = sweep::clean(&opts.root, limits(c), None, false);
+    let report = sweep::clean(&opts.root, Limits::from(c), false);
     for text in report.warnings.iter().cloned() {
         rep.report(Event::Warning { text });
     }
@@ -56,7 +48,7 @@ pub fn clean_preview(opts: &Options) -> Option<String> {
     if !c.auto {
         return None;
     }
-    let report = sweep::clean(&opts.root, limits(c), None, true);
+    let report = sweep::clean(&opts.root, Limits::from(c), true);
     clean::summary(report.removed(), "old ").map(|what| {
         format!("clean: the run would first remove {what}; `ralph clean --dry-run` lists them")
     })

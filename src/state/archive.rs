@@ -53,14 +53,6 @@ fn started(now: &Zoned) -> String {
     now.strftime("%a %b %e %H:%M:%S %Z %Y").to_string()
 }
 
-fn io(path: &Path, e: std::io::Error, action: &'static str) -> FsError {
-    FsError {
-        path: path.to_path_buf(),
-        action,
-        source: e,
-    }
-}
-
 fn copy_if_exists(from: &Path, to: &Path) -> Result<bool, FsError> {
     match fsutil::read_if_exists(from)? {
         Some(bytes) => {
@@ -89,12 +81,9 @@ pub fn on_branch(
     // Stored trimmed, so compared trimmed: " ralph/x " must not look new on every run.
     let branch = branch.trim();
     let last_file = p.state_dir.join("last-branch");
-    let last = match crate::fsutil::read_if_exists(&last_file) {
-        Ok(b) => String::from_utf8_lossy(&b.unwrap_or_default())
-            .trim()
-            .to_string(),
-        Err(e) => return Err(io(&last_file, e.source, "read")),
-    };
+    let last = String::from_utf8_lossy(&fsutil::read_if_exists(&last_file)?.unwrap_or_default())
+        .trim()
+        .to_string();
     let mut archived = None;
     if !last.is_empty() && !branch.is_empty() && last != branch {
         let base = p.root.join("archive");

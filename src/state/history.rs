@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::fsutil::fs_err;
+
 /// What an iteration achieved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -248,6 +250,12 @@ pub fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, S
         .collect()
 }
 
+/// A reported cost as every sum counts it (`--max-cost`, `ralph status`, `ralph report`): a
+/// negative or non-finite one is junk, counted as not reported. Pure.
+pub fn counted_cost(usd: f64) -> Option<f64> {
+    (usd.is_finite() && usd >= 0.0).then_some(usd)
+}
+
 pub fn path(root: &Path) -> PathBuf {
     super::state_dir(root).join("history.jsonl")
 }
@@ -267,14 +275,6 @@ fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {
 /// Append one record as one line (after a newline, when the last line was torn).
 pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
     let p = path(root);
-    let fs_err = |action: &'static str| {
-        let p = p.clone();
-        move |source| crate::fsutil::FsError {
-            path: p,
-            action,
-            source,
-        }
-    };
     if let Some(dir) = p.parent() {
         crate::fsutil::create_dir_all(dir)?;
     }
@@ -294,13 +294,13 @@ pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
         .append(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
         .open(&p)
-        .map_err(fs_err("open for append"))?;
+        .map_err(fs_err(&p, "open for append"))?;
     // A torn last line (a crash mid-append) must stay a line of its own: gluing this record
     // onto it would make a bad line in the middle, and the file unreadable for good.
-    if ends_without_newline(&mut f).map_err(fs_err("read"))? {
+    if ends_without_newline(&mut f).map_err(fs_err(&p, "read"))? {
         line.insert(0, '\n');
     }
-    f.write_all(line.as_bytes()).map_err(fs_err("append"))?;
+    f.write_all(line.as_bytes()).map_err(fs_err(&p, "append"))?;
     Ok(())
 }
 

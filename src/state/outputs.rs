@@ -40,11 +40,7 @@ pub fn of(log: Option<&LogView<'_>>, records: &[Record], id: &str) -> StoryOutpu
 /// Also returns how many history lines were skipped as not records.
 pub fn read(root: &Path, id: &str) -> Result<(StoryOutputs, usize), ReadError> {
     let path = crate::progress::path_in(root);
-    let bytes = if path.exists() {
-        Some(crate::fsutil::read(&path)?)
-    } else {
-        None
-    };
+    let bytes = crate::fsutil::read_if_exists(&path)?;
     let log = bytes.as_deref().map(LogView::parse);
     let (records, skipped) = history::read_counted(root)?;
     Ok((of(log.as_ref(), &records, id), skipped))

@@ -48,11 +48,7 @@ pub fn keep(state_dir: &Path, n: u32, original: &Path, bytes: &[u8]) -> Result<P
 /// Move whatever sits at `path` (of any kind) into the rejected dir and return where.
 pub fn move_aside(state_dir: &Path, n: u32, path: &Path) -> Result<PathBuf, FsError> {
     let p = free_name(state_dir, n, &file_name(path))?;
-    std::fs::rename(path, &p).map_err(|source| FsError {
-        path: path.to_path_buf(),
-        action: "move aside",
-        source,
-    })?;
+    std::fs::rename(path, &p).map_err(fsutil::fs_err(path, "move aside"))?;
     Ok(p)
 }
 

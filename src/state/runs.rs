@@ -175,13 +175,7 @@ pub fn list(state_dir: &Path) -> Result<Vec<RunFolder>, FsError> {
     let entries = match std::fs::read_dir(&d) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
-        Err(source) => {
-            return Err(FsError {
-                path: d,
-                action: "list",
-                source,
-            });
-        }
+        Err(e) => return Err(fsutil::fs_err(&d, "list")(e)),
     };
     let mut out: Vec<RunFolder> = entries
         .flatten()
