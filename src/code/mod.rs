@@ -27,5 +27,5 @@ pub mod store;
 
 pub use kind::Kind;
 pub use query::{QueryTerm, as_written, query, written_words};
-pub use rank::{Evidence, PinEvidence, Ranked, rank};
+pub use rank::{Evidence, OUTLINED_FILES, PinEvidence, Ranked, rank};
 pub use scan::{Refresh, refresh};

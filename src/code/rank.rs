@@ -48,6 +48,8 @@ const COCHANGE_SEEDS: usize = 5;
 const MAX_SYMBOLS: usize = 6;
 /// The most other definitions kept as a file's outline.
 const MAX_OUTLINE: usize = 24;
+/// The top files that carry an outline (the prompt shows no other file's).
+pub const OUTLINED_FILES: usize = 3;
 
 /// A Pin entry the story matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +100,8 @@ pub struct Ranked {
     pub evidence: Vec<String>,
     /// Its definitions whose names share words with the story, in line order.
     pub symbols: Vec<Symbol>,
-    /// Its other definitions, the file's outline (see [`outline`]), in line order.
+    /// Its other definitions, the file's outline (see [`outline`]), in line order; empty below
+    /// the top [`OUTLINED_FILES`].
     pub outline: Vec<Symbol>,
     pub summary: String,
 }
@@ -171,7 +174,11 @@ pub fn rank(
             .then_with(|| index.files()[a.file].path.cmp(&index.files()[b.file].path))
     });
     cands.truncate(limit);
-    cands.into_iter().map(|c| finish(index, query, c)).collect()
+    cands
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| finish(index, query, c, i < OUTLINED_FILES))
+        .collect()
 }
 
 /// A file's query terms: (query position, counts per field).
@@ -355,8 +362,9 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
     }
 }
 
-/// The report of one candidate: matched words as written, matching definitions.
-fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Result<Ranked, Damaged> {
+/// The report of one candidate: matched words as written, matching definitions, and its
+/// outline when it is one of the top files (`outlined`).
+fn finish(index: &Index, query: &[QueryTerm], c: Cand, outlined: bool) -> Result<Ranked, Damaged> {
     let f = &index.files()[c.file];
     let details = index.details(c.file)?;
     // Best first; equal contributions in the story's order.
@@ -382,7 +390,10 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand) -> Result<Ranked, Damaged
     symbols.truncate(MAX_SYMBOLS);
     let mut symbols: Vec<Symbol> = symbols.into_iter().map(|(_, s)| s.clone()).collect();
     symbols.sort_by_key(|s| s.line);
-    let outline = outline(&all, &symbols, MAX_OUTLINE);
+    let outline = match outlined {
+        true => outline(&all, &symbols, MAX_OUTLINE),
+        false => Vec::new(),
+    };
     Ok(Ranked {
         path: f.path.clone(),
         kind: f.kind,
@@ -489,6 +500,36 @@ mod tests {
             paths(&idx, "the and of").is_empty(),
             "stop words match nothing"
         );
+    }
+
+    #[test]
+    fn only_the_top_files_carry_an_outline() {
+        let files: Vec<(String, String)> = (0..5)
+            .map(|i| {
+                let body = format!("fn render_{i}() {{}}\nfn other_{i}() {{}}\n");
+                (format!("src/f{i}.rs"), body.repeat(1 + i))
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let ranked = rank(
+            &index(&refs),
+            &query("render", ""),
+            &Evidence::default(),
+            10,
+        )
+        .unwrap();
+        assert_eq!(ranked.len(), 5);
+        for (i, r) in ranked.iter().enumerate() {
+            assert_eq!(
+                !r.outline.is_empty(),
+                i < OUTLINED_FILES,
+                "{i}: {:?}",
+                r.outline
+            );
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! Pure; the ranking is [`crate::code`]'s, the wording [`super::render`]'s.
 
 use super::redact::{Redactions, redact_into};
-use crate::code::Ranked;
+use crate::code::{OUTLINED_FILES, Ranked};
 
 /// A ranked file, redacted, as the prompt shows it.
 pub struct PrepFile {
@@ -36,9 +36,6 @@ pub struct Shown {
     /// Other definitions (the outline).
     pub outline: usize,
 }
-
-/// Files that also show their outline at the first level.
-const OUTLINED_FILES: usize = 3;
 
 /// What is shown per file at a reduction level (`None`: the file is not shown): the outlines
 /// of the top files go first, then matching signatures shrink, then files drop from the
