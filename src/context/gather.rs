@@ -18,7 +18,6 @@ use super::{ContextError, Options};
 use crate::code::{PinEvidence, as_written, written_words};
 use crate::patterns::Failure;
 use crate::prd::{Prd, Story};
-use crate::state::outputs::StoryOutputs;
 
 /// The most bytes read from one spec file, whatever its line count (a minified file is one line).
 const SPEC_READ_LIMIT: u64 = 256 * 1024;
@@ -81,15 +80,11 @@ pub fn gather(
         patterns,
         recent,
     } = progress?;
-    let history = crate::state::history::read(root)?;
-    // Each blocker's outputs, from the one reader `ralph show` uses too.
-    let dep_outputs: Vec<StoryOutputs> = dep_entries
-        .into_iter()
-        .map(|o| StoryOutputs {
-            progress_entry: o.progress_entry,
-            records: crate::state::outputs::of(None, &history, &o.id).records,
-        })
-        .collect();
+    // Only a story with blockers shows what they produced: no history read otherwise.
+    let history = match story.blocked_by.is_empty() {
+        true => Vec::new(),
+        false => crate::state::history::read(root)?,
+    };
     let Found {
         pins,
         mut index,
@@ -100,18 +95,19 @@ pub fn gather(
     let deps: Vec<DepOutput> = story
         .blocked_by
         .iter()
-        .zip(dep_outputs)
-        .map(|(id, out)| {
+        .zip(dep_entries)
+        .map(|(id, progress_entry)| {
             let title = prd
                 .story(id)
                 .map_or_else(|| "(not in prd.json)".to_string(), |s| s.title.clone());
-            let done = out.last_done();
+            // The one reader `ralph show` uses too.
+            let done = crate::state::outputs::last_done(&history, id);
             DepOutput {
                 id: id.clone(),
                 title,
                 files_changed: done.map(|r| r.files_changed.clone()).unwrap_or_default(),
                 commit: done.and_then(|r| r.head_after.clone()),
-                progress_entry: out.progress_entry,
+                progress_entry,
             }
         })
         .collect();
@@ -253,17 +249,10 @@ fn find(
 
 /// What the prompt takes from progress.txt.
 struct Progress {
-    /// Per blocker of the story (in `blocked_by` order), its outputs as progress.txt has them
-    /// (no history records yet).
-    dep_entries: Vec<DepEntry>,
+    /// Per blocker of the story (in `blocked_by` order), its latest progress.txt entry.
+    dep_entries: Vec<Option<String>>,
     patterns: Option<String>,
     recent: Vec<String>,
-}
-
-/// A blocker's latest progress entry.
-struct DepEntry {
-    id: String,
-    progress_entry: Option<String>,
 }
 
 /// Read progress.txt (if any) and take what the prompt for `story` shows.
@@ -273,14 +262,7 @@ fn from_progress(root: &Path, story: &Story, opts: &Options) -> Result<Progress,
     // A borrowed view: one scan, and only the entries shown are copied.
     let Some(log) = bytes.as_deref().map(crate::progress::LogView::parse) else {
         return Ok(Progress {
-            dep_entries: story
-                .blocked_by
-                .iter()
-                .map(|id| DepEntry {
-                    id: id.clone(),
-                    progress_entry: None,
-                })
-                .collect(),
+            dep_entries: vec![None; story.blocked_by.len()],
             patterns: None,
             recent: Vec::new(),
         });
@@ -288,10 +270,7 @@ fn from_progress(root: &Path, story: &Story, opts: &Options) -> Result<Progress,
     let dep_entries = story
         .blocked_by
         .iter()
-        .map(|id| DepEntry {
-            id: id.clone(),
-            progress_entry: crate::state::outputs::of(Some(&log), &[], id).progress_entry,
-        })
+        .map(|id| crate::state::outputs::latest_entry(&log, id))
         .collect();
     let patterns = log
         .codebase_patterns()

@@ -2,7 +2,8 @@
 //! `.ralph/history.jsonl` records. The one source both the context builder (a blocker's
 //! outputs in the prompt) and `ralph show` read.
 //!
-//! [`of`] is pure (a parsed log and the records in); [`read`] reads the two files first.
+//! [`of`], [`latest_entry`] and [`last_done`] are pure (a parsed log, the records in); [`read`]
+//! reads the two files first.
 
 use std::path::Path;
 
@@ -16,24 +17,25 @@ pub struct StoryOutputs {
     pub records: Vec<Record>,
 }
 
-impl StoryOutputs {
-    /// The latest record whose outcome is `done`.
-    pub fn last_done(&self) -> Option<&Record> {
-        self.records
-            .iter()
-            .rev()
-            .find(|r| r.outcome == Outcome::Done)
-    }
-}
-
 /// The outputs of story `id` from a parsed progress log (if any) and the history records.
 pub fn of(log: Option<&LogView<'_>>, records: &[Record], id: &str) -> StoryOutputs {
     StoryOutputs {
-        progress_entry: log
-            .and_then(|l| l.last_entry_for(id))
-            .map(|e| e.text().into_owned()),
+        progress_entry: log.and_then(|l| latest_entry(l, id)),
         records: records.iter().filter(|r| r.story == id).cloned().collect(),
     }
+}
+
+/// Story `id`'s latest progress.txt entry.
+pub fn latest_entry(log: &LogView<'_>, id: &str) -> Option<String> {
+    log.last_entry_for(id).map(|e| e.text().into_owned())
+}
+
+/// Story `id`'s latest `done` record among `records` (borrowed: nothing copied).
+pub fn last_done<'a>(records: &'a [Record], id: &str) -> Option<&'a Record> {
+    records
+        .iter()
+        .rev()
+        .find(|r| r.story == id && r.outcome == Outcome::Done)
 }
 
 /// Read progress.txt (if any) and the history under `root`, and take story `id`'s outputs.
@@ -67,5 +69,20 @@ mod tests {
         assert!(out.progress_entry.unwrap().contains("second"));
         assert!(out.records.is_empty());
         assert_eq!(of(None, &[], "US-001"), StoryOutputs::default());
+    }
+
+    #[test]
+    fn the_last_done_record_is_the_storys_latest_done_one() {
+        let rec = |story: &str, i: u32, outcome: Outcome| {
+            Record::new("r", i, story, String::new(), outcome)
+        };
+        let records = [
+            rec("A", 1, Outcome::Done),
+            rec("B", 2, Outcome::Done),
+            rec("A", 3, Outcome::Done),
+            rec("A", 4, Outcome::VerifyFailed),
+        ];
+        assert_eq!(last_done(&records, "A").map(|r| r.iteration), Some(3));
+        assert_eq!(last_done(&records, "C"), None);
     }
 }
