@@ -289,8 +289,10 @@ fn errors_seen_before_follow_the_codebase_patterns_and_go_in_the_red_zone() {
     let a = assemble(&inp, &big()).unwrap();
     let p = &a.prompt;
     let at = |needle: &str| p.find(needle).unwrap_or_else(|| panic!("{needle}: {p}"));
-    assert!(at("# Errors seen before") > at("- Errors name the file"));
-    assert!(at("# Errors seen before") < at("# Where to look").max(at("Module 1")));
+    // Where to look, then the Codebase Patterns, then the errors seen before, then the Pin.
+    assert!(at("# Where to look") < at("- Errors name the file"));
+    assert!(at("- Errors name the file") < at("# Errors seen before"));
+    assert!(at("# Errors seen before") < at("Module 1"));
     assert!(p.contains("    error: bad value N in cfg.toml\n"));
     assert!(p.contains("Fixed in US-000 by changing: src/m1/mod.rs +2 -1"));
     assert!(

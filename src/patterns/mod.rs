@@ -13,5 +13,5 @@
 pub mod select;
 pub mod signature;
 
-pub use select::{Chosen, MAX_SHOWN, MIN_SIMILARITY, Why, render, select, similarity};
-pub use signature::{Failure, id, normalise, signature};
+pub use select::{Chosen, Why, render, select};
+pub use signature::{Failure, id, signature};

@@ -42,13 +42,6 @@ pub struct Failure {
     pub tail: String,
 }
 
-impl Failure {
-    /// This failure's signature (see [`signature`]).
-    pub fn signature(&self) -> Vec<String> {
-        signature(&self.tail)
-    }
-}
-
 /// A pattern of this file (literals, tested below).
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid regex")
