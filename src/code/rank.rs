@@ -413,9 +413,12 @@ pub fn outline(all: &[Symbol], shown: &[Symbol], max: usize) -> Vec<Symbol> {
     let rank = |s: &Symbol| {
         let private = s.name.starts_with('_');
         let kind = match s.kind.as_str() {
+            // The kinds `lang.rs` captures (`facts` drops a trailing `!`).
             "struct" | "enum" | "trait" | "union" | "type" | "class" | "interface" | "record"
-            | "object" | "namespace" => 0,
-            "fn" | "def" | "func" | "function" | "method" | "fun" | "impl" | "macro_rules!" => 1,
+            | "object" | "namespace" | "module" | "defmodule" | "mod" | "protocol"
+            | "extension" => 0,
+            "fn" | "def" | "func" | "function" | "method" | "fun" | "impl" | "macro_rules"
+            | "defp" | "defmacro" => 1,
             _ => 2,
         };
         (private, kind, s.line)
@@ -560,5 +563,13 @@ mod tests {
             "a type, then a public function, when only two fit"
         );
         assert!(outline(&all, &all, 10).is_empty());
+    }
+
+    #[test]
+    fn kinds_read_from_real_files_rank_as_types_then_functions_then_the_rest() {
+        let src = "pub const LIMIT: u32 = 3;\nstatic NAME: &str = \"x\";\nmacro_rules! make_x { () => {} }\npub mod inner {}\n";
+        let all = crate::code::facts::facts("src/lib.rs", src.as_bytes()).symbols;
+        let names: Vec<String> = outline(&all, &[], 2).into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["make_x", "inner"], "{all:?}");
     }
 }
