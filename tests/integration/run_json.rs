@@ -80,3 +80,26 @@ fn a_run_with_nothing_ready_ends_with_why_each_story_cannot_run() {
     assert!(why[0].starts_with("A: blocked by B"), "{why:?}");
     assert!(why[1].starts_with("B: skipped"), "{why:?}");
 }
+
+#[test]
+fn a_run_refused_at_its_start_ends_with_the_error_envelope() {
+    let p = Project::new(&prd("ralph/j", &[story("A", 1, &[])]));
+    p.agent("claude", &format!("{WORK}\n{FLIP}"));
+    std::fs::write(p.root().join("scratch.txt"), "mine\n").unwrap();
+    let out = p.run().args(["--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(p.calls(), 0);
+    let ev = events(&out.stdout);
+    let last = ev.last().expect("an envelope");
+    assert_eq!(last["command"], "run", "{last}");
+    assert_eq!(last["schema_version"], 2);
+    assert_eq!(last["data"], serde_json::Value::Null);
+    assert_eq!(last["errors"][0]["code"], "dirty-tree", "{last}");
+    assert!(
+        last["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("scratch.txt"),
+        "{last}"
+    );
+}

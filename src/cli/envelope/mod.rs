@@ -143,6 +143,8 @@ pub fn json_command(cmd: &Command) -> Option<&'static str> {
         },
         Command::Compact(a) if a.json => Some("compact"),
         Command::Clean(a) if a.json => Some("clean"),
+        // A run streams events; an error that stops it is the envelope, on the last line.
+        Command::Run(a) if a.json => Some("run"),
         Command::Pin(p) => match &p.command {
             PinCommand::Search { json: true, .. } => Some("pin search"),
             PinCommand::Check { json: true } => Some("pin check"),
@@ -171,9 +173,9 @@ pub fn report_error(json: Option<&'static str>, err: &anyhow::Error) {
 
 /// The commands with a JSON mode, as `json_command` names them (a usage error names the one it
 /// can find in the arguments).
-const JSON_COMMANDS: [&str; 11] = [
+const JSON_COMMANDS: [&str; 12] = [
     "validate", "status", "next", "graph", "context", "compact", "report", "show", "pin",
-    "patterns", "clean",
+    "patterns", "clean", "run",
 ];
 
 /// Parse the command line. A usage error when `--json` is among the arguments is an envelope on
