@@ -1,7 +1,6 @@
 //! Dependency graphs in the abstract: nodes with ids and the ids they are blocked by, and the
-//! cycles among them. Generic over [`DepNode`], so the prd.json model (which checks for cycles
-//! when it loads) and the dependency policy in [`crate::graph`] (which selects stories) both
-//! build on it without importing each other. Owns no story semantics (readiness, selection).
+//! cycles among them, for prd.json's validation (`prd::refs`, over its borrowed stories). Generic
+//! over [`DepNode`]; owns no story semantics (readiness and selection are [`crate::graph`]'s).
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use rustc_hash::FxHashMap;

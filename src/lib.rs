@@ -20,7 +20,7 @@
 //! - [`init`]: `ralph init`'s policy (verify commands from manifests, starter files).
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
 //!
-//! Shared plumbing: [`dag`] (dependency graphs and their cycles, below both `prd` and `graph`),
+//! Shared plumbing: [`dag`] (dependency graphs and their cycles, for prd.json's validation),
 //! [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
 //! [`par`] (pure work spread over the cores), [`ui`] (colour, `-q`/`-v`, the `tracing` filter).
 

@@ -1,13 +1,12 @@
 //! The `blockedBy` dependency policy: readiness and the choice of the next story.
 //!
 //! Owns dependency policy as pure functions over [`crate::prd::Story`] values; reads and writes
-//! nothing. Rendering (dot, mermaid) is in `render`; selection in `select`; the graph itself and
-//! its cycles are in [`crate::dag`], which prd.json validation uses too.
+//! nothing. Rendering (dot, mermaid) is in `render`; selection in `select`. Cycles are found when
+//! prd.json is validated ([`crate::dag`]), so the policy here may assume there are none.
 
 pub mod render;
 pub mod select;
 
-pub use crate::dag::{DepGraph, DepNode, MAX_CYCLES};
 pub use select::{Blocker, State, next_ready, states};
 
 #[cfg(test)]

@@ -124,15 +124,6 @@ impl crate::dag::DepNode for StoryRef<'_> {
     }
 }
 
-impl crate::dag::DepNode for Story {
-    fn node_id(&self) -> &str {
-        &self.id
-    }
-    fn node_deps(&self) -> impl Iterator<Item = &str> {
-        self.blocked_by.iter().map(String::as_str)
-    }
-}
-
 /// The `userStories` entries of a prd value (empty when it is not an array).
 fn story_values(value: &Value) -> &[Value] {
     value

@@ -131,7 +131,7 @@ pub enum Event {
     Claim {
         story: String,
         title: String,
-        /// waiting, running, queued, merging.
+        /// waiting, running, queued.
         state: String,
         #[serde(serialize_with = "millis")]
         elapsed: Duration,
