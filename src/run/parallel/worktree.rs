@@ -74,13 +74,22 @@ fn pre(what: impl Into<String>, fix: impl Into<String>) -> GitError {
     }
 }
 
-/// Paths `git status` reports in `dir` (ignored files, `.ralph/` included, are not).
+/// Paths `git status` reports in `dir` (ignored files, `.ralph/` included, are not), read as
+/// the sequential start reads them ([`crate::run::branch::parse_status`]: `-z`, so a name with
+/// spaces or quotes and a rename's new path come out as they are).
 pub fn dirty_paths(dir: &Path) -> Result<Vec<String>, GitError> {
-    let out = git(dir, &["status", "--porcelain", "--untracked-files=normal"])?;
-    Ok(out
-        .lines()
-        .filter(|l| l.len() > 3)
-        .map(|l| l[3..].to_string())
+    let args = ["status", "--porcelain", "-z", "--untracked-files=normal"];
+    let out = crate::run::git::output(dir, &args)?;
+    if !out.status.success() {
+        return Err(GitError::Failed {
+            args: args.join(" "),
+            dir: dir.to_path_buf(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    Ok(crate::run::branch::parse_status(&out.stdout)
+        .into_iter()
+        .map(|e| e.path)
         .collect())
 }
 
@@ -352,6 +361,20 @@ pub(crate) mod tests {
         git(&root, &["add", "-A"]).unwrap();
         git(&root, &["commit", "-qm", "init"]).unwrap();
         (d, root)
+    }
+
+    #[test]
+    fn dirty_paths_are_the_names_as_they_are() {
+        let (_d, root) = repo();
+        assert!(dirty_paths(&root).unwrap().is_empty());
+        // A modification first (its status line starts with a space), a name with a space, a
+        // rename.
+        std::fs::write(root.join("f.txt"), "2\n").unwrap();
+        std::fs::write(root.join("new file.txt"), "x\n").unwrap();
+        git(&root, &["mv", "prd.json", "moved.json"]).unwrap();
+        let mut got = dirty_paths(&root).unwrap();
+        got.sort();
+        assert_eq!(got, ["f.txt", "moved.json", "new file.txt"]);
     }
 
     #[test]
