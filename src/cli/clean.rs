@@ -33,14 +33,13 @@ pub struct CleanArgs {
 }
 
 pub fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
-    let file = config::load_file(&ctx.root)?;
-    let env = config::from_env(|k| std::env::var(k).ok())?;
-    let flags = Layer {
-        clean_older_than: args.older_than,
-        clean_keep: args.keep,
-        ..Layer::default()
-    };
-    let settings = config::resolve(&[&flags, &env, &file]).clean;
+    let settings = ctx
+        .settings(&Layer {
+            clean_older_than: args.older_than,
+            clean_keep: args.keep,
+            ..Layer::default()
+        })?
+        .clean;
     let limits = Limits::from(&settings);
     // A running `ralph run` writes its run folder and rejected copies: never remove under it. A
     // dry run writes nothing, not even the lock file.

@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::agent::{AgentSpec, PromptMode};
-use crate::config::{self, Layer, Settings};
+use crate::config::{Layer, Settings};
 use crate::exit::Code;
 use crate::progress::compact::{self, Options};
 use crate::progress::{self, CommandSummarizer, Stats, SummaryMethod, store};
@@ -139,14 +139,11 @@ fn describe(s: &Stats) -> String {
 }
 
 pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
-    let file = config::load_file(&ctx.root)?;
-    let env = config::from_env(|k| std::env::var(k).ok())?;
-    let flags = Layer {
+    let settings = ctx.settings(&Layer {
         compact_threshold: args.threshold,
         compact_keep_recent: args.keep_recent,
         ..Layer::default()
-    };
-    let settings = config::resolve(&[&flags, &env, &file]);
+    })?;
     // A usage error goes through main like every error: exit 2, an envelope with --json.
     let opts = options(&args, &settings).map_err(crate::exit::Usage)?;
     let path = progress::path_in(&ctx.root);

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::Ctx;
 use super::envelope::{Envelope, Problem};
-use crate::config::{self, Layer};
+use crate::config::Layer;
 use crate::context::{self, Flavour};
 use crate::exit::Code;
 use crate::graph::{self, State};
@@ -92,9 +92,7 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
         context_files: args.files,
         ..Layer::default()
     };
-    let file = config::load_file(&ctx.root)?;
-    let env = config::from_env(|k| std::env::var(k).ok())?;
-    let settings = config::resolve(&[&flags, &env, &file]);
+    let settings = ctx.settings(&flags)?;
     let flavour = Flavour::for_agent(settings.agent.name());
     let opts = &settings.context;
     let built = context::find_story(&prd, &args.story_id)

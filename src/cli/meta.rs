@@ -82,9 +82,7 @@ pub fn instructions(ctx: &Ctx, args: InstructionsArgs) -> anyhow::Result<Code> {
             .transpose()?,
         ..Layer::default()
     };
-    let file = config::load_file(&ctx.root)?;
-    let env = config::from_env(|k| std::env::var(k).ok())?;
-    let settings = config::resolve(&[&flags, &env, &file]);
+    let settings = ctx.settings(&flags)?;
     if args.reviewer {
         return reviewer_instructions(ctx, &settings);
     }

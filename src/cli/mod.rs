@@ -113,6 +113,16 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The settings: `flags` over the `RALPH_*` environment over ralph.toml over the defaults.
+    pub fn settings(
+        &self,
+        flags: &crate::config::Layer,
+    ) -> anyhow::Result<crate::config::Settings> {
+        let file = crate::config::load_file(&self.root)?;
+        let env = crate::config::from_env(|k| std::env::var(k).ok())?;
+        Ok(crate::config::resolve(&[flags, &env, &file]))
+    }
+
     fn from_cli(cli: &Cli) -> Ctx {
         let prd_path = cli.prd.clone().unwrap_or_else(|| cli.root.join("prd.json"));
         Ctx {

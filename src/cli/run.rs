@@ -150,9 +150,7 @@ impl RunArgs {
 }
 
 fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
-    let file = config::load_file(&ctx.root)?;
-    let env = config::from_env(|k| std::env::var(k).ok())?;
-    let settings = config::resolve(&[&args.layer(), &env, &file]);
+    let settings = ctx.settings(&args.layer())?;
     let agent = AgentSpec::resolve(
         settings.agent,
         settings.agent_cmd.as_deref(),
