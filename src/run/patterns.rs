@@ -157,8 +157,9 @@ pub fn numstat(out: &str) -> String {
 
 /// The first learning of the story's latest progress.txt entry, if it wrote one.
 fn learning_line(root: &Path, story: &str) -> Option<String> {
-    let (out, _) = crate::state::outputs::read(root, story).ok()?;
-    let entry = out.progress_entry?;
+    let bytes = crate::fsutil::read_if_exists(&crate::progress::path_in(root)).ok()??;
+    let entry =
+        crate::state::outputs::latest_entry(&crate::progress::LogView::parse(&bytes), story)?;
     let body = entry.split_once('\n').map_or("", |(_, b)| b);
     let (_, learnings) = crate::progress::lessons::extract(body.as_bytes());
     learnings
