@@ -40,8 +40,9 @@ pub struct Activity {
     pub mid_line: bool,
 }
 
-/// Why ralph stops a process before it ends by itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why ralph stops a process before it ends by itself (reported as `timeout` / `interrupt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Stop {
     Timeout,
     Interrupt,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::events::{Ending, Event, Reporter};
+use super::events::{Event, Reporter};
 use super::iteration::{self, Done};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
@@ -181,7 +181,7 @@ impl<'a> Loop<'a> {
     }
 
     /// The run's last report, and its exit.
-    fn end(&self, ending: Ending, passing: usize, unfinished: Vec<String>, written: bool) -> Exit {
+    fn end(&self, ending: Exit, passing: usize, unfinished: Vec<String>, written: bool) -> Exit {
         self.rep.report(Event::RunEnded {
             ending,
             iterations: self.n,
@@ -193,20 +193,14 @@ impl<'a> Loop<'a> {
             cost_usd: self.spent.usd(),
             max_cost: self.opts.settings.max_cost.map(|m| m.usd()),
         });
-        match ending {
-            Ending::AllDone => Exit::AllDone,
-            Ending::Limit => Exit::Limit,
-            Ending::NoReady => Exit::NoReady,
-            Ending::CostLimit => Exit::CostLimit,
-            Ending::Interrupted => Exit::Interrupted,
-        }
+        ending
     }
 
     /// Steps 2-5: load and validate prd.json, archive on a branch change, compact, then the
     /// next story, or the end of the run.
     fn next(&mut self) -> Result<Next, RunError> {
         if self.interrupt.load(Ordering::SeqCst) {
-            return Ok(Next::End(self.end(Ending::Interrupted, 0, vec![], false)));
+            return Ok(Next::End(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         crate::fsutil::create_dir_all(&self.run_dir)?;
         // Step 2: load and validate (errors carry the full diagnostics).
@@ -218,22 +212,22 @@ impl<'a> Loop<'a> {
         let prd = &snap.prd;
         if prd.all_done() {
             let total = prd.stories.iter().filter(|s| !s.removed).count();
-            return Ok(Next::End(self.end(Ending::AllDone, total, vec![], false)));
+            return Ok(Next::End(self.end(Exit::AllDone, total, vec![], false)));
         }
         let states = graph::states(&prd.stories);
         let skip: HashSet<String> = self.skipped.keys().cloned().collect();
         // Step 5: the next story.
         let Some(i) = super::choose(prd, &states, self.opts.story.as_deref(), &skip)? else {
             let why = status::not_runnable(&prd.stories, &states, &self.skipped);
-            return Ok(Next::End(self.end(Ending::NoReady, 0, why, false)));
+            return Ok(Next::End(self.end(Exit::NoReady, 0, why, false)));
         };
         if self.spent.reached(self.opts.settings.max_cost) {
             let left = status::remaining(&prd.stories);
-            return Ok(Next::End(self.end(Ending::CostLimit, 0, left, false)));
+            return Ok(Next::End(self.end(Exit::CostLimit, 0, left, false)));
         }
         if self.n >= self.opts.settings.iterations {
             let left = status::remaining(&prd.stories);
-            return Ok(Next::End(self.end(Ending::Limit, 0, left, false)));
+            return Ok(Next::End(self.end(Exit::Limit, 0, left, false)));
         }
         Ok(Next::Story(snap.clone(), i))
     }
@@ -402,11 +396,11 @@ impl<'a> Loop<'a> {
             });
         }
         if done.outcome == Outcome::Interrupted {
-            return Ok(Some(self.end(Ending::Interrupted, 0, vec![], true)));
+            return Ok(Some(self.end(Exit::Interrupted, 0, vec![], true)));
         }
         // Step 10: sleep unless the next check will stop anyway.
         if self.n < s.iterations && !done.all_done && signals::sleep(s.sleep, self.interrupt) {
-            return Ok(Some(self.end(Ending::Interrupted, 0, vec![], false)));
+            return Ok(Some(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         Ok(None)
     }
@@ -429,7 +423,7 @@ impl<'a> Loop<'a> {
         let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let cadence = super::watch::Cadence::new(live, s.heartbeat);
         if signals::countdown(d, self.interrupt, "ralph: waiting", cadence) {
-            return Ok(Some(self.end(Ending::Interrupted, 0, vec![], false)));
+            return Ok(Some(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         Ok(None)
     }

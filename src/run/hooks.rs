@@ -252,12 +252,13 @@ impl Reporter for Hooked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::events::{Ending, Recorded};
+    use crate::run::Exit;
+    use crate::run::events::Recorded;
     use crate::run::outcome::Outcome;
 
     fn ended() -> Event {
         Event::RunEnded {
-            ending: Ending::AllDone,
+            ending: Exit::AllDone,
             iterations: 2,
             limit: 10,
             elapsed: Duration::from_millis(1234),

@@ -116,8 +116,9 @@ pub struct Options {
     pub reporter: Arc<dyn Reporter>,
 }
 
-/// How a run ended without an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a run ended without an error (as `run-ended` reports it: `all-done`, `limit`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Exit {
     AllDone,
     Limit,

@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use super::events::{Event, Reporter, StopReason};
+use super::events::{Event, Reporter};
 use crate::agent::process::{Activity, Stop, Watcher};
 
 /// How long the agent must be silent before a heartbeat shows.
@@ -155,10 +155,7 @@ impl Watcher for Watch<'_> {
         crate::ui::clear_transient();
         self.rep.report(Event::Stopping {
             what: self.what.clone(),
-            reason: match why {
-                Stop::Timeout => StopReason::Timeout,
-                Stop::Interrupt => StopReason::Interrupt,
-            },
+            reason: why,
             elapsed,
             grace,
         });

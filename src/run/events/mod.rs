@@ -21,18 +21,6 @@ use serde::Serialize;
 
 use super::outcome::Outcome;
 
-/// How a run ended without an error, as reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Ending {
-    AllDone,
-    Limit,
-    NoReady,
-    /// The agents' reported cost reached `--max-cost`.
-    CostLimit,
-    Interrupted,
-}
-
 /// Something the loop reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
@@ -104,7 +92,7 @@ pub enum Event {
     Stopping {
         /// "the agent", or "verify command `cargo test`".
         what: String,
-        reason: StopReason,
+        reason: crate::agent::process::Stop,
         #[serde(serialize_with = "millis")]
         elapsed: Duration,
         /// SIGTERM now; SIGKILL after this if the process group is still running.
@@ -175,7 +163,7 @@ pub enum Event {
     },
     /// The run is over.
     RunEnded {
-        ending: Ending,
+        ending: super::Exit,
         /// Counted iterations.
         iterations: u32,
         limit: u32,
@@ -194,14 +182,6 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         max_cost: Option<f64>,
     },
-}
-
-/// Why ralph stops a process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StopReason {
-    Timeout,
-    Interrupt,
 }
 
 fn opt_millis<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
@@ -293,7 +273,7 @@ mod tests {
         });
         r.report(Event::Stopping {
             what: "the agent".into(),
-            reason: StopReason::Interrupt,
+            reason: crate::agent::process::Stop::Interrupt,
             elapsed: Duration::from_millis(20),
             grace: Duration::from_millis(300),
         });

@@ -2,7 +2,9 @@
 //! `--color` says), dropped by `-q` except an unfinished run's end; a live heartbeat refreshed
 //! in place. Owns the wording of every event; decides nothing about the run.
 
-use super::{Ending, Event, Reporter, StopReason};
+use super::{Event, Reporter};
+use crate::agent::process::Stop;
+use crate::run::Exit;
 use crate::run::ratelimit::format_elapsed;
 
 /// Lines for a person, on stderr, through `anstream` (colour as `--color` says).
@@ -15,7 +17,7 @@ impl Reporter for Terminal {
         // interrupt): the exit code alone does not say which stories are left.
         let unfinished = matches!(
             event,
-            Event::RunEnded { ending, .. } if ending != Ending::AllDone
+            Event::RunEnded { ending, .. } if ending != Exit::AllDone
         );
         if crate::ui::quiet() && !unfinished {
             return;
@@ -116,8 +118,8 @@ pub fn lines(event: &Event) -> Vec<String> {
         } => vec![format!(
             "ralph: stopping {what} ({} after {}): SIGTERM now, SIGKILL in {} if it is still running",
             match reason {
-                StopReason::Timeout => "timed out",
-                StopReason::Interrupt => "interrupted",
+                Stop::Timeout => "timed out",
+                Stop::Interrupt => "interrupted",
             },
             crate::run::ratelimit::format_remaining(*elapsed),
             format_elapsed(*grace)
@@ -253,12 +255,12 @@ fn ended(event: &Event) -> Vec<String> {
     let spent = cost_usd.map(|c| format!(", ${c:.2}")).unwrap_or_default();
     let indented = unfinished.iter().map(|l| format!("  {l}"));
     match ending {
-        Ending::AllDone => vec![format!(
+        Exit::AllDone => vec![format!(
             "ralph: {} ({iterations} iteration(s) in {}{spent})",
             crate::ui::paint(crate::ui::GOOD, &format!("all {passing} stories pass")),
             format_elapsed(*elapsed)
         )],
-        Ending::CostLimit => std::iter::once(format!(
+        Exit::CostLimit => std::iter::once(format!(
             "ralph: reached the cost limit: spent ${:.2} of ${:.2} (--max-cost) in {iterations} iteration(s); {} stor{} remain:",
             cost_usd.unwrap_or(0.0),
             max_cost.unwrap_or(0.0),
@@ -267,20 +269,20 @@ fn ended(event: &Event) -> Vec<String> {
         ))
         .chain(indented)
         .collect(),
-        Ending::NoReady => std::iter::once("ralph: no ready story; unfinished stories:".into())
+        Exit::NoReady => std::iter::once("ralph: no ready story; unfinished stories:".into())
             .chain(indented)
             .collect(),
-        Ending::Limit => std::iter::once(format!(
+        Exit::Limit => std::iter::once(format!(
             "ralph: reached the iteration limit ({limit}); {} stor{} remain:",
             unfinished.len(),
             if unfinished.len() == 1 { "y" } else { "ies" }
         ))
         .chain(indented)
         .collect(),
-        Ending::Interrupted if *history_written => {
+        Exit::Interrupted if *history_written => {
             vec!["ralph: interrupted; history written, lock released".into()]
         }
-        Ending::Interrupted => vec!["ralph: interrupted".into()],
+        Exit::Interrupted => vec!["ralph: interrupted".into()],
     }
 }
 
@@ -313,7 +315,7 @@ mod tests {
             ["ralph [2/10] US-2 Add login (attempt 1): starting claude"]
         );
         let e = Event::RunEnded {
-            ending: Ending::Limit,
+            ending: Exit::Limit,
             iterations: 3,
             limit: 3,
             elapsed: Duration::from_secs(5),
@@ -353,7 +355,7 @@ mod tests {
         };
         let stop = Event::Stopping {
             what: "the agent".into(),
-            reason: StopReason::Timeout,
+            reason: Stop::Timeout,
             elapsed: Duration::from_secs(3600),
             grace: Duration::from_secs(10),
         };

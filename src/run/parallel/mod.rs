@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::events::{Ending, Event};
+use super::events::Event;
 use super::outcome::Strikes;
 use super::prompt::RetryNote;
 use super::{Exit, Options, RunError, status};
@@ -493,15 +493,8 @@ impl Sched<'_> {
 
     /// The run's last report.
     fn ended(&self, exit: Exit, started: Instant) -> Event {
-        let ending = match exit {
-            Exit::AllDone => Ending::AllDone,
-            Exit::Limit => Ending::Limit,
-            Exit::NoReady => Ending::NoReady,
-            Exit::Interrupted => Ending::Interrupted,
-            Exit::CostLimit => Ending::CostLimit,
-        };
         Event::RunEnded {
-            ending,
+            ending: exit,
             iterations: self.n,
             limit: self.opts.settings.iterations,
             elapsed: started.elapsed(),
