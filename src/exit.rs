@@ -20,6 +20,10 @@ impl Code {
     /// `ralph run` stopped before the next iteration: the agents' reported cost reached
     /// `--max-cost`.
     pub const COST_LIMIT: Code = Code(5);
+    /// The agent CLI could not start (an argument it does not know, root refused, not logged
+    /// in, no session at all), found by the preflight or on the first agent run: no story is
+    /// retried or skipped for it.
+    pub const AGENT_START: Code = Code(6);
     /// Interrupted by Ctrl-C or SIGTERM.
     pub const INTERRUPTED: Code = Code(130);
     /// The terminal hung up (SIGHUP: terminal closed, ssh dropped); handled like SIGTERM.

@@ -60,6 +60,8 @@ pub struct Telemetry {
     usage: Usage,
     /// A structured event carrying usage was seen.
     seen: bool,
+    /// Structured events read (JSON objects), whatever they carried.
+    events: u64,
     /// Gemini's assistant text arrives in pieces; whole lines are shown.
     pending: String,
     /// The last assistant text shown (a final result repeating it is not shown again).
@@ -114,6 +116,7 @@ impl Telemetry {
             format,
             usage: Usage::default(),
             seen: false,
+            events: 0,
             pending: String::new(),
             last_text: String::new(),
             last_message: None,
@@ -138,6 +141,7 @@ impl Telemetry {
                 return join(out).or(Some(String::new()));
             }
         };
+        self.events += 1;
         let kind = str_at(&event, "/type").unwrap_or("").to_string();
         let mut out = if self.format == Format::Gemini && kind == "message" {
             vec![]
@@ -159,6 +163,11 @@ impl Telemetry {
     pub fn finish(&mut self) -> Option<String> {
         let out = self.flush();
         join(out)
+    }
+
+    /// How many structured events were read: none means the agent never started its session.
+    pub fn events(&self) -> u64 {
+        self.events
     }
 
     /// What the run used, when the agent reported any usage.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::events::Event;
-use super::outcome::{AgentFacts, Outcome, Progress};
+use super::outcome::{AgentFacts, Outcome, Progress, StartFailure};
 use super::prompt::{self, RetryNote};
 use super::{Options, PrdSnapshot, RunError, git, guard, launch, report, verdict, verify};
 use crate::agent::{self, detect};
@@ -58,6 +58,8 @@ pub struct Done {
     pub after: Option<git::Snapshot>,
     /// The learned error patterns the prompt showed (ids; the loop counts their uses).
     pub patterns_used: Vec<String>,
+    /// The agent never got going: the run stops (outcome `StartFailed`).
+    pub start_failure: Option<StartFailure>,
 }
 
 /// The lines of `prompt` (trimmed) that would read as a signal (complete, blocked, failed) for
@@ -142,7 +144,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
     ];
     env.extend(opts.env.iter().cloned());
-    let (run, usage) = launch::run(launch::Launch {
+    let launch::Launched { run, usage, events } = launch::run(launch::Launch {
         opts,
         spec: &opts.agent,
         inv: &inv,
@@ -237,7 +239,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         &verify_results,
         &prd_rel,
     )?;
-    let (outcome, settle) = (v.outcome, v.settle);
+    let (mut outcome, settle) = (v.outcome, v.settle);
     // A reviewer's usage limit is the run's to wait for, like the agent's.
     let rate_line = review_limit.or(rate_line);
     if !settle.is_empty() {
@@ -274,6 +276,10 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
             vec![],
         ),
     };
+    let start_failure = start_failure(&run, events, opts.agent.format(), &facts, progress);
+    if start_failure.is_some() {
+        outcome = Outcome::StartFailed;
+    }
     let record = Record {
         run_id: inp.run_id.to_string(),
         iteration: inp.n,
@@ -305,7 +311,12 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
             _ => None,
         }
         .filter(|_| matches!(outcome, Outcome::Blocked | Outcome::Failed))
-        .or_else(|| (outcome == Outcome::ReviewChanges).then(|| v.extra.clone())),
+        .or_else(|| (outcome == Outcome::ReviewChanges).then(|| v.extra.clone()))
+        .or_else(|| {
+            start_failure
+                .as_ref()
+                .map(|f| f.line(&run.tail, super::outcome::QUICK_EXIT))
+        }),
         review,
     };
     let mut after = after;
@@ -346,6 +357,28 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         extra: v.extra,
         after,
         patterns_used,
+        start_failure,
+    })
+}
+
+/// Whether the agent never got going (see [`outcome::start_failure`]).
+fn start_failure(
+    run: &agent::process::Finished,
+    events: u64,
+    format: agent::telemetry::Format,
+    facts: &AgentFacts,
+    progress: Option<Progress>,
+) -> Option<StartFailure> {
+    super::outcome::start_failure(&super::outcome::StartFacts {
+        exit_code: run.exit_code,
+        timed_out: run.timed_out,
+        interrupted: run.interrupted,
+        duration: run.duration,
+        structured: format != agent::telemetry::Format::Plain,
+        events_seen: events > 0,
+        refusal: detect::refusal(&run.tail),
+        worked: facts.claimed() || progress.is_some_and(Progress::any),
+        rate_limited: facts.rate_limited,
     })
 }
 

@@ -42,8 +42,17 @@ pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError>
     Ok(())
 }
 
+/// How one agent run went.
+pub struct Launched {
+    pub run: Finished,
+    /// What it reported using, when its output says.
+    pub usage: Option<Usage>,
+    /// Structured events read from its output (0 for a plain-text agent).
+    pub events: u64,
+}
+
 /// Run it to its end (exit, timeout, interrupt): how it ended and what it reported using.
-pub fn run(l: Launch<'_>) -> Result<(Finished, Option<Usage>), RunError> {
+pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
     let opts = l.opts;
     let s = &opts.settings;
     let rep = &*opts.reporter;
@@ -72,9 +81,9 @@ pub fn run(l: Launch<'_>) -> Result<(Finished, Option<Usage>), RunError> {
         translate,
     })?;
     drop(watcher);
-    let (usage, left) = telemetry
+    let (usage, left, events) = telemetry
         .lock()
-        .map(|mut t| (t.usage(), t.finish()))
+        .map(|mut t| (t.usage(), t.finish(), t.events()))
         .unwrap_or_default();
     // Text the agent left without a newline at its very end still counts, and is logged.
     for line in left.iter().flat_map(|t| t.lines()) {
@@ -91,7 +100,7 @@ pub fn run(l: Launch<'_>) -> Result<(Finished, Option<Usage>), RunError> {
             text: "stopped processes the agent left running".into(),
         });
     }
-    Ok((run, usage))
+    Ok(Launched { run, usage, events })
 }
 
 /// The log an agent's output goes to (redacted), appended; `None` (and a warning) when it

@@ -125,6 +125,8 @@ pub enum Exit {
     NoReady,
     CostLimit,
     Interrupted,
+    /// The agent CLI could not start (see [`outcome::start_failure`]).
+    StartFailed,
 }
 
 impl Exit {
@@ -134,6 +136,7 @@ impl Exit {
             Exit::Limit => Code::LIMIT,
             Exit::NoReady => Code::NO_READY,
             Exit::CostLimit => Code::COST_LIMIT,
+            Exit::StartFailed => Code::AGENT_START,
             Exit::Interrupted if signals::hung_up() => Code::HANGUP,
             Exit::Interrupted => Code::INTERRUPTED,
         }

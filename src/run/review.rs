@@ -251,7 +251,7 @@ fn run_reviewer(
     .map(|(k, v)| (k.to_string(), v))
     .chain(opts.env.iter().cloned())
     .collect();
-    let (run, usage) = launch::run(launch::Launch {
+    let launch::Launched { run, usage, .. } = launch::run(launch::Launch {
         opts,
         spec: inp.reviewer,
         inv: &inv,

@@ -117,6 +117,7 @@ pub fn outcome_of(exit: Exit) -> RunOutcome {
         Exit::NoReady => RunOutcome::NoReady,
         Exit::CostLimit => RunOutcome::CostLimit,
         Exit::Interrupted => RunOutcome::Interrupted,
+        Exit::StartFailed => RunOutcome::StartFailed,
     }
 }
 

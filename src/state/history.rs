@@ -44,6 +44,9 @@ pub enum Outcome {
     /// Gated, but the review (`--review`) asked for changes or gave no verdict: `passes` is
     /// set back to false and the items go into the next prompt.
     ReviewChanges,
+    /// The agent CLI refused to start or exited at once without starting a session (an
+    /// argument it does not know, root refused, not logged in): the run stops.
+    StartFailed,
 }
 
 impl Outcome {
@@ -61,6 +64,7 @@ impl Outcome {
             Outcome::Blocked => "blocked",
             Outcome::Failed => "failed",
             Outcome::ReviewChanges => "changes requested",
+            Outcome::StartFailed => "could not start",
         }
     }
 }

@@ -37,6 +37,8 @@ pub enum RunOutcome {
     NoReady,
     CostLimit,
     Interrupted,
+    /// The agent CLI could not start.
+    StartFailed,
     Error,
 }
 

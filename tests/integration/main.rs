@@ -37,6 +37,7 @@ mod run_patterns;
 mod run_processes;
 mod run_review;
 mod run_signals;
+mod run_start;
 mod run_state;
 mod run_state_files;
 mod run_watch;

@@ -15,7 +15,11 @@ fn ok_body() -> String {
 #[test]
 fn each_preset_gets_its_headless_flags_and_the_prompt_where_it_expects_it() {
     let cases: &[(&str, &[&str], bool)] = &[
-        ("codex", &["exec", "--json", "--full-auto", "-"], true),
+        (
+            "codex",
+            &["exec", "--json", "--sandbox", "workspace-write", "-"],
+            true,
+        ),
         (
             "amp",
             &["--execute", "--stream-json", "--dangerously-allow-all"],
@@ -142,7 +146,7 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "argv: codex exec --json --full-auto -",
+            "argv: codex exec --json --sandbox workspace-write -",
         ))
         .stdout(predicate::str::contains("limits: 4 iterations"))
         .stdout(predicate::str::contains("verify: test -f A.txt"));
@@ -164,7 +168,10 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
         ))
         .stdout(predicate::str::contains("limits: 2 iterations"));
     p.ralph().args(["run"]).assert().code(0);
-    assert_eq!(p.argv(1), ["exec", "--json", "--full-auto", "-"]);
+    assert_eq!(
+        p.argv(1),
+        ["exec", "--json", "--sandbox", "workspace-write", "-"]
+    );
     assert_eq!(p.history()[0]["verify"][0]["passed"], true);
 }
 
