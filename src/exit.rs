@@ -38,6 +38,10 @@ impl Code {
     pub fn from_error(err: &anyhow::Error) -> Code {
         if err.chain().any(|e| e.is::<Interrupted>()) {
             Code::INTERRUPTED
+        } else if err.downcast_ref::<AgentStart>().is_some()
+            || err.chain().any(|e| e.is::<AgentStart>())
+        {
+            Code::AGENT_START
         } else if err.chain().any(|e| e.is::<Usage>()) {
             Code::USAGE
         } else {
@@ -50,6 +54,11 @@ impl Code {
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted")]
 pub struct Interrupted;
+
+/// Marker error: the agent CLI cannot start (found before the first agent ran), exit 6.
+#[derive(Debug, thiserror::Error)]
+#[error("the agent cannot start")]
+pub struct AgentStart;
 
 /// Marker error: options that parse but cannot be used together (exit 2, like clap's own
 /// usage errors). The message says what to change.
@@ -69,5 +78,7 @@ mod tests {
         assert_eq!(Code::from_error(&other), Code::ERROR);
         let usage = anyhow::Error::new(Usage("--a needs --b".into()));
         assert_eq!(Code::from_error(&usage), Code::USAGE);
+        let start = anyhow::anyhow!("preflight: root").context(AgentStart);
+        assert_eq!(Code::from_error(&start), Code::AGENT_START);
     }
 }

@@ -30,6 +30,9 @@ pub(crate) struct Preset {
     pub verified: Range,
     /// The npm package the CLI is installed from (what `ralph doctor` tells to install).
     pub package: &'static str,
+    /// Flags the CLI accepts but its help (asked with the preset's flags) does not list, so
+    /// `ralph doctor` does not take them for unknown.
+    pub hidden: &'static [&'static str],
 }
 
 const fn v(major: u64, minor: u64, patch: u64) -> Version {
@@ -87,7 +90,9 @@ const OPENCODE: &[Flags] = &[Flags {
     format: Format::Opencode,
 }];
 
-/// Every preset, in [`AgentKind`]'s order (custom has none).
+/// Every preset, in [`AgentKind`]'s order (custom has none). `hidden`: amp accepts
+/// `--dangerously-allow-all` without listing it; gemini leaves `--output-format` out of the
+/// help it prints when that flag is given (both seen with the versions verified).
 pub(crate) fn all() -> [Preset; 6] {
     [
         Preset {
@@ -97,6 +102,7 @@ pub(crate) fn all() -> [Preset; 6] {
             flags: CLAUDE,
             verified: range(v(2, 1, 332), v(2, 1, 332)),
             package: "@anthropic-ai/claude-code",
+            hidden: &[],
         },
         Preset {
             kind: AgentKind::Codex,
@@ -105,6 +111,7 @@ pub(crate) fn all() -> [Preset; 6] {
             flags: CODEX,
             verified: range(v(0, 171, 0), v(0, 171, 0)),
             package: "@openai/codex",
+            hidden: &[],
         },
         Preset {
             kind: AgentKind::Amp,
@@ -113,6 +120,7 @@ pub(crate) fn all() -> [Preset; 6] {
             flags: AMP,
             verified: range(v(0, 0, 1_790_142_911), v(0, 0, 1_790_142_911)),
             package: "@sourcegraph/amp",
+            hidden: &["--dangerously-allow-all"],
         },
         Preset {
             kind: AgentKind::Copilot,
@@ -121,6 +129,7 @@ pub(crate) fn all() -> [Preset; 6] {
             flags: COPILOT,
             verified: range(v(1, 0, 102), v(1, 0, 102)),
             package: "@github/copilot",
+            hidden: &[],
         },
         Preset {
             kind: AgentKind::Gemini,
@@ -129,6 +138,7 @@ pub(crate) fn all() -> [Preset; 6] {
             flags: GEMINI,
             verified: range(v(0, 61, 0), v(0, 61, 0)),
             package: "@google/gemini-cli",
+            hidden: &["--output-format"],
         },
         Preset {
             kind: AgentKind::Opencode,
@@ -137,6 +147,7 @@ pub(crate) fn all() -> [Preset; 6] {
             flags: OPENCODE,
             verified: range(v(1, 18, 33), v(1, 18, 33)),
             package: "opencode-ai",
+            hidden: &[],
         },
     ]
 }

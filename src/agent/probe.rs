@@ -19,8 +19,8 @@ use super::{AgentSpec, Invocation};
 /// takes a few seconds).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// At most this much of each stream is kept.
-const KEEP: usize = 16 * 1024;
+/// At most this much of each stream is kept (Claude Code's help is over 16 KiB).
+const KEEP: usize = 256 * 1024;
 
 /// What a short call printed and how it ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

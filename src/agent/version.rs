@@ -39,10 +39,11 @@ impl Version {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            if bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_digit()) {
-                if let Some(v) = Self::at(&text[i..]) {
-                    return Some(v);
-                }
+            if bytes[i].is_ascii_digit()
+                && (i == 0 || !bytes[i - 1].is_ascii_digit())
+                && let Some(v) = Self::at(&text[i..])
+            {
+                return Some(v);
             }
             i += 1;
         }

@@ -285,6 +285,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         iteration: inp.n,
         story: story.id.clone(),
         agent: opts.agent.kind.name().to_string(),
+        agent_version: opts.agent.version.as_ref().map(ToString::to_string),
         start: start_time.timestamp().to_string(),
         duration_ms: run.duration.as_millis() as u64,
         exit_code: run.exit_code,

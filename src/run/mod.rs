@@ -26,6 +26,7 @@ pub mod launch;
 pub mod outcome;
 pub mod parallel;
 pub mod patterns;
+pub mod preflight;
 pub mod prompt;
 pub mod ratelimit;
 pub mod report;

@@ -86,6 +86,10 @@ pub struct Record {
     pub iteration: u32,
     pub story: String,
     pub agent: String,
+    /// The agent CLI's version, as its `--version` said (absent for a custom command, or
+    /// when it could not be told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<String>,
     /// RFC 3339 start time.
     pub start: String,
     pub duration_ms: u64,
@@ -175,6 +179,7 @@ impl Record {
             iteration,
             story: story.to_string(),
             agent: String::new(),
+            agent_version: None,
             start,
             duration_ms: 0,
             exit_code: None,

@@ -12,6 +12,7 @@ mod context_cli;
 mod context_files;
 mod convert_init;
 mod demo;
+mod doctor;
 mod fuzz_parsers;
 mod json_envelope;
 mod pin_check;

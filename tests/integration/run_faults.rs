@@ -271,7 +271,7 @@ fn rate_limit_without_a_reset_backs_off_and_no_wait_exits_1() {
 fn missing_agent_binary_is_a_clear_error_before_the_first_iteration() {
     let p = Project::new(&one_story());
     p.run().assert().code(1).stderr(predicate::str::contains(
-        "claude not found on PATH; install it or choose --agent",
+        "agent: claude not found on PATH. Fix: install it (`npm install -g @anthropic-ai/claude-code`), or choose another --agent",
     ));
     assert!(!p.root().join(".ralph").exists());
 }

@@ -164,7 +164,7 @@ pub const WORK: &str = r#"echo "work $n" > "$RALPH_STORY_ID.txt"; git add -A >/d
 
 /// The fake agents' answers to a CLI's `--version` (the file `version` beside the fakes, else
 /// nothing) and `--help` (anywhere in the arguments), without running or counting.
-const FAKE_PROBES: &str = r#"[ "$1" = --version ] && { cat "$D/version" 2>/dev/null; exit 0; }
+pub const FAKE_PROBES: &str = r#"[ "$1" = --version ] && { cat "$D/version" 2>/dev/null; exit 0; }
 for a in "$@"; do [ "$a" = --help ] && exit 0; done
 "#;
 
