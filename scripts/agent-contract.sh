@@ -12,11 +12,11 @@
 #   ctrlc  SIGINT to ralph mid-iteration leaves no process of the CLI's tree (found by the private
 #          HOME in /proc/*/environ) and ralph exits 130
 # as root and as a non-root user (created with useradd when run as root), then prints a table.
-# It also captures each CLI's raw stdout for one iteration and its error output (unknown
-# argument, missing credentials, claude's root refusal) for the telemetry fixtures.
+# With --captures it also keeps each CLI's raw stdout for one iteration and its error output
+# (unknown argument, missing credentials, claude's root refusal) for the telemetry fixtures.
 #
 # Usage: scripts/agent-contract.sh [--latest] [--only CLI[,CLI]] [--keep] [--no-nonroot]
-#          [--workarounds] [--save-captures DIR] [--ralph PATH]
+#          [--workarounds] [--captures] [--save-captures DIR] [--ralph PATH]
 #   --latest          the newest version on npm instead of the pins (shows drift)
 #   --only CLI        only these CLIs (repeatable or comma separated)
 #   --keep            keep the work folder (projects, logs, server logs) and say where it is
@@ -24,7 +24,10 @@
 #   --workarounds     also run the failing presets with the known fix applied outside ralph
 #                     (claude as root: IS_SANDBOX=1; codex: --full-auto replaced by --sandbox
 #                     workspace-write through a PATH shim), to show the CLI and server side work
-#   --save-captures D copy the raw captures (and error outputs) into D
+#   --captures        also capture each CLI's raw stdout for one iteration (and stopped
+#                     mid-iteration), the usage the server sent, and its error outputs
+#                     (unknown argument, missing credentials, claude's root refusal)
+#   --save-captures D --captures, then copy them into D (tests/fixtures/telemetry/real)
 #   --ralph PATH      the ralph binary (default: $RALPH_BIN, else `cargo build --locked`)
 # Environment: RALPH_CONTRACT_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/ralph-contract),
 #   RALPH_CONTRACT_USER (the non-root user, default ralph-contract).
@@ -38,7 +41,7 @@ REPO=$(cd "$HERE/.." && pwd)
 # shellcheck source=contract/clis.sh
 . "$HERE/contract/clis.sh"
 
-LATEST=0 KEEP=0 NONROOT=1 WORKAROUNDS=0 SAVE='' RALPH=${RALPH_BIN:-}
+LATEST=0 KEEP=0 NONROOT=1 WORKAROUNDS=0 CAPTURE=0 SAVE='' RALPH=${RALPH_BIN:-}
 ONLY=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -51,9 +54,11 @@ while [ $# -gt 0 ]; do
 		IFS=, read -r -a more <<<"${1:-}"
 		ONLY+=("${more[@]}")
 		;;
+	--captures) CAPTURE=1 ;;
 	--save-captures)
 		shift
 		SAVE=${1:-}
+		CAPTURE=1
 		;;
 	--ralph)
 		shift
@@ -200,7 +205,8 @@ runas() {
 	if [ "$1" = "$(id -un)" ]; then
 		RUNAS=()
 	else
-		RUNAS=(setpriv --reuid="$(id -u "$1")" --regid="$(id -g "$1")" --init-groups --)
+		RUNAS=(setpriv --reuid="$(id -u "$1")" --regid="$(id -g "$1")" --init-groups --
+			env "HOME=$(getent passwd "$1" | cut -d: -f6)")
 	fi
 }
 run_as() {
@@ -344,12 +350,15 @@ preset_argv() {
 	RALPH_ARGV=$(python3 -c 'import json,sys,shlex; print(shlex.join(json.loads(sys.argv[1])["ralph_argv"]))' "$json")
 }
 
-# check_argv U BASE: does the CLI accept ralph's argv? Sets ARGV_RESULT.
+# check_argv U BASE [EXTRA_ENV...]: does the CLI accept ralph's argv (one short round trip)?
+# Sets ARGV_RESULT. Used for amp, which has no e2e; the others' e2e answers it (argv_from_e2e).
 check_argv() {
 	local u=$1 base=$2 dir=$2/argv-check rc
+	shift 2
 	make_project "$dir" "$u" US-001
 	start_server "$base/argv.server.jsonl"
 	cli_env "$u" "$CLI" "$base/home" "$URL"
+	ENVV+=("$@")
 	preset_argv "$dir" "$PROBE_PROMPT" || {
 		ARGV_RESULT="NO (no argv from ralph run --dry-run: $(first_error "$dir.dry-run.txt"))"
 		return
@@ -368,6 +377,17 @@ check_argv() {
 		ARGV_RESULT=yes
 	else
 		ARGV_RESULT="NO (exit $rc: $(first_error "$base/argv.err" "$base/argv.out"))"
+	fi
+}
+
+# argv_from_e2e BASE: the argv was accepted when the e2e run reached the model; else the CLI's
+# first error line from ralph's first iteration log. Sets ARGV_RESULT.
+argv_from_e2e() {
+	local base=$1
+	if grep -q '"kind": "main"' "$base/e2e.server.jsonl" 2>/dev/null; then
+		ARGV_RESULT=yes
+	else
+		ARGV_RESULT="NO: $(first_error "$base"/proj/.ralph/runs/*/iter-1.log)"
 	fi
 }
 
@@ -558,21 +578,25 @@ one_pass() {
 	CUR_USER=$u
 	NOTES=()
 	make_project "$BASE/proj" "$u" US-001 US-002
-	check_argv "$u" "$BASE"
+	cli_env "$u" "$CLI" "$BASE/home" ""
+	ENVV+=("$@")
+	preset_argv "$BASE/proj" "$PROBE_PROMPT" || NOTES+=("no argv from ralph run --dry-run: $(first_error "$BASE/proj.dry-run.txt")")
 	local version
 	version=$(cd "$BASE" && "${RUNAS[@]}" "${ENVV[@]}" "$CLI" --version 2>/dev/null | grep -m1 -oE '[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?')
 	[ "$version" = "${VERSION[$CLI]}" ] || NOTES+=("--version says '$version', installed ${VERSION[$CLI]}")
 	NOTES+=("ralph argv: $RALPH_ARGV")
 	if [ "$CLI" = amp ]; then
+		check_argv "$u" "$BASE" "$@"
 		E2E_RESULT="n/a (model behind Amp's server)" USAGE_RESULT=n/a CTRLC_RESULT=n/a
 	else
 		check_e2e "$u" "$BASE" "$@"
+		argv_from_e2e "$BASE"
 		check_ctrlc "$u" "$BASE" "$@"
 	fi
 	result "$u" "$CLI" "${version:-?}" "${label:-preset}" "$ARGV_RESULT" "$E2E_RESULT" "$USAGE_RESULT" \
 		"$CTRLC_RESULT" "$(notes_json "${NOTES[@]}")"
 	say "$u $CLI ${label:-preset}: argv $ARGV_RESULT · e2e $E2E_RESULT · usage $USAGE_RESULT · ctrl-c $CTRLC_RESULT ($(($(date +%s) - t0))s)"
-	if [ "$u" = "${USERS[0]}" ] && [ -z "$label" ]; then
+	if [ $CAPTURE = 1 ] && [ "$u" = "${USERS[0]}" ] && [ -z "$label" ]; then
 		t0=$(date +%s)
 		captures "$u" "$BASE"
 		say "$CLI: captures in $(($(date +%s) - t0))s"
