@@ -123,28 +123,48 @@ for c in "${SELECTED[@]}"; do
 	fi
 done
 
+# install_cli CLI: into $CACHE/<cli>@<version> unless a complete install is there. Runs in the
+# background (one per CLI: they wait on the network, not the CPU); a failure leaves no .complete.
 install_cli() {
 	local c=$1 v=${VERSION[$1]} dir
 	dir="$CACHE/$c@$v"
-	if [ -f "$dir/.complete" ] && [ -x "$dir/node_modules/.bin/$c" ]; then
-		say "$c@$v: cached in $dir"
-	else
-		registry_ok || skipped "cannot install $(cli_package "$c")@$v (npm view failed)"
-		say "$c@$v: installing $(cli_package "$c")@$v into $dir"
-		rm -rf "$dir" && mkdir -p "$dir"
-		if ! npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
-			"$(cli_package "$c")@$v" >"$dir.install.log" 2>&1; then
-			# A registry that answered `npm view` but failed mid-install is a failure, not a skip.
-			say "$c@$v: npm install FAILED:"
-			tail -20 "$dir.install.log" >&2
-			return 1
-		fi
-		touch "$dir/.complete"
+	say "$c@$v: installing $(cli_package "$c")@$v into $dir"
+	rm -rf "$dir" && mkdir -p "$dir" || return 1
+	if ! npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+		"$(cli_package "$c")@$v" >"$dir.install.log" 2>&1; then
+		return 1
 	fi
-	BIN[$c]="$dir/node_modules/.bin"
+	touch "$dir/.complete"
 }
 INSTALL_T0=$(date +%s)
-for c in "${SELECTED[@]}"; do install_cli "$c" || exit 1; done
+MISSING=()
+for c in "${SELECTED[@]}"; do
+	dir="$CACHE/${c}@${VERSION[$c]}"
+	BIN[$c]="$dir/node_modules/.bin"
+	if [ -f "$dir/.complete" ] && [ -x "${BIN[$c]}/$c" ]; then
+		say "$c@${VERSION[$c]}: cached in $dir"
+	else
+		MISSING+=("$c")
+	fi
+done
+if [ ${#MISSING[@]} -gt 0 ]; then
+	registry_ok || skipped "cannot install ${MISSING[*]}: npm view $(cli_package "${MISSING[0]}") failed"
+	mkdir -p "$CACHE"
+	pids=()
+	for c in "${MISSING[@]}"; do
+		install_cli "$c" &
+		pids+=($!)
+	done
+	for i in "${!MISSING[@]}"; do
+		c=${MISSING[$i]}
+		if ! wait "${pids[$i]}"; then
+			# The registry answered `npm view`, so a failed install is a failure, not a skip.
+			say "$c@${VERSION[$c]}: npm install FAILED:"
+			tail -20 "$CACHE/$c@${VERSION[$c]}.install.log" >&2
+			exit 1
+		fi
+	done
+fi
 INSTALL_S=$(($(date +%s) - INSTALL_T0))
 say "installs ready in ${INSTALL_S}s"
 
@@ -564,13 +584,40 @@ captures() {
 
 # --- the runs -------------------------------------------------------------------------------
 
+# start_failure_pass U CLI: claude as root without IS_SANDBOX=1 refuses to start. ralph must stop
+# on the first attempt with its own exit code (not 0, not 4 "nothing ready") and name IS_SANDBOX.
+start_failure_pass() {
+	local u=$1 proj rc attempts said=''
+	CLI=$2
+	BASE=$WORK/$u/$CLI-start-failure
+	rm -rf "$BASE"
+	mkdir -p "$BASE"
+	chown "$u" "$WORK/$u" "$BASE"
+	runas "$u"
+	NOTES=()
+	proj=$BASE/proj
+	make_project "$proj" "$u" US-001 US-002
+	start_server "$BASE/e2e.server.jsonl"
+	cli_env "$u" "$CLI" "$BASE/home" "$URL"
+	(cd "$proj" && timeout -k 10 300 "${RUNAS[@]}" "${ENVV[@]}" ralph run 6 --agent "$CLI" --sleep 0 \
+		--timeout 2m --no-wait </dev/null >"$BASE/e2e.out" 2>"$BASE/e2e.err")
+	rc=$?
+	attempts=$(grep -c . "$proj/.ralph/history.jsonl" 2>/dev/null)
+	grep -q IS_SANDBOX "$BASE/e2e.err" "$BASE/e2e.out" && said=", names IS_SANDBOX" || said=", does not name IS_SANDBOX"
+	argv_from_e2e "$BASE"
+	NOTES+=("start failure: ralph said: $(grep -m1 -iE 'error|root|sandbox' "$BASE/e2e.err" | cut -c1-200)")
+	result "$u" "$CLI" "${VERSION[$CLI]}" "start failure expected (no IS_SANDBOX)" "$ARGV_RESULT" \
+		"stopped after ${attempts:-0} attempt(s), exit $rc$said" n/a n/a "$(notes_json "${NOTES[@]}")"
+	say "$u $CLI start failure: stopped after ${attempts:-0} attempt(s), exit $rc$said"
+}
+
 # one_pass U CLI MODE_LABEL [EXTRA_ENV...]: argv, e2e, usage and Ctrl-C for one user and CLI.
 one_pass() {
 	local u=$1 label=$3 t0
 	CLI=$2
 	shift 3
 	t0=$(date +%s)
-	BASE=$WORK/$u/$CLI${label:+-w}
+	BASE=$WORK/$u/$CLI${label:+-$(printf '%s' "$label" | tr -c 'A-Za-z0-9' - | cut -c1-30)}
 	rm -rf "$BASE"
 	mkdir -p "$BASE"
 	chown "$u" "$WORK/$u" "$BASE"
@@ -596,7 +643,7 @@ one_pass() {
 	result "$u" "$CLI" "${version:-?}" "${label:-preset}" "$ARGV_RESULT" "$E2E_RESULT" "$USAGE_RESULT" \
 		"$CTRLC_RESULT" "$(notes_json "${NOTES[@]}")"
 	say "$u $CLI ${label:-preset}: argv $ARGV_RESULT · e2e $E2E_RESULT · usage $USAGE_RESULT · ctrl-c $CTRLC_RESULT ($(($(date +%s) - t0))s)"
-	if [ $CAPTURE = 1 ] && [ "$u" = "${USERS[0]}" ] && [ -z "$label" ]; then
+	if [ $CAPTURE = 1 ] && [ "$u" = "${USERS[0]}" ] && [[ $label != workaround* ]]; then
 		t0=$(date +%s)
 		captures "$u" "$BASE"
 		say "$CLI: captures in $(($(date +%s) - t0))s"
@@ -606,17 +653,21 @@ one_pass() {
 say "work folder $WORK; ralph $RALPH; users: ${USERS[*]}"
 for u in "${USERS[@]}"; do
 	for c in "${SELECTED[@]}"; do
-		one_pass "$u" "$c" ""
+		if [ "$c" = claude ] && [ "$(id -u "$u")" = 0 ]; then
+			# As root, Claude Code runs only where the person said it is a sandbox (IS_SANDBOX=1,
+			# as in a container); without it ralph must stop at once and say why (issue 25).
+			one_pass "$u" claude "IS_SANDBOX=1 (root in a container)" IS_SANDBOX=1
+			start_failure_pass "$u" claude
+		else
+			one_pass "$u" "$c" ""
+		fi
 		if [ $WORKAROUNDS = 1 ]; then
-			if [ "$c" = claude ] && [ "$(id -u "$u")" = 0 ]; then
-				one_pass "$u" claude "IS_SANDBOX=1" IS_SANDBOX=1
-			fi
 			if [ "$c" = codex ]; then
 				shim=$WORK/shim
 				mkdir -p "$shim"
 				printf '#!/bin/sh\n# --full-auto was removed from codex; its successor is --sandbox workspace-write.\nfor a do shift; if [ "$a" = --full-auto ]; then set -- "$@" --sandbox workspace-write; else set -- "$@" "$a"; fi; done\nexec %s "$@"\n' "${BIN[codex]}/codex" >"$shim/codex"
 				chmod 755 "$shim/codex"
-				one_pass "$u" codex "shim: --full-auto -> --sandbox workspace-write" "PATH=$shim:${BIN[codex]}:$WORK/bin:/usr/local/bin:/usr/bin:/bin"
+				one_pass "$u" codex "workaround: shim --full-auto -> --sandbox workspace-write" "PATH=$shim:${BIN[codex]}:$WORK/bin:/usr/local/bin:/usr/bin:/bin"
 			fi
 		fi
 	done
@@ -632,19 +683,25 @@ if [ -n "$SAVE" ]; then
 	say "captures copied to $SAVE"
 fi
 cp "$RESULTS" "$WORK/captures/results.jsonl"
-# Pass: every preset row has the argv accepted, 2/2 stories, usage equal (or not read), Ctrl-C clean.
+# Pass: every row but the workarounds has the argv accepted, 2/2 stories, usage equal (or not
+# read), Ctrl-C clean; a start-failure row stopped on its first attempt, naming the fix.
 python3 - "$RESULTS" <<'PY'
-import json, sys
+import json, re, sys
 bad = []
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r["mode"] != "preset":
+    if r["mode"].startswith("workaround"):
+        continue
+    if r["mode"].startswith("start failure"):
+        m = re.match(r"stopped after ([01]) attempt\(s\), exit (\d+), names ", r["e2e"])
+        if not m or m.group(2) in ("0", "4"):
+            bad.append(f'{r["cli"]} ({r["user"]}, {r["mode"]})')
         continue
     ok = r["argv"].startswith("yes") and r["ctrlc"].split(" ")[0] in ("yes", "n/a") \
         and (r["e2e"].startswith("2/2 (exit 0)") or r["e2e"].startswith("n/a")) \
         and (r["usage"].startswith("equal") or r["usage"].startswith("n/a"))
     if not ok:
-        bad.append(f'{r["cli"]} ({r["user"]})')
+        bad.append(f'{r["cli"]} ({r["user"]}, {r["mode"]})')
 print("\nFAILED: " + ", ".join(bad) if bad else "\nall preset checks passed")
 sys.exit(1 if bad else 0)
 PY
