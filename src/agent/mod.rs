@@ -400,7 +400,24 @@ mod tests {
             ]
         );
         let copilot = plan(&AgentSpec::preset(AgentKind::Copilot).unwrap(), "hi", f);
-        assert_eq!(copilot.argv, ["copilot", "-p", "hi", "--allow-all-tools"]);
+        assert_eq!(
+            copilot.argv,
+            [
+                "copilot",
+                "-p",
+                "hi",
+                "--allow-all-tools",
+                "--output-format",
+                "json",
+                "--usage-output-file",
+                "{usage_file}"
+            ]
+        );
+        let old = AgentSpec::preset_at(AgentKind::Copilot, Version::find("1.0.89").as_ref());
+        assert_eq!(
+            plan(&old.unwrap(), "hi", f).argv,
+            ["copilot", "-p", "hi", "--allow-all-tools"]
+        );
         assert_eq!(copilot.stdin, None);
         let gemini = plan(&AgentSpec::preset(AgentKind::Gemini).unwrap(), "a b", f);
         assert_eq!(

@@ -72,11 +72,31 @@ const AMP: &[Flags] = &[Flags {
     format: Format::Amp,
 }];
 
-const COPILOT: &[Flags] = &[Flags {
-    since: v(0, 0, 0),
-    args: &["-p", "{prompt}", "--allow-all-tools"],
-    format: Format::Plain,
-}];
+/// Copilot CLI prints its session as JSON events and writes its token counts to a file from
+/// 1.0.92 on (seen in its help); before, plain text.
+const COPILOT: &[Flags] = &[
+    Flags {
+        since: v(0, 0, 0),
+        args: &["-p", "{prompt}", "--allow-all-tools"],
+        format: Format::Plain,
+    },
+    Flags {
+        since: v(1, 0, 92),
+        args: &[
+            "-p",
+            "{prompt}",
+            "--allow-all-tools",
+            "--output-format",
+            "json",
+            "--usage-output-file",
+            USAGE_FILE,
+        ],
+        format: Format::Copilot,
+    },
+];
+
+/// Where an argv wants the file the CLI writes its usage to (filled in per run).
+pub const USAGE_FILE: &str = "{usage_file}";
 
 const GEMINI: &[Flags] = &[Flags {
     since: v(0, 0, 0),

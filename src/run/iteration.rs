@@ -103,6 +103,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         .take()
         .or_else(|| git::snapshot(&opts.root, &prd_rel));
     let log = launch::log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
+    let events_path = inp.run_dir.join(format!("iter-{}.events.jsonl", inp.n));
     launch::log_line(
         &log,
         &format!(
@@ -153,6 +154,8 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         log: log.clone(),
         interrupt: inp.interrupt,
         watch,
+        events: Some(&events_path),
+        usage_file: Some(&inp.run_dir.join(format!("iter-{}.usage.json", inp.n))),
     })?;
 
     // Step 7: the integrity guard.
@@ -319,6 +322,11 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
                 .map(|f| f.line(&run.tail, super::outcome::QUICK_EXIT))
         }),
         review,
+        events: inp
+            .run_dir
+            .join(format!("iter-{}.events.jsonl", inp.n))
+            .is_file()
+            .then(|| format!(".ralph/runs/{}/iter-{}.events.jsonl", inp.run_id, inp.n)),
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use super::events::{Event, Reporter};
 use super::{Options, RunError};
-use crate::agent::process::{Finished, LineWatch, LogSink, Supervise, Translate, supervise};
+use crate::agent::process::{
+    Finished, LineWatch, LogSink, RawLog, Supervise, Translate, supervise,
+};
 use crate::agent::telemetry::{Format, Telemetry, Usage};
 use crate::agent::{self, AgentSpec, Invocation};
 
@@ -27,7 +29,15 @@ pub struct Launch<'a> {
     pub interrupt: &'a AtomicBool,
     /// Told every output line (after translation).
     pub watch: LineWatch,
+    /// Where a structured agent's raw output is kept (`iter-N.events.jsonl`).
+    pub events: Option<&'a Path>,
+    /// Where the agent writes its usage when its argv asks for a file (`iter-N.usage.json`).
+    pub usage_file: Option<&'a Path>,
 }
+
+/// The most bytes of raw events kept per agent run (the translated log has everything the
+/// agent said; this is for looking at the format itself).
+pub const EVENTS_CAP: u64 = 32 * 1024 * 1024;
 
 /// Write the prompt to the file the invocation passes, when it passes one.
 pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError> {
@@ -61,9 +71,14 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
         let t = telemetry.clone();
         Arc::new(move |line: &str| t.lock().ok().and_then(|mut t| t.line(line))) as Translate
     });
+    let raw = l
+        .events
+        .filter(|_| l.spec.format() != Format::Plain)
+        .and_then(|p| raw_log(p, rep));
     let mut watcher = super::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
+    let argv = with_usage_file(&l.inv.argv, l.usage_file);
     let run = supervise(Supervise {
-        argv: &l.inv.argv,
+        argv: &argv,
         cwd: &opts.root,
         env: l.env,
         stdin: l.inv.stdin.clone(),
@@ -79,11 +94,26 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
         record: Some(crate::state::state_dir(&opts.root).join(crate::state::AGENT_GROUP)),
         watcher: Some(&mut watcher),
         translate,
+        raw: raw.clone(),
     })?;
+    if let Some(r) = &raw
+        && let Ok(mut r) = r.lock()
+    {
+        r.finish();
+    }
     drop(watcher);
     let (usage, left, events) = telemetry
         .lock()
-        .map(|mut t| (t.usage(), t.finish(), t.events()))
+        .map(|mut t| {
+            if let Some(text) = l
+                .usage_file
+                .filter(|_| argv != l.inv.argv)
+                .and_then(|p| std::fs::read_to_string(p).ok())
+            {
+                t.copilot_usage_file(&text);
+            }
+            (t.usage(), t.finish(), t.events())
+        })
         .unwrap_or_default();
     // Text the agent left without a newline at its very end still counts, and is logged.
     for line in left.iter().flat_map(|t| t.lines()) {
@@ -126,6 +156,49 @@ pub(crate) fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogS
         file,
         redact: super::redact_for_log,
     })))
+}
+
+/// `argv` with the usage file's path where it asks for one (the placeholder is dropped with
+/// its flag when there is no file to give).
+fn with_usage_file(argv: &[String], file: Option<&Path>) -> Vec<String> {
+    let slot = crate::agent::preset::USAGE_FILE;
+    match file {
+        Some(f) => argv
+            .iter()
+            .map(|a| a.replace(slot, &f.display().to_string()))
+            .collect(),
+        None => {
+            let mut out: Vec<String> = Vec::with_capacity(argv.len());
+            for a in argv {
+                if a == slot {
+                    out.pop();
+                } else {
+                    out.push(a.clone());
+                }
+            }
+            out
+        }
+    }
+}
+
+/// The raw events file, created fresh; `None` (and a warning) when it cannot be.
+fn raw_log(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<RawLog>>> {
+    match std::fs::File::create(path) {
+        Ok(f) => Some(Arc::new(Mutex::new(RawLog::new(
+            f,
+            super::redact_for_log,
+            EVENTS_CAP,
+        )))),
+        Err(e) => {
+            rep.report(Event::Warning {
+                text: format!(
+                    "{}: cannot keep the agent's raw events ({e})",
+                    path.display()
+                ),
+            });
+            None
+        }
+    }
 }
 
 /// One line of ralph's own into the log (redacted like the agent's).

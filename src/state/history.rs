@@ -138,6 +138,10 @@ pub struct Record {
     /// The review of a gated attempt (`ralph run --review`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ReviewRecord>,
+    /// Where the agent's raw output is kept as it printed it (a structured agent's events,
+    /// redacted and bounded), relative to the project root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<String>,
 }
 
 /// What the reviewer of a gated attempt said.
@@ -201,6 +205,7 @@ impl Record {
             reason: None,
             usage: None,
             review: None,
+            events: None,
         }
     }
 }
