@@ -148,18 +148,15 @@ fn refusal_res() -> &'static [(Refusal, Regex)] {
     })
 }
 
-/// The refusal among the last [`REFUSAL_LINES`] non-empty lines of `tail`, with the line that
-/// says it (trimmed), if any.
-pub fn refusal(tail: &str) -> Option<(Refusal, String)> {
-    let mut last: Vec<&str> = tail
-        .lines()
-        .rev()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .take(REFUSAL_LINES)
-        .collect();
+/// The refusal among the last [`REFUSAL_LINES`] non-empty lines of `output`, else among its
+/// first (a CLI may print its usage error first and its whole help after it), with the line
+/// that says it (trimmed), if any.
+pub fn refusal(output: &str) -> Option<(Refusal, String)> {
+    let lines = || output.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut last: Vec<&str> = lines().rev().take(REFUSAL_LINES).collect();
     last.reverse();
-    last.iter().find_map(|l| {
+    let first = lines().take(REFUSAL_LINES);
+    last.into_iter().chain(first).find_map(|l| {
         refusal_res()
             .iter()
             .find(|(_, re)| re.is_match(l))
@@ -258,6 +255,47 @@ mod tests {
         }
     }
 
+    /// What the real CLIs printed when they refused (tests/fixtures/telemetry/real/errors,
+    /// captured by scripts/agent-contract.sh): both streams, the capture's header left out.
+    #[test]
+    fn the_real_clis_refusals_are_read() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/telemetry/real/errors"
+        );
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let body: String = text
+                .lines()
+                .filter(|l| !l.starts_with("# "))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let hung = text.contains("# exit: 124") || text.contains("# exit: 137");
+            let want = if name.contains("unknown-argument") || name.contains("preset-full-auto") {
+                Some(Refusal::UnknownArgument)
+            } else if name.contains("root-refusal") {
+                Some(Refusal::Root)
+            } else if name.contains("no-credentials") && !hung {
+                Some(Refusal::NotLoggedIn)
+            } else {
+                None
+            };
+            let got = refusal(&body).map(|(k, _)| k);
+            if name.starts_with("opencode") && name.contains("unknown-argument") {
+                // It prints only its help: its exit without a session is what tells (see
+                // crate::run::outcome::start_failure).
+                assert_eq!(got, None, "{name}");
+            } else if !hung || want.is_some() {
+                assert_eq!(got, want, "{name}: {body}");
+            }
+            seen += 1;
+        }
+        assert!(seen >= 10, "{seen} captures");
+    }
+
     #[test]
     fn ordinary_output_and_old_lines_are_not_refusals() {
         assert_eq!(
@@ -266,10 +304,11 @@ mod tests {
         );
         assert_eq!(refusal("the test checks 'unknown option' parsing\n"), None);
         let old = format!(
-            "error: unknown option '--x'\n{}",
+            "ok\n{}error: unknown option '--x'\n{}",
+            "line\n".repeat(REFUSAL_LINES),
             "line\n".repeat(REFUSAL_LINES)
         );
-        assert_eq!(refusal(&old), None, "too far back");
+        assert_eq!(refusal(&old), None, "neither at the start nor at the end");
         assert_eq!(refusal(""), None);
     }
 
