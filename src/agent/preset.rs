@@ -205,14 +205,8 @@ mod tests {
     #[test]
     fn every_kind_but_custom_has_one_preset_with_rows_in_order() {
         let all = all();
-        for kind in [
-            AgentKind::Claude,
-            AgentKind::Codex,
-            AgentKind::Amp,
-            AgentKind::Copilot,
-            AgentKind::Gemini,
-            AgentKind::Opencode,
-        ] {
+        let kinds = <AgentKind as clap::ValueEnum>::value_variants();
+        for &kind in kinds.iter().filter(|k| **k != AgentKind::Custom) {
             let p = of(kind).unwrap();
             assert_eq!(p.program, kind.name());
             assert!(!p.flags.is_empty());
