@@ -514,7 +514,8 @@ captures() {
 	local u=$1 base=$2 v=${VERSION[$CLI]} d=$2/capture extra=() cap=$WORK/captures pid i
 	[ "$(id -u "$u")" = 0 ] && [ "$CLI" = claude ] && extra=(IS_SANDBOX=1)
 	make_project "$d" "$u" US-001
-	start_server "$cap/$CLI-$v.server.jsonl"
+	URL=''
+	[ "$CLI" = amp ] || start_server "$cap/$CLI-$v.server.jsonl"
 	cli_env "$u" "$CLI" "$base/home" "$URL"
 	ENVV+=("${extra[@]}")
 	preset_argv "$d" "$STORY_PROMPT" || {
@@ -673,16 +674,19 @@ for u in "${USERS[@]}"; do
 	done
 done
 
+{
+	echo "ralph agent contract: $(date -u +%Y-%m-%dT%H:%MZ), $([ $LATEST = 1 ] && echo latest || echo pinned) versions, ralph $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), node $(node --version), installs ${INSTALL_S}s, total $(elapsed)"
+	python3 "$HERE/contract/report.py" table "$RESULTS"
+} >"$WORK/captures/results.txt"
 echo
-echo "ralph agent contract: $(date -u +%Y-%m-%dT%H:%MZ), $([ $LATEST = 1 ] && echo latest || echo pinned) versions, installs ${INSTALL_S}s, total $(elapsed)"
-python3 "$HERE/contract/report.py" table "$RESULTS"
+cat "$WORK/captures/results.txt"
+cp "$RESULTS" "$WORK/captures/results.jsonl"
 if [ -n "$SAVE" ]; then
 	mkdir -p "$SAVE/errors"
 	cp "$WORK"/captures/*.* "$SAVE"/ 2>/dev/null
 	cp "$WORK"/captures/errors/* "$SAVE/errors/" 2>/dev/null
 	say "captures copied to $SAVE"
 fi
-cp "$RESULTS" "$WORK/captures/results.jsonl"
 # Pass: every row but the workarounds has the argv accepted, 2/2 stories, usage equal (or not
 # read), Ctrl-C clean; a start-failure row stopped on its first attempt, naming the fix.
 python3 - "$RESULTS" <<'PY'
