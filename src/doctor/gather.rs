@@ -64,10 +64,19 @@ pub fn agent_facts(s: &Scope<'_>) -> AgentFacts {
     a.version = probe::version(spec, s.root, s.env);
     if s.probe_argv {
         let spec = spec.for_version(a.version.clone());
-        let inv = agent::plan(
+        let mut inv = agent::plan(
             &spec,
             "ralph doctor",
             &s.root.join(".ralph/doctor-prompt.md"),
+        );
+        // The run's slots, filled as a run fills them (asked only for its help, the CLI
+        // writes no usage file).
+        inv.argv = agent::slots::fill(
+            &inv.argv,
+            &agent::slots::Slots {
+                usage_file: Some(s.root.join(".ralph/doctor-usage.json")),
+                git_dirs: agent::slots::git_dirs(s.root),
+            },
         );
         a.argv_help = probe::ask(
             &probe::argv_check(&inv),
