@@ -13,6 +13,7 @@
 //! - [`state`]: what ralph keeps under `.ralph/` (history records, the run lock, archives,
 //!   rejected copies, run folders and their manifests), below both `context` and `run`.
 //! - [`run`]: the loop (`ralph run`, `ralph demo`).
+//! - [`doctor`]: `ralph doctor` and the run's preflight: is this machine and project ready.
 //! - [`review`]: the isolated review of a gated story (prompt, verdict, when it is held).
 //! - [`clean`]: run hygiene: which old run folders, rejected copies and archives go
 //!   (`ralph clean`, and `ralph run` at its start).
@@ -31,6 +32,7 @@ pub mod code;
 pub mod config;
 pub mod context;
 pub mod dag;
+pub mod doctor;
 pub mod exit;
 pub mod fsutil;
 pub mod graph;

@@ -56,6 +56,12 @@ pub struct Attempt {
     pub worker: Option<u32>,
     /// The review of a gated attempt (`ralph run --review`): verdict, items, round.
     pub review: Option<crate::state::history::ReviewRecord>,
+    /// The iteration's log (what the agent said, readable), relative to the project root.
+    pub log: String,
+    /// The agent's raw output as printed (a structured agent's events), when kept.
+    pub events: Option<String>,
+    /// The agent CLI's version, when it was told.
+    pub agent_version: Option<String>,
 }
 
 /// The commits of a done attempt.
@@ -94,6 +100,9 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
             merge: r.merge.as_ref().map(|m| m.result.clone()),
             worker: r.worker,
             review: r.review.clone(),
+            log: format!(".ralph/runs/{}/iter-{}.log", r.run_id, r.iteration),
+            events: r.events.clone(),
+            agent_version: r.agent_version.clone(),
         })
         .collect();
     let commits = out
@@ -220,6 +229,10 @@ fn raw_text(s: &Show) -> String {
         }
         if let Some(r) = &a.review {
             review_text(&mut o, r);
+        }
+        let _ = write!(o, "\n    log: {}", a.log);
+        if let Some(e) = &a.events {
+            let _ = write!(o, "; raw events: {e}");
         }
         o.push('\n');
     }

@@ -120,6 +120,13 @@ prints debug events on stderr.",
   ralph clean --json | jq .data.freed",
     ),
     (
+        &["doctor"],
+        "Examples:
+  ralph doctor                    the agent ralph run would use, git, verify, prd.json, disk
+  ralph doctor --agent codex      another agent's CLI: found, version, flags, credentials
+  ralph doctor --json | jq '.errors'",
+    ),
+    (
         &["pin"],
         "Examples:
   ralph pin generate

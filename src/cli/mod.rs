@@ -4,7 +4,7 @@
 //! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
 //! `compact.rs`, `clean.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
-//! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
+//! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `doctor.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
 //! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
 //! output and error shares, and parses the command line ([`envelope::parse`]).
 
@@ -16,6 +16,7 @@ use crate::exit::Code;
 pub mod clean;
 pub mod compact;
 pub mod context;
+pub mod doctor;
 pub mod envelope;
 pub mod help;
 pub mod init;
@@ -75,6 +76,8 @@ pub enum Command {
     Patterns(patterns::PatternsArgs),
     /// Compact progress.txt without losing anything.
     Compact(compact::CompactArgs),
+    /// Check that the agent CLI, git, the verify commands and the project are ready for a run.
+    Doctor(doctor::DoctorArgs),
     /// Remove old run folders, rejected copies and archives (`ralph run` does it at its start).
     Clean(clean::CleanArgs),
     /// The Pin (specs/INDEX.md): generate, check, search.
@@ -155,6 +158,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Patterns(a) => patterns::patterns(&ctx, a),
         Command::Compact(a) => compact::compact(&ctx, a),
         Command::Clean(a) => clean::clean(&ctx, a),
+        Command::Doctor(a) => doctor::doctor(&ctx, a),
         Command::Pin(a) => pin::pin(&ctx, a),
         Command::Prd(a) => prd_file::prd(&ctx, a),
         Command::Init(a) => init::init(&ctx, a),

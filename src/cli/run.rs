@@ -56,6 +56,10 @@ pub struct RunArgs {
     /// include them).
     #[arg(long)]
     pub allow_dirty: bool,
+    /// Skip `ralph doctor`'s checks before the first agent (the CLI's version is still read,
+    /// to pick its flags); [run] preflight = false in ralph.toml.
+    #[arg(long)]
+    pub no_preflight: bool,
     /// Do not compact progress.txt before iterations.
     #[arg(long)]
     pub no_compact: bool,
@@ -133,6 +137,7 @@ impl RunArgs {
             compact: self.no_compact.then_some(false),
             parallel: self.parallel,
             allow_dirty: self.allow_dirty.then_some(true),
+            preflight: self.no_preflight.then_some(false),
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
             grace: self.grace,
             max_wait: self.max_wait,
@@ -200,7 +205,7 @@ fn reviewer(settings: &config::Settings) -> anyhow::Result<Option<AgentSpec>> {
     )?))
 }
 
-fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
+fn print_dry_run(opts: &Options, findings: &[crate::doctor::Finding]) -> anyhow::Result<Code> {
     // A dry run writes nothing, not even the code index cache.
     let mut opts = opts.clone();
     opts.settings.context.save_index = false;
@@ -263,15 +268,50 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
             s.review.max_rounds
         );
     }
+    print_preflight(findings);
     println!("--- prompt ---");
     print!("{}", plan.prompt);
     Ok(Code::OK)
 }
 
+/// The preflight in a dry run: what is not ok (the whole list is `ralph doctor`'s).
+fn print_preflight(findings: &[crate::doctor::Finding]) {
+    use crate::doctor::Status;
+    if findings.is_empty() {
+        return;
+    }
+    let not_ok: Vec<crate::doctor::Finding> = findings
+        .iter()
+        .filter(|f| f.status != Status::Ok)
+        .cloned()
+        .collect();
+    let count = |s: Status| not_ok.iter().filter(|f| f.status == s).count();
+    println!(
+        "preflight: {} problem(s), {} warning(s) (`ralph doctor` shows every check)",
+        count(Status::Problem),
+        count(Status::Warning)
+    );
+    for l in crate::doctor::lines(&not_ok) {
+        println!("  {}", anstream::adapter::strip_str(&l));
+    }
+}
+
 pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
-    let opts = options(ctx, &args)?;
+    let mut opts = options(ctx, &args)?;
+    let checked = run::preflight::check(&opts, opts.settings.preflight);
+    opts.agent = checked.agent;
+    opts.reviewer = checked.reviewer;
     if args.dry_run {
-        return print_dry_run(&opts);
+        return print_dry_run(&opts, &checked.findings);
+    }
+    if let Err(e) = run::preflight::enforce(&opts, &checked.findings) {
+        let agent = e.agent;
+        let err = anyhow::Error::new(e);
+        return Err(if agent {
+            err.context(crate::exit::AgentStart)
+        } else {
+            err
+        });
     }
     let flag = signals::install().context("cannot install the Ctrl-C handler")?;
     let exit = if opts.settings.parallel >= 2 {

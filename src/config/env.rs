@@ -43,6 +43,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
         allow_dirty: v("RALPH_ALLOW_DIRTY")
             .map(|s| parse_bool("RALPH_ALLOW_DIRTY", &s))
             .transpose()?,
+        preflight: v("RALPH_PREFLIGHT")
+            .map(|s| parse_bool("RALPH_PREFLIGHT", &s))
+            .transpose()?,
         verify: v("RALPH_VERIFY").map(|s| {
             s.lines()
                 .map(str::trim)

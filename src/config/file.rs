@@ -147,6 +147,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
                 ("run", "parallel") => layer.parallel = Some(count(v)?),
                 ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
+                ("run", "preflight") => layer.preflight = Some(boolean(v)?),
                 ("run", "max_cost") => {
                     layer.max_cost = Some(match v {
                         toml::Value::Integer(n) => parse_dollars(&place, &n.to_string())?,

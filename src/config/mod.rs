@@ -20,6 +20,7 @@
 //! compact = true
 //! parallel = 1             # stories at once, each in its own git worktree (specs/parallel.md)
 //! allow_dirty = false      # start with uncommitted changes in the work tree
+//! preflight = true         # `ralph doctor`'s checks before the first agent
 //! [verify]
 //! commands = ["cargo test"]
 //! [compact]
@@ -71,6 +72,7 @@ const RUN_KEYS: &[&str] = &[
     "parallel",
     "allow_dirty",
     "max_cost",
+    "preflight",
 ];
 const VERIFY_KEYS: &[&str] = &["commands"];
 const HOOKS_KEYS: &[&str] = &["on_story_done", "on_blocked", "on_run_end", "timeout"];
@@ -197,6 +199,7 @@ pub struct Layer {
     pub parallel: Option<u32>,
     /// Start with uncommitted changes in the work tree (`--allow-dirty`).
     pub allow_dirty: Option<bool>,
+    pub preflight: Option<bool>,
     pub verify: Option<Vec<String>>,
     /// progress.txt compaction: line threshold and recent lines kept verbatim.
     pub compact_threshold: Option<usize>,
@@ -250,6 +253,8 @@ pub struct Settings {
     /// Stories run at once, each in its own worktree (1: the sequential loop).
     pub parallel: u32,
     pub allow_dirty: bool,
+    /// Run `ralph doctor`'s checks before the first agent (`--no-preflight`).
+    pub preflight: bool,
     pub verify: Vec<String>,
     pub compact_threshold: usize,
     pub compact_keep_recent: usize,
@@ -299,6 +304,7 @@ impl Default for Settings {
             compact: true,
             parallel: 1,
             allow_dirty: false,
+            preflight: true,
             verify: vec![],
             compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
             compact_keep_recent: crate::progress::compact::DEFAULT_KEEP_RECENT,
@@ -383,6 +389,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         compact: pick!(compact, d.compact),
         parallel: pick!(parallel, d.parallel),
         allow_dirty: pick!(allow_dirty, d.allow_dirty),
+        preflight: pick!(preflight, d.preflight),
         verify: pick!(verify, d.verify.clone()),
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),

@@ -342,6 +342,11 @@ impl<'a> Loop<'a> {
             iteration::record(&self.opts.root, &record)?;
             return self.wait_for_limit(done.rate_line.unwrap_or_default());
         }
+        if let Some(failure) = &done.start_failure {
+            self.n += 1;
+            iteration::record(&self.opts.root, &record)?;
+            return Ok(Some(self.not_started(story, t0, &record, failure)));
+        }
         self.limit_streak = 0;
         self.n += 1;
         let attempt = self.attempts.entry(story.id.clone()).or_insert(0);
@@ -403,6 +408,42 @@ impl<'a> Loop<'a> {
             return Ok(Some(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         Ok(None)
+    }
+
+    /// The agent could not start: no other story would fare better, so the run stops here with
+    /// the CLI's words and what to do (never a strike, never a skip).
+    fn not_started(
+        &self,
+        story: &Story,
+        t0: Instant,
+        record: &history::Record,
+        failure: &crate::agent::detect::StartFailure,
+    ) -> Exit {
+        let agent = &self.opts.agent;
+        self.rep.report(Event::IterationFinished {
+            iteration: self.n,
+            limit: self.opts.settings.iterations,
+            story: story.id.clone(),
+            title: story.title.clone(),
+            elapsed: t0.elapsed(),
+            outcome: Outcome::StartFailed,
+            detail: String::new(),
+            cost_usd: cost::of_record(record),
+        });
+        self.rep.report(Event::AgentNotStarted {
+            story: story.id.clone(),
+            agent: agent.kind.name().to_string(),
+            version: agent.version.as_ref().map(ToString::to_string),
+            message: record.reason.clone().unwrap_or_default(),
+            advice: crate::agent::advice::for_failure(failure, agent.kind, &agent.argv),
+        });
+        let left = self
+            .cache
+            .last
+            .as_ref()
+            .map(|l| status::remaining(&l.prd.stories))
+            .unwrap_or_default();
+        self.end(Exit::StartFailed, 0, left, true)
     }
 
     /// A usage limit: wait as the agent's message says (or back off), up to

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::events::Event;
-use super::outcome::{AgentFacts, Outcome, Progress};
+use super::outcome::{AgentFacts, Outcome, Progress, StartFailure};
 use super::prompt::{self, RetryNote};
 use super::{Options, PrdSnapshot, RunError, git, guard, launch, report, verdict, verify};
 use crate::agent::{self, detect};
@@ -58,6 +58,8 @@ pub struct Done {
     pub after: Option<git::Snapshot>,
     /// The learned error patterns the prompt showed (ids; the loop counts their uses).
     pub patterns_used: Vec<String>,
+    /// The agent never got going: the run stops (outcome `StartFailed`).
+    pub start_failure: Option<StartFailure>,
 }
 
 /// The lines of `prompt` (trimmed) that would read as a signal (complete, blocked, failed) for
@@ -101,6 +103,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         .take()
         .or_else(|| git::snapshot(&opts.root, &prd_rel));
     let log = launch::log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
+    let events_path = inp.run_dir.join(format!("iter-{}.events.jsonl", inp.n));
     launch::log_line(
         &log,
         &format!(
@@ -142,7 +145,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
     ];
     env.extend(opts.env.iter().cloned());
-    let (run, usage) = launch::run(launch::Launch {
+    let launch::Launched { run, usage, events } = launch::run(launch::Launch {
         opts,
         spec: &opts.agent,
         inv: &inv,
@@ -151,6 +154,8 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         log: log.clone(),
         interrupt: inp.interrupt,
         watch,
+        events: Some(&events_path),
+        usage_file: Some(&inp.run_dir.join(format!("iter-{}.usage.json", inp.n))),
     })?;
 
     // Step 7: the integrity guard.
@@ -237,7 +242,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         &verify_results,
         &prd_rel,
     )?;
-    let (outcome, settle) = (v.outcome, v.settle);
+    let (mut outcome, settle) = (v.outcome, v.settle);
     // A reviewer's usage limit is the run's to wait for, like the agent's.
     let rate_line = review_limit.or(rate_line);
     if !settle.is_empty() {
@@ -274,11 +279,16 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
             vec![],
         ),
     };
+    let start_failure = start_failure(&run, events, opts.agent.format(), &facts, progress);
+    if start_failure.is_some() {
+        outcome = Outcome::StartFailed;
+    }
     let record = Record {
         run_id: inp.run_id.to_string(),
         iteration: inp.n,
         story: story.id.clone(),
         agent: opts.agent.kind.name().to_string(),
+        agent_version: opts.agent.version.as_ref().map(ToString::to_string),
         start: start_time.timestamp().to_string(),
         duration_ms: run.duration.as_millis() as u64,
         exit_code: run.exit_code,
@@ -305,8 +315,18 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
             _ => None,
         }
         .filter(|_| matches!(outcome, Outcome::Blocked | Outcome::Failed))
-        .or_else(|| (outcome == Outcome::ReviewChanges).then(|| v.extra.clone())),
+        .or_else(|| (outcome == Outcome::ReviewChanges).then(|| v.extra.clone()))
+        .or_else(|| {
+            start_failure
+                .as_ref()
+                .map(|f| f.line(&run.tail, super::outcome::QUICK_EXIT))
+        }),
         review,
+        events: inp
+            .run_dir
+            .join(format!("iter-{}.events.jsonl", inp.n))
+            .is_file()
+            .then(|| format!(".ralph/runs/{}/iter-{}.events.jsonl", inp.run_id, inp.n)),
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {
@@ -346,6 +366,28 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         extra: v.extra,
         after,
         patterns_used,
+        start_failure,
+    })
+}
+
+/// Whether the agent never got going (see [`outcome::start_failure`]).
+fn start_failure(
+    run: &agent::process::Finished,
+    events: u64,
+    format: agent::telemetry::Format,
+    facts: &AgentFacts,
+    progress: Option<Progress>,
+) -> Option<StartFailure> {
+    super::outcome::start_failure(&super::outcome::StartFacts {
+        exit_code: run.exit_code,
+        timed_out: run.timed_out,
+        interrupted: run.interrupted,
+        duration: run.duration,
+        structured: format != agent::telemetry::Format::Plain,
+        events_seen: events > 0,
+        refusal: detect::refusal(&run.tail),
+        worked: facts.claimed() || progress.is_some_and(Progress::any),
+        rate_limited: facts.rate_limited,
     })
 }
 

@@ -26,6 +26,7 @@ pub mod launch;
 pub mod outcome;
 pub mod parallel;
 pub mod patterns;
+pub mod preflight;
 pub mod prompt;
 pub mod ratelimit;
 pub mod report;
@@ -125,6 +126,8 @@ pub enum Exit {
     NoReady,
     CostLimit,
     Interrupted,
+    /// The agent CLI could not start (see [`outcome::start_failure`]).
+    StartFailed,
 }
 
 impl Exit {
@@ -134,6 +137,7 @@ impl Exit {
             Exit::Limit => Code::LIMIT,
             Exit::NoReady => Code::NO_READY,
             Exit::CostLimit => Code::COST_LIMIT,
+            Exit::StartFailed => Code::AGENT_START,
             Exit::Interrupted if signals::hung_up() => Code::HANGUP,
             Exit::Interrupted => Code::INTERRUPTED,
         }
@@ -250,9 +254,19 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
         &opts.agent,
         &opts.settings.context,
     )?;
+    let mut invocation = agent::plan(&opts.agent, &prompt, &prompt_file);
+    invocation.argv = agent::slots::fill(
+        &invocation.argv,
+        &agent::slots::Slots {
+            usage_file: Some(
+                crate::state::state_dir(&opts.root).join("runs/<run-id>/iter-1.usage.json"),
+            ),
+            git_dirs: agent::slots::git_dirs(&opts.root),
+        },
+    );
     Ok(Plan {
         story: Some((story.id.clone(), story.title.clone())),
-        invocation: agent::plan(&opts.agent, &prompt, &prompt_file),
+        invocation,
         prompt,
         located,
         all_done: false,

@@ -67,6 +67,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             record: Some(crate::state::state_dir(env.root).join(crate::state::AGENT_GROUP)),
             watcher: Some(&mut watcher),
             translate: None,
+            raw: None,
         })?;
         results.push(VerifyResult {
             command: cmd.clone(),

@@ -44,6 +44,9 @@ pub enum Outcome {
     /// Gated, but the review (`--review`) asked for changes or gave no verdict: `passes` is
     /// set back to false and the items go into the next prompt.
     ReviewChanges,
+    /// The agent CLI refused to start or exited at once without starting a session (an
+    /// argument it does not know, root refused, not logged in): the run stops.
+    StartFailed,
 }
 
 impl Outcome {
@@ -61,6 +64,7 @@ impl Outcome {
             Outcome::Blocked => "blocked",
             Outcome::Failed => "failed",
             Outcome::ReviewChanges => "changes requested",
+            Outcome::StartFailed => "could not start",
         }
     }
 }
@@ -82,6 +86,10 @@ pub struct Record {
     pub iteration: u32,
     pub story: String,
     pub agent: String,
+    /// The agent CLI's version, as its `--version` said (absent for a custom command, or
+    /// when it could not be told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<String>,
     /// RFC 3339 start time.
     pub start: String,
     pub duration_ms: u64,
@@ -130,6 +138,10 @@ pub struct Record {
     /// The review of a gated attempt (`ralph run --review`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ReviewRecord>,
+    /// Where the agent's raw output is kept as it printed it (a structured agent's events,
+    /// redacted and bounded), relative to the project root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<String>,
 }
 
 /// What the reviewer of a gated attempt said.
@@ -171,6 +183,7 @@ impl Record {
             iteration,
             story: story.to_string(),
             agent: String::new(),
+            agent_version: None,
             start,
             duration_ms: 0,
             exit_code: None,
@@ -192,6 +205,7 @@ impl Record {
             reason: None,
             usage: None,
             review: None,
+            events: None,
         }
     }
 }

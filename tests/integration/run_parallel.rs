@@ -5,14 +5,14 @@
 
 use std::process::{Child, Command, Stdio};
 
-use crate::support::{FLIP, Project, alive, events, prd, story, wait_for};
+use crate::support::{FAKE_PROBES, FLIP, Project, alive, events, prd, story, wait_for};
 
 /// Install a fake `claude` that records per story and attempt (`$D/stdin-<id>-<attempt>`,
 /// `$D/pwd-<id>-<attempt>`), so agents running at once never share a file; then `body`. `$a`
 /// is the attempt, `$M` the main tree.
 fn agent(p: &Project, body: &str) {
     let script = format!(
-        "#!/bin/sh\nD='{}'\nM='{}'\nid=\"$RALPH_STORY_ID\"\na=\"$RALPH_ATTEMPT\"\nn=\"$RALPH_ITERATION\"\ncat > \"$D/stdin-$id-$a\"\npwd > \"$D/pwd-$id-$a\"\n{body}\n",
+        "#!/bin/sh\nD='{}'\n{FAKE_PROBES}M='{}'\nid=\"$RALPH_STORY_ID\"\na=\"$RALPH_ATTEMPT\"\nn=\"$RALPH_ITERATION\"\ncat > \"$D/stdin-$id-$a\"\npwd > \"$D/pwd-$id-$a\"\n{body}\n",
         p.fake.display(),
         p.root().display()
     );

@@ -143,6 +143,7 @@ pub fn json_command(cmd: &Command) -> Option<&'static str> {
         },
         Command::Compact(a) if a.json => Some("compact"),
         Command::Clean(a) if a.json => Some("clean"),
+        Command::Doctor(a) if a.json => Some("doctor"),
         // A run streams events; an error that stops it is the envelope, on the last line.
         Command::Run(a) if a.json => Some("run"),
         Command::Pin(p) => match &p.command {

@@ -154,6 +154,16 @@ pub enum Event {
         attempts: u32,
         reason: String,
     },
+    /// The agent CLI could not start: its words (or what ralph saw) and what to do. The run
+    /// stops; no story is retried or skipped for it.
+    AgentNotStarted {
+        story: String,
+        agent: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<String>,
+        message: String,
+        advice: String,
+    },
     /// The agent hit a usage limit: the run waits (`until` "14:05 UTC", or a backoff).
     RateLimited {
         line: String,

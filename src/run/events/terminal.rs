@@ -145,6 +145,22 @@ pub fn lines(event: &Event) -> Vec<String> {
                 )],
             }
         }
+        Event::AgentNotStarted {
+            agent,
+            version,
+            message,
+            advice,
+            ..
+        } => {
+            let v = version
+                .as_deref()
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default();
+            vec![
+                format!("ralph: {agent}{v} could not start: {message}"),
+                format!("ralph: what to do: {advice}"),
+            ]
+        }
         Event::StorySkipped { story, reason, .. } => vec![format!(
             "ralph: skipping {story} for the rest of this run: {reason}"
         )],
@@ -283,6 +299,10 @@ fn ended(event: &Event) -> Vec<String> {
             vec!["ralph: interrupted; history written, lock released".into()]
         }
         Exit::Interrupted => vec!["ralph: interrupted".into()],
+        Exit::StartFailed => vec![format!(
+            "ralph: stopped: the agent could not start, so no story was retried or skipped ({iterations} iteration(s) in {}); fix the cause and run again (`ralph doctor` checks it)",
+            format_elapsed(*elapsed)
+        )],
     }
 }
 

@@ -126,6 +126,8 @@ struct Sched<'a> {
     unfinished: Vec<String>,
     /// What the agents reported spending (see [`crate::run::cost`]).
     spent: crate::run::cost::Spent,
+    /// An agent could not start: no attempt starts any more; what runs finishes and merges.
+    start_failed: bool,
 }
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
@@ -204,6 +206,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         passing: 0,
         unfinished: vec![],
         spent: Default::default(),
+        start_failed: false,
     };
     let started = Instant::now();
     let stop = AtomicBool::new(false);
@@ -299,6 +302,10 @@ impl Sched<'_> {
     /// The run is over once nothing is claimed: why.
     fn finish(&mut self) -> Result<Exit, RunError> {
         let prd = Prd::load(&self.opts.prd_path)?;
+        if self.start_failed {
+            self.unfinished = status::remaining(&prd.stories);
+            return Ok(Exit::StartFailed);
+        }
         if prd.all_done() {
             self.passing = prd.stories.iter().filter(|s| !s.removed).count();
             return Ok(Exit::AllDone);
@@ -327,8 +334,9 @@ impl Sched<'_> {
             return vec![];
         }
         self.rate_until = None;
-        // `--max-cost` reached: no attempt starts; what runs finishes and merges.
-        let spent_out = self.spent.reached(s.max_cost);
+        // `--max-cost` reached, or an agent that cannot start: no attempt starts; what runs
+        // finishes and merges.
+        let spent_out = self.spent.reached(s.max_cost) || self.start_failed;
         if self.n < s.iterations
             && !spent_out
             && self.claims.len() < s.parallel as usize
@@ -347,7 +355,12 @@ impl Sched<'_> {
         for id in due {
             if self.n >= s.iterations || spent_out {
                 // Out of attempts (or of budget): this story cannot go on in this run.
-                self.release(&id, if spent_out { "cost limit" } else { "limit" });
+                let why = match (self.start_failed, spent_out) {
+                    (true, _) => "not started",
+                    (false, true) => "cost limit",
+                    (false, false) => "limit",
+                };
+                self.release(&id, why);
                 continue;
             }
             jobs.push(self.job(&id));

@@ -47,6 +47,8 @@ pub(super) struct AttemptDone {
     pub(super) rate_line: Option<String>,
     /// The learned error patterns its prompt showed (the scheduler counts their uses).
     pub(super) patterns_used: Vec<String>,
+    /// The agent never got going (outcome `StartFailed`).
+    pub(super) start_failure: Option<crate::agent::detect::StartFailure>,
 }
 
 /// One attempt in a worktree: `iteration::run_one`, then (when gated) what the agent left is
@@ -113,5 +115,6 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         retry: done.retry,
         rate_line: done.rate_line,
         patterns_used: done.patterns_used,
+        start_failure: done.start_failure,
     })
 }
