@@ -18,6 +18,8 @@ fn story(id: &str) -> Story {
         blocked_by: vec!["US-001".into()],
         removed: false,
         discovered_from: None,
+        verify: vec![],
+        red_green: None,
     }
 }
 

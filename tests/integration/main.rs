@@ -20,6 +20,7 @@ mod pin_generate;
 mod pin_search;
 mod prd_import;
 mod report_cli;
+mod reported;
 mod run_agents;
 mod run_basic;
 mod run_branch;
