@@ -573,6 +573,7 @@ proptest! {
             recent_entries,
             files: 15,
             verify: inp.notes.clone(),
+            red_green: budget % 2 == 0,
             save_index: false,
             instructions: None,
         };

@@ -76,6 +76,8 @@ impl ClaimState {
 /// A claimed story: its slot, worktree and branch, from claim to merge, hold or the end.
 struct Claim {
     title: String,
+    /// The commands the merge re-verifies with: the run's, then the story's own.
+    verify: Vec<String>,
     branch: String,
     wt: PathBuf,
     base: String,
@@ -378,6 +380,7 @@ impl Sched<'_> {
                 story.id.clone(),
                 Claim {
                     title: story.title.clone(),
+                    verify: story.gate_commands(&self.opts.settings.verify),
                     branch,
                     wt,
                     base: self.tip.clone(),
