@@ -20,6 +20,41 @@ pub fn commands(opts: &Options, story: &Story) -> Vec<String> {
     story.gate_commands(&opts.settings.verify)
 }
 
+/// What the run says at its start about the stories' gates, besides the banner: stories
+/// with their own commands when the run has none, and red-green stories nothing can test.
+pub fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec<Event> {
+    let open: Vec<&Story> = stories.iter().filter(|s| !s.passes && !s.removed).collect();
+    let mut out = vec![];
+    let own: Vec<&str> = open
+        .iter()
+        .filter(|s| !s.verify.is_empty())
+        .map(|s| s.id.as_str())
+        .collect();
+    if settings.verify.is_empty() && !own.is_empty() {
+        out.push(Event::Note {
+            text: format!(
+                "{} open story(ies) have their own verify commands (\"verify\" in prd.json) and are gated by them: {}",
+                own.len(),
+                own.join(", ")
+            ),
+        });
+    }
+    let untestable: Vec<&str> = open
+        .iter()
+        .filter(|s| redgreen::enabled(settings, s) && s.gate_commands(&settings.verify).is_empty())
+        .map(|s| s.id.as_str())
+        .collect();
+    if !untestable.is_empty() {
+        out.push(Event::Warning {
+            text: format!(
+                "red-green is on, but no verify command can run the tests of {}: add --verify (or the story's \"verify\")",
+                untestable.join(", ")
+            ),
+        });
+    }
+    out
+}
+
 /// One gate to run.
 pub struct Input<'a> {
     pub opts: &'a Options,
@@ -148,5 +183,43 @@ fn summary(gate: &verify::Gate, total: usize) -> verdict::GateSummary {
         failed,
         interrupted: gate.interrupted,
         red_green: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(events: &[Event]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                Event::Note { text } => format!("note: {text}"),
+                Event::Warning { text } => format!("warning: {text}"),
+                _ => String::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_start_names_stories_gated_by_their_own_commands_and_untestable_red_green() {
+        let prd = crate::prd::Prd::from_bytes(
+            std::path::Path::new("prd.json"),
+            br#"{"userStories":[
+                {"id":"A","title":"a","passes":false,"verify":["make a"]},
+                {"id":"B","title":"b","passes":false,"redGreen":true},
+                {"id":"C","title":"c","passes":true,"verify":["make c"]}]}"#,
+        )
+        .unwrap();
+        let mut s = crate::config::Settings::default();
+        assert_eq!(
+            texts(&start_notes(&s, &prd.stories)),
+            [
+                "note: 1 open story(ies) have their own verify commands (\"verify\" in prd.json) and are gated by them: A",
+                "warning: red-green is on, but no verify command can run the tests of B: add --verify (or the story's \"verify\")"
+            ]
+        );
+        s.verify = vec!["make".into()];
+        assert!(start_notes(&s, &prd.stories).is_empty());
     }
 }

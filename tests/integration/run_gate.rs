@@ -298,3 +298,39 @@ fn red_green_in_parallel_runs_in_each_storys_worktree_and_sends_a_tautology_back
     assert_eq!(worktrees(&p), 1);
     assert!(scratch_left(&p).is_empty(), "{:?}", scratch_left(&p));
 }
+
+#[test]
+fn a_parallel_merge_re_verifies_with_the_storys_own_commands() {
+    let a = with(story("A", 1, &[]), r#""verify": ["test -f A.txt"]"#);
+    let b = with(story("B", 1, &[]), r#""verify": ["test -f B.txt"]"#);
+    let p = shell_project(&[a, b]);
+    p.git(&["checkout", "-qb", "ralph/rg"]);
+    p.agent(
+        "claude",
+        &format!(r#"echo done > "$RALPH_STORY_ID.txt"; {FLIP}{COMMIT}"#),
+    );
+    let o = p
+        .run()
+        .args(["4", "--parallel", "2", "--verify", "true"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let h = p.history();
+    // The first merge is a fast-forward (nothing to re-verify); the second is re-verified
+    // with the run's commands and its story's own.
+    let merged: Vec<&serde_json::Value> = h.iter().filter(|r| r["merge"].is_object()).collect();
+    assert_eq!(merged.len(), 2, "{h:?}");
+    let second = merged
+        .iter()
+        .find(|r| r["merge"]["fast_forward"] == false)
+        .unwrap_or_else(|| panic!("no merge commit: {h:?}"));
+    let id = second["story"].as_str().unwrap();
+    let cmds: Vec<&str> = second["merge"]["verify"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(cmds, ["true".to_string(), format!("test -f {id}.txt")]);
+}

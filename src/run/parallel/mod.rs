@@ -182,6 +182,9 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         parallel: Some(s.parallel),
         branch: Some(branch.clone()),
     });
+    for e in super::gate::start_notes(s, &prd.stories) {
+        rep.report(e);
+    }
     let mut sched = Sched {
         opts,
         root,

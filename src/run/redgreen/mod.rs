@@ -125,7 +125,8 @@ fn judged(inp: &Input<'_>, out: &mut RedRun) -> Result<Red, AgentError> {
     if out.commands.is_empty() {
         return Ok(policy::judge(&[]));
     }
-    let area = scratch_area(inp.root);
+    let prefix = project_prefix(inp.root);
+    let area = scratch_area(inp.root, &prefix);
     out.warnings.extend(sweep_leftovers(&area));
     let scratch = area.join(format!(
         "{}-{}-{}",
@@ -136,11 +137,23 @@ fn judged(inp: &Input<'_>, out: &mut RedRun) -> Result<Red, AgentError> {
     if let Err(why) = make_scratch(inp.root, &scratch, base) {
         return Ok(Red::Inconclusive(why));
     }
-    let red = in_scratch(inp, out, &area, &scratch);
+    // The project's folder in the scratch worktree (the root, unless the project is a
+    // subfolder of its repository).
+    let project = scratch.join(&prefix);
+    let red = in_scratch(inp, out, &area, &project);
     if let Some(w) = remove_scratch(inp.root, &scratch) {
         out.warnings.push(w);
     }
     red
+}
+
+/// Where the project's root is inside its repository (`sub/dir/`, or empty at the top).
+fn project_prefix(root: &Path) -> PathBuf {
+    git::output(root, &["rev-parse", "--show-prefix"])
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .unwrap_or_default()
 }
 
 /// Copy the tests in, run the setup and the commands in the scratch worktree.
@@ -233,7 +246,16 @@ fn changed_paths(root: &Path, base: &str, prd_rel: &str) -> Result<Vec<String>, 
             .map(|p| String::from_utf8_lossy(p).into_owned())
             .collect())
     };
-    let mut paths = run(&["diff", "--name-only", "-z", "--no-renames", base, "--"])?;
+    // `--relative`: paths from the project root, only under it (as `ls-files` gives them).
+    let mut paths = run(&[
+        "diff",
+        "--name-only",
+        "--relative",
+        "-z",
+        "--no-renames",
+        base,
+        "--",
+    ])?;
     paths.extend(run(&["ls-files", "-z", "--others", "--exclude-standard"])?);
     paths.sort();
     paths.dedup();
@@ -241,9 +263,9 @@ fn changed_paths(root: &Path, base: &str, prd_rel: &str) -> Result<Vec<String>, 
     Ok(paths)
 }
 
-/// `.ralph/red-green/` of the main work tree (a parallel story's worktree shares its main
-/// tree's, so Cargo's cache there is warm for every story).
-fn scratch_area(root: &Path) -> PathBuf {
+/// `.ralph/red-green/` of the project in the main work tree (a parallel story's worktree
+/// shares its main tree's, so Cargo's cache there is warm for every story).
+fn scratch_area(root: &Path, prefix: &Path) -> PathBuf {
     let common = git::output(
         root,
         &["rev-parse", "--path-format=absolute", "--git-common-dir"],
@@ -258,7 +280,12 @@ fn scratch_area(root: &Path) -> PathBuf {
             .unwrap_or_else(|| root.to_path_buf()),
         _ => root.to_path_buf(),
     };
-    crate::state::state_dir(&main).join("red-green")
+    let project = if main == root {
+        main
+    } else {
+        main.join(prefix)
+    };
+    crate::state::state_dir(&project).join("red-green")
 }
 
 /// A story id as a folder name part.
