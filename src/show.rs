@@ -24,6 +24,10 @@ pub struct Show {
     pub state: &'static str,
     /// The blockers that do not pass yet, when blocked.
     pub blocked_by: Vec<String>,
+    /// The story's own verify commands (`verify` in prd.json), run after the run's.
+    pub verify: Vec<String>,
+    /// The story's `redGreen`: its red-green gate on or off whatever the run says.
+    pub red_green: Option<bool>,
     /// Whether any iteration ran the story.
     pub ran: bool,
     pub attempts: Vec<Attempt>,
@@ -62,6 +66,8 @@ pub struct Attempt {
     pub events: Option<String>,
     /// The agent CLI's version, when it was told.
     pub agent_version: Option<String>,
+    /// What the red-green gate's red run gave (`ralph run --red-green`).
+    pub red_green: Option<crate::state::history::RedGreenRecord>,
 }
 
 /// The commits of a done attempt.
@@ -103,6 +109,7 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
             log: format!(".ralph/runs/{}/iter-{}.log", r.run_id, r.iteration),
             events: r.events.clone(),
             agent_version: r.agent_version.clone(),
+            red_green: r.red_green.clone(),
         })
         .collect();
     let commits = out
@@ -124,6 +131,8 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         title: story.title.clone(),
         state: state.name(),
         blocked_by,
+        verify: story.verify.clone(),
+        red_green: story.red_green,
         ran: !out.records.is_empty(),
         attempts,
         commits,
@@ -153,6 +162,54 @@ fn review_text(o: &mut String, r: &crate::state::history::ReviewRecord) {
     }
 }
 
+/// An attempt's red run: `red run (1.2s): red: tests/a.rs on abc1234; `cargo test` exited 101`.
+fn red_green_text(o: &mut String, r: &crate::state::history::RedGreenRecord) {
+    let what = match r.result.as_str() {
+        "red" => "failed without the change, as required",
+        "green" => "passed without the change: the tests do not test it (sent back)",
+        "no-tests" => "no test file changed (sent back)",
+        _ => "inconclusive",
+    };
+    let _ = write!(o, "\n    red run ({}): {what}", duration(r.duration_ms));
+    if let Some(why) = &r.why {
+        let _ = write!(o, " ({why})");
+    }
+    if !r.test_files.is_empty() {
+        let _ = write!(
+            o,
+            "\n      tests: {} on {}",
+            r.test_files.join(", "),
+            short(r.base.as_deref())
+        );
+    }
+    for v in &r.verify {
+        let how = match (v.passed, v.timed_out, v.exit_code) {
+            (true, _, _) => "passed".to_string(),
+            (false, true, _) => "timed out".to_string(),
+            (false, false, Some(c)) => format!("exited {c}"),
+            (false, false, None) => "was killed".to_string(),
+        };
+        let _ = write!(o, "\n      `{}` {how}", v.command);
+    }
+}
+
+/// The story's own checks and its red-green setting, when it has them.
+fn verify_lines(o: &mut String, s: &Show) {
+    if !s.verify.is_empty() {
+        let cmds: Vec<String> = s.verify.iter().map(|c| format!("`{c}`")).collect();
+        let _ = writeln!(
+            o,
+            "verify (this story, after the run's): {}",
+            cmds.join(", ")
+        );
+    }
+    match s.red_green {
+        Some(true) => o.push_str("red-green: on for this story\n"),
+        Some(false) => o.push_str("red-green: off for this story\n"),
+        None => {}
+    }
+}
+
 /// The state as a person reads it: `done`, `ready`, `blocked by US-001, US-002`, `removed`.
 pub fn state_text(s: &Show) -> String {
     if s.blocked_by.is_empty() {
@@ -178,7 +235,9 @@ pub fn text(s: &Show) -> String {
 fn raw_text(s: &Show) -> String {
     let mut o = String::new();
     if !s.ran {
-        let _ = write!(o, "{} has not run yet ({})", s.id, state_text(s));
+        let _ = writeln!(o, "{} has not run yet ({})", s.id, state_text(s));
+        verify_lines(&mut o, s);
+        o.pop();
         if let Some(e) = &s.progress_entry {
             let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
         }
@@ -187,6 +246,7 @@ fn raw_text(s: &Show) -> String {
     }
     let _ = writeln!(o, "{}: {}", s.id, s.title);
     let _ = writeln!(o, "state: {}", state_text(s));
+    verify_lines(&mut o, s);
     let _ = writeln!(
         o,
         "attempts: {} (agent time {})",
@@ -229,6 +289,9 @@ fn raw_text(s: &Show) -> String {
         }
         if let Some(r) = &a.review {
             review_text(&mut o, r);
+        }
+        if let Some(r) = &a.red_green {
+            red_green_text(&mut o, r);
         }
         let _ = write!(o, "\n    log: {}", a.log);
         if let Some(e) = &a.events {

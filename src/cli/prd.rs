@@ -137,6 +137,12 @@ fn story_json(s: &Story, st: &State) -> serde_json::Value {
     if let State::Blocked { unmet } = st {
         v["blockedBy"] = serde_json::to_value(unmet).unwrap_or_default();
     }
+    if !s.verify.is_empty() {
+        v["verify"] = json!(s.verify);
+    }
+    if let Some(rg) = s.red_green {
+        v["redGreen"] = json!(rg);
+    }
     v
 }
 

@@ -37,6 +37,11 @@ pub struct RunArgs {
     /// A command that must exit 0 before a story counts as done (repeatable; run with sh -c).
     #[arg(long, value_name = "CMD")]
     pub verify: Vec<String>,
+    /// Once a story's gate passes, its test-file changes alone, on the story's base commit in
+    /// a scratch worktree, must fail its verify commands ([verify] red_green; a story's
+    /// "redGreen" overrides).
+    #[arg(long)]
+    pub red_green: bool,
     /// Per-iteration time limit, e.g. 45m, 1h30m, 600 (default 60m).
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub timeout: Option<Duration>,
@@ -139,6 +144,7 @@ impl RunArgs {
             allow_dirty: self.allow_dirty.then_some(true),
             preflight: self.no_preflight.then_some(false),
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
+            red_green: self.red_green.then_some(true),
             grace: self.grace,
             max_wait: self.max_wait,
             max_cost: self.max_cost,
@@ -258,8 +264,11 @@ fn print_dry_run(opts: &Options, findings: &[crate::doctor::Finding]) -> anyhow:
     if let Some(l) = &plan.clean {
         println!("{l}");
     }
-    if !s.verify.is_empty() {
-        println!("verify: {}", s.verify.join(" && "));
+    if !plan.verify.is_empty() {
+        println!("verify: {}", plan.verify.join(" && "));
+    }
+    if let Some(rg) = &plan.red_green {
+        println!("{rg}");
     }
     if let Some(r) = &opts.reviewer {
         println!(

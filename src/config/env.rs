@@ -76,6 +76,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
         max_cost: v("RALPH_MAX_COST")
             .map(|s| parse_dollars("RALPH_MAX_COST", &s))
             .transpose()?,
+        red_green: v("RALPH_RED_GREEN")
+            .map(|s| parse_bool("RALPH_RED_GREEN", &s))
+            .transpose()?,
         review: v("RALPH_REVIEW")
             .map(|s| parse_bool("RALPH_REVIEW", &s))
             .transpose()?,

@@ -206,6 +206,35 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                     )
                 }
                 ("clean", "auto") => layer.clean_auto = Some(boolean(v)?),
+                ("verify", "red_green") => layer.red_green = Some(boolean(v)?),
+                ("verify", "red_green_setup") => {
+                    let cmd = str_of(&place, v)?;
+                    if cmd.trim().is_empty() {
+                        return Err(bad(
+                            &place,
+                            "expected a command for /bin/sh -c, like \"npm ci\"; remove the key to run none",
+                        ));
+                    }
+                    layer.red_green_setup = Some(cmd.to_string());
+                }
+                ("verify", "test_patterns") => {
+                    let globs = match v {
+                        toml::Value::Array(a) => a
+                            .iter()
+                            .map(|x| str_of(&place, x).map(String::from))
+                            .collect::<Result<Vec<_>, _>>()?,
+                        other => {
+                            return Err(bad(
+                                &place,
+                                format!(
+                                    "expected a list of globs like [\"tests/**\"], got {other}"
+                                ),
+                            ));
+                        }
+                    };
+                    check_globs(&place, &globs)?;
+                    layer.test_patterns = Some(globs);
+                }
                 ("hooks", "timeout") => {
                     let d = dur(v)?;
                     if d.is_zero() {
@@ -285,6 +314,15 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
         }
     }
     Ok(layer)
+}
+
+/// Every test pattern must be a glob ralph can match (an empty list matches no file).
+fn check_globs(place: &str, globs: &[String]) -> Result<(), ConfigError> {
+    for g in globs {
+        globset::Glob::new(g)
+            .map_err(|e| bad(place, format!("\"{g}\" is not a glob: {}", e.kind())))?;
+    }
+    Ok(())
 }
 
 /// Read `<root>/ralph.toml`; a missing file is an empty layer.

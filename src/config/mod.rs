@@ -23,6 +23,9 @@
 //! preflight = true         # `ralph doctor`'s checks before the first agent
 //! [verify]
 //! commands = ["cargo test"]
+//! red_green = true         # or `ralph run --red-green`: new tests must fail without the change
+//! test_patterns = ["tests/**", "**/*_test.go"] # what a test file is (default: per language)
+//! red_green_setup = "npm ci --prefer-offline" # run in the scratch worktree before the red run
 //! [compact]
 //! threshold = 400          # compact progress.txt when it has more lines than this
 //! keep_recent = 200        # lines of recent entries kept verbatim
@@ -74,7 +77,7 @@ const RUN_KEYS: &[&str] = &[
     "max_cost",
     "preflight",
 ];
-const VERIFY_KEYS: &[&str] = &["commands"];
+const VERIFY_KEYS: &[&str] = &["commands", "red_green", "test_patterns", "red_green_setup"];
 const HOOKS_KEYS: &[&str] = &["on_story_done", "on_blocked", "on_run_end", "timeout"];
 const REVIEW_KEYS: &[&str] = &["enabled", "agent", "cmd", "max_rounds", "instructions"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
@@ -151,6 +154,19 @@ impl Default for Review {
     }
 }
 
+/// The red-green gate (`--red-green`, `[verify] red_green`, a story's `redGreen`): once a
+/// story's gate passes, its test-file changes alone, on its base commit in a scratch worktree,
+/// must fail its verify commands (see `crate::run::redgreen`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedGreen {
+    pub enabled: bool,
+    /// Globs (relative to the project root) naming test files; `None`: the built-in defaults
+    /// for Rust, Go, Python, JS/TS, Java and more.
+    pub test_patterns: Option<Vec<String>>,
+    /// A command (`sh -c`) run in the scratch worktree before the red run, e.g. `npm ci`.
+    pub setup: Option<String>,
+}
+
 impl Hooks {
     /// Whether any hook is set.
     pub fn any(&self) -> bool {
@@ -201,6 +217,10 @@ pub struct Layer {
     pub allow_dirty: Option<bool>,
     pub preflight: Option<bool>,
     pub verify: Option<Vec<String>>,
+    /// `--red-green` / `[verify] red_green`, `test_patterns`, `red_green_setup`.
+    pub red_green: Option<bool>,
+    pub test_patterns: Option<Vec<String>>,
+    pub red_green_setup: Option<String>,
     /// progress.txt compaction: line threshold and recent lines kept verbatim.
     pub compact_threshold: Option<usize>,
     pub compact_keep_recent: Option<usize>,
@@ -256,6 +276,7 @@ pub struct Settings {
     /// Run `ralph doctor`'s checks before the first agent (`--no-preflight`).
     pub preflight: bool,
     pub verify: Vec<String>,
+    pub red_green: RedGreen,
     pub compact_threshold: usize,
     pub compact_keep_recent: usize,
     pub context: crate::context::Options,
@@ -306,6 +327,7 @@ impl Default for Settings {
             allow_dirty: false,
             preflight: true,
             verify: vec![],
+            red_green: RedGreen::default(),
             compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
             compact_keep_recent: crate::progress::compact::DEFAULT_KEEP_RECENT,
             context: crate::context::Options::default(),
@@ -391,6 +413,11 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         allow_dirty: pick!(allow_dirty, d.allow_dirty),
         preflight: pick!(preflight, d.preflight),
         verify: pick!(verify, d.verify.clone()),
+        red_green: RedGreen {
+            enabled: pick!(red_green, d.red_green.enabled),
+            test_patterns: layers.iter().find_map(|l| l.test_patterns.clone()),
+            setup: layers.iter().find_map(|l| l.red_green_setup.clone()),
+        },
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
         context: {
@@ -422,6 +449,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
                     .unwrap_or(d.context.files),
                 // The prompt names the checks the gate will run.
                 verify: pick!(verify, d.verify.clone()),
+                red_green: pick!(red_green, d.red_green.enabled),
                 instructions: layers.iter().find_map(|l| l.instructions.clone()),
                 ..d.context
             }

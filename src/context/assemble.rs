@@ -229,7 +229,11 @@ impl Prepared {
             .count();
         core_red.merge(&rest_red); // ids and titles of other stories: counted with the story
         let work = redact_into(
-            &render::work(inp.branch.as_deref(), &opts.verify),
+            &render::work(
+                inp.branch.as_deref(),
+                &inp.story.gate_commands(&opts.verify),
+                inp.story.red_green.unwrap_or(opts.red_green),
+            ),
             &mut core_red,
         );
         let mut files_red = Redactions::default();

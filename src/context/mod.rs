@@ -58,8 +58,12 @@ pub struct Options {
     pub recent_entries: usize,
     /// How many files the "where to look" section names, best first. Default 15.
     pub files: usize,
-    /// The verify commands the gate runs (named in the prompt so the agent runs them first).
+    /// The verify commands the gate runs (named in the prompt so the agent runs them first);
+    /// the story's own (`verify` in prd.json) are added after them.
     pub verify: Vec<String>,
+    /// The red-green gate is on for the run (a story's `redGreen` overrides it): the prompt
+    /// says the story's new tests must fail without its change.
+    pub red_green: bool,
     /// Save the refreshed code index under `.ralph/` (false for `ralph run --dry-run`, which
     /// writes nothing). Default true.
     pub save_index: bool,
@@ -79,6 +83,7 @@ impl Default for Options {
             recent_entries: 3,
             files: 15,
             verify: Vec::new(),
+            red_green: false,
             save_index: true,
             instructions: None,
         }

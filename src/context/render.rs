@@ -59,8 +59,16 @@ fn code(text: &str) -> String {
     format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
-/// Under the story: the branch its work belongs on and the checks the gate will run.
-pub fn work(branch: Option<&str>, verify: &[String]) -> String {
+/// The red-green gate, as the agent needs to know it.
+const RED_GREEN: &str = "\nThen ralph checks that your tests test your change: it takes only your changes to \
+test files onto the commit the story started from, in a scratch copy, and runs the checks \
+there. They must fail without the rest of your change; if they pass, or you changed no test \
+file, the story goes back to you. Write the tests in test files (a test inside a source file \
+cannot be taken alone) and make them fail on the old code.\n";
+
+/// Under the story: the branch its work belongs on, the checks the gate will run (the run's,
+/// then the story's own), and the red-green gate when it is on for the story.
+pub fn work(branch: Option<&str>, verify: &[String], red_green: bool) -> String {
     let mut out = String::new();
     if let Some(b) = branch {
         out.push_str(&format!(
@@ -79,6 +87,9 @@ pub fn work(branch: Option<&str>, verify: &[String]) -> String {
         );
         for v in verify {
             out.push_str(&format!("- {}\n", code(v)));
+        }
+        if red_green {
+            out.push_str(RED_GREEN);
         }
     }
     out

@@ -18,6 +18,8 @@ fn story(id: &str) -> Story {
         blocked_by: vec!["US-001".into()],
         removed: false,
         discovered_from: None,
+        verify: vec![],
+        red_green: None,
     }
 }
 
@@ -571,6 +573,7 @@ proptest! {
             recent_entries,
             files: 15,
             verify: inp.notes.clone(),
+            red_green: budget % 2 == 0,
             save_index: false,
             instructions: None,
         };

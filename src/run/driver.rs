@@ -150,6 +150,11 @@ impl<'a> Loop<'a> {
             parallel: None,
             branch: None,
         });
+        if let Some(last) = &cache.last {
+            super::gate::start_notes(s, &last.prd.stories)
+                .into_iter()
+                .for_each(|e| rep.report(e));
+        }
         Ok(Loop {
             opts,
             interrupt,

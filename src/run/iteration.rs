@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use super::events::Event;
 use super::outcome::{AgentFacts, Outcome, Progress, StartFailure};
 use super::prompt::{self, RetryNote};
-use super::{Options, PrdSnapshot, RunError, git, guard, launch, report, verdict, verify};
+use super::{Options, PrdSnapshot, RunError, gate, git, guard, launch, report, verdict};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
 use crate::state::history::{self, Record};
@@ -200,25 +200,25 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         signalled: signalled.load(Ordering::SeqCst),
         said: said.lock().ok().and_then(|mut l| l.take()),
         rate_limited: rate_line.is_some(),
-        gated: !s.verify.is_empty(),
+        gated: !gate::commands(opts, story).is_empty(),
     };
-    let (gate, verify_results) = if facts.claimed() && !s.verify.is_empty() {
-        let gate = verify::run_all(
-            &s.verify,
-            &verify::VerifyEnv {
-                root: &opts.root,
-                timeout: s.timeout,
-                grace: s.grace,
+    let head = inp
+        .review_base
+        .or_else(|| before.as_ref().and_then(|b| b.head.as_deref()));
+    let (gate, verify_results, red_green) = match facts.claimed() && facts.gated {
+        true => {
+            let g = gate::run(&gate::Input {
+                opts,
+                story,
+                base: head,
+                n: inp.n,
                 log: log.clone(),
-                echo: opts.echo,
                 interrupt: inp.interrupt,
-                sweep_orphans: s.parallel <= 1,
-                reporter: rep,
-            },
-        )?;
-        (Some(gate_summary(&gate, s.verify.len())), gate.results)
-    } else {
-        (None, vec![])
+                prd_rel: &prd_rel,
+            })?;
+            (Some(g.summary), g.results, g.red_green)
+        }
+        false => (None, vec![], None),
     };
     let observed = verdict::Observed {
         story: &story.id,
@@ -231,9 +231,6 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         tail: &run.tail,
         timeout: s.timeout,
     };
-    let head = inp
-        .review_base
-        .or_else(|| before.as_ref().and_then(|b| b.head.as_deref()));
     let (v, review, review_limit) = reviewed(
         &inp,
         &observed,
@@ -327,6 +324,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
             .join(format!("iter-{}.events.jsonl", inp.n))
             .is_file()
             .then(|| format!(".ralph/runs/{}/iter-{}.events.jsonl", inp.run_id, inp.n)),
+        red_green,
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {
@@ -445,30 +443,6 @@ type Reviewed = (
     Option<history::ReviewRecord>,
     Option<String>,
 );
-
-/// The gate as the verdict sees it.
-fn gate_summary(gate: &verify::Gate, total: usize) -> verdict::GateSummary {
-    let failed = match (&gate.failed, gate.results.last()) {
-        (Some(f), Some(r)) => {
-            let how = if f.timed_out {
-                "timed out".to_string()
-            } else {
-                match f.exit_code {
-                    Some(c) => format!("exited {c}"),
-                    None => "was killed".to_string(),
-                }
-            };
-            Some((r.command.clone(), how, f.tail.clone()))
-        }
-        _ => None,
-    };
-    verdict::GateSummary {
-        total,
-        passed: gate.results.iter().filter(|r| r.passed).count(),
-        failed,
-        interrupted: gate.interrupted,
-    }
-}
 
 /// Append the record (the loop may have marked it `skipped`).
 pub fn record(root: &Path, rec: &Record) -> Result<(), RunError> {

@@ -17,6 +17,7 @@ pub mod cost;
 pub mod demo;
 mod driver;
 pub mod events;
+pub mod gate;
 pub mod git;
 pub mod guard;
 pub mod hooks;
@@ -29,6 +30,7 @@ pub mod patterns;
 pub mod preflight;
 pub mod prompt;
 pub mod ratelimit;
+pub mod redgreen;
 pub mod report;
 pub mod review;
 pub mod signals;
@@ -221,6 +223,10 @@ pub struct Plan {
     pub git: Vec<String>,
     /// What the run would remove at its start (see [`upkeep::clean_preview`]).
     pub clean: Option<String>,
+    /// The commands the story's gate runs: the run's, then the story's own.
+    pub verify: Vec<String>,
+    /// The red-green gate's line, when it is on for the story.
+    pub red_green: Option<String>,
 }
 
 pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
@@ -243,6 +249,8 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
             not_runnable: status::not_runnable(&prd.stories, &states, &BTreeMap::new()),
             git,
             clean: upkeep::clean_preview(opts),
+            verify: opts.settings.verify.clone(),
+            red_green: None,
         });
     };
     let story = &prd.stories[i];
@@ -273,6 +281,8 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
         not_runnable: vec![],
         git,
         clean: upkeep::clean_preview(opts),
+        verify: story.gate_commands(&opts.settings.verify),
+        red_green: redgreen::plan_line(&opts.settings, story),
     })
 }
 

@@ -142,6 +142,33 @@ pub struct Record {
     /// redacted and bounded), relative to the project root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<String>,
+    /// The red run of the red-green gate (`ralph run --red-green`), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red_green: Option<RedGreenRecord>,
+}
+
+/// What the red-green gate's red run gave: the story's test-file changes alone, on the
+/// story's base commit in a scratch worktree, must fail its verify commands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedGreenRecord {
+    /// `red` (a command failed, as required), `green` (they all passed without the change:
+    /// sent back), `no-tests` (the story changed no test file: sent back), `inconclusive`
+    /// (the red run could not judge; the gate's verdict stands).
+    pub result: String,
+    /// The commit the test files were put on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// The test files taken from the story's change (deleted ones too).
+    #[serde(default)]
+    pub test_files: Vec<String>,
+    /// The red run's commands, to the first that failed.
+    #[serde(default)]
+    pub verify: Vec<VerifyResult>,
+    /// The whole red run: the scratch worktree made, set up, run and removed.
+    pub duration_ms: u64,
+    /// Why it could not judge (`inconclusive`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// What the reviewer of a gated attempt said.
@@ -206,6 +233,7 @@ impl Record {
             usage: None,
             review: None,
             events: None,
+            red_green: None,
         }
     }
 }

@@ -36,7 +36,7 @@ impl Sched<'_> {
             story_title: &c.title,
             base: &c.base,
             prd_rel: &self.prd_rel,
-            verify: &s.verify,
+            verify: &c.verify,
             timeout: s.timeout,
             grace: s.grace,
             log,
@@ -57,6 +57,7 @@ impl Sched<'_> {
                 return;
             }
         };
+        let reverified = !c.verify.is_empty();
         let mut rec = c.gated.take().unwrap_or_else(|| unreachable_record(id));
         let tip_before = self.tip.clone();
         let mut merge = MergeRecord {
@@ -92,7 +93,7 @@ impl Sched<'_> {
                     .record(id, Outcome::Done, Some(Progress::default()));
                 let how = if fast_forward {
                     "fast-forward".to_string()
-                } else if s.verify.is_empty() {
+                } else if !reverified {
                     "merged, not re-verified: no verify commands".to_string()
                 } else {
                     format!("re-verified in {}", ratelimit::format_elapsed(t0.elapsed()))

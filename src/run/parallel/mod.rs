@@ -76,6 +76,8 @@ impl ClaimState {
 /// A claimed story: its slot, worktree and branch, from claim to merge, hold or the end.
 struct Claim {
     title: String,
+    /// The commands the merge re-verifies with: the run's, then the story's own.
+    verify: Vec<String>,
     branch: String,
     wt: PathBuf,
     base: String,
@@ -182,6 +184,9 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         parallel: Some(s.parallel),
         branch: Some(branch.clone()),
     });
+    for e in super::gate::start_notes(s, &prd.stories) {
+        rep.report(e);
+    }
     let mut sched = Sched {
         opts,
         root,
@@ -391,6 +396,7 @@ impl Sched<'_> {
                 story.id.clone(),
                 Claim {
                     title: story.title.clone(),
+                    verify: story.gate_commands(&self.opts.settings.verify),
                     branch,
                     wt,
                     base: self.tip.clone(),

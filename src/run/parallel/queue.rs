@@ -184,6 +184,9 @@ pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
             inp.verify,
             &verify::VerifyEnv {
                 root,
+                dir: None,
+                env: &[],
+                label: "verify",
                 timeout: inp.timeout,
                 grace: inp.grace,
                 log: inp.log.clone(),

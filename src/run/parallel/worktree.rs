@@ -8,17 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// Held while a worktree is added or removed: git reads every other worktree's admin files
-/// (`.git/worktrees/*`) on the way and fails on one that another `git worktree add` has half
-/// written ("failed to read .git/worktrees/A/commondir"), so workers making theirs at once
-/// take turns.
-static WORKTREES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn worktrees_lock() -> std::sync::MutexGuard<'static, ()> {
-    WORKTREES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+use crate::run::git::worktrees_lock;
 
 /// A git command that failed, or a precondition that does not hold.
 #[derive(Debug, thiserror::Error)]
