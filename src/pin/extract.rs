@@ -19,7 +19,8 @@ pub struct FileFacts {
     pub defs: Vec<String>,
     /// First segment of the modules it imports (`use serde_json::…` gives `serde_json`).
     pub imports: Vec<String>,
-    /// Words of its module doc comments (Rust `//!`, shell `#` lines; the first 20) or, for
+    /// Words of its module doc comments (Rust `//!`, shell and Python `#` lines, a Python
+    /// docstring at the start of a line; the first 20) or, for
     /// markdown, its headings.
     pub doc: String,
     /// The modules of the same package it refers to by name (`x` for Rust `mod x;`,
@@ -68,8 +69,9 @@ fn re(pattern: &str) -> Regex {
     Regex::new(&format!("(?-u){pattern}")).expect("valid regex")
 }
 
-/// One regex per language: definitions, imports and module docs (Rust `//!`, shell `#` comments
-/// at the start of a line) in a single pass. Every
+/// One regex per language: definitions, imports and module docs (Rust `//!`, shell and Python
+/// `#` comments at the start of a line, a Python docstring at the start of a line) in a single
+/// pass. Every
 /// alternative starts with a literal, so the regex engine skips ahead with a prefilter.
 static PATTERNS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
     [
@@ -79,7 +81,7 @@ static PATTERNS: LazyLock<[Regex; 7]> = LazyLock::new(|| {
         ),
         // Python
         re(
-            r"(?m)\b(?:def|class)[ \t]+[A-Za-z_][A-Za-z0-9_]*|^[ \t]*(?:import|from)[ \t]+[A-Za-z_][A-Za-z0-9_]*|^[ \t]*from[ \t]+\.[^\n]*",
+            r#"(?m)\b(?:def|class)[ \t]+[A-Za-z_][A-Za-z0-9_]*|^[ \t]*(?:import|from)[ \t]+[A-Za-z_][A-Za-z0-9_]*|^[ \t]*from[ \t]+\.[^\n]*|^#[^!\n][^\n]*|^"""[^"]*""""#,
         ),
         // JS / TS
         re(
@@ -379,7 +381,10 @@ fn kind(li: usize, m: &[u8]) -> Kind {
     };
     if import {
         Kind::Import
-    } else if (li == 0 && m.starts_with(b"//!")) || (li == 5 && m.starts_with(b"#")) {
+    } else if (li == 0 && m.starts_with(b"//!"))
+        || (li == 5 && m.starts_with(b"#"))
+        || (li == 1 && (m.starts_with(b"#") || m.starts_with(b"\"\"\"")))
+    {
         Kind::Doc
     } else {
         Kind::Def

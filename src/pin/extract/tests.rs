@@ -206,3 +206,22 @@ fn docs_and_headings() {
         FileFacts::default()
     );
 }
+
+#[test]
+fn a_python_script_says_what_it_is_in_its_docstring_and_comments() {
+    let src = b"#!/usr/bin/env python3\n\"\"\"Generate a large valid prd.json\nfor benchmarks.\"\"\"\n# Each story is blocked by earlier ones.\nimport json\nx = 1  # not a doc\n";
+    let f = extract("scripts/gen.py", src);
+    assert!(
+        f.doc.contains("Generate a large valid prd.json"),
+        "{:?}",
+        f.doc
+    );
+    assert!(f.doc.contains("for benchmarks."), "{:?}", f.doc);
+    assert!(f.doc.contains("# Each story is blocked"), "{:?}", f.doc);
+    assert!(
+        !f.doc.contains("not a doc") && !f.doc.contains("python3"),
+        "{:?}",
+        f.doc
+    );
+    assert_eq!(f.imports, ["json"]);
+}
