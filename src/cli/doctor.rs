@@ -25,7 +25,12 @@ pub struct DoctorArgs {
 }
 
 /// The checks for the agent and project `ralph run` would use, with the CLI's version read.
-pub fn check(ctx: &Ctx, spec: &AgentSpec, verify: &[String]) -> (AgentSpec, Vec<Finding>) {
+pub fn check(
+    ctx: &Ctx,
+    spec: &AgentSpec,
+    verify: &[String],
+    allow_dirty: bool,
+) -> (AgentSpec, Vec<Finding>) {
     let facts = gather::facts(&gather::Scope {
         root: &ctx.root,
         prd_path: &ctx.prd_path,
@@ -34,9 +39,47 @@ pub fn check(ctx: &Ctx, spec: &AgentSpec, verify: &[String]) -> (AgentSpec, Vec<
         env: &[],
         probe_argv: true,
     });
+    let mut facts = facts;
+    facts.branch = branch(ctx, allow_dirty);
     let spec = spec.for_version(facts.agent.version.clone());
     let findings = doctor::judge(&spec, &facts);
     (spec, findings)
+}
+
+/// What the run's branch start would do (`None` when prd.json does not load, which its own
+/// check says, or outside git, which the `git` check says).
+fn branch(ctx: &Ctx, allow_dirty: bool) -> Option<doctor::Branch> {
+    use crate::run::branch::{Inspection, Plan, describe, inspect};
+    let prd = crate::prd::Prd::load(&ctx.prd_path).ok()?;
+    let b = match inspect(&ctx.root, &prd) {
+        Ok(Inspection::Outside(_)) => return None,
+        Ok(i) => {
+            let dirty = match &i {
+                Inspection::NoBranch { dirty } | Inspection::Inside { dirty, .. } => {
+                    !dirty.is_empty()
+                }
+                _ => false,
+            };
+            let refuses = matches!(i, Inspection::InvalidName(_))
+                || matches!(
+                    i,
+                    Inspection::Inside {
+                        plan: Plan::BaseMissing,
+                        ..
+                    }
+                )
+                || (dirty && !allow_dirty);
+            doctor::Branch {
+                lines: describe(&i, allow_dirty),
+                refuses,
+            }
+        }
+        Err(e) => doctor::Branch {
+            lines: vec![e.to_string()],
+            refuses: true,
+        },
+    };
+    Some(b)
 }
 
 pub fn doctor(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<Code> {
@@ -46,7 +89,7 @@ pub fn doctor(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<Code> {
         ..Layer::default()
     })?;
     let spec = AgentSpec::resolve(settings.agent, settings.agent_cmd.as_deref(), None)?;
-    let (spec, findings) = check(ctx, &spec, &settings.verify);
+    let (spec, findings) = check(ctx, &spec, &settings.verify, settings.allow_dirty);
     let code = if doctor::has_problems(&findings) {
         Code::ERROR
     } else {

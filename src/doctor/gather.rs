@@ -41,6 +41,7 @@ pub fn facts(s: &Scope<'_>) -> Facts {
             .map(|e| e.to_string().lines().next().unwrap_or_default().to_string()),
         state_error: state_error(s.root),
         free_bytes: free_bytes(s.root),
+        branch: None,
     }
 }
 

@@ -29,7 +29,7 @@ pub enum Status {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// The check's name: `agent`, `version`, `argv`, `credentials`, `trust` (Gemini CLI),
-    /// `root`, `git`, `verify`, `prd`, `state`, `disk`.
+    /// `root`, `git`, `branch` (`ralph doctor` only), `verify`, `prd`, `state`, `disk`.
     pub check: &'static str,
     pub status: Status,
     pub message: String,
@@ -116,6 +116,17 @@ pub struct Facts {
     pub state_error: Option<String>,
     /// Free bytes on the project's file system, when known.
     pub free_bytes: Option<u64>,
+    /// Where the run would start on git (`ralph doctor` only: a run does its own branch start,
+    /// with its own messages): what it would do, and whether it would refuse.
+    pub branch: Option<Branch>,
+}
+
+/// What the run's branch start would do (lines as `ralph run --dry-run` says them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Branch {
+    pub lines: Vec<String>,
+    /// The run would refuse to start: why (a dirty tree, a missing baseBranch, a bad name).
+    pub refuses: bool,
 }
 
 /// Below this, a run stops before it starts.
@@ -134,6 +145,7 @@ pub fn judge(spec: &AgentSpec, f: &Facts) -> Vec<Finding> {
     }
     out.push(root(spec.kind, f.root, f.is_sandbox));
     out.push(git(f.git_identity));
+    out.extend(f.branch.as_ref().map(branch));
     out.push(verify(f.verify_count, &f.verify_missing));
     out.push(match &f.prd_error {
         None => Finding::ok("prd", "prd.json is valid"),
@@ -362,6 +374,19 @@ fn git(identity: Option<bool>) -> Finding {
             "not a git repository: progress can only be seen from prd.json, and nothing is committed",
             "git init && git add -A && git commit -m start",
         ),
+    }
+}
+
+fn branch(b: &Branch) -> Finding {
+    let message = b.lines.join("; ");
+    if b.refuses {
+        Finding::problem(
+            "branch",
+            message,
+            "commit or stash your changes (or pass --allow-dirty), and make prd.json's branchName / baseBranch name branches git has",
+        )
+    } else {
+        Finding::ok("branch", message)
     }
 }
 

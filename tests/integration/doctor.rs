@@ -65,6 +65,7 @@ fn a_healthy_project_passes_every_check() {
             "credentials",
             "root",
             "git",
+            "branch",
             "verify",
             "prd",
             "state",
@@ -85,6 +86,31 @@ fn a_healthy_project_passes_every_check() {
     assert_eq!(status("verify"), "warning", "no verify command configured");
     // The probes answered --version and --help; the agent itself never ran.
     assert_eq!(p.calls(), 0);
+}
+
+#[test]
+fn the_branch_check_says_what_the_run_would_do_and_when_it_would_refuse() {
+    let p = project();
+    let args = ["doctor", "--agent-cmd", "claude"];
+    let (_, stdout, _) = output(p.ralph().args(args));
+    assert!(
+        stdout.contains("ok      branch: branch: would create ralph/d from HEAD"),
+        "{stdout}"
+    );
+    std::fs::write(p.root().join("notes.txt"), "mine").unwrap();
+    let (code, stdout, _) = output(p.ralph().args(args));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("problem branch: branch: would create ralph/d from HEAD"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("notes.txt"), "{stdout}");
+    let (code, _, _) = output(
+        p.ralph()
+            .args(["doctor", "--agent-cmd", "claude"])
+            .env("RALPH_ALLOW_DIRTY", "1"),
+    );
+    assert_eq!(code, 0);
 }
 
 #[test]
