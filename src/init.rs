@@ -60,9 +60,12 @@ pub fn suggest_verify(found: &[(&str, String)]) -> Vec<(&'static str, &'static s
 
 /// The ralph.toml text: the suggested verify commands, and the other settings commented out.
 pub fn ralph_toml(verify: &[(&str, &str)]) -> String {
-    let mut s = String::from(
+    let agents = crate::agent::AgentKind::names()
+        .collect::<Vec<_>>()
+        .join("|");
+    let mut s = format!(
         "# ralph.toml: settings for `ralph run` (flags and RALPH_* variables override them).\n\n\
-         [agent]\n# name = \"claude\"          # claude|codex|amp|copilot|gemini|opencode|custom\n\n\
+         [agent]\n# name = \"claude\"          # {agents}\n\n\
          [run]\n# iterations = 10\n# timeout = \"60m\"\n\n",
     );
     s.push_str("[verify]\n# Commands that must pass before a story counts as done.\n");

@@ -39,10 +39,8 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
-    pub const NAMES: &'static [&'static str] = &[
-        "claude", "codex", "amp", "copilot", "gemini", "opencode", "custom",
-    ];
-
+    /// The name `--agent` takes, ralph.toml's `[agent] name`, history's `agent` (the same as
+    /// clap's `ValueEnum` derives: a unit test holds them together).
     pub fn name(self) -> &'static str {
         match self {
             AgentKind::Claude => "claude",
@@ -55,17 +53,28 @@ impl AgentKind {
         }
     }
 
-    pub fn parse(s: &str) -> Option<AgentKind> {
-        let all = [
-            AgentKind::Claude,
-            AgentKind::Codex,
-            AgentKind::Amp,
-            AgentKind::Copilot,
-            AgentKind::Gemini,
-            AgentKind::Opencode,
-            AgentKind::Custom,
-        ];
-        all.into_iter().find(|k| k.name() == s)
+    /// Every agent's name, in the order `--agent`'s help lists them (clap's `ValueEnum`).
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        <AgentKind as clap::ValueEnum>::value_variants()
+            .iter()
+            .map(|k| k.name())
+    }
+
+    /// The agent of this name (exactly as `--agent` takes it).
+    pub fn from_name(s: &str) -> Option<AgentKind> {
+        <AgentKind as clap::ValueEnum>::from_str(s, false).ok()
+    }
+
+    /// The names, comma-separated, for messages that list them.
+    pub fn list() -> String {
+        AgentKind::names().collect::<Vec<_>>().join(", ")
+    }
+
+    /// ` (did you mean "x"?)` when a name is near the unknown `name`, else nothing.
+    pub fn did_you_mean(name: &str) -> String {
+        crate::suggest::nearest(name, AgentKind::names())
+            .map(|n| format!(" (did you mean \"{n}\"?)"))
+            .unwrap_or_default()
     }
 }
 
@@ -82,13 +91,9 @@ pub enum PromptMode {
 }
 
 impl PromptMode {
-    pub fn parse(s: &str) -> Option<PromptMode> {
-        match s {
-            "stdin" => Some(PromptMode::Stdin),
-            "arg" => Some(PromptMode::Arg),
-            "file" => Some(PromptMode::File),
-            _ => None,
-        }
+    /// The mode of this name (`stdin`, `arg`, `file`: clap's `ValueEnum`).
+    pub fn from_name(s: &str) -> Option<PromptMode> {
+        <PromptMode as clap::ValueEnum>::from_str(s, false).ok()
     }
 }
 
@@ -117,7 +122,7 @@ pub enum AgentError {
     BadCmd { cmd: String, reason: String },
     #[error(
         "{program} not found on PATH; install it or choose --agent ({})",
-        AgentKind::NAMES.join(", ")
+        AgentKind::list()
     )]
     NotFound { program: String },
     #[error(
@@ -371,6 +376,26 @@ pub fn which(program: &str, path_var: &std::ffi::OsStr) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_agents_name_is_the_one_clap_takes_and_reads_back() {
+        use clap::ValueEnum;
+        for k in AgentKind::value_variants() {
+            let pv = k.to_possible_value().expect("no agent is skipped");
+            assert_eq!(pv.get_name(), k.name());
+            assert_eq!(AgentKind::from_name(k.name()), Some(*k));
+        }
+        assert_eq!(
+            AgentKind::list(),
+            "claude, codex, amp, copilot, gemini, opencode, custom"
+        );
+        assert_eq!(AgentKind::from_name("Claude"), None);
+        assert_eq!(
+            AgentKind::did_you_mean("cladue"),
+            " (did you mean \"claude\"?)"
+        );
+        assert_eq!(PromptMode::from_name("file"), Some(PromptMode::File));
+    }
 
     #[test]
     fn presets_put_the_prompt_where_each_cli_expects_it() {

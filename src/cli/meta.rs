@@ -62,13 +62,11 @@ pub fn man(_args: ManArgs) -> anyhow::Result<Code> {
 
 /// `--agent NAME` (or `--tool NAME`) as an agent preset, with the list of names when unknown.
 pub fn parse_agent(flag: &str, name: &str) -> anyhow::Result<AgentKind> {
-    AgentKind::parse(name).ok_or_else(|| {
-        let hint = crate::suggest::nearest(name, AgentKind::NAMES.iter().copied())
-            .map(|n| format!(" (did you mean \"{n}\"?)"))
-            .unwrap_or_default();
+    AgentKind::from_name(name).ok_or_else(|| {
         anyhow::anyhow!(
-            "{flag} {name}: unknown agent{hint}; use one of {}",
-            AgentKind::NAMES.join(", ")
+            "{flag} {name}: unknown agent{}; use one of {}",
+            AgentKind::did_you_mean(name),
+            AgentKind::list()
         )
     })
 }

@@ -558,22 +558,20 @@ fn parse_count(place: &str, s: &str) -> Result<u32, ConfigError> {
 }
 
 fn parse_agent(place: &str, s: &str) -> Result<AgentKind, ConfigError> {
-    AgentKind::parse(s).ok_or_else(|| {
-        let hint = crate::suggest::nearest(s, AgentKind::NAMES.iter().copied())
-            .map(|n| format!(" (did you mean \"{n}\"?)"))
-            .unwrap_or_default();
+    AgentKind::from_name(s).ok_or_else(|| {
         bad(
             place,
             format!(
-                "unknown agent \"{s}\"{hint}; choose one of {}",
-                AgentKind::NAMES.join(", ")
+                "unknown agent \"{s}\"{}; choose one of {}",
+                AgentKind::did_you_mean(s),
+                AgentKind::list()
             ),
         )
     })
 }
 
 fn parse_mode(place: &str, s: &str) -> Result<PromptMode, ConfigError> {
-    PromptMode::parse(s).ok_or_else(|| {
+    PromptMode::from_name(s).ok_or_else(|| {
         bad(
             place,
             format!("\"{s}\" is not a prompt mode; use stdin, arg or file"),
