@@ -4,9 +4,13 @@
 use std::time::Duration;
 
 use super::{
-    ConfigError, Layer, bad, parse_age, parse_agent, parse_bool, parse_count, parse_dollars,
+    ConfigError, Dollars, Layer, bad, parse_age, parse_agent, parse_bool, parse_count,
     parse_duration, parse_mode,
 };
+
+fn at<T>(var: &str, r: Result<T, String>) -> Result<T, ConfigError> {
+    r.map_err(|m| bad(var, m))
+}
 
 /// Read the `RALPH_*` variables through `get` (so tests need not touch the process env).
 pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigError> {
@@ -17,34 +21,34 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
     };
     Ok(Layer {
         agent: v("RALPH_AGENT")
-            .map(|s| parse_agent("RALPH_AGENT", &s))
+            .map(|s| at("RALPH_AGENT", parse_agent(&s)))
             .transpose()?,
         agent_cmd: v("RALPH_AGENT_CMD"),
         prompt_mode: v("RALPH_PROMPT_MODE")
-            .map(|s| parse_mode("RALPH_PROMPT_MODE", &s))
+            .map(|s| at("RALPH_PROMPT_MODE", parse_mode(&s)))
             .transpose()?,
         iterations: v("RALPH_ITERATIONS")
-            .map(|s| parse_count("RALPH_ITERATIONS", &s))
+            .map(|s| at("RALPH_ITERATIONS", parse_count(&s)))
             .transpose()?,
         timeout: dur("RALPH_TIMEOUT")?,
         sleep: dur("RALPH_SLEEP")?,
         max_failures: v("RALPH_MAX_FAILURES")
-            .map(|s| parse_count("RALPH_MAX_FAILURES", &s))
+            .map(|s| at("RALPH_MAX_FAILURES", parse_count(&s)))
             .transpose()?,
         no_wait: v("RALPH_NO_WAIT")
-            .map(|s| parse_bool("RALPH_NO_WAIT", &s))
+            .map(|s| at("RALPH_NO_WAIT", parse_bool(&s)))
             .transpose()?,
         compact: v("RALPH_NO_COMPACT")
-            .map(|s| parse_bool("RALPH_NO_COMPACT", &s).map(|b| !b))
+            .map(|s| at("RALPH_NO_COMPACT", parse_bool(&s)).map(|b| !b))
             .transpose()?,
         parallel: v("RALPH_PARALLEL")
-            .map(|s| parse_count("RALPH_PARALLEL", &s))
+            .map(|s| at("RALPH_PARALLEL", parse_count(&s)))
             .transpose()?,
         allow_dirty: v("RALPH_ALLOW_DIRTY")
-            .map(|s| parse_bool("RALPH_ALLOW_DIRTY", &s))
+            .map(|s| at("RALPH_ALLOW_DIRTY", parse_bool(&s)))
             .transpose()?,
         preflight: v("RALPH_PREFLIGHT")
-            .map(|s| parse_bool("RALPH_PREFLIGHT", &s))
+            .map(|s| at("RALPH_PREFLIGHT", parse_bool(&s)))
             .transpose()?,
         verify: v("RALPH_VERIFY").map(|s| {
             s.lines()
@@ -54,36 +58,36 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
                 .collect()
         }),
         compact_threshold: v("RALPH_COMPACT_THRESHOLD")
-            .map(|s| parse_count("RALPH_COMPACT_THRESHOLD", &s).map(|n| n as usize))
+            .map(|s| at("RALPH_COMPACT_THRESHOLD", parse_count(&s)).map(|n| n as usize))
             .transpose()?,
         compact_keep_recent: v("RALPH_COMPACT_KEEP_RECENT")
-            .map(|s| parse_count("RALPH_COMPACT_KEEP_RECENT", &s).map(|n| n as usize))
+            .map(|s| at("RALPH_COMPACT_KEEP_RECENT", parse_count(&s)).map(|n| n as usize))
             .transpose()?,
         context_budget: v("RALPH_CONTEXT_BUDGET")
-            .map(|s| parse_count("RALPH_CONTEXT_BUDGET", &s).map(|n| n as usize))
+            .map(|s| at("RALPH_CONTEXT_BUDGET", parse_count(&s)).map(|n| n as usize))
             .transpose()?,
         context_top_k: v("RALPH_CONTEXT_TOP_K")
-            .map(|s| parse_count("RALPH_CONTEXT_TOP_K", &s).map(|n| n as usize))
+            .map(|s| at("RALPH_CONTEXT_TOP_K", parse_count(&s)).map(|n| n as usize))
             .transpose()?,
         context_files: v("RALPH_CONTEXT_FILES")
-            .map(|s| parse_count("RALPH_CONTEXT_FILES", &s).map(|n| n as usize))
+            .map(|s| at("RALPH_CONTEXT_FILES", parse_count(&s)).map(|n| n as usize))
             .transpose()?,
         context_spec_lines: v("RALPH_CONTEXT_SPEC_LINES")
-            .map(|s| parse_count("RALPH_CONTEXT_SPEC_LINES", &s).map(|n| n as usize))
+            .map(|s| at("RALPH_CONTEXT_SPEC_LINES", parse_count(&s)).map(|n| n as usize))
             .transpose()?,
         grace: dur("RALPH_GRACE")?,
         max_wait: dur("RALPH_MAX_WAIT")?,
         max_cost: v("RALPH_MAX_COST")
-            .map(|s| parse_dollars("RALPH_MAX_COST", &s))
+            .map(|s| at("RALPH_MAX_COST", Dollars::parse(&s)))
             .transpose()?,
         red_green: v("RALPH_RED_GREEN")
-            .map(|s| parse_bool("RALPH_RED_GREEN", &s))
+            .map(|s| at("RALPH_RED_GREEN", parse_bool(&s)))
             .transpose()?,
         review: v("RALPH_REVIEW")
-            .map(|s| parse_bool("RALPH_REVIEW", &s))
+            .map(|s| at("RALPH_REVIEW", parse_bool(&s)))
             .transpose()?,
         review_agent: v("RALPH_REVIEW_AGENT")
-            .map(|s| parse_agent("RALPH_REVIEW_AGENT", &s))
+            .map(|s| at("RALPH_REVIEW_AGENT", parse_agent(&s)))
             .transpose()?,
         review_cmd: v("RALPH_REVIEW_CMD"),
         heartbeat: match dur("RALPH_HEARTBEAT")? {
@@ -109,7 +113,7 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
             })
             .transpose()?,
         clean_auto: v("RALPH_CLEAN_AUTO")
-            .map(|s| parse_bool("RALPH_CLEAN_AUTO", &s))
+            .map(|s| at("RALPH_CLEAN_AUTO", parse_bool(&s)))
             .transpose()?,
         ..Layer::default()
     })

@@ -1,328 +1,362 @@
-//! Reading `ralph.toml`: the TOML syntax, the sections and keys (an unknown one names the
-//! nearest valid one and its line), each value's type, into a [`Layer`]. Does not merge layers
-//! or read the environment (that is the parent module).
+//! Reading `ralph.toml` into a [`Layer`] with serde: one struct per section, derived with
+//! `deny_unknown_fields`, so the sections and their keys are the structs' fields (the order
+//! of the fields is the order messages list them in); each value is one of the types of
+//! [`super::value`], which says what it expected. A TOML error's span gives the place: the
+//! line, and the section and key found at that span in the parsed document. Does not merge
+//! layers or read the environment (that is the parent module).
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::LazyLock;
 
-use super::{
-    AGENT_KEYS, CLEAN_KEYS, COMPACT_KEYS, CONTEXT_AGENT_KEYS, CONTEXT_KEYS, ConfigError,
-    ContextOverride, FILE, HOOKS_KEYS, Layer, REVIEW_KEYS, RUN_KEYS, SECTIONS, VERIFY_KEYS, bad,
-    parse_age, parse_agent, parse_dollars, parse_duration, parse_mode,
+use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
+use toml::de::{DeTable, DeValue};
+
+use super::value::{
+    Age, Agent, Commands, Cost, Count, Flag, Globs, HookCmd, HookTimeout, Keep, Mode, PromptFile,
+    ReviewCmd, ReviewFile, Secs, SetupCmd, Text,
 };
+use super::{ConfigError, ContextOverride, FILE, Layer};
+use crate::agent::AgentKind;
 
-/// 1-based line of `key` inside `[section]` in the source text (best effort, for messages).
-fn line_of(text: &str, section: Option<&str>, key: &str) -> usize {
-    let mut current: Option<String> = None;
-    for (i, l) in text.lines().enumerate() {
-        let t = l.trim();
-        if let Some(h) = t.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-            current = Some(h.trim().to_string());
-            if section.is_none() && h.trim() == key {
-                return i + 1;
-            }
-            continue;
-        }
-        if current.as_deref() == section
-            && t.strip_prefix(key)
-                .is_some_and(|r| r.trim_start().starts_with('='))
-        {
-            return i + 1;
-        }
-    }
-    1
+/// The whole file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct File {
+    agent: AgentSection,
+    run: RunSection,
+    verify: VerifySection,
+    compact: CompactSection,
+    context: ContextSection,
+    hooks: HooksSection,
+    review: ReviewSection,
+    clean: CleanSection,
 }
 
-fn str_of<'a>(place: &str, v: &'a toml::Value) -> Result<&'a str, ConfigError> {
-    v.as_str()
-        .ok_or_else(|| bad(place, format!("expected a string, got {v}")))
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct AgentSection {
+    name: Option<Agent>,
+    cmd: Option<Text>,
+    prompt_mode: Option<Mode>,
+    instructions: Option<PromptFile>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct RunSection {
+    iterations: Option<Count>,
+    timeout: Option<Secs>,
+    sleep: Option<Secs>,
+    max_failures: Option<Count>,
+    no_wait: Option<Flag>,
+    compact: Option<Flag>,
+    parallel: Option<Count>,
+    allow_dirty: Option<Flag>,
+    max_cost: Option<Cost>,
+    preflight: Option<Flag>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct VerifySection {
+    commands: Option<Commands>,
+    red_green: Option<Flag>,
+    test_patterns: Option<Globs>,
+    red_green_setup: Option<SetupCmd>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct CompactSection {
+    threshold: Option<Count>,
+    keep_recent: Option<Count>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct HooksSection {
+    on_story_done: Option<HookCmd>,
+    on_blocked: Option<HookCmd>,
+    on_run_end: Option<HookCmd>,
+    timeout: Option<HookTimeout>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ReviewSection {
+    enabled: Option<Flag>,
+    agent: Option<Agent>,
+    cmd: Option<ReviewCmd>,
+    max_rounds: Option<Count>,
+    instructions: Option<ReviewFile>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct CleanSection {
+    older_than: Option<Age>,
+    keep: Option<Keep>,
+    auto: Option<Flag>,
+}
+
+/// `[context.<agent>]`: what one agent overrides of `[context]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields, expecting = "a [context.<agent>] table")]
+struct AgentContext {
+    budget: Option<Count>,
+    top_k: Option<Count>,
+    spec_lines: Option<Count>,
+}
+
+/// `[context]`: its own keys, and a `[context.<agent>]` table per agent. Its keys include the
+/// agents' names (clap's `ValueEnum` lists them), so it is read key by key rather than derived.
+#[derive(Debug, Default)]
+struct ContextSection {
+    budget: Option<Count>,
+    top_k: Option<Count>,
+    spec_lines: Option<Count>,
+    files: Option<Count>,
+    agents: BTreeMap<&'static str, AgentContext>,
+}
+
+/// A key of `[context]`. Read as a key, so that an unknown one is reported at its own span.
+enum ContextKey {
+    Budget,
+    TopK,
+    SpecLines,
+    Files,
+    Agent(AgentKind),
+}
+
+/// The keys of `[context]`, in the order messages list them.
+static CONTEXT_KEYS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    ["budget", "top_k", "spec_lines", "files"]
+        .into_iter()
+        .chain(AgentKind::names())
+        .collect()
+});
+
+impl<'de> Deserialize<'de> for ContextKey {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<ContextKey, D::Error> {
+        let key = String::deserialize(d)?;
+        Ok(match key.as_str() {
+            "budget" => ContextKey::Budget,
+            "top_k" => ContextKey::TopK,
+            "spec_lines" => ContextKey::SpecLines,
+            "files" => ContextKey::Files,
+            other => match AgentKind::from_name(other) {
+                Some(a) => ContextKey::Agent(a),
+                None => return Err(de::Error::unknown_field(other, CONTEXT_KEYS.as_slice())),
+            },
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ContextSection {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<ContextSection, D::Error> {
+        d.deserialize_map(ContextVisitor)
+    }
+}
+
+struct ContextVisitor;
+
+impl<'de> Visitor<'de> for ContextVisitor {
+    type Value = ContextSection;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a [context] section")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ContextSection, A::Error> {
+        let mut s = ContextSection::default();
+        while let Some(key) = map.next_key::<ContextKey>()? {
+            match key {
+                ContextKey::Budget => s.budget = map.next_value()?,
+                ContextKey::TopK => s.top_k = map.next_value()?,
+                ContextKey::SpecLines => s.spec_lines = map.next_value()?,
+                ContextKey::Files => s.files = map.next_value()?,
+                ContextKey::Agent(a) => {
+                    s.agents.insert(a.name(), map.next_value()?);
+                }
+            }
+        }
+        Ok(s)
+    }
+}
+
+fn usize_of(c: Option<Count>) -> Option<usize> {
+    c.map(|c| c.0 as usize)
+}
+
+impl From<File> for Layer {
+    fn from(f: File) -> Layer {
+        let File {
+            agent,
+            run,
+            verify,
+            compact,
+            context,
+            hooks,
+            review,
+            clean,
+        } = f;
+        Layer {
+            agent: agent.name.map(|a| a.0),
+            agent_cmd: agent.cmd.map(|c| c.0),
+            prompt_mode: agent.prompt_mode.map(|m| m.0),
+            instructions: agent.instructions.map(|p| p.0),
+            iterations: run.iterations.map(|c| c.0),
+            timeout: run.timeout.map(|d| d.0),
+            sleep: run.sleep.map(|d| d.0),
+            max_failures: run.max_failures.map(|c| c.0),
+            no_wait: run.no_wait.map(|b| b.0),
+            compact: run.compact.map(|b| b.0),
+            parallel: run.parallel.map(|c| c.0),
+            allow_dirty: run.allow_dirty.map(|b| b.0),
+            max_cost: run.max_cost.map(|c| c.0),
+            preflight: run.preflight.map(|b| b.0),
+            verify: verify.commands.map(|c| c.0),
+            red_green: verify.red_green.map(|b| b.0),
+            test_patterns: verify.test_patterns.map(|g| g.0),
+            red_green_setup: verify.red_green_setup.map(|c| c.0),
+            compact_threshold: usize_of(compact.threshold),
+            compact_keep_recent: usize_of(compact.keep_recent),
+            context_budget: usize_of(context.budget),
+            context_top_k: usize_of(context.top_k),
+            context_spec_lines: usize_of(context.spec_lines),
+            context_files: usize_of(context.files),
+            context_agents: context
+                .agents
+                .into_iter()
+                .map(|(name, o)| (name.to_string(), o.into()))
+                .collect(),
+            hook_story_done: hooks.on_story_done.map(|c| c.0),
+            hook_blocked: hooks.on_blocked.map(|c| c.0),
+            hook_run_end: hooks.on_run_end.map(|c| c.0),
+            hook_timeout: hooks.timeout.map(|d| d.0),
+            review: review.enabled.map(|b| b.0),
+            review_agent: review.agent.map(|a| a.0),
+            review_cmd: review.cmd.map(|c| c.0),
+            review_max_rounds: review.max_rounds.map(|c| c.0),
+            review_instructions: review.instructions.map(|p| p.0),
+            clean_older_than: clean.older_than.map(|a| a.0),
+            clean_keep: clean.keep.map(|k| k.0),
+            clean_auto: clean.auto.map(|b| b.0),
+            ..Layer::default()
+        }
+    }
+}
+
+impl From<AgentContext> for ContextOverride {
+    fn from(o: AgentContext) -> ContextOverride {
+        ContextOverride {
+            budget: usize_of(o.budget),
+            top_k: usize_of(o.top_k),
+            spec_lines: usize_of(o.spec_lines),
+        }
+    }
 }
 
 /// Parse the text of a ralph.toml (`path` only names it in errors).
 pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        let (line, column) = e
-            .span()
-            .map(|s| {
-                let before = text.get(..s.start).unwrap_or(text);
-                let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map(|n| n + 1).unwrap_or(0) + 1;
-                (line, col)
-            })
-            .unwrap_or((1, 1));
+    let syntax = |e: toml::de::Error| {
+        let (line, column) = line_column(text, e.span().map_or(0, |s| s.start));
         ConfigError::Syntax {
             path: path.to_path_buf(),
             line,
             column,
             message: e.message().to_string(),
         }
-    })?;
-    let file = path.display().to_string();
-    let mut layer = Layer::default();
-    for (section, value) in &table {
-        let valid: &[&str] = match section.as_str() {
-            "agent" => AGENT_KEYS,
-            "run" => RUN_KEYS,
-            "verify" => VERIFY_KEYS,
-            "compact" => COMPACT_KEYS,
-            "context" => CONTEXT_KEYS,
-            "hooks" => HOOKS_KEYS,
-            "review" => REVIEW_KEYS,
-            "clean" => CLEAN_KEYS,
-            _ => {
-                return Err(ConfigError::UnknownKey {
-                    place: format!("{file}:{}", line_of(text, None, section)),
-                    key: section.clone(),
-                    suggestion: crate::suggest::nearest(section, SECTIONS.iter().copied())
-                        .map(String::from),
-                    valid: SECTIONS.iter().map(|s| format!("[{s}]")).collect(),
-                });
-            }
-        };
-        let Some(t) = value.as_table() else {
-            return Err(bad(
-                &format!("{file}:{}", line_of(text, None, section)),
-                format!("\"{section}\" must be a [{section}] section"),
-            ));
-        };
-        for (key, v) in t {
-            let place = format!(
-                "{file}:{}: [{section}] {key}",
-                line_of(text, Some(section), key)
-            );
-            if !valid.contains(&key.as_str()) {
-                return Err(ConfigError::UnknownKey {
-                    place: format!("{file}:{} [{section}]", line_of(text, Some(section), key)),
-                    key: key.clone(),
-                    suggestion: crate::suggest::nearest(key, valid.iter().copied())
-                        .map(String::from),
-                    valid: valid.iter().map(|s| s.to_string()).collect(),
-                });
-            }
-            let dur = |v: &toml::Value| -> Result<Duration, ConfigError> {
-                match v {
-                    toml::Value::Integer(n) if *n >= 0 => Ok(Duration::from_secs(*n as u64)),
-                    toml::Value::Float(f) => Duration::try_from_secs_f64(*f)
-                        .map_err(|_| bad(&place, format!("{f} is not a non-negative duration"))),
-                    toml::Value::String(s) => parse_duration(s).map_err(|m| bad(&place, m)),
-                    other => Err(bad(
-                        &place,
-                        format!("expected a duration like \"2s\", got {other}"),
-                    )),
-                }
-            };
-            let count = |v: &toml::Value| -> Result<u32, ConfigError> {
-                v.as_integer()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .filter(|n| *n >= 1)
-                    .ok_or_else(|| {
-                        bad(
-                            &place,
-                            format!("expected a whole number of at least 1, got {v}"),
-                        )
-                    })
-            };
-            let boolean = |v: &toml::Value| {
-                v.as_bool()
-                    .ok_or_else(|| bad(&place, format!("expected true or false, got {v}")))
-            };
-            match (section.as_str(), key.as_str()) {
-                ("agent", "name") => layer.agent = Some(parse_agent(&place, str_of(&place, v)?)?),
-                ("agent", "cmd") => layer.agent_cmd = Some(str_of(&place, v)?.to_string()),
-                ("agent", "instructions") => {
-                    let file = str_of(&place, v)?;
-                    if file.trim().is_empty() {
-                        return Err(bad(&place, "expected a file name, like \"prompt.md\""));
-                    }
-                    layer.instructions = Some(PathBuf::from(file));
-                }
-                ("agent", "prompt_mode") => {
-                    layer.prompt_mode = Some(parse_mode(&place, str_of(&place, v)?)?)
-                }
-                ("run", "iterations") => layer.iterations = Some(count(v)?),
-                ("run", "max_failures") => layer.max_failures = Some(count(v)?),
-                ("run", "timeout") => layer.timeout = Some(dur(v)?),
-                ("run", "sleep") => layer.sleep = Some(dur(v)?),
-                ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
-                ("run", "compact") => layer.compact = Some(boolean(v)?),
-                ("run", "parallel") => layer.parallel = Some(count(v)?),
-                ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
-                ("run", "preflight") => layer.preflight = Some(boolean(v)?),
-                ("run", "max_cost") => {
-                    layer.max_cost = Some(match v {
-                        toml::Value::Integer(n) => parse_dollars(&place, &n.to_string())?,
-                        toml::Value::Float(f) => parse_dollars(&place, &f.to_string())?,
-                        toml::Value::String(s) => parse_dollars(&place, s)?,
-                        other => parse_dollars(&place, &other.to_string())?,
-                    })
-                }
-                ("compact", "threshold") => layer.compact_threshold = Some(count(v)? as usize),
-                ("compact", "keep_recent") => layer.compact_keep_recent = Some(count(v)? as usize),
-                ("context", "budget") => layer.context_budget = Some(count(v)? as usize),
-                ("context", "top_k") => layer.context_top_k = Some(count(v)? as usize),
-                ("context", "spec_lines") => layer.context_spec_lines = Some(count(v)? as usize),
-                ("context", "files") => layer.context_files = Some(count(v)? as usize),
-                ("review", "enabled") => layer.review = Some(boolean(v)?),
-                ("review", "agent") => {
-                    layer.review_agent = Some(parse_agent(&place, str_of(&place, v)?)?)
-                }
-                ("review", "cmd") => {
-                    let cmd = str_of(&place, v)?;
-                    if cmd.trim().is_empty() {
-                        return Err(bad(&place, "expected a command, like \"my-reviewer --ci\""));
-                    }
-                    layer.review_cmd = Some(cmd.to_string());
-                }
-                ("review", "max_rounds") => layer.review_max_rounds = Some(count(v)?),
-                ("review", "instructions") => {
-                    let file = str_of(&place, v)?;
-                    if file.trim().is_empty() {
-                        return Err(bad(&place, "expected a file name, like \"review.md\""));
-                    }
-                    layer.review_instructions = Some(PathBuf::from(file));
-                }
-                ("clean", "older_than") => {
-                    layer.clean_older_than = Some(match v {
-                        toml::Value::String(s) => parse_age(s).map_err(|m| bad(&place, m))?,
-                        toml::Value::Integer(0) => Duration::ZERO,
-                        other => {
-                            return Err(bad(
-                                &place,
-                                format!("expected an age like \"14d\", got {other}"),
-                            ));
-                        }
-                    })
-                }
-                ("clean", "keep") => {
-                    layer.clean_keep = Some(
-                        v.as_integer()
-                            .and_then(|n| usize::try_from(n).ok())
-                            .ok_or_else(|| {
-                                bad(
-                                    &place,
-                                    format!("expected a whole number (0 or more), got {v}"),
-                                )
-                            })?,
-                    )
-                }
-                ("clean", "auto") => layer.clean_auto = Some(boolean(v)?),
-                ("verify", "red_green") => layer.red_green = Some(boolean(v)?),
-                ("verify", "red_green_setup") => {
-                    let cmd = str_of(&place, v)?;
-                    if cmd.trim().is_empty() {
-                        return Err(bad(
-                            &place,
-                            "expected a command for /bin/sh -c, like \"npm ci\"; remove the key to run none",
-                        ));
-                    }
-                    layer.red_green_setup = Some(cmd.to_string());
-                }
-                ("verify", "test_patterns") => {
-                    let globs = match v {
-                        toml::Value::Array(a) => a
-                            .iter()
-                            .map(|x| str_of(&place, x).map(String::from))
-                            .collect::<Result<Vec<_>, _>>()?,
-                        other => {
-                            return Err(bad(
-                                &place,
-                                format!(
-                                    "expected a list of globs like [\"tests/**\"], got {other}"
-                                ),
-                            ));
-                        }
-                    };
-                    check_globs(&place, &globs)?;
-                    layer.test_patterns = Some(globs);
-                }
-                ("hooks", "timeout") => {
-                    let d = dur(v)?;
-                    if d.is_zero() {
-                        return Err(bad(
-                            &place,
-                            "a hook needs some time to run; use e.g. \"30s\"",
-                        ));
-                    }
-                    layer.hook_timeout = Some(d);
-                }
-                ("hooks", hook) => {
-                    let cmd = str_of(&place, v)?;
-                    if cmd.trim().is_empty() {
-                        return Err(bad(
-                            &place,
-                            "expected a command for /bin/sh -c, like \"./notify.sh\"; remove the key to run no hook",
-                        ));
-                    }
-                    let slot = match hook {
-                        "on_story_done" => &mut layer.hook_story_done,
-                        "on_blocked" => &mut layer.hook_blocked,
-                        _ => &mut layer.hook_run_end,
-                    };
-                    *slot = Some(cmd.to_string());
-                }
-                ("context", agent) => {
-                    let t = v.as_table().ok_or_else(|| {
-                        bad(
-                            &place,
-                            format!("expected a [context.{agent}] table, got {v}"),
-                        )
-                    })?;
-                    let mut o = ContextOverride::default();
-                    for (k, x) in t {
-                        let n = || count(x).map(|n| Some(n as usize));
-                        match k.as_str() {
-                            "budget" => o.budget = n()?,
-                            "top_k" => o.top_k = n()?,
-                            "spec_lines" => o.spec_lines = n()?,
-                            _ => {
-                                return Err(ConfigError::UnknownKey {
-                                    place: format!("{place}.{k}"),
-                                    key: k.clone(),
-                                    suggestion: crate::suggest::nearest(
-                                        k,
-                                        CONTEXT_AGENT_KEYS.iter().copied(),
-                                    )
-                                    .map(String::from),
-                                    valid: CONTEXT_AGENT_KEYS
-                                        .iter()
-                                        .map(|s| s.to_string())
-                                        .collect(),
-                                });
-                            }
-                        }
-                    }
-                    layer.context_agents.insert(agent.to_string(), o);
-                }
-                (_, _) => {
-                    // [verify] commands: a string or a list of strings.
-                    let cmds = match v {
-                        toml::Value::String(s) => vec![s.clone()],
-                        toml::Value::Array(a) => a
-                            .iter()
-                            .map(|x| str_of(&place, x).map(String::from))
-                            .collect::<Result<_, _>>()?,
-                        other => {
-                            return Err(bad(
-                                &place,
-                                format!("expected a list of commands, got {other}"),
-                            ));
-                        }
-                    };
-                    layer.verify = Some(cmds);
-                }
-            }
-        }
-    }
-    Ok(layer)
+    };
+    // The TOML as a whole first, every value read (a number out of range is a TOML error),
+    // then the same document with its spans, into the sections.
+    text.parse::<toml::Table>().map_err(syntax)?;
+    let doc = DeTable::parse(text).map_err(syntax)?;
+    let file = File::deserialize(toml::de::Deserializer::from(doc.clone()))
+        .map_err(|e| misread(path, text, doc.get_ref(), &e))?;
+    Ok(file.into())
 }
 
-/// Every test pattern must be a glob ralph can match (an empty list matches no file).
-fn check_globs(place: &str, globs: &[String]) -> Result<(), ConfigError> {
-    for g in globs {
-        globset::Glob::new(g)
-            .map_err(|e| bad(place, format!("\"{g}\" is not a glob: {}", e.kind())))?;
+/// 1-based line and column (in bytes) of byte `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..at.min(text.len())];
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |n| n + 1);
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    (line, before.len() - line_start + 1)
+}
+
+/// The keys leading to byte `at` of the document (`["run", "timeout"]`), outermost first:
+/// the entry whose key or value holds it, in the deepest table that has one.
+fn locate<'a>(table: &'a DeTable, at: usize, path: &mut Vec<&'a str>) -> bool {
+    for (key, value) in table {
+        path.push(key.get_ref());
+        if let DeValue::Table(inner) = value.get_ref()
+            && locate(inner, at, path)
+        {
+            return true;
+        }
+        if key.span().contains(&at) || value.span().contains(&at) {
+            return true;
+        }
+        path.pop();
     }
-    Ok(())
+    false
+}
+
+/// The valid keys in serde's message for an unknown one (`unknown field `x`, expected one of
+/// `a`, `b``; `expected `a``; `expected `a` or `b``): the names between backquotes after
+/// the key. A unit test holds this to serde's wording.
+fn valid_keys<'m>(message: &'m str, key: &str) -> Option<Vec<&'m str>> {
+    let rest = message.strip_prefix(&format!("unknown field `{key}`"))?;
+    Some(rest.split('`').skip(1).step_by(2).collect())
+}
+
+/// A document that parsed but that ralph cannot use, with its place.
+fn misread(path: &Path, text: &str, doc: &DeTable, e: &toml::de::Error) -> ConfigError {
+    let at = e.span().map_or(0, |s| s.start);
+    let line = line_column(text, at).0;
+    let mut keys = Vec::new();
+    locate(doc, at, &mut keys);
+    let file = path.display();
+    if let Some((key, parents)) = keys.split_last()
+        && let Some(valid) = valid_keys(e.message(), key)
+    {
+        let suggestion = crate::suggest::nearest(key, valid.iter().copied()).map(String::from);
+        let (place, valid) = if parents.is_empty() {
+            let sections = valid.iter().map(|s| format!("[{s}]")).collect();
+            (format!("{file}:{line}"), sections)
+        } else {
+            let keys = valid.iter().map(|s| s.to_string()).collect();
+            (format!("{file}:{line} [{}]", parents.join(".")), keys)
+        };
+        return ConfigError::UnknownKey {
+            place,
+            key: key.to_string(),
+            suggestion,
+            valid,
+        };
+    }
+    let (place, message) = match keys.as_slice() {
+        [section] => (
+            format!("{file}:{line}"),
+            format!("\"{section}\" must be a [{section}] section"),
+        ),
+        [section, key] => (
+            format!("{file}:{line}: [{section}] {key}"),
+            e.message().into(),
+        ),
+        [section, table, key, ..] => (
+            format!("{file}:{line}: [{section}.{table}] {key}"),
+            e.message().into(),
+        ),
+        [] => (format!("{file}:{line}"), e.message().into()),
+    };
+    ConfigError::BadValue { place, message }
 }
 
 /// Read `<root>/ralph.toml`; a missing file is an empty layer.
@@ -344,5 +378,78 @@ pub fn load_file(root: &Path) -> Result<Layer, ConfigError> {
             source,
         }
         .into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serdes_unknown_field_message_gives_the_valid_keys() {
+        let e = <de::value::Error as de::Error>::unknown_field("x", &["a", "b", "c"]);
+        assert_eq!(valid_keys(&e.to_string(), "x"), Some(vec!["a", "b", "c"]));
+        let e = <de::value::Error as de::Error>::unknown_field("x", &["a", "b"]);
+        assert_eq!(valid_keys(&e.to_string(), "x"), Some(vec!["a", "b"]));
+        let e = <de::value::Error as de::Error>::unknown_field("x`y", &["a"]);
+        assert_eq!(valid_keys(&e.to_string(), "x`y"), Some(vec!["a"]));
+        assert_eq!(valid_keys("invalid type: integer `3`", "x"), None);
+    }
+
+    #[test]
+    fn each_place_names_the_line_the_section_and_the_key() {
+        let p = Path::new("r.toml");
+        let msg = |text: &str| parse_file(p, text).unwrap_err().to_string();
+        assert_eq!(
+            msg("[run]\niterations = 5\nmax_failure = 2\n"),
+            "r.toml:3 [run]: unknown key \"max_failure\" (did you mean \"max_failures\"?); \
+             valid keys: iterations, timeout, sleep, max_failures, no_wait, compact, parallel, \
+             allow_dirty, max_cost, preflight"
+        );
+        assert_eq!(
+            msg("\n[verfy]\ncommands = []\n"),
+            "r.toml:2: unknown key \"verfy\" (did you mean \"verify\"?); valid keys: [agent], \
+             [run], [verify], [compact], [context], [hooks], [review], [clean]"
+        );
+        assert_eq!(
+            msg("run = 3\n"),
+            "r.toml:1: \"run\" must be a [run] section"
+        );
+        assert_eq!(
+            msg("[run]\nsleep = 1\ntimeout = true\n"),
+            "r.toml:3: [run] timeout: expected a duration like \"2s\", got true"
+        );
+        assert_eq!(
+            msg("[context]\ntop_k = 2\n[context.codex]\ntopk = 2\n"),
+            "r.toml:4 [context.codex]: unknown key \"topk\" (did you mean \"top_k\"?); \
+             valid keys: budget, top_k, spec_lines"
+        );
+        assert_eq!(
+            msg("[context.codex]\nbudget = 9\ntop_k = 0\n"),
+            "r.toml:3: [context.codex] top_k: expected a whole number of at least 1, got 0"
+        );
+        assert_eq!(
+            msg("[context]\nclaud = 1\n"),
+            "r.toml:2 [context]: unknown key \"claud\" (did you mean \"claude\"?); valid keys: \
+             budget, top_k, spec_lines, files, claude, codex, amp, copilot, gemini, opencode, \
+             custom"
+        );
+        assert_eq!(
+            msg("[verify]\ncommands = [\"make\", 3]\n"),
+            "r.toml:2: [verify] commands: expected a string, got 3"
+        );
+        assert_eq!(
+            msg("[context]\nbudget = = 3\n"),
+            "r.toml:2:10: extra `=`, expected nothing; fix the TOML syntax"
+        );
+    }
+
+    #[test]
+    fn every_agent_has_its_context_table() {
+        for name in AgentKind::names() {
+            let text = format!("[context.{name}]\ntop_k = 2\n");
+            let layer = parse_file(Path::new("r.toml"), &text).unwrap();
+            assert_eq!(layer.context_agents[name].top_k, Some(2), "{name}");
+        }
     }
 }

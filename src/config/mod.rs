@@ -2,8 +2,8 @@
 //!
 //! Owns the settings (sections `[agent]`, `[run]`, `[verify]`, `[compact]`, `[context]`,
 //! `[hooks]`, `[review]`, `[clean]`), their errors, the parsers of their values and the merge;
-//! reading the file is [`file`], the environment variables [`env`]. Does not own what the
-//! settings do (see `crate::run`, `crate::run::hooks`, `crate::clean`).
+//! reading the file is [`file`] (its value types [`value`]), the environment variables [`env`].
+//! Does not own what the settings do (see `crate::run`, `crate::run::hooks`, `crate::clean`).
 //!
 //! ```toml
 //! [agent]
@@ -60,42 +60,6 @@ use crate::agent::{AgentKind, PromptMode};
 
 /// The file name, at the project root.
 pub const FILE: &str = "ralph.toml";
-
-const SECTIONS: &[&str] = &[
-    "agent", "run", "verify", "compact", "context", "hooks", "review", "clean",
-];
-const AGENT_KEYS: &[&str] = &["name", "cmd", "prompt_mode", "instructions"];
-const RUN_KEYS: &[&str] = &[
-    "iterations",
-    "timeout",
-    "sleep",
-    "max_failures",
-    "no_wait",
-    "compact",
-    "parallel",
-    "allow_dirty",
-    "max_cost",
-    "preflight",
-];
-const VERIFY_KEYS: &[&str] = &["commands", "red_green", "test_patterns", "red_green_setup"];
-const HOOKS_KEYS: &[&str] = &["on_story_done", "on_blocked", "on_run_end", "timeout"];
-const REVIEW_KEYS: &[&str] = &["enabled", "agent", "cmd", "max_rounds", "instructions"];
-const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
-const CLEAN_KEYS: &[&str] = &["older_than", "keep", "auto"];
-const CONTEXT_KEYS: &[&str] = &[
-    "budget",
-    "top_k",
-    "spec_lines", // and per agent: [context.codex] top_k = 3
-    "files",
-    "claude",
-    "codex",
-    "amp",
-    "copilot",
-    "gemini",
-    "opencode",
-    "custom",
-];
-const CONTEXT_AGENT_KEYS: &[&str] = &["budget", "top_k", "spec_lines"];
 
 /// Context-builder settings for one agent (`[context.<agent>]`); `None` means "not set here".
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -508,11 +472,12 @@ fn bad(place: &str, message: impl Into<String>) -> ConfigError {
     }
 }
 
-fn parse_bool(place: &str, s: &str) -> Result<bool, ConfigError> {
+/// `1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off` (any case; the environment's booleans).
+fn parse_bool(s: &str) -> Result<bool, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" | "" => Ok(false),
-        _ => Err(bad(place, format!("\"{s}\" is not true/false (or 1/0)"))),
+        _ => Err(format!("\"{s}\" is not true/false (or 1/0)")),
     }
 }
 
@@ -542,45 +507,32 @@ impl Dollars {
     }
 }
 
-/// `5`, `2.50`, `$2.50`: a cost cap in US dollars.
-pub fn parse_dollars(place: &str, s: &str) -> Result<Dollars, ConfigError> {
-    Dollars::parse(s).map_err(|m| bad(place, m))
-}
-
-fn parse_count(place: &str, s: &str) -> Result<u32, ConfigError> {
+fn parse_count(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(bad(
-            place,
-            format!("\"{s}\" is not a whole number of at least 1"),
-        )),
+        _ => Err(format!("\"{s}\" is not a whole number of at least 1")),
     }
 }
 
-fn parse_agent(place: &str, s: &str) -> Result<AgentKind, ConfigError> {
+/// An agent preset's name, with the nearest one and the list when unknown.
+fn parse_agent(s: &str) -> Result<AgentKind, String> {
     AgentKind::from_name(s).ok_or_else(|| {
-        bad(
-            place,
-            format!(
-                "unknown agent \"{s}\"{}; choose one of {}",
-                AgentKind::did_you_mean(s),
-                AgentKind::list()
-            ),
+        format!(
+            "unknown agent \"{s}\"{}; choose one of {}",
+            AgentKind::did_you_mean(s),
+            AgentKind::list()
         )
     })
 }
 
-fn parse_mode(place: &str, s: &str) -> Result<PromptMode, ConfigError> {
-    PromptMode::from_name(s).ok_or_else(|| {
-        bad(
-            place,
-            format!("\"{s}\" is not a prompt mode; use stdin, arg or file"),
-        )
-    })
+fn parse_mode(s: &str) -> Result<PromptMode, String> {
+    PromptMode::from_name(s)
+        .ok_or_else(|| format!("\"{s}\" is not a prompt mode; use stdin, arg or file"))
 }
 
 mod env;
 mod file;
+mod value;
 pub use env::from_env;
 pub use file::{load_file, parse_file};
 
