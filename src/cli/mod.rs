@@ -122,7 +122,7 @@ impl Ctx {
         flags: &crate::config::Layer,
     ) -> anyhow::Result<crate::config::Settings> {
         let file = crate::config::load_file(&self.root)?;
-        let env = crate::config::from_env(|k| std::env::var(k).ok())?;
+        let env = crate::config::from_process_env()?;
         Ok(crate::config::resolve(&[flags, &env, &file]))
     }
 

@@ -196,6 +196,39 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
 }
 
 #[test]
+fn a_bad_environment_variable_is_named_and_an_empty_one_is_unset() {
+    let p = Project::new(&one_story());
+    p.agent("claude", &ok_body());
+    let out = p
+        .ralph()
+        .args(["run", "--dry-run"])
+        .env("RALPH_ALLOW_DIRTY", "maybe")
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(
+        stderr,
+        "error: RALPH_ALLOW_DIRTY: \"maybe\" is not true/false (or 1/0)\n"
+    );
+    p.ralph()
+        .args(["run", "--dry-run"])
+        .env("RALPH_AGENT", "")
+        .env("RALPH_ITERATIONS", "")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("argv: claude "))
+        .stdout(predicate::str::contains("limits: 10 iterations"));
+    use std::os::unix::ffi::OsStrExt;
+    p.ralph()
+        .args(["run", "--dry-run"])
+        .env("RALPH_AGENT", std::ffi::OsStr::from_bytes(b"\xff"))
+        .assert()
+        .code(1)
+        .stderr("error: RALPH_AGENT: the value is not UTF-8 text\n");
+    assert_eq!(p.calls(), 0);
+}
+
+#[test]
 fn unknown_config_key_names_the_nearest_valid_one() {
     let p = Project::new(&one_story());
     p.agent("claude", &ok_body());
