@@ -2,24 +2,27 @@
 //!
 //! Owns the report's model ([`Report`]: the iterations of the chosen runs, one row per story,
 //! the totals, and which optional columns any record has) and building it from the history's
-//! lines, read as JSON values so that old files and fields added later (`usage`, `worker`,
-//! `merge`, a review verdict) are read alike: a missing or odd field is absent, never an error.
-//! Rendering is pure and lives beside it: [`text`] (a terminal table and markdown) and [`html`]
-//! (one self-contained page with a timeline). Does not own the record's shape (`state::history`
-//! writes it) nor any printing (the CLI does).
+//! records, read by `state::history`'s typed reader: the same records `ralph status` and the
+//! loop read, where fields added later (`usage`, `worker`, `merge`, a review) are optional and
+//! a line that is not a record is skipped and counted, never an error. Rendering is pure and
+//! lives beside it: [`text`] (a terminal table and markdown) and [`html`] (one self-contained
+//! page with a timeline). Does not own the record's shape (`state::history` does) nor any
+//! printing (the CLI does).
 
 pub mod html;
 pub mod text;
 
 use serde::Serialize;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+use crate::agent::telemetry;
+use crate::state::history::{self, HistoryError, Outcome, Record};
 
 /// A history that cannot be reported on.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error(transparent)]
-    Io(#[from] crate::fsutil::FsError),
+    History(#[from] HistoryError),
     #[error("{path}: no iterations recorded yet; `ralph run` writes one record per iteration")]
     Empty { path: PathBuf },
     #[error("{path}: no run \"{id}\"{hint}")]
@@ -157,42 +160,26 @@ pub struct Report {
     pub skipped_lines: usize,
 }
 
-/// The history's lines as JSON objects with a `run_id`, and how many non-empty lines are not.
-pub fn parse_lines(text: &str) -> (Vec<Value>, usize) {
-    let mut out = Vec::new();
-    let mut skipped = 0;
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) if v.get("run_id").and_then(Value::as_str).is_some() => out.push(v),
-            _ => skipped += 1,
-        }
-    }
-    (out, skipped)
-}
-
-/// Read `path` (missing = empty) into records.
-pub fn read(path: &Path) -> Result<(Vec<Value>, usize), ReportError> {
-    let bytes = crate::fsutil::read_if_exists(path)?.unwrap_or_default();
-    Ok(parse_lines(&String::from_utf8_lossy(&bytes)))
+/// Read `path` (missing = empty): its records, and how many lines are not records.
+pub fn read(path: &Path) -> Result<(Vec<Record>, usize), ReportError> {
+    Ok(history::read_file(path)?)
 }
 
 /// The run ids in the order they first appear.
-pub fn run_ids(records: &[Value]) -> Vec<String> {
-    let mut ids: Vec<String> = Vec::new();
+pub fn run_ids(records: &[Record]) -> Vec<String> {
+    let mut ids: Vec<&str> = Vec::new();
     for r in records {
-        if let Some(id) = r.get("run_id").and_then(Value::as_str)
-            && !ids.iter().any(|i| i == id)
-        {
-            ids.push(id.to_string());
+        if !ids.contains(&r.run_id.as_str()) {
+            ids.push(&r.run_id);
         }
     }
-    ids
+    ids.into_iter().map(String::from).collect()
 }
 
 /// The report on `choice`'s runs among `records` (read from `path`, named in errors).
 pub fn build(
     path: &Path,
-    records: &[Value],
+    records: &[Record],
     skipped_lines: usize,
     choice: &RunChoice,
 ) -> Result<Report, ReportError> {
@@ -205,10 +192,8 @@ pub fn build(
         }
         RunChoice::All => ids.clone(),
         RunChoice::Latest => records
-            .iter()
-            .rev()
-            .find_map(|r| r.get("run_id").and_then(Value::as_str))
-            .map(|s| vec![s.to_string()])
+            .last()
+            .map(|r| vec![r.run_id.clone()])
             .unwrap_or_default(),
         RunChoice::Id(id) if ids.contains(id) => vec![id.clone()],
         RunChoice::Id(id) => {
@@ -221,10 +206,7 @@ pub fn build(
     };
     let mut iterations = Vec::new();
     for run in &runs {
-        let mine: Vec<&Value> = records
-            .iter()
-            .filter(|r| r.get("run_id").and_then(Value::as_str) == Some(run))
-            .collect();
+        let mine: Vec<&Record> = records.iter().filter(|r| &r.run_id == run).collect();
         iterations.extend(run_iterations(&mine));
     }
     Ok(summarize(runs, iterations, skipped_lines))
@@ -245,18 +227,15 @@ fn unknown_hint(id: &str, ids: &[String]) -> String {
     hint
 }
 
-fn str_of(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
 /// What an iteration used: its agent's `usage`, plus its reviewer's (`review.usage`, with
 /// `--review`), so the report's cost is the one `--max-cost` and `ralph status` count.
-fn usage_of(v: &Value) -> Option<Usage> {
-    let agent = v.get("usage").and_then(one_usage);
-    let reviewer = v
-        .get("review")
-        .and_then(|r| r.get("usage"))
-        .and_then(one_usage);
+fn usage_of(r: &Record) -> Option<Usage> {
+    let agent = r.usage.as_ref().map(one_usage);
+    let reviewer = r
+        .review
+        .as_ref()
+        .and_then(|v| v.usage.as_ref())
+        .map(one_usage);
     let usage = match (agent, reviewer) {
         (Some(a), Some(r)) => Usage {
             input_tokens: add(a.input_tokens, r.input_tokens),
@@ -270,86 +249,66 @@ fn usage_of(v: &Value) -> Option<Usage> {
     (usage != Usage::default()).then_some(usage)
 }
 
-/// One `usage` object of a record.
-fn one_usage(u: &Value) -> Option<Usage> {
-    if !u.is_object() {
-        return None;
-    }
-    let n = |k: &str| u.get(k).and_then(Value::as_u64);
-    Some(Usage {
-        input_tokens: n("input_tokens"),
-        output_tokens: n("output_tokens"),
-        cached_tokens: n("cached_tokens"),
-        cost_usd: u
-            .get("cost_usd")
-            .and_then(Value::as_f64)
-            .and_then(crate::state::history::counted_cost),
-        model: str_of(u, "model"),
-    })
-}
-
-/// A string, or an object's `verdict`/`result`.
-fn verdict(v: Option<&Value>) -> Option<String> {
-    match v? {
-        Value::String(s) => Some(s.clone()),
-        Value::Object(o) => o
-            .get("verdict")
-            .or_else(|| o.get("result"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        _ => None,
+/// One `usage` of a record. A count of 0 is what the record holds when the agent reported
+/// none: not reported.
+fn one_usage(u: &telemetry::Usage) -> Usage {
+    let count = |n: u64| (n > 0).then_some(n);
+    Usage {
+        input_tokens: count(u.input_tokens),
+        output_tokens: count(u.output_tokens),
+        cached_tokens: count(u.cached_tokens),
+        cost_usd: u.cost_usd.and_then(history::counted_cost),
+        model: u.model.clone(),
     }
 }
 
-fn start_ms(v: &Value) -> Option<i64> {
-    let s = v.get("start")?.as_str()?;
-    let t: jiff::Timestamp = s.parse().ok()?;
+/// The outcome as the record spells it (`verify-failed`).
+fn recorded(o: Outcome) -> String {
+    match serde_json::to_value(o) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "unknown".to_string(),
+    }
+}
+
+fn start_ms(r: &Record) -> Option<i64> {
+    let t: jiff::Timestamp = r.start.parse().ok()?;
     Some(t.as_millisecond())
 }
 
 /// One run's records as iterations, placed on the run's time line.
-fn run_iterations(records: &[&Value]) -> Vec<Iteration> {
+fn run_iterations(records: &[&Record]) -> Vec<Iteration> {
     let starts: Vec<Option<i64>> = records.iter().map(|r| start_ms(r)).collect();
     let t0 = starts.iter().flatten().min().copied();
     let mut end_so_far = 0u64;
     let mut out = Vec::with_capacity(records.len());
     for (r, start) in records.iter().zip(&starts) {
-        let duration_ms = r.get("duration_ms").and_then(Value::as_u64).unwrap_or(0);
         let offset_ms = match (start, t0) {
             (Some(s), Some(t0)) => u64::try_from(s.saturating_sub(t0)).unwrap_or(0),
             _ => end_so_far,
         };
-        end_so_far = end_so_far.max(offset_ms.saturating_add(duration_ms));
-        let verify: &[Value] = r
-            .get("verify")
-            .and_then(Value::as_array)
-            .map_or(&[], Vec::as_slice);
-        let passed = |v: &Value| v.get("passed").and_then(Value::as_bool) == Some(true);
+        end_so_far = end_so_far.max(offset_ms.saturating_add(r.duration_ms));
         out.push(Iteration {
-            run_id: str_of(r, "run_id").unwrap_or_default(),
-            iteration: r.get("iteration").and_then(Value::as_u64).unwrap_or(0),
-            story: str_of(r, "story").unwrap_or_else(|| "?".into()),
-            agent: str_of(r, "agent").unwrap_or_default(),
-            start: str_of(r, "start"),
+            run_id: r.run_id.clone(),
+            iteration: u64::from(r.iteration),
+            story: r.story.clone(),
+            agent: r.agent.clone(),
+            start: Some(r.start.clone()),
             offset_ms,
-            duration_ms,
-            outcome: str_of(r, "outcome").unwrap_or_else(|| "unknown".into()),
-            verify_passed: verify.iter().filter(|v| passed(v)).count(),
-            verify_total: verify.len(),
-            verify_failed: verify
+            duration_ms: r.duration_ms,
+            outcome: recorded(r.outcome),
+            verify_passed: r.verify.iter().filter(|v| v.passed).count(),
+            verify_total: r.verify.len(),
+            verify_failed: r
+                .verify
                 .iter()
-                .filter(|v| !passed(v))
-                .map(|v| str_of(v, "command").unwrap_or_default())
+                .filter(|v| !v.passed)
+                .map(|v| v.command.clone())
                 .collect(),
-            worker: r
-                .get("worker")
-                .and_then(Value::as_u64)
-                .filter(|w| *w >= 1)
-                .unwrap_or(1),
+            worker: r.worker.filter(|w| *w >= 1).map_or(1, u64::from),
             usage: usage_of(r),
-            merge: verdict(r.get("merge")),
-            review: verdict(r.get("review")),
-            skipped: r.get("skipped").and_then(Value::as_bool) == Some(true),
+            merge: r.merge.as_ref().map(|m| m.result.clone()),
+            review: r.review.as_ref().map(|v| v.verdict.clone()),
+            skipped: r.skipped,
         });
     }
     out

@@ -1,13 +1,38 @@
 //! Unit tests of the report's model and its pure renderings.
 
 use super::*;
-use serde_json::json;
+use crate::state::history::parse_lines;
+use serde_json::{Value, json};
 
 const FIXTURE: &str = include_str!("../../tests/fixtures/history/history.jsonl");
 
 fn fixture(choice: &RunChoice) -> Result<Report, ReportError> {
     let (records, skipped) = parse_lines(FIXTURE);
     build(Path::new("h.jsonl"), &records, skipped, choice)
+}
+
+/// A record as ralph writes it (run `r`, story `A`, done, a start time no one can read), as
+/// JSON, with `fields` over it.
+fn line(fields: Value) -> Value {
+    let mut v = serde_json::to_value(Record::new("r", 1, "A", "-".into(), Outcome::Done)).unwrap();
+    for (k, x) in fields.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    v
+}
+
+/// [`line`], read.
+fn record(fields: Value) -> Record {
+    serde_json::from_value(line(fields)).unwrap()
+}
+
+/// A review of a gated attempt, as ralph writes it, with `fields` over it.
+fn review(fields: Value) -> Value {
+    let mut v = json!({"verdict": "approve", "round": 1, "reviewer": "codex", "duration_ms": 0});
+    for (k, x) in fields.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    v
 }
 
 #[test]
@@ -67,24 +92,36 @@ fn an_empty_history_is_an_error_naming_the_file() {
 
 #[test]
 fn odd_and_missing_fields_never_fail() {
-    let records = vec![
+    // Lines that are not records (fields missing, of another type) are skipped and counted;
+    // unknown fields are ignored; what is left is reported.
+    let lines = [
         json!({"run_id": "r"}),
-        json!({"run_id": "r", "story": 3, "start": "yesterday", "duration_ms": -1,
-               "verify": "x", "usage": {"input_tokens": "many", "cost_usd": "free"},
-               "worker": 0, "merge": 7, "review": {"verdict": "approve"}}),
-        json!({"run_id": "r", "story": "B", "duration_ms": 2000, "usage": {"output_tokens": 5}}),
+        json!({"run_id": "r", "story": 3, "start": "yesterday", "duration_ms": -1}),
+        line(
+            json!({"story": "B", "start": "yesterday", "duration_ms": 2000, "worker": 0,
+            "review": review(json!({})), "usage": {"output_tokens": 5}}),
+        ),
+        line(
+            json!({"story": "C", "duration_ms": 1000, "a_field_from_the_future": {"x": [1]},
+            "merge": {"result": "merged", "tip_before": "a", "tip_after": "b",
+            "fast_forward": true}}),
+        ),
     ];
-    let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
-    assert_eq!(r.iterations.len(), 3);
-    assert_eq!(r.iterations[1].worker, 1);
-    assert_eq!(r.iterations[1].usage, None);
-    assert_eq!(r.iterations[1].review.as_deref(), Some("approve"));
-    assert_eq!(r.iterations[2].offset_ms, 0);
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let (records, skipped) = parse_lines(&text);
+    assert_eq!((records.len(), skipped), (2, 2));
+    let r = build(Path::new("h"), &records, skipped, &RunChoice::Latest).unwrap();
+    assert_eq!(r.iterations.len(), 2);
+    assert_eq!(r.skipped_lines, 2);
+    assert_eq!(r.iterations[0].worker, 1);
+    assert_eq!(r.iterations[0].review.as_deref(), Some("approve"));
+    assert_eq!(r.iterations[1].merge.as_deref(), Some("merged"));
+    assert_eq!(r.iterations[1].offset_ms, 2000, "laid end to end");
     assert_eq!(r.totals.tokens, Some(5));
     // A negative cost is junk, dropped as `--max-cost` and `ralph status` drop it.
-    let records: Vec<Value> = [0.1, 0.2, -5.0]
+    let records: Vec<Record> = [0.1, 0.2, -5.0]
         .iter()
-        .map(|c| json!({"run_id": "r", "story": "A", "usage": {"cost_usd": c}}))
+        .map(|c| record(json!({"usage": {"cost_usd": c}})))
         .collect();
     let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
     assert_eq!(r.totals.cost_usd, Some(0.3));
@@ -96,13 +133,15 @@ fn odd_and_missing_fields_never_fail() {
 #[test]
 fn the_reviewers_usage_counts_with_the_agents_and_huge_counts_saturate() {
     let records = vec![
-        json!({"run_id": "r", "story": "A",
+        record(json!({"story": "A",
                "usage": {"input_tokens": 100, "output_tokens": 10, "cost_usd": 0.5, "model": "m"},
-               "review": {"verdict": "approve", "usage": {"input_tokens": 50, "cost_usd": 0.25}}}),
-        json!({"run_id": "r", "story": "B", "review": {"verdict": "changes",
-               "usage": {"output_tokens": 7}}}),
-        json!({"run_id": "r", "story": "C", "usage": {"input_tokens": u64::MAX},
-               "review": {"usage": {"input_tokens": u64::MAX, "output_tokens": u64::MAX}}}),
+               "review": review(json!({"usage": {"input_tokens": 50, "cost_usd": 0.25}}))})),
+        record(
+            json!({"story": "B", "review": review(json!({"verdict": "changes",
+               "usage": {"output_tokens": 7}}))}),
+        ),
+        record(json!({"story": "C", "usage": {"input_tokens": u64::MAX},
+               "review": review(json!({"usage": {"input_tokens": u64::MAX, "output_tokens": u64::MAX}}))})),
     ];
     let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
     let a = r.iterations[0].usage.as_ref().unwrap();
@@ -122,8 +161,11 @@ fn the_reviewers_usage_counts_with_the_agents_and_huge_counts_saturate() {
 
 #[test]
 fn lines_that_are_not_records_are_counted() {
-    let (v, skipped) = parse_lines("{\"run_id\":\"a\"}\n\nnot json\n[1]\n{\"x\":1}\n");
-    assert_eq!((v.len(), skipped), (1, 3));
+    let one = serde_json::to_string(&record(json!({}))).unwrap();
+    let (v, skipped) = parse_lines(&format!(
+        "{one}\n\nnot json\n[1]\n{{\"x\":1}}\n{{\"run_id\":\"a\"}}\n"
+    ));
+    assert_eq!((v.len(), skipped), (1, 4));
 }
 
 #[test]
@@ -142,8 +184,8 @@ fn html_escapes_every_string_from_the_file_and_loads_nothing() {
 #[test]
 fn the_html_story_table_renders_the_text_tables_cells() {
     let records = vec![
-        json!({"run_id": "r", "story": "A", "worker": 1, "outcome": "verify-failed"}),
-        json!({"run_id": "r", "story": "A", "worker": 2, "outcome": "done"}),
+        record(json!({"worker": 1, "outcome": "verify-failed"})),
+        record(json!({"worker": 2, "outcome": "done"})),
     ];
     let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
     assert!(text::text(&r).contains("1,2"), "{}", text::text(&r));
@@ -156,8 +198,9 @@ fn the_html_story_table_renders_the_text_tables_cells() {
 
 #[test]
 fn text_never_prints_a_control_character_from_the_file() {
-    let records =
-        vec![json!({"run_id": "r\u{1b}]0;x\u{7}", "story": "A\u{1b}[31mB", "outcome": "done\r"})];
+    let records = vec![record(
+        json!({"run_id": "r\u{1b}]0;x\u{7}", "story": "A\u{1b}[31mB", "agent": "c\r"}),
+    )];
     let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
     for out in [text::text(&r), text::markdown(&r)] {
         assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
@@ -167,7 +210,7 @@ fn text_never_prints_a_control_character_from_the_file() {
 
 #[test]
 fn markdown_escapes_cell_breakers() {
-    let records = vec![json!({"run_id": "r", "story": "A|B\nC", "outcome": "done"})];
+    let records = vec![record(json!({"story": "A|B\nC"}))];
     let r = build(Path::new("h"), &records, 0, &RunChoice::Latest).unwrap();
     assert!(text::markdown(&r).contains("| A\\|B\u{fffd}C |"));
 }

@@ -355,12 +355,19 @@ pub fn read(root: &Path) -> Result<Vec<Record>, HistoryError> {
 /// Every record, and how many non-empty lines were skipped because they are not records
 /// (a torn line from a crash, junk; the file itself is never changed here).
 pub fn read_counted(root: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
-    let p = path(root);
-    let bytes = match crate::fsutil::read_if_exists(&p)? {
-        Some(b) => b,
-        None => return Ok((vec![], 0)),
-    };
-    let text = String::from_utf8_lossy(&bytes);
+    read_file(&path(root))
+}
+
+/// [`read_counted`] of a history at any path (`ralph report --history FILE`); missing is empty.
+pub fn read_file(p: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
+    let bytes = crate::fsutil::read_if_exists(p)?.unwrap_or_default();
+    Ok(parse_lines(&String::from_utf8_lossy(&bytes)))
+}
+
+/// The records among `text`'s lines, and how many non-empty lines are not records. Fields
+/// added since a line was written are optional, unknown ones ignored: every file ralph wrote
+/// reads. Pure.
+pub fn parse_lines(text: &str) -> (Vec<Record>, usize) {
     let mut out = Vec::new();
     let mut skipped = 0;
     for l in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -369,7 +376,7 @@ pub fn read_counted(root: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
             Err(_) => skipped += 1,
         }
     }
-    Ok((out, skipped))
+    (out, skipped)
 }
 
 #[cfg(test)]

@@ -127,7 +127,7 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
     }
     if let Some(r) = e.downcast_ref::<ReportError>() {
         return Some(match r {
-            ReportError::Io(f) => at("io", &f.path),
+            ReportError::History(h) => history_error(h),
             ReportError::Empty { path } => at("no-history", path),
             ReportError::UnknownRun { path, .. } => at("unknown-run", path),
         });
