@@ -55,6 +55,12 @@ impl Code {
 #[error("interrupted")]
 pub struct Interrupted;
 
+impl crate::problem::Coded for Interrupted {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        Some(crate::problem::Problem::new("interrupted", ""))
+    }
+}
+
 /// Marker error: the agent CLI cannot start (found before the first agent ran), exit 6.
 #[derive(Debug, thiserror::Error)]
 #[error("the agent cannot start")]
@@ -65,6 +71,12 @@ pub struct AgentStart;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct Usage(pub String);
+
+impl crate::problem::Coded for Usage {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        Some(crate::problem::Problem::new("usage", ""))
+    }
+}
 
 #[cfg(test)]
 mod tests {

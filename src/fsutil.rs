@@ -19,6 +19,12 @@ pub struct FsError {
     pub source: std::io::Error,
 }
 
+impl crate::problem::Coded for FsError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        Some(crate::problem::Problem::at("io", &self.path))
+    }
+}
+
 /// The `map_err` that names `path` and what was being done to it.
 pub(crate) fn fs_err<'a>(
     path: &'a Path,

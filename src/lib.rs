@@ -22,7 +22,8 @@
 //! - [`cli`]: clap argument types and one handler per command (the edge: `anyhow` lives here).
 //!
 //! Shared plumbing: [`dag`] (dependency graphs and their cycles, for prd.json's validation),
-//! [`exit`] (exit codes), [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
+//! [`exit`] (exit codes), [`problem`] (each error's code and place for `--json`),
+//! [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
 //! [`par`] (pure work spread over the cores), [`ui`] (colour, `-q`/`-v`, the `tracing` filter).
 
 pub mod agent;
@@ -41,6 +42,7 @@ pub mod par;
 pub mod patterns;
 pub mod pin;
 pub mod prd;
+pub mod problem;
 pub mod progress;
 pub mod report;
 pub mod review;

@@ -151,6 +151,12 @@ pub(crate) struct NoPin {
     pub(crate) path: std::path::PathBuf,
 }
 
+impl crate::problem::Coded for NoPin {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        Some(crate::problem::Problem::at("no-pin", &self.path))
+    }
+}
+
 fn check(ctx: &Ctx, as_json: bool) -> anyhow::Result<Code> {
     let path = ctx.root.join(INDEX_PATH);
     if !path.exists() {

@@ -161,6 +161,23 @@ pub enum ConfigError {
     BadValue { place: String, message: String },
 }
 
+impl crate::problem::Coded for ConfigError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        use crate::problem::Problem;
+        Some(match self {
+            ConfigError::Io(f) => return f.problem(),
+            ConfigError::Syntax {
+                path, line, column, ..
+            } => Problem {
+                column: Some(*column),
+                ..Problem::at("config-syntax", path).line(*line)
+            },
+            ConfigError::UnknownKey { .. } => Problem::new("config-unknown-key", ""),
+            ConfigError::BadValue { .. } => Problem::new("config-bad-value", ""),
+        })
+    }
+}
+
 /// One source of settings; `None` means "not set here". A field a `RALPH_*` variable sets
 /// names it (`env`) and the parser of its value: clap reads the environment into a layer
 /// ([`env`]); the other fields (`skip`) only ralph.toml or a flag sets.

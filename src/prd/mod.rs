@@ -183,6 +183,19 @@ pub enum PrdError {
     Edit { path: PathBuf, id: String },
 }
 
+impl crate::problem::Coded for PrdError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        use crate::problem::Problem;
+        Some(match self {
+            PrdError::Io(f) => return f.problem(),
+            // The envelope gives an invalid file's every diagnostic instead; here for completeness.
+            PrdError::Invalid(r) => Problem::new("invalid", "").file(&r.file),
+            PrdError::UnknownStory { path, id } => Problem::at("unknown-story", path).story(id),
+            PrdError::Edit { path, id } => Problem::at("edit", path).story(id),
+        })
+    }
+}
+
 /// A loaded, valid prd.json.
 #[derive(Debug, Clone)]
 pub struct Prd {

@@ -35,6 +35,20 @@ pub enum ProgressError {
     ArchiveMismatch { path: PathBuf, archive: PathBuf },
 }
 
+impl crate::problem::Coded for ProgressError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        use crate::problem::Problem;
+        Some(match self {
+            ProgressError::Io(f) => return f.problem(),
+            ProgressError::Missing { path } => Problem::at("missing", path),
+            ProgressError::Changed { path } => Problem::at("changed", path),
+            ProgressError::ArchiveMismatch { archive, .. } => {
+                Problem::at("archive-mismatch", archive)
+            }
+        })
+    }
+}
+
 /// progress.txt as read, with what is needed to notice a concurrent change.
 #[derive(Debug, Clone)]
 pub struct Original {

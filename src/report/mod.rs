@@ -34,6 +34,17 @@ pub enum ReportError {
     },
 }
 
+impl crate::problem::Coded for ReportError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        use crate::problem::Problem;
+        Some(match self {
+            ReportError::History(h) => return h.problem(),
+            ReportError::Empty { path } => Problem::at("no-history", path),
+            ReportError::UnknownRun { path, .. } => Problem::at("unknown-run", path),
+        })
+    }
+}
+
 /// Which runs to report on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunChoice {

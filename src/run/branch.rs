@@ -68,6 +68,23 @@ pub enum BranchError {
     },
 }
 
+impl crate::problem::Coded for BranchError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        use crate::problem::Problem;
+        Some(match self {
+            BranchError::InvalidName { prd, pointer, .. } => {
+                Problem::at("branch-name-invalid", prd).pointer(pointer)
+            }
+            BranchError::BaseMissing { prd, pointer, .. } => {
+                Problem::at("base-branch-missing", prd).pointer(pointer)
+            }
+            BranchError::Dirty { root, .. } => Problem::at("dirty-tree", root),
+            BranchError::Checkout { root, .. } => Problem::at("checkout-refused", root),
+            BranchError::Git { root, .. } => Problem::at("git", root),
+        })
+    }
+}
+
 /// One uncommitted path, as `git status --short` shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {

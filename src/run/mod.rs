@@ -100,6 +100,17 @@ pub enum RunError {
     RateLimitedTooOften { line: String },
 }
 
+/// A transparent wrapper hides the error it wraps from the chain: `Branch` passes its code on.
+/// The other wrapped errors have always been code `error` in the envelope, and stay so here.
+impl crate::problem::Coded for RunError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        match self {
+            RunError::Branch(b) => b.problem(),
+            _ => None,
+        }
+    }
+}
+
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
 pub struct Options {

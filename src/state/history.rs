@@ -269,6 +269,17 @@ pub enum HistoryError {
     },
 }
 
+impl crate::problem::Coded for HistoryError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        match self {
+            HistoryError::Io(f) => f.problem(),
+            HistoryError::Corrupt { path, line, .. } => {
+                Some(crate::problem::Problem::at("history-corrupt", path).line(*line))
+            }
+        }
+    }
+}
+
 /// The stories whose latest record holds them for a person, with the reason: the agent
 /// reported them blocked, or their review did not approve them in `max_rounds` (pure; the
 /// caller leaves out the stories that pass by now).

@@ -27,6 +27,16 @@ pub enum LockError {
     },
 }
 
+impl crate::problem::Coded for LockError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        use crate::problem::Problem;
+        Some(match self {
+            LockError::Held { path, .. } => Problem::at("locked", path),
+            LockError::Io { path, .. } => Problem::at("io", path),
+        })
+    }
+}
+
 /// A held lock; released (pid file emptied, flock dropped) on drop.
 #[derive(Debug)]
 pub struct Lock {

@@ -57,6 +57,15 @@ pub enum ReadError {
     History(#[from] history::HistoryError),
 }
 
+impl crate::problem::Coded for ReadError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        match self {
+            ReadError::Io(f) => f.problem(),
+            ReadError::History(h) => h.problem(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

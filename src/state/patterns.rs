@@ -106,6 +106,18 @@ pub enum PatternsError {
     },
 }
 
+impl crate::problem::Coded for PatternsError {
+    fn problem(&self) -> Option<crate::problem::Problem> {
+        use crate::problem::Problem;
+        Some(match self {
+            PatternsError::Io(f) => return f.problem(),
+            PatternsError::Encode { path, .. } => Problem::at("io", path),
+            PatternsError::Unknown { path, .. } => Problem::at("unknown-pattern", path),
+            PatternsError::Ambiguous { path, .. } => Problem::at("ambiguous-pattern", path),
+        })
+    }
+}
+
 pub fn path(root: &Path) -> PathBuf {
     super::state_dir(root).join("patterns.jsonl")
 }

@@ -5,10 +5,12 @@
 //! Owns the envelope and problem types, printing them (a closed stdout is not an error), the
 //! error path with `--json` (an error that reached `main` becomes an envelope on stdout with the
 //! same exit code), and clap usage errors when `--json` was asked for. Does not own any
-//! command's data: each handler builds its own `data` value and hands it over.
+//! command's data: each handler builds its own `data` value and hands it over, nor any error's
+//! code (each error names its own: `crate::problem`).
 
 mod problems;
 
+pub use crate::problem::Problem;
 pub use problems::{from_error, from_pin_check, from_prd_diagnostic};
 
 use serde::Serialize;
@@ -20,56 +22,6 @@ use super::pin::PinCommand;
 /// The envelope's version. 2: the data moved under `data` (version 1 was each command's own
 /// top-level object).
 pub const SCHEMA_VERSION: u32 = 2;
-
-/// One error or warning, with the place the human message names when there is one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// Stable, kebab-case (`parse`, `unknown-ref`, `io`, `usage`, …).
-    pub code: String,
-    /// What is wrong, as the human message says it.
-    pub message: String,
-    /// How to fix it, when the message does not already say.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    /// The file concerned.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-    /// 1-based line (and column) in `file`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
-    /// JSON pointer into `file` ("" is the whole document).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pointer: Option<String>,
-    /// The story concerned.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub story: Option<String>,
-    /// The Pin entry concerned.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<String>,
-}
-
-impl Problem {
-    /// A problem with a code and a message and no place.
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Problem {
-        Problem {
-            code: code.into(),
-            message: message.into(),
-            ..Problem::default()
-        }
-    }
-
-    pub fn file(mut self, file: impl std::fmt::Display) -> Problem {
-        self.file = Some(file.to_string());
-        self
-    }
-
-    pub fn story(mut self, story: impl Into<String>) -> Problem {
-        self.story = Some(story.into());
-        self
-    }
-}
 
 /// What a command printed with `--json`. `data` is `null` when the command failed before it had
 /// anything to report (the reason is in `errors`).
