@@ -2,8 +2,8 @@
 //! cycles among them, for prd.json's validation (`prd::refs`, over its borrowed stories). Generic
 //! over [`DepNode`]; owns no story semantics (readiness and selection are [`crate::graph`]'s).
 
+use foldhash::{HashMap, HashMapExt};
 use petgraph::graph::{DiGraph, NodeIndex};
-use rustc_hash::FxHashMap;
 
 /// A node: an id and the ids it is blocked by.
 pub trait DepNode {
@@ -19,8 +19,7 @@ pub struct DepGraph {
 
 impl DepGraph {
     pub fn new<N: DepNode>(stories: &[N]) -> DepGraph {
-        let mut by_id: FxHashMap<&str, usize> = FxHashMap::default();
-        by_id.reserve(stories.len());
+        let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(stories.len());
         for (i, s) in stories.iter().enumerate() {
             by_id.entry(s.node_id()).or_insert(i);
         }

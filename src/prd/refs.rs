@@ -5,14 +5,14 @@
 //! translates them into the file's own keys. `dep` is the file's name for the dependency field,
 //! so messages say `dependsOn` in a file that says `dependsOn`.
 
-use rustc_hash::FxHashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::StoryRef;
 use super::validate::Diagnostic;
 use crate::dag::{DepGraph, MAX_CYCLES};
 
 pub fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {
-    let mut seen: FxHashMap<String, &StoryRef> = FxHashMap::default();
+    let mut seen: HashMap<String, &StoryRef> = HashMap::new();
     for s in stories {
         let Some(id) = s.id.filter(|id| !id.is_empty()) else {
             continue; // the schema reported it
@@ -60,7 +60,7 @@ pub fn check_refs(
     errors: &mut Vec<Diagnostic>,
     warnings: &mut Vec<Diagnostic>,
 ) {
-    let by_id: FxHashMap<&str, &StoryRef> = stories
+    let by_id: HashMap<&str, &StoryRef> = stories
         .iter()
         .rev()
         .filter_map(|s| Some((s.id?, s)))
