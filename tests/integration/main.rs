@@ -15,6 +15,7 @@ mod demo;
 mod doctor;
 mod fuzz_parsers;
 mod json_envelope;
+mod parallel_kept;
 mod pin_check;
 mod pin_edits;
 mod pin_generate;

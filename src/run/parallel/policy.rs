@@ -3,7 +3,7 @@
 //! merge attempt amounts to ([`merge_verdict`]). Runs nothing, reads no file, writes nothing:
 //! the scheduler (`super`) and the git steps (`super::worktree`, `super::queue`) act on these.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::graph::{self, State};
 use crate::prd::Story;
@@ -39,69 +39,7 @@ pub fn select(
     out
 }
 
-/// Whether `id` can be used as it is in a file name and a ref name.
-fn plain(id: &str) -> bool {
-    let mut chars = id.chars();
-    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
-    first_ok
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        && !id.contains("..")
-        && !id.ends_with('.')
-        && !id.ends_with(".lock")
-}
-
-/// FNV-1a, 32 bits: stable across releases and machines (unlike `DefaultHasher`).
-fn fnv1a32(s: &str) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in s.bytes() {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
-}
-
-/// `<slug>-<8 hex digits>`: the key of an id that is not [`plain`].
-fn hashed(id: &str) -> String {
-    let mut slug: String = id
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect::<String>()
-        .split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    slug.truncate(40);
-    if slug.is_empty() {
-        slug.push_str("story");
-    }
-    format!("{slug}-{:08x}", fnv1a32(id))
-}
-
-/// Each story's key (same order as `ids`): the id itself when it is safe in a path and a ref,
-/// otherwise (or when two keys would be equal ignoring case) a slug and a stable hash.
-pub fn story_keys(ids: &[&str]) -> Vec<String> {
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for id in ids.iter().filter(|id| plain(id)) {
-        *seen.entry(id.to_ascii_lowercase()).or_insert(0) += 1;
-    }
-    ids.iter()
-        .map(|id| {
-            if plain(id) && seen.get(&id.to_ascii_lowercase()) == Some(&1) {
-                (*id).to_string()
-            } else {
-                hashed(id)
-            }
-        })
-        .collect()
-}
-
-/// The story branch: `<branchName>--<key>` (never clashes with `branchName` or its parents).
-pub fn story_branch(branch: &str, key: &str) -> String {
-    format!("{branch}--{key}")
-}
+pub use crate::kept::{story_branch, story_keys};
 
 /// What the merge queue observed about one merge, step by step (`None`: not reached).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -232,35 +170,6 @@ mod tests {
         let merged = stories(&[("A", 1, &[], true), ("C", 1, &["A"], false)]);
         let st = graph::states(&merged);
         assert_eq!(ids(&merged, &select(&merged, &st, &busy, 4, None)), ["C"]);
-    }
-
-    #[test]
-    fn keys_are_the_id_when_safe_and_a_stable_hash_otherwise() {
-        let k = story_keys(&[
-            "US-001", "a b/c", "x..y", "ok.lock", "Dup", "dup", ".hidden",
-        ]);
-        assert_eq!(k[0], "US-001");
-        assert_eq!(k[1], format!("a-b-c-{:08x}", fnv1a32("a b/c")));
-        assert!(k[2].starts_with("x-y-"));
-        assert!(k[3].starts_with("ok-lock-"));
-        assert!(k[4].starts_with("Dup-") && k[5].starts_with("dup-"));
-        assert_ne!(k[4].to_lowercase(), k[5].to_lowercase());
-        assert!(k[6].starts_with("hidden-"));
-        // Stable: FNV-1a's published test vector.
-        assert_eq!(fnv1a32("a"), 0xe40c_292c);
-        for key in &k {
-            assert!(plain(key), "{key}");
-        }
-        assert_eq!(
-            story_keys(&["***"])[0],
-            format!("story-{:08x}", fnv1a32("***"))
-        );
-    }
-
-    #[test]
-    fn story_branches_sit_beside_the_branch_never_under_it() {
-        assert_eq!(story_branch("ralph/ralph", "US-1"), "ralph/ralph--US-1");
-        assert_eq!(story_branch("main", "A"), "main--A");
     }
 
     #[test]
