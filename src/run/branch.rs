@@ -48,6 +48,12 @@ pub enum BranchError {
     )]
     Dirty { root: PathBuf, entries: Vec<Entry> },
     #[error(
+        "{root}: the work tree has uncommitted changes, and a parallel run merges stories there:\n{list}\nNothing was checked out. Commit them or stash them (`git stash --include-untracked`), then run again (--allow-dirty does not apply to --parallel)",
+        root = root.display(),
+        list = list(entries)
+    )]
+    DirtyParallel { root: PathBuf, entries: Vec<Entry> },
+    #[error(
         "{root}: `git {args}` refused, so the run did not start; nothing was changed, your files are as they were:\n{why}\nCommit or stash the files git names (or check out {branch} yourself), then run again",
         root = root.display()
     )]
@@ -68,14 +74,7 @@ pub enum BranchError {
     },
 }
 
-/// One uncommitted path, as `git status --short` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    /// The two status letters (`" M"`, `"A "`, `"??"`, `"UU"`).
-    pub code: String,
-    /// Repository-relative (the new path of a rename).
-    pub path: String,
-}
+pub use crate::kept::git::{Entry, parse_status};
 
 /// At most [`SHOWN`] entries, one per line, and how many more there are.
 pub fn list(entries: &[Entry]) -> String {
@@ -91,25 +90,6 @@ pub fn list(entries: &[Entry]) -> String {
         ));
     }
     out.join("\n")
-}
-
-/// Parse `git status --porcelain -z` (format v1): renames and copies give the new path.
-pub fn parse_status(out: &[u8]) -> Vec<Entry> {
-    let mut entries = Vec::new();
-    let mut parts = out.split(|&b| b == 0).filter(|p| !p.is_empty());
-    while let Some(p) = parts.next() {
-        let (Some(code), Some(path)) = (p.get(..2), p.get(3..)) else {
-            continue;
-        };
-        if code.contains(&b'R') || code.contains(&b'C') {
-            parts.next(); // the original path
-        }
-        entries.push(Entry {
-            code: String::from_utf8_lossy(code).into_owned(),
-            path: String::from_utf8_lossy(path).into_owned(),
-        });
-    }
-    entries
 }
 
 /// ralph's own files, repository-relative: they never count as the person's uncommitted
@@ -521,6 +501,103 @@ pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, 
     };
     notes.push(Event::Note { text });
     Ok(notes)
+}
+
+/// What the run says when the checkout changed prd.json: it goes on with the branch's
+/// version, and warns when that names another branchName.
+pub fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
+    let mut out = vec![Event::Note {
+        text: format!(
+            "{} changed with the checkout: the run uses the branch's version",
+            path.display()
+        ),
+    }];
+    let name = |p: &Prd| p.value.get("branchName").cloned();
+    if name(after) != name(before) {
+        out.push(Event::Warning {
+            text: format!(
+                "the branch's {} names another branchName ({}); the run goes on with it",
+                path.display(),
+                name(after).unwrap_or_default()
+            ),
+        });
+    }
+    out
+}
+
+/// A parallel run's start: the sequential loop's ([`prepare`]: `branchName` checked out or
+/// created), except that uncommitted changes of the person's are refused whatever
+/// `--allow-dirty` says (the merges happen in this tree); then prd.json and progress.txt, when
+/// uncommitted, committed on the branch (a worktree holds only what is committed, and the
+/// sequential loop's agent would have committed them with its work). Returns what to report
+/// and prd.json as the branch has it.
+pub fn prepare_parallel(root: &Path, prd: &Prd) -> Result<(Vec<Event>, Prd), super::RunError> {
+    if let Ok(Inspection::Inside { dirty, .. } | Inspection::NoBranch { dirty }) =
+        inspect(root, prd)
+        && !dirty.is_empty()
+    {
+        return Err(BranchError::DirtyParallel {
+            root: absolute(root),
+            entries: dirty,
+        }
+        .into());
+    }
+    let mut events = prepare(root, prd, false)?;
+    let mut after = Prd::load(&prd.path)?;
+    if after.to_pretty() != prd.to_pretty() {
+        events.extend(changed_notes(&prd.path, prd, &after));
+    }
+    let root = &absolute(root);
+    let Ok(out) = git::output(root, &["rev-parse", "--show-prefix"]) else {
+        return Ok((events, after));
+    };
+    let own = Own {
+        root: text(&out.stdout),
+        prd: repo_path(root, &prd.path),
+    };
+    let status = ["status", "--porcelain", "-z", "--untracked-files=all"];
+    let dirty = git::output(root, &status).map(|o| parse_status(&o.stdout));
+    let progress = format!("{}progress.txt", own.root);
+    let mine: Vec<String> = dirty
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| own.prd.as_deref() == Some(e.path.as_str()) || e.path == progress)
+        .map(|e| e.path)
+        .collect();
+    if mine.is_empty() {
+        return Ok((events, after));
+    }
+    let top = git::output(root, &["rev-parse", "--show-toplevel"])
+        .map(|o| PathBuf::from(text(&o.stdout)))
+        .unwrap_or_else(|_| root.clone());
+    let mut add = vec!["add", "-A", "--"];
+    add.extend(mine.iter().map(String::as_str));
+    let message = "ralph: prd.json and progress.txt as the parallel run starts";
+    let mut commit = vec!["commit", "-q", "--no-verify", "-m", message, "--"];
+    commit.extend(mine.iter().map(String::as_str));
+    for args in [add, commit] {
+        let out = git::output(&top, &args).map_err(|e| BranchError::Git {
+            root: top.clone(),
+            args: args.join(" "),
+            why: e.to_string(),
+        })?;
+        if !out.status.success() {
+            return Err(BranchError::Git {
+                root: top.clone(),
+                args: args.join(" "),
+                why: text(&out.stderr),
+            }
+            .into());
+        }
+    }
+    events.push(Event::Note {
+        text: format!(
+            "committed {} on the branch: a parallel run's worktrees hold only committed files",
+            mine.join(", ")
+        ),
+    });
+    after = Prd::load(&prd.path)?;
+    Ok((events, after))
 }
 
 #[cfg(test)]

@@ -3,81 +3,12 @@
 //! the merge, and nothing left behind after Ctrl-C. No test depends on timing: agents wait for
 //! marker files and write what they saw to files the test reads.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
-use crate::support::{FAKE_PROBES, FLIP, Project, alive, events, prd, story, wait_for};
-
-/// Install a fake `claude` that records per story and attempt (`$D/stdin-<id>-<attempt>`,
-/// `$D/pwd-<id>-<attempt>`), so agents running at once never share a file; then `body`. `$a`
-/// is the attempt, `$M` the main tree.
-fn agent(p: &Project, body: &str) {
-    let script = format!(
-        "#!/bin/sh\nD='{}'\n{FAKE_PROBES}M='{}'\nid=\"$RALPH_STORY_ID\"\na=\"$RALPH_ATTEMPT\"\nn=\"$RALPH_ITERATION\"\ncat > \"$D/stdin-$id-$a\"\npwd > \"$D/pwd-$id-$a\"\n{body}\n",
-        p.fake.display(),
-        p.root().display()
-    );
-    p.script("claude", &script);
-}
-
-/// Shell: commit everything.
-const COMMIT: &str = r#"git add -A >/dev/null; git commit -qm "$id attempt $a" >/dev/null"#;
-/// Shell: wait until the main tree's prd.json says story `$1` passes (i.e. it is merged).
-const MERGED: &str = r#"merged() { while ! grep -q "\"id\": \"$1\"[^}]*\"passes\": true" "$M/prd.json"; do sleep 0.05; done; }"#;
-
-/// A project on branch `ralph/par` (checked out) with these stories.
-fn project(stories: &[String]) -> Project {
-    let p = Project::new(&prd("ralph/par", stories));
-    p.git(&["checkout", "-qb", "ralph/par"]);
-    p
-}
-
-fn spawn(p: &Project, args: &[&str]) -> Child {
-    p.run_command()
-        .args(args)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Wait for the child (at most 60 s); its exit code and stderr.
-fn finish(mut child: Child) -> (Option<i32>, String) {
-    let mut code = None;
-    wait_for(60, || {
-        code = child.try_wait().unwrap().map(|s| s.code());
-        code.is_some()
-    });
-    let mut err = String::new();
-    use std::io::Read;
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    (code.flatten(), err)
-}
-
-fn record<'a>(h: &'a [serde_json::Value], id: &str, nth: usize) -> &'a serde_json::Value {
-    h.iter()
-        .filter(|r| r["story"] == id)
-        .nth(nth)
-        .unwrap_or_else(|| panic!("no record {nth} of {id}: {h:?}"))
-}
-
-/// Whether the main tree's prd.json says `id` passes; false while git rewrites the file
-/// during a merge (it may be missing or half-written for a moment).
-fn passes_now(p: &Project, id: &str) -> bool {
-    let text = std::fs::read_to_string(p.root().join("prd.json")).unwrap_or_default();
-    text.lines()
-        .any(|l| l.contains(&format!("\"id\": \"{id}\"")) && l.contains("\"passes\": true"))
-}
-
-fn worktrees(p: &Project) -> usize {
-    p.git(&["worktree", "list", "--porcelain"])
-        .lines()
-        .filter(|l| l.starts_with("worktree "))
-        .count()
-}
+use crate::support::parallel::{
+    COMMIT, MERGED, agent, finish, passes_now, project, record, spawn, worktrees,
+};
+use crate::support::{FLIP, Project, alive, events, prd, story, wait_for};
 
 #[test]
 fn a_dependant_never_starts_before_its_blocker_is_merged() {
@@ -172,8 +103,18 @@ fn two_stories_editing_the_same_lines_one_is_retried_on_the_new_tip() {
     assert_eq!(record(&h, loser, 1)["outcome"], "done");
     assert!(err.contains("sent back"), "{err}");
     assert_eq!(worktrees(&p), 1);
-    // Merged: attempt refs go with the story branch.
-    assert!(p.git(&["for-each-ref", "refs/ralph/"]).is_empty());
+    // Merged: the story branches go. The sent-back attempt holds an edit the branch does not
+    // have (the loser's first line), so its ref stays, and `ralph show` names it.
+    assert!(p.git(&["branch", "--list", "ralph/par--*"]).is_empty());
+    assert_eq!(
+        p.git(&["for-each-ref", "--format=%(refname)", "refs/ralph/"]),
+        attempt_ref
+    );
+    let first = p.git(&["show", &format!("{attempt_ref}:f.txt")]);
+    assert_eq!(first, format!("0 {loser}"));
+    let out = p.ralph().args(["show", loser]).output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains(attempt_ref), "{shown}");
 }
 
 #[test]
@@ -327,52 +268,53 @@ fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
 }
 
 #[test]
-fn after_ralph_is_sigkilled_the_next_run_cleans_up_and_resumes() {
-    let (p, mut child) = three_hanging();
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let pids: Vec<i32> = ["pid-A", "pid-B", "pid-C"]
-        .iter()
-        .map(|f| p.read_pid(f))
-        .collect();
-    assert!(pids.iter().all(|&pid| alive(pid)));
-    assert_eq!(worktrees(&p), 4);
-    // The next run stops the recorded groups, removes the worktrees (their work committed to
-    // the story branches) and resumes: the earlier work is named in the prompt.
+fn the_parallel_start_checks_out_or_creates_the_branch_as_the_sequential_one_does() {
+    // Started on the default branch, with prd.json and progress.txt not committed yet (as
+    // after `ralph init`): the branch is created from HEAD and ralph's own files committed on it.
+    let p = Project::new(&prd("ralph/par", &[story("A", 1, &[]), story("B", 2, &[])]));
+    let start = p.git(&["symbolic-ref", "--short", "HEAD"]);
+    std::fs::write(
+        p.root().join("prd.json"),
+        prd(
+            "ralph/par",
+            &[story("A", 1, &[]), story("B", 2, &[]), story("C", 3, &[])],
+        ),
+    )
+    .unwrap();
+    std::fs::write(p.root().join("progress.txt"), "# log\n").unwrap();
     agent(&p, &format!("echo $id > $id.txt\n{FLIP}\n{COMMIT}"));
-    let (code, err) = finish(spawn(&p, &["--parallel", "3"]));
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
     assert_eq!(code, Some(0), "{err}");
-    for pid in pids {
-        wait_for(5, || !alive(pid));
-    }
-    assert!(err.contains("stale worktree"), "{err}");
-    assert!(p.passes("A") && p.passes("B") && p.passes("C"));
-    assert_eq!(worktrees(&p), 1);
-    let prompt = std::fs::read_to_string(p.fake.join("stdin-A-1")).unwrap();
     assert!(
-        prompt.contains("refs/ralph/attempts/ralph/par--A/0"),
-        "{prompt}"
+        err.contains("switched to branch ralph/par (created from HEAD"),
+        "{err}"
     );
-    // A's grandchild left its group: the killed run could not stop it, and nothing recorded
-    // it; stop it here so the test leaves nothing behind.
-    unsafe {
-        libc::kill(p.read_pid("gpid"), libc::SIGKILL);
-    }
-}
-
-#[test]
-fn preconditions_are_checked_before_anything_runs() {
-    let p = Project::new(&prd("ralph/par", &[story("A", 1, &[])]));
-    agent(&p, "exit 1");
-    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
-    assert_eq!(code, Some(1));
-    assert!(err.contains("git switch -c ralph/par"), "{err}");
-    p.git(&["checkout", "-qb", "ralph/par"]);
+    assert!(
+        err.contains("committed prd.json, progress.txt on the branch"),
+        "{err}"
+    );
+    assert_eq!(p.git(&["symbolic-ref", "--short", "HEAD"]), "ralph/par");
+    assert!(p.passes("A") && p.passes("B") && p.passes("C"));
+    // The branch it started from is as it was.
+    assert!(
+        !p.git(&["show", &format!("{start}:prd.json")])
+            .contains("\"C\"")
+    );
+    // Existing: checked out. A person's uncommitted change: refused before anything, whatever
+    // --allow-dirty says; nothing checked out.
+    p.git(&["checkout", "-q", &start]);
     std::fs::write(p.root().join("dirty.txt"), "x").unwrap();
-    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    let (code, err) = finish(spawn(&p, &["--parallel", "2", "--allow-dirty"]));
     assert_eq!(code, Some(1));
-    assert!(err.contains("uncommitted changes (dirty.txt)"), "{err}");
-    assert!(!p.fake.join("stdin-A-1").exists());
+    assert!(
+        err.contains("?? dirty.txt") && err.contains("git stash"),
+        "{err}"
+    );
+    assert_eq!(p.git(&["symbolic-ref", "--short", "HEAD"]), start);
+    std::fs::remove_file(p.root().join("dirty.txt")).unwrap();
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("switched to branch ralph/par (was"), "{err}");
 }
 
 #[test]

@@ -180,7 +180,9 @@ fn branch_error(b: &BranchError) -> Problem {
         BranchError::BaseMissing { prd, pointer, .. } => {
             in_prd("base-branch-missing", prd, pointer)
         }
-        BranchError::Dirty { root, .. } => at("dirty-tree", root),
+        BranchError::Dirty { root, .. } | BranchError::DirtyParallel { root, .. } => {
+            at("dirty-tree", root)
+        }
         BranchError::Checkout { root, .. } => at("checkout-refused", root),
         BranchError::Git { root, .. } => at("git", root),
     }

@@ -38,6 +38,15 @@ use worker::{AttemptDone, Job, MakeWorktree, work};
 /// How often the status lines of the running stories are printed.
 const BOARD_EVERY: Duration = Duration::from_secs(10);
 
+/// Ports apart per worker, for agents that start servers: worker `w` gets `RALPH_PORT_OFFSET`
+/// = 100 × (w − 1) (README, "Parallel runs").
+pub const PORT_STRIDE: u32 = 100;
+
+/// The port offset of worker `w` (1-based).
+pub fn port_offset(w: u32) -> u32 {
+    PORT_STRIDE * w.saturating_sub(1)
+}
+
 /// Why a parallel run could not start or go on.
 #[derive(Debug, thiserror::Error)]
 pub enum ParallelError {
@@ -146,15 +155,27 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let rep = &*opts.reporter;
     let note = |text: String| rep.report(Event::Note { text });
     let prd = Prd::load(&prd_path)?;
-    let branch = prd
-        .value
-        .get("branchName")
-        .and_then(|v| v.as_str())
-        .unwrap_or("")
-        .to_string();
-    for line in worktree::recover(&root, &crate::state::worktrees_dir(&root), &branch, s.grace) {
+    let prd_branch = |p: &Prd| {
+        p.value
+            .get("branchName")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    for line in worktree::recover(
+        &root,
+        &crate::state::worktrees_dir(&root),
+        &prd_branch(&prd),
+        s.grace,
+    ) {
         note(line);
     }
+    // The same start as the sequential loop: the branch checked out or created.
+    let (events, prd) = super::branch::prepare_parallel(&root, &prd)?;
+    for e in events {
+        rep.report(e);
+    }
+    let branch = prd_branch(&prd);
     let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
     // `--story` must name a story (its readiness is checked as the sequential loop does).
     super::choose(
@@ -240,7 +261,8 @@ impl Sched<'_> {
                     break None;
                 }
                 if let Some(id) = self.queue.pop_front() {
-                    self.merge(&id, stop);
+                    // The signal itself: `stop` is set only once this loop sees it.
+                    self.merge(&id, interrupt);
                     continue;
                 }
                 for job in self.start_attempts() {
@@ -433,6 +455,10 @@ impl Sched<'_> {
         opts.settings.context.save_index = false;
         opts.env.push(("RALPH_BASE".into(), c.base.clone()));
         opts.env.push(("RALPH_WORKER".into(), c.worker.to_string()));
+        opts.env.push((
+            "RALPH_PORT_OFFSET".into(),
+            port_offset(c.worker).to_string(),
+        ));
         self.opts.reporter.report(Event::IterationStarted {
             iteration: n,
             limit: self.opts.settings.iterations,
