@@ -69,6 +69,15 @@ impl Sched<'_> {
         };
         match r.verdict {
             MergeVerdict::Merged { fast_forward } => {
+                if !r.carried.is_empty() {
+                    self.note(format!(
+                        "{id}: carried over from its worktree's prd.json: {}",
+                        r.carried.join(", ")
+                    ));
+                }
+                if !r.left.is_empty() {
+                    self.warn(format!("{id}: not carried over: {}", r.left.join("; ")));
+                }
                 let commit = r.commit.clone().unwrap_or_default();
                 merge.result = "merged".into();
                 merge.tip_after = Some(commit.clone());

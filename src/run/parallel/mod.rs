@@ -11,6 +11,7 @@
 //! loop of the parent module, untouched.
 
 pub mod board;
+mod carry;
 mod finished;
 mod landing;
 pub mod policy;
