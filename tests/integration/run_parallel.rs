@@ -232,7 +232,11 @@ fn three_hanging() -> (Project, Child) {
 
 #[test]
 fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
-    for (signal, exit) in [(libc::SIGINT, 130), (libc::SIGHUP, 129)] {
+    for (signal, exit) in [
+        (libc::SIGINT, 130),
+        (libc::SIGTERM, 130),
+        (libc::SIGHUP, 129),
+    ] {
         let (p, child) = three_hanging();
         unsafe {
             libc::kill(child.id() as i32, signal);
@@ -374,4 +378,79 @@ fn with_json_a_parallel_run_is_a_stream_of_events_ending_with_the_summary_and_th
     assert_eq!(end["passing"], 3);
     // Nothing but JSON on stdout, and no human lines on stderr.
     assert!(!String::from_utf8_lossy(&out.stderr).contains("ralph ["));
+}
+
+#[test]
+fn notes_and_discovered_stories_are_carried_over_at_the_merge() {
+    let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
+    // A notes what it learned and files a story it discovered (one line, like the others).
+    let discover = r#"if [ $id = A ]; then
+  sed -i -E 's/("id": "A".*"notes": )""/\1"A learned X"/' prd.json
+  sed -i '/"id": "A"/a {"id": "A2", "title": "Found by A", "description": "d", "acceptanceCriteria": ["ok"], "priority": 9, "passes": false, "notes": "", "discoveredFrom": "A"},' prd.json
+fi"#;
+    agent(
+        &p,
+        &format!("{discover}\necho $id > $id.txt\n{FLIP}\n{COMMIT}"),
+    );
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("A: carried over from its worktree's prd.json: the notes of A, the discovered story A2 (from A)"),
+        "{err}"
+    );
+    let v = p.prd_value();
+    let stories = v["userStories"].as_array().unwrap();
+    assert_eq!(stories[0]["notes"], "A learned X");
+    // The discovered story landed on the branch, after the others, and ran in the same run.
+    assert_eq!(stories.len(), 3);
+    assert_eq!(stories[2]["id"], "A2");
+    assert_eq!(stories[2]["discoveredFrom"], "A");
+    assert!(p.passes("A2"));
+    let text = std::fs::read_to_string(p.root().join("prd.json")).unwrap();
+    assert!(
+        text.contains("\n{\"id\": \"A2\", \"title\": \"Found by A\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_signal_during_a_merge_aborts_it_and_the_next_run_lands_the_story() {
+    let p = project(&[story("A", 1, &[]), story("C", 2, &[])]);
+    // The re-verify in the main tree waits for the test's go (the gate in a worktree does not).
+    let check = format!(
+        "if [ \"$(pwd -P)\" = \"$(cd '{}' && pwd -P)\" ]; then touch '{}/merging'; while [ ! -f '{}/go' ]; do sleep 0.05; done; fi\n",
+        p.root().display(),
+        p.fake.display(),
+        p.fake.display()
+    );
+    std::fs::write(p.root().join("check.sh"), &check).unwrap();
+    p.commit("setup");
+    agent(
+        &p,
+        &format!(
+            "{MERGED}\nif [ $id = A ]; then merged C; fi\necho $id > $id.txt\n{FLIP}\n{COMMIT}"
+        ),
+    );
+    let child = spawn(&p, &["--parallel", "2", "--verify", "sh check.sh"]);
+    wait_for(30, || p.fake.join("merging").exists());
+    let tip = p.git(&["rev-parse", "ralph/par"]);
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let (code, err) = finish(child);
+    assert_eq!(code, Some(130), "{err}");
+    // The merge is undone: the branch where it was, no merge in progress, a clean tree.
+    assert_eq!(p.git(&["rev-parse", "ralph/par"]), tip);
+    assert!(!p.root().join(".git/MERGE_HEAD").exists());
+    assert!(p.git(&["status", "--porcelain"]).is_empty());
+    assert!(!p.passes("A") && p.passes("C"));
+    assert_eq!(p.git(&["show", "ralph/par--A:A.txt"]), "A");
+    assert_eq!(worktrees(&p), 1);
+    // The next run resumes A on its gated work and lands it.
+    std::fs::write(p.fake.join("go"), "").unwrap();
+    let (code, err) = finish(spawn(&p, &["--parallel", "2", "--verify", "sh check.sh"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(p.passes("A"));
+    assert_eq!(p.git(&["show", "ralph/par:A.txt"]), "A");
+    assert!(p.git(&["branch", "--list", "ralph/par--*"]).is_empty());
 }
