@@ -184,6 +184,7 @@ fn snapshot(wt: &Path, head: &str, message: &str) -> Result<String, GitError> {
 /// otherwise HEAD, with those files on top, under the next attempt ref of `story_branch`. An
 /// error means nothing was saved: the worktree must stay.
 pub fn save(root: &Path, wt: &Path, story_branch: &str, message: &str) -> Result<Saved, GitError> {
+    is_worktree(wt)?;
     let head = head(wt)?;
     let sb_ref = format!("refs/heads/{story_branch}");
     let on_branch = git(wt, &["symbolic-ref", "-q", "HEAD"]).ok().as_deref() == Some(&sb_ref);
@@ -258,11 +259,45 @@ pub fn keep_attempt(root: &Path, story_branch: &str, commit: &str) -> Result<Str
     }
 }
 
+/// Whether `wt` is the top of a git work tree (not a folder inside one, whose git commands
+/// would act on the tree around it).
+fn is_worktree(wt: &Path) -> Result<(), GitError> {
+    let top = git(wt, &["rev-parse", "--show-toplevel"])?;
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if real(Path::new(&top)) == real(wt) {
+        return Ok(());
+    }
+    Err(GitError::Failed {
+        args: "rev-parse --show-toplevel".into(),
+        dir: wt.to_path_buf(),
+        stderr: format!("{} is not a worktree (it is inside {top})", wt.display()),
+    })
+}
+
+/// Whether git lists `wt` among the repository's worktrees.
+fn registered(root: &Path, wt: &Path) -> bool {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let want = real(wt);
+    git(root, &["worktree", "list", "--porcelain"])
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .any(|p| real(Path::new(p)) == want)
+}
+
 /// Remove ralph's worktree `wt` (call [`save`] first: whatever is not ignored is lost here).
-/// Git's admin files for it go too, and nothing of any other worktree.
+/// Git's admin files for it go too, and nothing of any other worktree. A folder git does not
+/// list as a worktree is never removed.
 pub fn remove_worktree(root: &Path, wt: &Path) -> Result<(), GitError> {
     let _turn = worktrees_lock();
     let p = wt.to_string_lossy().into_owned();
+    if !registered(root, wt) {
+        return Err(GitError::Failed {
+            args: format!("worktree remove {p}"),
+            dir: root.to_path_buf(),
+            stderr: format!("{p} is not a worktree git knows; left as it is"),
+        });
+    }
     match git(root, &["worktree", "remove", "--force", &p]) {
         Ok(_) => Ok(()),
         Err(e) if wt.exists() => {

@@ -77,6 +77,18 @@ pub fn story_keys(ids: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The key of a story that arrived after `keys` were made (one an agent discovered): the id
+/// when it is [`plain`] and no key in use equals it ignoring case, else its hashed form. The
+/// keys in use never change.
+pub fn key_for_new<'a>(id: &str, keys: impl IntoIterator<Item = &'a String>) -> String {
+    let taken = keys.into_iter().any(|k| k.eq_ignore_ascii_case(id));
+    if plain(id) && !taken {
+        id.to_string()
+    } else {
+        hashed(id)
+    }
+}
+
 /// The story branch: `<branchName>--<key>` (never clashes with `branchName` or its parents).
 pub fn story_branch(branch: &str, key: &str) -> String {
     format!("{branch}--{key}")
@@ -246,6 +258,11 @@ mod tests {
             story_keys(&["***"])[0],
             format!("story-{:08x}", fnv1a32("***"))
         );
+        // A story discovered during the run: its own id, unless a key in use is the same.
+        let used = ["US-001".to_string(), "A2".to_string()];
+        assert_eq!(key_for_new("B1", &used), "B1");
+        assert_eq!(key_for_new("a2", &used), format!("a2-{:08x}", fnv1a32("a2")));
+        assert!(key_for_new("a b", &used).starts_with("a-b-"));
     }
 
     #[test]

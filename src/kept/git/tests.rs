@@ -183,6 +183,12 @@ fn only_ralphs_worktrees_are_listed_and_removed() {
     assert!(listed[0].registered);
     assert_eq!(listed[0].branch.as_deref(), Some("refs/heads/main--A"));
     assert!(!listed[1].registered);
+    // A folder that is no worktree (its parent, say) is neither saved nor removed.
+    let dir_err = save(&root, &dir, "main--A", "m").unwrap_err().to_string();
+    assert!(dir_err.contains("is not a worktree"), "{dir_err}");
+    assert!(remove_worktree(&root, &dir).is_err());
+    assert!(remove_worktree(&root, &dir.join("stray")).is_err());
+    assert!(dir.join("stray").exists() && wt.exists());
     remove_worktree(&root, &wt).unwrap();
     assert!(!wt.exists());
     let all = git(&root, &["worktree", "list", "--porcelain"]).unwrap();
