@@ -1,10 +1,14 @@
-//! The parallel scheduler's pure decisions: which ready stories to claim ([`select`]), the
-//! file- and ref-safe key and branch of a story ([`story_keys`], [`story_branch`]), and what a
-//! merge attempt amounts to ([`merge_verdict`]). Runs nothing, reads no file, writes nothing:
-//! the scheduler (`super`) and the git steps (`super::worktree`, `super::queue`) act on these.
+//! The parallel scheduler's pure decisions: which ready stories to claim ([`select`]), which of
+//! them wait for a predicted conflict ([`schedule`]; the dry run's [`waves`]), the file- and
+//! ref-safe key and branch of a story ([`story_keys`], [`story_branch`]), and what a merge
+//! attempt amounts to ([`merge_verdict`]). Runs nothing, reads no file, writes nothing: the
+//! scheduler (`super`) and the git steps (`super::worktree`, `super::queue`) act on these.
 
 use std::collections::HashSet;
 
+use serde::Serialize;
+
+use super::predict::{Overlap, Prediction, overlap};
 use crate::graph::{self, State};
 use crate::prd::Story;
 
@@ -18,25 +22,105 @@ pub fn select(
     free: usize,
     forced: Option<&str>,
 ) -> Vec<usize> {
-    let mut skip = busy.clone();
-    let mut out = Vec::new();
-    if let Some(id) = forced
-        && out.len() < free
-        && !skip.contains(id)
-        && let Some(s) = stories.iter().find(|s| s.id == id)
-        && states.get(s.index) == Some(&State::Ready)
-    {
-        out.push(s.index);
-        skip.insert(id.to_string());
-    }
-    while out.len() < free {
-        let Some(i) = graph::next_ready(stories, states, &skip) else {
+    // Sorted once: the order `graph::next_ready` picks them one by one.
+    let mut ready: Vec<&Story> = stories
+        .iter()
+        .zip(states)
+        .filter(|(s, st)| **st == State::Ready && !busy.contains(&s.id))
+        .map(|(s, _)| s)
+        .collect();
+    ready.sort_by_key(|s| (forced != Some(s.id.as_str()), s.priority, s.index));
+    ready.into_iter().take(free).map(|s| s.index).collect()
+}
+
+/// A ready story kept back because it would likely conflict with a claim (or with a story
+/// picked before it): with whom, and on which file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wait {
+    pub story: String,
+    pub with: String,
+    #[serde(flatten)]
+    pub overlap: Overlap,
+}
+
+/// Of `ready` (story ids in [`select`] order), the ones to claim now: at most `free`, none
+/// whose prediction overlaps by `threshold` or more (`None`: off) that of a live claim
+/// (`live`) or of a story picked before it; and the waits, in order. `predict` is asked only
+/// about the stories looked at (the live claims, and the ready ones until the slots are full).
+pub fn schedule(
+    ready: &[String],
+    live: &[String],
+    free: usize,
+    threshold: Option<f64>,
+    mut predict: impl FnMut(&str) -> Prediction,
+) -> (Vec<String>, Vec<Wait>) {
+    let Some(t) = threshold else {
+        return (ready.iter().take(free).cloned().collect(), vec![]);
+    };
+    let mut held: Vec<(String, Prediction)> =
+        live.iter().map(|id| (id.clone(), predict(id))).collect();
+    let (mut picked, mut waits) = (vec![], vec![]);
+    for id in ready {
+        if picked.len() >= free {
             break;
-        };
-        skip.insert(stories[i].id.clone());
-        out.push(i);
+        }
+        let p = predict(id);
+        let clash = held
+            .iter()
+            .filter_map(|(other, q)| Some((other, overlap(&p, q).filter(|o| o.score >= t)?)))
+            .max_by(|a, b| a.1.score.total_cmp(&b.1.score));
+        match clash {
+            Some((with, overlap)) => waits.push(Wait {
+                story: id.clone(),
+                with: with.clone(),
+                overlap,
+            }),
+            None => {
+                picked.push(id.clone());
+                held.push((id.clone(), p));
+            }
+        }
     }
-    out
+    (picked, waits)
+}
+
+/// One wave of a dry run: the stories it would run at once, and those kept for a later wave
+/// by a predicted conflict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wave {
+    pub stories: Vec<String>,
+    pub waits: Vec<Wait>,
+}
+
+/// What `--dry-run --parallel K` shows: the run as waves, each wave the stories that would run
+/// at once ([`select`] then [`schedule`]) supposing the wave before has merged.
+pub fn waves(
+    stories: &[Story],
+    k: usize,
+    threshold: Option<f64>,
+    forced: Option<&str>,
+    mut predict: impl FnMut(&str) -> Prediction,
+) -> Vec<Wave> {
+    let mut stories = stories.to_vec();
+    let mut out = Vec::new();
+    loop {
+        let states = graph::states(&stories);
+        let ready: Vec<String> = select(&stories, &states, &HashSet::new(), usize::MAX, forced)
+            .into_iter()
+            .map(|i| stories[i].id.clone())
+            .collect();
+        let (picked, waits) = schedule(&ready, &[], k, threshold, &mut predict);
+        if picked.is_empty() {
+            return out;
+        }
+        for s in stories.iter_mut().filter(|s| picked.contains(&s.id)) {
+            s.passes = true;
+        }
+        out.push(Wave {
+            stories: picked,
+            waits,
+        });
+    }
 }
 
 pub use crate::kept::{story_branch, story_keys};
@@ -170,6 +254,64 @@ mod tests {
         let merged = stories(&[("A", 1, &[], true), ("C", 1, &["A"], false)]);
         let st = graph::states(&merged);
         assert_eq!(ids(&merged, &select(&merged, &st, &busy, 4, None)), ["C"]);
+    }
+
+    /// Predictions: A and B both name f.rs; C names g.rs; D predicts nothing.
+    fn pred(id: &str) -> Prediction {
+        let named: &[&str] = match id {
+            "A" | "B" => &["f.rs"],
+            "C" => &["g.rs"],
+            _ => &[],
+        };
+        let named: Vec<String> = named.iter().map(|s| s.to_string()).collect();
+        Prediction::new(&named, &[])
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_story_predicted_to_touch_a_claims_file_waits() {
+        let ready = strings(&["A", "B", "C", "D"]);
+        let (picked, waits) = schedule(&ready, &[], 3, Some(0.5), pred);
+        assert_eq!(picked, ["A", "C", "D"]);
+        assert_eq!(waits.len(), 1);
+        assert_eq!(
+            (waits[0].story.as_str(), waits[0].with.as_str()),
+            ("B", "A")
+        );
+        assert_eq!(waits[0].overlap.file, "f.rs");
+        // A live claim holds its file too; off, nothing waits.
+        let (picked, waits) = schedule(&strings(&["B", "D"]), &strings(&["A"]), 2, Some(0.5), pred);
+        assert_eq!((picked, waits[0].with.as_str()), (strings(&["D"]), "A"));
+        let (picked, waits) = schedule(&ready, &[], 2, None, pred);
+        assert_eq!((picked, waits.len()), (strings(&["A", "B"]), 0));
+        // Above the overlap: nothing waits; no free slot: nobody is looked at.
+        assert!(schedule(&ready, &[], 4, Some(1.01), pred).1.is_empty());
+        assert!(
+            schedule(&ready, &[], 0, Some(0.5), |_| unreachable!())
+                .0
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_dry_run_plans_waves_that_keep_predicted_conflicts_apart() {
+        let s = stories(&[
+            ("A", 1, &[], false),
+            ("B", 2, &[], false),
+            ("C", 3, &[], false),
+            ("D", 4, &["C"], false),
+        ]);
+        let w = waves(&s, 4, Some(0.5), None, pred);
+        let ids: Vec<Vec<String>> = w.iter().map(|w| w.stories.clone()).collect();
+        assert_eq!(ids, [strings(&["A", "C"]), strings(&["B", "D"])]);
+        assert_eq!(w[0].waits[0].story, "B");
+        assert!(w[1].waits.is_empty());
+        let w = waves(&s, 4, None, None, pred);
+        assert_eq!(w[0].stories, strings(&["A", "B", "C"]));
+        assert_eq!(waves(&s, 1, None, Some("C"), pred)[0].stories, ["C"]);
     }
 
     #[test]
