@@ -454,3 +454,82 @@ fn a_signal_during_a_merge_aborts_it_and_the_next_run_lands_the_story() {
     assert_eq!(p.git(&["show", "ralph/par:A.txt"]), "A");
     assert!(p.git(&["branch", "--list", "ralph/par--*"]).is_empty());
 }
+
+/// A pseudo-terminal: (the side ralph writes to, the side the test reads).
+fn pty() -> (std::os::fd::OwnedFd, std::fs::File) {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two descriptors this function then owns.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(slave),
+            std::fs::File::from_raw_fd(master),
+        )
+    }
+}
+
+#[test]
+fn on_a_terminal_the_status_lines_are_redrawn_in_place() {
+    let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
+    // The agents finish once the test has seen the board redrawn.
+    agent(
+        &p,
+        &format!(
+            "echo \"working on $id\"\nwhile [ ! -f \"$D/go\" ]; do sleep 0.05; done\necho $id > $id.txt\n{FLIP}\n{COMMIT}"
+        ),
+    );
+    let (slave, mut master) = pty();
+    let mut child = p
+        .run_command()
+        .args(["--parallel", "2"])
+        .stderr(std::process::Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            use std::io::Read;
+            let mut buf = [0u8; 4096];
+            // EIO once ralph, the last holder of the terminal's other side, is gone.
+            while let Ok(n) = master.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    // A two-line block erased and drawn again: up two rows, clear below.
+    let redrawn = || String::from_utf8_lossy(&seen.lock().unwrap()).contains("\x1b[2F\x1b[J");
+    wait_for(30, redrawn);
+    std::fs::write(p.fake.join("go"), "").unwrap();
+    wait_for(60, || child.try_wait().unwrap().is_some());
+    let _ = reader.join();
+    let out = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    assert!(
+        out.contains("ralph: A Title A · running") && out.contains("ralph: B Title B · running"),
+        "{out:?}"
+    );
+    assert!(out.contains("\"working on A\""), "{out:?}");
+    // Every status line is part of a block (each row ends erasing the rest of the row), and
+    // the lines after the last block start where it was erased.
+    for l in out.lines().filter(|l| l.contains("· running")) {
+        assert!(l.ends_with("\x1b[K"), "{l:?}");
+    }
+    let after = out.rsplit("\x1b[2F\x1b[J").next().unwrap();
+    assert!(
+        after.starts_with("ralph [") && after.contains("2 merge(s), 0 send-back(s)"),
+        "{after:?}"
+    );
+}
