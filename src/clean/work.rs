@@ -77,19 +77,7 @@ pub fn clean(
         });
     }
     work.branch = Some(branch.to_string());
-    let dir = crate::state::worktrees_dir(root);
-    let stale = kgit::ralph_worktrees(root, &dir);
-    // In a dry run the stale worktrees are not saved yet: their branches are not judged.
-    let busy: HashSet<String> = stale.iter().filter_map(|w| w.branch.clone()).collect();
-    for w in stale {
-        let said = if dry_run {
-            "would be saved, then removed".to_string()
-        } else {
-            let grace = std::time::Duration::from_secs(2);
-            kgit::retire_stale(root, &w, branch, grace).join("; ")
-        };
-        work.worktrees.push((w.path, said));
-    }
+    let busy = retire_all(root, branch, dry_run, &mut work);
     // Saving a worktree may have moved a story branch: look again.
     let items = match dry_run || work.worktrees.is_empty() {
         true => items,
@@ -103,30 +91,53 @@ pub fn clean(
         .collect();
     let fates = crate::kept::decide(&items, &passing, drop);
     for (k, fate) in items.into_iter().zip(fates) {
+        // A dry run has not saved the stale worktrees: their branches are not judged yet.
         if dry_run && busy.contains(&k.name) {
             let text =
-                "checked out in a stale worktree: what it holds is saved on it first, then judged"
-                    .to_string();
-            work.kept.push((k, text));
-            continue;
-        }
-        if let Fate::Keep(why) = fate {
-            let text = why.text(&k, branch);
-            work.kept.push((k, text));
-            continue;
-        }
-        let done = if dry_run {
-            Ok(())
+                "checked out in a stale worktree: what it holds is saved on it first, then judged";
+            work.kept.push((k, text.to_string()));
         } else {
-            kgit::delete(root, &k)
-        };
-        match done {
-            Err(e) => work.failed.push((k, e.to_string())),
-            Ok(()) if fate == Fate::Drop => work.dropped.push(k),
-            Ok(()) => work.deleted.push(k),
+            judge(root, branch, k, fate, dry_run, &mut work);
         }
     }
     Ok(work)
+}
+
+/// Save, then remove, the worktrees a killed run left (a dry run only lists them); the
+/// branches they have checked out.
+fn retire_all(root: &Path, branch: &str, dry_run: bool, work: &mut Work) -> HashSet<String> {
+    let dir = crate::state::worktrees_dir(root);
+    let stale = kgit::ralph_worktrees(root, &dir);
+    let busy: HashSet<String> = stale.iter().filter_map(|w| w.branch.clone()).collect();
+    for w in stale {
+        let said = if dry_run {
+            "would be saved, then removed".to_string()
+        } else {
+            let grace = std::time::Duration::from_secs(2);
+            kgit::retire_stale(root, &w, branch, grace).join("; ")
+        };
+        work.worktrees.push((w.path, said));
+    }
+    busy
+}
+
+/// Delete, keep or drop ref `k` as `fate` says (a dry run only says).
+fn judge(root: &Path, branch: &str, k: Kept, fate: Fate, dry_run: bool, work: &mut Work) {
+    if let Fate::Keep(why) = fate {
+        let text = why.text(&k, branch);
+        work.kept.push((k, text));
+        return;
+    }
+    let done = if dry_run {
+        Ok(())
+    } else {
+        kgit::delete(root, &k)
+    };
+    match done {
+        Err(e) => work.failed.push((k, e.to_string())),
+        Ok(()) if fate == Fate::Drop => work.dropped.push(k),
+        Ok(()) => work.deleted.push(k),
+    }
 }
 
 /// The text of the git side: the worktrees retired, the refs deleted, kept (with why) and

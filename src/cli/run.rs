@@ -266,6 +266,18 @@ fn print_parallel_plan(opts: &Options, explain: bool) -> anyhow::Result<()> {
             );
         }
     }
+    print_resumable(opts, branch, keys);
+    if explain {
+        println!("predicted files (named in the story, or ranked for it, with their weight):");
+        for (id, p) in &plan.predictions {
+            println!("  {id}: {}", p.describe());
+        }
+    }
+    Ok(())
+}
+
+/// The story branches an earlier run left with work the branch lacks: the run resumes them.
+fn print_resumable(opts: &Options, branch: &str, keys: std::collections::HashMap<String, String>) {
     let by_key = keys.into_iter().map(|(id, k)| (k, id)).collect();
     for k in crate::kept::git::list(&opts.root, branch, &by_key) {
         if k.kind == crate::kept::Kind::StoryBranch && k.ahead > 0 {
@@ -277,13 +289,6 @@ fn print_parallel_plan(opts: &Options, explain: bool) -> anyhow::Result<()> {
             );
         }
     }
-    if explain {
-        println!("predicted files (named in the story, or ranked for it, with their weight):");
-        for (id, p) in &plan.predictions {
-            println!("  {id}: {}", p.describe());
-        }
-    }
-    Ok(())
 }
 
 fn print_dry_run(

@@ -525,80 +525,8 @@ pub fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
     out
 }
 
-/// A parallel run's start: the sequential loop's ([`prepare`]: `branchName` checked out or
-/// created), except that uncommitted changes of the person's are refused whatever
-/// `--allow-dirty` says (the merges happen in this tree); then prd.json and progress.txt, when
-/// uncommitted, committed on the branch (a worktree holds only what is committed, and the
-/// sequential loop's agent would have committed them with its work). Returns what to report
-/// and prd.json as the branch has it.
-pub fn prepare_parallel(root: &Path, prd: &Prd) -> Result<(Vec<Event>, Prd), super::RunError> {
-    if let Ok(Inspection::Inside { dirty, .. } | Inspection::NoBranch { dirty }) =
-        inspect(root, prd)
-        && !dirty.is_empty()
-    {
-        return Err(BranchError::DirtyParallel {
-            root: absolute(root),
-            entries: dirty,
-        }
-        .into());
-    }
-    let mut events = prepare(root, prd, false)?;
-    let mut after = Prd::load(&prd.path)?;
-    if after.to_pretty() != prd.to_pretty() {
-        events.extend(changed_notes(&prd.path, prd, &after));
-    }
-    let root = &absolute(root);
-    let Ok(out) = git::output(root, &["rev-parse", "--show-prefix"]) else {
-        return Ok((events, after));
-    };
-    let own = Own {
-        root: text(&out.stdout),
-        prd: repo_path(root, &prd.path),
-    };
-    let status = ["status", "--porcelain", "-z", "--untracked-files=all"];
-    let dirty = git::output(root, &status).map(|o| parse_status(&o.stdout));
-    let progress = format!("{}progress.txt", own.root);
-    let mine: Vec<String> = dirty
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|e| own.prd.as_deref() == Some(e.path.as_str()) || e.path == progress)
-        .map(|e| e.path)
-        .collect();
-    if mine.is_empty() {
-        return Ok((events, after));
-    }
-    let top = git::output(root, &["rev-parse", "--show-toplevel"])
-        .map(|o| PathBuf::from(text(&o.stdout)))
-        .unwrap_or_else(|_| root.clone());
-    let mut add = vec!["add", "-A", "--"];
-    add.extend(mine.iter().map(String::as_str));
-    let message = "ralph: prd.json and progress.txt as the parallel run starts";
-    let mut commit = vec!["commit", "-q", "--no-verify", "-m", message, "--"];
-    commit.extend(mine.iter().map(String::as_str));
-    for args in [add, commit] {
-        let out = git::output(&top, &args).map_err(|e| BranchError::Git {
-            root: top.clone(),
-            args: args.join(" "),
-            why: e.to_string(),
-        })?;
-        if !out.status.success() {
-            return Err(BranchError::Git {
-                root: top.clone(),
-                args: args.join(" "),
-                why: text(&out.stderr),
-            }
-            .into());
-        }
-    }
-    events.push(Event::Note {
-        text: format!(
-            "committed {} on the branch: a parallel run's worktrees hold only committed files",
-            mine.join(", ")
-        ),
-    });
-    after = Prd::load(&prd.path)?;
-    Ok((events, after))
-}
+mod parallel;
+pub use parallel::prepare_parallel;
 
 #[cfg(test)]
 mod tests;

@@ -162,29 +162,15 @@ impl Sched<'_> {
         why: &SendBack,
         failed: Option<(String, String, String)>,
     ) {
+        // The attempt is kept before its worktree is reset: what cannot be kept is not reset.
+        let Some(r) = self.keep_attempt(id, &mut rec) else {
+            return;
+        };
         let s = &self.opts.settings;
         let Some(c) = self.claims.get_mut(id) else {
             return;
         };
-        // The attempt is kept before its worktree is reset: what cannot be kept is not reset.
-        let saved = worktree::save(&self.root, &c.wt, &c.branch, "ralph: left at a send-back")
-            .and_then(|s| worktree::save_attempt(&self.root, &c.branch, &s.head));
-        let saved = match saved {
-            Ok(r) => Some(r),
-            Err(e) => {
-                let (attempt, branch) = (c.attempt, c.branch.clone());
-                let why = format!("sent back, but its attempt could not be kept: {e}");
-                rec.reason = Some(why.clone());
-                rec.skipped = true;
-                record(&self.root, &rec, &*self.opts.reporter);
-                self.warn(format!("{id}: {why}; held, its work stays on {branch}"));
-                self.report_held(id, attempt, &why);
-                self.held.insert(id.to_string(), why);
-                self.release(id, "held");
-                return;
-            }
-        };
-        rec.attempt_ref = saved.clone();
+        rec.attempt_ref = Some(r.clone());
         let since: Vec<String> = self.merged[c.merged_mark.min(self.merged.len())..]
             .iter()
             .map(|(s, m)| format!("{s} (merged as {m:.7})"))
@@ -194,13 +180,10 @@ impl Sched<'_> {
         } else {
             since.join(", ")
         };
-        let kept = match &saved {
-            Some(r) => format!(
-                "the previous attempt is kept at {r} (`git diff {base:.12}..{r}` shows it, `git cherry-pick {base:.12}..{r}` replays it)",
-                base = c.base
-            ),
-            None => "the previous attempt could not be kept".into(),
-        };
+        let kept = format!(
+            "the previous attempt is kept at {r} (`git diff {base:.12}..{r}` shows it, `git cherry-pick {base:.12}..{r}` replays it)",
+            base = c.base
+        );
         let mut failure = None;
         let (reason, tail, label) = match why {
             SendBack::Conflict(paths) => (
@@ -261,6 +244,29 @@ impl Sched<'_> {
             self.held.insert(id.to_string(), why);
             self.release(id, "held");
         }
+    }
+
+    /// Keep a sent-back attempt of `id` (its worktree's work saved, its head under the next
+    /// attempt ref); when it cannot be, the story is held (its work stays on its branch) and
+    /// `None` says so.
+    fn keep_attempt(&mut self, id: &str, rec: &mut Record) -> Option<String> {
+        let c = self.claims.get(id)?;
+        let saved = worktree::save(&self.root, &c.wt, &c.branch, "ralph: left at a send-back")
+            .and_then(|s| worktree::save_attempt(&self.root, &c.branch, &s.head));
+        let e = match saved {
+            Ok(r) => return Some(r),
+            Err(e) => e,
+        };
+        let (attempt, branch) = (c.attempt, c.branch.clone());
+        let why = format!("sent back, but its attempt could not be kept: {e}");
+        rec.reason = Some(why.clone());
+        rec.skipped = true;
+        record(&self.root, rec, &*self.opts.reporter);
+        self.warn(format!("{id}: {why}; held, its work stays on {branch}"));
+        self.report_held(id, attempt, &why);
+        self.held.insert(id.to_string(), why);
+        self.release(id, "held");
+        None
     }
 
     /// Remove the worktrees, branches and merged attempt refs of merged stories (what they

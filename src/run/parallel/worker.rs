@@ -74,17 +74,8 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         }
     }
     // A resumed branch forked from an older tip: its agent is told that base.
-    let resumed_opts;
-    let opts = match &resumed {
-        Some(b) => {
-            let mut o = job.opts.clone();
-            o.env.retain(|(k, _)| k != "RALPH_BASE");
-            o.env.push(("RALPH_BASE".into(), b.clone()));
-            resumed_opts = o;
-            &resumed_opts
-        }
-        None => &job.opts,
-    };
+    let resumed_opts = resumed.as_ref().map(|b| with_base(&job.opts, b));
+    let opts = resumed_opts.as_ref().unwrap_or(&job.opts);
     // The prompt shows what blockers produced from history: give the worktree a copy.
     let wt_state = state_dir(wt);
     if crate::fsutil::create_dir_all(&wt_state).is_ok() {
@@ -132,6 +123,14 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         start_failure: done.start_failure,
         resumed,
     })
+}
+
+/// `opts` with `RALPH_BASE` = `base`.
+fn with_base(opts: &Options, base: &str) -> Options {
+    let mut o = opts.clone();
+    o.env.retain(|(k, _)| k != "RALPH_BASE");
+    o.env.push(("RALPH_BASE".into(), base.to_string()));
+    o
 }
 
 /// What the first prompt of a claim says about the work an earlier run left: resumed (its
