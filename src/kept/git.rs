@@ -146,21 +146,19 @@ pub struct Saved {
     pub kept_at: String,
 }
 
-/// A merge, rebase, cherry-pick or revert the agent left half done in `wt`.
-fn busy(wt: &Path) -> bool {
+/// A merge, rebase, cherry-pick or revert left half done, from the files in the worktree's
+/// git dir.
+fn busy(git_dir: &Path) -> bool {
     [
         "MERGE_HEAD",
         "REBASE_HEAD",
         "CHERRY_PICK_HEAD",
         "REVERT_HEAD",
+        "rebase-merge",
+        "rebase-apply",
     ]
     .iter()
-    .any(|r| git_ok(wt, &["rev-parse", "-q", "--verify", r]))
-        || ["rebase-merge", "rebase-apply"].iter().any(|d| {
-            git(wt, &["rev-parse", "--git-path", d])
-                .map(|p| wt.join(p).exists())
-                .unwrap_or(false)
-        })
+    .any(|f| git_dir.join(f).exists())
 }
 
 /// Every file of `wt` that is not ignored, as a commit on top of `head`, made with an index of
@@ -184,11 +182,10 @@ fn snapshot(wt: &Path, head: &str, message: &str) -> Result<String, GitError> {
 /// otherwise HEAD, with those files on top, under the next attempt ref of `story_branch`. An
 /// error means nothing was saved: the worktree must stay.
 pub fn save(root: &Path, wt: &Path, story_branch: &str, message: &str) -> Result<Saved, GitError> {
-    is_worktree(wt)?;
-    let head = head(wt)?;
+    let (git_dir, head) = worktree_facts(wt)?;
     let sb_ref = format!("refs/heads/{story_branch}");
     let on_branch = git(wt, &["symbolic-ref", "-q", "HEAD"]).ok().as_deref() == Some(&sb_ref);
-    let plain = on_branch && !busy(wt);
+    let plain = on_branch && !busy(&git_dir);
     let dirty = dirty_paths(wt)?;
     if dirty.is_empty() && plain {
         return Ok(Saved {
@@ -259,19 +256,27 @@ pub fn keep_attempt(root: &Path, story_branch: &str, commit: &str) -> Result<Str
     }
 }
 
-/// Whether `wt` is the top of a git work tree (not a folder inside one, whose git commands
-/// would act on the tree around it).
-fn is_worktree(wt: &Path) -> Result<(), GitError> {
-    let top = git(wt, &["rev-parse", "--show-toplevel"])?;
+/// `wt`'s git dir and HEAD commit, once it is sure `wt` is the top of a work tree (not a
+/// folder inside one, whose git commands would act on the tree around it).
+fn worktree_facts(wt: &Path) -> Result<(PathBuf, String), GitError> {
+    let out = git(wt, &["rev-parse", "--show-toplevel", "--git-dir", "HEAD"])?;
+    let mut lines = out.lines();
+    let (top, dir, head) = (lines.next(), lines.next(), lines.next());
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    if real(Path::new(&top)) == real(wt) {
-        return Ok(());
+    match (top, dir, head) {
+        (Some(top), Some(dir), Some(head)) if real(Path::new(top)) == real(wt) => {
+            Ok((wt.join(dir), head.to_string()))
+        }
+        _ => Err(GitError::Failed {
+            args: "rev-parse --show-toplevel --git-dir HEAD".into(),
+            dir: wt.to_path_buf(),
+            stderr: format!(
+                "{} is not a worktree (it is inside {})",
+                wt.display(),
+                top.unwrap_or("?")
+            ),
+        }),
     }
-    Err(GitError::Failed {
-        args: "rev-parse --show-toplevel".into(),
-        dir: wt.to_path_buf(),
-        stderr: format!("{} is not a worktree (it is inside {top})", wt.display()),
-    })
 }
 
 /// Whether git lists `wt` among the repository's worktrees.

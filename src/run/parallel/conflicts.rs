@@ -13,12 +13,18 @@ use super::policy::{self, Wave};
 use super::predict::{Prediction, Predictor};
 use crate::prd::Prd;
 
+/// The project is read again for a prediction once the tip moved, at most this often: reading
+/// it (the walk, changed files, the co-change history) would otherwise sit between every
+/// merge and the dependants' start, and files change little between two waves.
+const REREAD_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The scheduler's memory of predictions.
 #[derive(Default)]
 pub(super) struct Conflicts {
     predictor: Option<Predictor>,
-    /// The tip the predictor last read the project at.
+    /// The tip the predictor last read the project at, and when.
     read_at: String,
+    read_when: Option<std::time::Instant>,
     cache: HashMap<String, Prediction>,
     /// (story, the claim it waits for), said already.
     said: HashSet<(String, String)>,
@@ -26,7 +32,7 @@ pub(super) struct Conflicts {
 
 impl Conflicts {
     /// The prediction for story `id` of `prd` (from the project at `tip`, read again when the
-    /// tip moved since the last story predicted).
+    /// tip moved since the last story predicted, see [`REREAD_EVERY`]).
     fn predict(&mut self, root: &Path, tip: &str, prd: &Prd, id: &str) -> Prediction {
         if let Some(p) = self.cache.get(id) {
             return p.clone();
@@ -34,7 +40,8 @@ impl Conflicts {
         let Some(story) = prd.story(id) else {
             return Prediction::default();
         };
-        let fresh = self.read_at == tip;
+        let recent = self.read_when.is_some_and(|t| t.elapsed() < REREAD_EVERY);
+        let fresh = self.read_at == tip || recent;
         let predictor = match &mut self.predictor {
             Some(p) if fresh => p,
             Some(p) => {
@@ -43,7 +50,10 @@ impl Conflicts {
             }
             None => self.predictor.insert(Predictor::new(root)),
         };
-        self.read_at = tip.to_string();
+        if !fresh || self.read_when.is_none() {
+            self.read_at = tip.to_string();
+            self.read_when = Some(std::time::Instant::now());
+        }
         let p = predictor.predict(story);
         self.cache.insert(id.to_string(), p.clone());
         p
