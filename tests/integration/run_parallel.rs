@@ -355,6 +355,17 @@ fn with_json_a_parallel_run_is_a_stream_of_events_ending_with_the_summary_and_th
             .iter()
             .all(|e| e["worker"].is_u64() && e["log"].is_string())
     );
+    // Each agent knows its worker, and the ports it may use are 100 apart per worker.
+    for e in &started {
+        let (id, w) = (e["story"].as_str().unwrap(), e["worker"].as_u64().unwrap());
+        let env = std::fs::read_to_string(p.fake.join(format!("env-{id}-1"))).unwrap();
+        assert!(env.contains(&format!("RALPH_WORKER={w}\n")), "{env}");
+        let offset = 100 * (w - 1);
+        assert!(
+            env.contains(&format!("RALPH_PORT_OFFSET={offset}\n")),
+            "{env}"
+        );
+    }
     // Each story lands once, with its merge commit; B only after A.
     let done: Vec<&str> = named("story-done")
         .iter()
