@@ -261,7 +261,10 @@ mod tests {
         // A story discovered during the run: its own id, unless a key in use is the same.
         let used = ["US-001".to_string(), "A2".to_string()];
         assert_eq!(key_for_new("B1", &used), "B1");
-        assert_eq!(key_for_new("a2", &used), format!("a2-{:08x}", fnv1a32("a2")));
+        assert_eq!(
+            key_for_new("a2", &used),
+            format!("a2-{:08x}", fnv1a32("a2"))
+        );
         assert!(key_for_new("a b", &used).starts_with("a-b-"));
     }
 

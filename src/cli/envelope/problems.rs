@@ -73,6 +73,9 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
     if e.is::<Usage>() {
         return Some(Problem::new("usage", ""));
     }
+    if e.is::<crate::clean::work::UnknownDrop>() {
+        return Some(Problem::new("unknown-kept", ""));
+    }
     if let Some(f) = e.downcast_ref::<FsError>() {
         return Some(at("io", &f.path));
     }
