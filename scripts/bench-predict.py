@@ -11,7 +11,7 @@ weighted by the weaker side) is at least t". Prints, per threshold t, how many p
 the precision and the recall. Not a test: the mirrors are fetched by hand (see context-bench's
 README); the numbers go in the README.
 
-Usage: scripts/eval-conflicts.py --ralph target/release/ralph --mirrors /work/.mirror
+Usage: scripts/bench-predict.py --ralph target/release/ralph --mirrors /work/.mirror
        [--cases ../shared/context-bench/cases.jsonl]
 """
 import argparse
