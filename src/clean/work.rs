@@ -109,8 +109,12 @@ fn retire_all(root: &Path, branch: &str, dry_run: bool, work: &mut Work) -> Hash
     let dir = crate::state::worktrees_dir(root);
     let stale = kgit::ralph_worktrees(root, &dir);
     let busy: HashSet<String> = stale.iter().filter_map(|w| w.branch.clone()).collect();
+    // A dry run takes no lock: a running `ralph run` may own these worktrees.
+    let running = crate::state::lock::holder(root).filter(|p| crate::state::lock::pid_alive(p));
     for w in stale {
-        let said = if dry_run {
+        let said = if let (true, Some(pid)) = (dry_run, &running) {
+            format!("in use by the running ralph (pid {pid}): left alone")
+        } else if dry_run {
             "would be saved, then removed".to_string()
         } else {
             let grace = std::time::Duration::from_secs(2);

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use crate::support::parallel::{agent, finish, project, refs_containing, spawn, worktrees};
-use crate::support::{FLIP, Project, alive, story, wait_for};
+use crate::support::{FLIP, Project, alive, hold_lock, story, wait_for};
 
 /// Round 1 of the agents: A commits, B leaves an uncommitted file, C does both; each records
 /// its commit and pid, says it is ready, then ignores SIGTERM and never ends.
@@ -221,6 +221,16 @@ fn clean_keeps_unmerged_work_says_why_and_drops_only_what_is_named() {
     );
     assert!(wt.join("c2.txt").exists());
     p.git(&["rev-parse", "--verify", "ralph/par--B"]);
+    // While a run holds the project, a dry run says its worktrees are in use.
+    {
+        let _held = hold_lock(&p.root(), &std::process::id().to_string());
+        let out = p.ralph().args(["clean", "--dry-run"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("C: in use by the running ralph (pid"),
+            "{text}"
+        );
+    }
 
     let out = p.ralph().args(["clean"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
