@@ -7,7 +7,8 @@
 # ralph's own preset (`ralph run --agent <cli>`):
 #   argv   the CLI accepts ralph's argv (a short prompt, one round trip; amp: gets past argument
 #          parsing to its network error, its model being behind Amp's server)
-#   e2e    a 2-story git project with a verify gate ends with both stories done (exit 0)
+#   e2e    a 2-story git project with a verify gate ends with both stories done (exit 0), each
+#          story's work committed by the agent (its `git commit` ran inside the CLI's sandbox)
 #   usage  the usage in .ralph/history.jsonl equals what the server sent
 #   ctrlc  SIGINT to ralph mid-iteration leaves no process of the CLI's tree (found by the private
 #          HOME in /proc/*/environ) and ralph exits 130
@@ -16,17 +17,15 @@
 # (unknown argument, missing credentials, claude's root refusal) for the telemetry fixtures.
 #
 # Usage: scripts/agent-contract.sh [--latest] [--only CLI[,CLI]] [--keep] [--no-nonroot]
-#          [--workarounds] [--captures] [--save-captures DIR] [--ralph PATH]
+#          [--captures] [--save-captures DIR] [--ralph PATH]
 #   --latest          the newest version on npm instead of the pins (shows drift)
 #   --only CLI        only these CLIs (repeatable or comma separated)
 #   --keep            keep the work folder (projects, logs, server logs) and say where it is
 #   --no-nonroot      as root, skip the non-root user's pass
-#   --workarounds     also run the failing presets with the known fix applied outside ralph
-#                     (claude as root: IS_SANDBOX=1; codex: --full-auto replaced by --sandbox
-#                     workspace-write through a PATH shim), to show the CLI and server side work
 #   --captures        also capture each CLI's raw stdout for one iteration (and stopped
 #                     mid-iteration), the usage the server sent, and its error outputs
-#                     (unknown argument, missing credentials, claude's root refusal)
+#                     (unknown argument, missing credentials, claude's root refusal, gemini in a
+#                     folder it does not trust, codex with the --full-auto ralph passed before)
 #   --save-captures D --captures, then copy them into D (tests/fixtures/telemetry/real)
 #   --ralph PATH      the ralph binary (default: $RALPH_BIN, else `cargo build --locked`)
 # Environment: RALPH_CONTRACT_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/ralph-contract),
@@ -41,14 +40,13 @@ REPO=$(cd "$HERE/.." && pwd)
 # shellcheck source=contract/clis.sh
 . "$HERE/contract/clis.sh"
 
-LATEST=0 KEEP=0 NONROOT=1 WORKAROUNDS=0 CAPTURE=0 SAVE='' RALPH=${RALPH_BIN:-}
+LATEST=0 KEEP=0 NONROOT=1 CAPTURE=0 SAVE='' RALPH=${RALPH_BIN:-}
 ONLY=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--latest) LATEST=1 ;;
 	--keep) KEEP=1 ;;
 	--no-nonroot) NONROOT=0 ;;
-	--workarounds) WORKAROUNDS=1 ;;
 	--only)
 		shift
 		IFS=, read -r -a more <<<"${1:-}"
@@ -420,7 +418,7 @@ check_e2e() {
 	(cd "$proj" && timeout -k 10 600 "${RUNAS[@]}" "${ENVV[@]}" "$@" ralph run 6 --agent "$CLI" \
 		--sleep 0 --timeout 4m --max-failures 1 --no-wait </dev/null >"$base/e2e.out" 2>"$base/e2e.err")
 	rc=$?
-	E2E_RESULT="$(python3 "$HERE/contract/report.py" stories "$proj/prd.json") (exit $rc)"
+	E2E_RESULT="$(python3 "$HERE/contract/report.py" stories "$proj/prd.json") (exit $rc) · $(python3 "$HERE/contract/report.py" commits "$proj")"
 	if [ $rc != 0 ]; then
 		NOTES+=("e2e: ralph exit $rc; the agent said: $(first_error "$proj"/.ralph/runs/*/iter-1.log)")
 	fi
@@ -479,16 +477,6 @@ check_ctrlc() {
 	fi
 }
 
-# The argv and environment fixes today's ralph lacks (issue 25): used for captures and, with
-# --workarounds, for the extra rows. fixed_argv: ARGV with codex's --full-auto replaced.
-fixed_argv() {
-	local a out=()
-	for a in "${ARGV[@]}"; do
-		if [ "$CLI" = codex ] && [ "$a" = --full-auto ]; then out+=(--sandbox workspace-write); else out+=("$a"); fi
-	done
-	ARGV=("${out[@]}")
-}
-
 # save_error NAME ARGV...: one error case of the CLI, as text: argv, exit code, stdout, stderr.
 save_error() {
 	local name=$1 rc out=$WORK/captures/errors/$CLI-${VERSION[$CLI]}.$1.txt d=$BASE/err-$1
@@ -512,16 +500,18 @@ save_error() {
 # today's preset fails), and the CLI's error outputs.
 captures() {
 	local u=$1 base=$2 v=${VERSION[$CLI]} d=$2/capture extra=() cap=$WORK/captures pid i
+	# What the person sets for an unattended run: IS_SANDBOX for claude as root, trust for gemini.
 	[ "$(id -u "$u")" = 0 ] && [ "$CLI" = claude ] && extra=(IS_SANDBOX=1)
+	[ "$CLI" = gemini ] && extra=(GEMINI_CLI_TRUST_WORKSPACE=true)
 	make_project "$d" "$u" US-001
-	start_server "$cap/$CLI-$v.server.jsonl"
+	URL=''
+	[ "$CLI" = amp ] || start_server "$cap/$CLI-$v.server.jsonl"
 	cli_env "$u" "$CLI" "$base/home" "$URL"
 	ENVV+=("${extra[@]}")
 	preset_argv "$d" "$STORY_PROMPT" || {
 		say "$CLI: no capture: no argv from ralph run --dry-run: $(first_error "$d.dry-run.txt")"
 		return
 	}
-	fixed_argv
 	local ext=jsonl
 	[ "$CLI" = copilot ] && ext=txt
 	if [ "$CLI" != amp ]; then
@@ -565,7 +555,6 @@ captures() {
 	cli_env "$u" "$CLI" "$base/home" "$URL"
 	ENVV+=("${extra[@]}")
 	preset_argv "$d-err" "$PROBE_PROMPT"
-	fixed_argv
 	save_error unknown-argument "${ARGV[0]}" --contract-no-such-flag "${ARGV[@]:1}"
 	rm -rf "$base/home-nocred"
 	cli_env "$u" "$CLI" "$base/home-nocred" ""
@@ -575,19 +564,24 @@ captures() {
 		cli_env "$u" "$CLI" "$base/home" "$URL"
 		save_error root-refusal "${ARGV[@]}"
 	fi
-	if [ "$CLI" = codex ]; then # today's preset argv, as ralph runs it
+	if [ "$CLI" = gemini ]; then # in a folder it was not told to trust
 		cli_env "$u" "$CLI" "$base/home" "$URL"
-		preset_argv "$d-err" "$PROBE_PROMPT"
-		save_error preset-full-auto "${ARGV[@]}"
+		save_error untrusted "${ARGV[@]}"
+	fi
+	if [ "$CLI" = codex ]; then # the argv ralph ran it with before issue 25
+		cli_env "$u" "$CLI" "$base/home" "$URL"
+		save_error preset-full-auto codex exec --json --full-auto -
 	fi
 }
 
 # --- the runs -------------------------------------------------------------------------------
 
 # start_failure_pass U CLI: claude as root without IS_SANDBOX=1 refuses to start. ralph must stop
-# on the first attempt with its own exit code (not 0, not 4 "nothing ready") and name IS_SANDBOX.
+# on the first attempt with its own exit code (not 0, not 4 "nothing ready") and name FIX (the
+# variable the person may set: IS_SANDBOX for claude as root, GEMINI_CLI_TRUST_WORKSPACE for
+# gemini in a folder it does not trust).
 start_failure_pass() {
-	local u=$1 proj rc attempts said=''
+	local u=$1 fix=$3 proj rc attempts said=''
 	CLI=$2
 	BASE=$WORK/$u/$CLI-start-failure
 	rm -rf "$BASE"
@@ -603,10 +597,10 @@ start_failure_pass() {
 		--timeout 2m --no-wait </dev/null >"$BASE/e2e.out" 2>"$BASE/e2e.err")
 	rc=$?
 	attempts=$(grep -c . "$proj/.ralph/history.jsonl" 2>/dev/null)
-	grep -q IS_SANDBOX "$BASE/e2e.err" "$BASE/e2e.out" && said=", names IS_SANDBOX" || said=", does not name IS_SANDBOX"
+	grep -q "$fix" "$BASE/e2e.err" "$BASE/e2e.out" && said=", names $fix" || said=", does not name $fix"
 	argv_from_e2e "$BASE"
-	NOTES+=("start failure: ralph said: $(grep -m1 -iE 'error|root|sandbox' "$BASE/e2e.err" | cut -c1-200)")
-	result "$u" "$CLI" "${VERSION[$CLI]}" "start failure expected (no IS_SANDBOX)" "$ARGV_RESULT" \
+	NOTES+=("start failure: ralph said: $(grep -m1 -iE 'error|root|sandbox|trust' "$BASE/e2e.err" | cut -c1-200)")
+	result "$u" "$CLI" "${VERSION[$CLI]}" "start failure expected (no $fix)" "$ARGV_RESULT" \
 		"stopped after ${attempts:-0} attempt(s), exit $rc$said" n/a n/a "$(notes_json "${NOTES[@]}")"
 	say "$u $CLI start failure: stopped after ${attempts:-0} attempt(s), exit $rc$said"
 }
@@ -643,7 +637,7 @@ one_pass() {
 	result "$u" "$CLI" "${version:-?}" "${label:-preset}" "$ARGV_RESULT" "$E2E_RESULT" "$USAGE_RESULT" \
 		"$CTRLC_RESULT" "$(notes_json "${NOTES[@]}")"
 	say "$u $CLI ${label:-preset}: argv $ARGV_RESULT · e2e $E2E_RESULT · usage $USAGE_RESULT · ctrl-c $CTRLC_RESULT ($(($(date +%s) - t0))s)"
-	if [ $CAPTURE = 1 ] && [ "$u" = "${USERS[0]}" ] && [[ $label != workaround* ]]; then
+	if [ $CAPTURE = 1 ] && [ "$u" = "${USERS[0]}" ]; then
 		t0=$(date +%s)
 		captures "$u" "$BASE"
 		say "$CLI: captures in $(($(date +%s) - t0))s"
@@ -657,48 +651,47 @@ for u in "${USERS[@]}"; do
 			# As root, Claude Code runs only where the person said it is a sandbox (IS_SANDBOX=1,
 			# as in a container); without it ralph must stop at once and say why (issue 25).
 			one_pass "$u" claude "IS_SANDBOX=1 (root in a container)" IS_SANDBOX=1
-			start_failure_pass "$u" claude
+			start_failure_pass "$u" claude IS_SANDBOX
+		elif [ "$c" = gemini ]; then
+			# Gemini CLI runs headless only in a folder it trusts; the person says so with
+			# GEMINI_CLI_TRUST_WORKSPACE=true; without it ralph must stop at once and say why.
+			one_pass "$u" gemini "GEMINI_CLI_TRUST_WORKSPACE=true (a trusted project)" GEMINI_CLI_TRUST_WORKSPACE=true
+			start_failure_pass "$u" gemini GEMINI_CLI_TRUST_WORKSPACE
 		else
 			one_pass "$u" "$c" ""
-		fi
-		if [ $WORKAROUNDS = 1 ]; then
-			if [ "$c" = codex ]; then
-				shim=$WORK/shim
-				mkdir -p "$shim"
-				printf '#!/bin/sh\n# --full-auto was removed from codex; its successor is --sandbox workspace-write.\nfor a do shift; if [ "$a" = --full-auto ]; then set -- "$@" --sandbox workspace-write; else set -- "$@" "$a"; fi; done\nexec %s "$@"\n' "${BIN[codex]}/codex" >"$shim/codex"
-				chmod 755 "$shim/codex"
-				one_pass "$u" codex "workaround: shim --full-auto -> --sandbox workspace-write" "PATH=$shim:${BIN[codex]}:$WORK/bin:/usr/local/bin:/usr/bin:/bin"
-			fi
 		fi
 	done
 done
 
+{
+	echo "ralph agent contract: $(date -u +%Y-%m-%dT%H:%MZ), $([ $LATEST = 1 ] && echo latest || echo pinned) versions, ralph $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), node $(node --version), installs ${INSTALL_S}s, total $(elapsed)"
+	python3 "$HERE/contract/report.py" table "$RESULTS"
+} >"$WORK/captures/results.txt"
 echo
-echo "ralph agent contract: $(date -u +%Y-%m-%dT%H:%MZ), $([ $LATEST = 1 ] && echo latest || echo pinned) versions, installs ${INSTALL_S}s, total $(elapsed)"
-python3 "$HERE/contract/report.py" table "$RESULTS"
+cat "$WORK/captures/results.txt"
+cp "$RESULTS" "$WORK/captures/results.jsonl"
 if [ -n "$SAVE" ]; then
 	mkdir -p "$SAVE/errors"
 	cp "$WORK"/captures/*.* "$SAVE"/ 2>/dev/null
 	cp "$WORK"/captures/errors/* "$SAVE/errors/" 2>/dev/null
 	say "captures copied to $SAVE"
 fi
-cp "$RESULTS" "$WORK/captures/results.jsonl"
-# Pass: every row but the workarounds has the argv accepted, 2/2 stories, usage equal (or not
+# Pass: every row has the argv accepted, 2/2 stories each committed by the
+# agent, usage equal (or not
 # read), Ctrl-C clean; a start-failure row stopped on its first attempt, naming the fix.
 python3 - "$RESULTS" <<'PY'
 import json, re, sys
 bad = []
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r["mode"].startswith("workaround"):
-        continue
     if r["mode"].startswith("start failure"):
         m = re.match(r"stopped after ([01]) attempt\(s\), exit (\d+), names ", r["e2e"])
         if not m or m.group(2) in ("0", "4"):
             bad.append(f'{r["cli"]} ({r["user"]}, {r["mode"]})')
         continue
     ok = r["argv"].startswith("yes") and r["ctrlc"].split(" ")[0] in ("yes", "n/a") \
-        and (r["e2e"].startswith("2/2 (exit 0)") or r["e2e"].startswith("n/a")) \
+        and ((r["e2e"].startswith("2/2 (exit 0)") and "2 agent commit(s)" in r["e2e"])
+             or r["e2e"].startswith("n/a")) \
         and (r["usage"].startswith("equal") or r["usage"].startswith("n/a"))
     if not ok:
         bad.append(f'{r["cli"]} ({r["user"]}, {r["mode"]})')
