@@ -273,3 +273,46 @@ fn clean_keeps_unmerged_work_says_why_and_drops_only_what_is_named() {
     );
     assert_own_worktree_untouched(&p, &mine);
 }
+
+#[test]
+fn work_that_cannot_be_resumed_stays_under_an_attempt_ref_that_show_names() {
+    let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
+    // A story branch left from a branchName made again from scratch: no history in common.
+    p.git(&["checkout", "-q", "--orphan", "ralph/par--A"]);
+    std::fs::write(p.root().join("old.txt"), "old work").unwrap();
+    p.git(&["add", "old.txt"]);
+    p.git(&["commit", "-qm", "old work of A"]);
+    let old = p.git(&["rev-parse", "HEAD"]);
+    p.git(&["checkout", "-q", "-f", "ralph/par"]);
+    p.git(&["clean", "-qfd"]);
+    agent(
+        &p,
+        &format!(
+            "echo $id > $id.txt\n{FLIP}\ngit add -A >/dev/null; git commit -qm $id >/dev/null"
+        ),
+    );
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    let at = "refs/ralph/attempts/ralph/par--A/1";
+    assert_eq!(p.git(&["rev-parse", at]), old);
+    let prompt = std::fs::read_to_string(p.fake.join("stdin-A-1")).unwrap();
+    assert!(
+        prompt.contains("could not be resumed") && prompt.contains(at),
+        "{prompt}"
+    );
+    // A merged; its old work is on no branch, so the ref stays, and show names it with why.
+    assert!(p.passes("A"));
+    let out = p.ralph().args(["show", "A"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "  {at} at {} \"old work of A\": an earlier attempt of A",
+            &old[..10]
+        )),
+        "{text}"
+    );
+    let out = p.ralph().args(["show", "A", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["data"]["kept"][0]["ref"], at);
+    assert_eq!(v["data"]["kept"][0]["kind"], "attempt");
+}
