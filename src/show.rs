@@ -1,6 +1,7 @@
 //! `ralph show <story-id>`: what a story produced — its attempts (outcome, time, verify,
-//! usage, reason, merge), commits, files changed, its progress.txt entry and the total agent
-//! time — or that it has not run yet.
+//! usage, reason, merge, the ref keeping a sent-back attempt), commits, files changed, its
+//! progress.txt entry, the total agent time and the refs keeping its unmerged work — or that
+//! it has not run yet.
 //!
 //! [`build`] is pure: a story, its state and its [`StoryOutputs`] (read by
 //! [`crate::state::outputs::read`], the same reader the context builder uses) in, a [`Show`]
@@ -39,6 +40,18 @@ pub struct Show {
     pub progress_entry: Option<String>,
     /// The agent's time over every attempt.
     pub agent_ms: u64,
+    /// Refs holding work of this story's that `branchName` lacks (parallel runs): its story
+    /// branch, which the next run resumes, and attempt refs (filled in by the command, which
+    /// asks git).
+    pub kept: Vec<KeptWork>,
+}
+
+/// A ref that keeps some of the story's work, and why it is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeptWork {
+    #[serde(flatten)]
+    pub kept: crate::kept::Kept,
+    pub why: String,
 }
 
 /// One iteration that ran the story.
@@ -57,6 +70,8 @@ pub struct Attempt {
     pub reason: Option<String>,
     /// Parallel runs: the merge result (`merged`, `conflict`, `verify-failed`).
     pub merge: Option<String>,
+    /// Parallel runs: the ref that keeps a sent-back attempt.
+    pub attempt_ref: Option<String>,
     pub worker: Option<u32>,
     /// The review of a gated attempt (`ralph run --review`): verdict, items, round.
     pub review: Option<crate::state::history::ReviewRecord>,
@@ -104,6 +119,7 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
             usage: r.usage.clone(),
             reason: r.reason.clone(),
             merge: r.merge.as_ref().map(|m| m.result.clone()),
+            attempt_ref: r.attempt_ref.clone(),
             worker: r.worker,
             review: r.review.clone(),
             log: format!(".ralph/runs/{}/iter-{}.log", r.run_id, r.iteration),
@@ -139,6 +155,25 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         files_changed: files.into_iter().cloned().collect(),
         progress_entry: out.progress_entry.clone(),
         agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
+        kept: Vec::new(),
+    }
+}
+
+/// "kept work (not on the branch):" and a line per ref, or nothing.
+fn kept_text(o: &mut String, s: &Show) {
+    if s.kept.is_empty() {
+        return;
+    }
+    o.push_str("kept work, not on the branch:\n");
+    for k in &s.kept {
+        let _ = writeln!(
+            o,
+            "  {} at {} \"{}\": {}",
+            k.kept.short(),
+            short(Some(&k.kept.commit)),
+            k.kept.subject,
+            k.why
+        );
     }
 }
 
@@ -242,6 +277,7 @@ fn raw_text(s: &Show) -> String {
             let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
         }
         o.push('\n');
+        kept_text(&mut o, s);
         return o;
     }
     let _ = writeln!(o, "{}: {}", s.id, s.title);
@@ -284,6 +320,9 @@ fn raw_text(s: &Show) -> String {
         if let Some(m) = &a.merge {
             let _ = write!(o, ", merge: {m}");
         }
+        if let Some(r) = &a.attempt_ref {
+            let _ = write!(o, "\n    kept at: {r}");
+        }
         if let Some(r) = &a.reason {
             let _ = write!(o, "\n    reason: {r}");
         }
@@ -322,6 +361,7 @@ fn raw_text(s: &Show) -> String {
         }
         None => o.push_str("progress.txt entry: none\n"),
     }
+    kept_text(&mut o, s);
     o
 }
 
@@ -389,6 +429,31 @@ mod tests {
         assert!(t.contains("aaaaaaaaaa..bbbbbbbbbb"), "{t}");
         assert!(t.contains("- did it"), "{t}");
         assert!(t.contains("agent time 2m 10s"), "{t}");
+    }
+
+    #[test]
+    fn kept_work_is_named_with_why() {
+        let mut s = build(&story(), &State::Ready, &StoryOutputs::default());
+        s.kept.push(KeptWork {
+            kept: crate::kept::Kept {
+                name: "refs/heads/ralph/x--US-001".into(),
+                kind: crate::kept::Kind::StoryBranch,
+                commit: "0123456789abcdef".into(),
+                subject: "half done".into(),
+                story: Some("US-001".into()),
+                ahead: 2,
+            },
+            why: "the next run resumes it".into(),
+        });
+        let t = text(&s);
+        assert!(
+            t.ends_with("kept work, not on the branch:\n  ralph/x--US-001 at 0123456789 \"half done\": the next run resumes it\n"),
+            "{t}"
+        );
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["kept"][0]["ref"], "refs/heads/ralph/x--US-001");
+        assert_eq!(v["kept"][0]["kind"], "story-branch");
+        assert_eq!(v["kept"][0]["ahead"], 2);
     }
 
     #[test]

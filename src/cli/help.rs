@@ -57,6 +57,7 @@ prints debug events on stderr.",
   ralph run --dry-run             the chosen story, the exact argv and prompt; runs nothing
   ralph run --story US-003        start with this (ready) story
   ralph run --parallel 4          up to 4 stories at once, each in its own git worktree
+  ralph run --dry-run --parallel 4 --explain   the waves it would run and why a story waits
   ralph run --allow-dirty         start with uncommitted changes (the agent may commit them)
   ralph run 20 --json | jq .event one JSON object per event on stdout, for tools
   ralph run 30 --max-cost 5       no new iteration once the agents reported $5 spent (exit 5)
@@ -113,8 +114,10 @@ prints debug events on stderr.",
     (
         &["clean"],
         "Examples:
-  ralph clean --dry-run           what would go: runs, rejected copies, archives, with sizes
+  ralph clean --dry-run           what would go: runs, rejected copies, archives, with sizes;
+                                  and the story branches kept with unmerged work, and why
   ralph clean                     older than 14d and beyond the newest 20 of each kind
+  ralph clean --drop US-003       also delete US-003's unmerged story branch and attempt refs
   ralph clean --older-than 2w --keep 5
   ralph clean --keep 0 --older-than 0   everything but archives git tracks
   ralph clean --json | jq .data.freed",

@@ -40,6 +40,11 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
         parallel: v("RALPH_PARALLEL")
             .map(|s| parse_count("RALPH_PARALLEL", &s))
             .transpose()?,
+        conflict_threshold: v("RALPH_CONFLICT_THRESHOLD")
+            .map(|s| {
+                super::ConflictThreshold::parse(&s).map_err(|m| bad("RALPH_CONFLICT_THRESHOLD", m))
+            })
+            .transpose()?,
         allow_dirty: v("RALPH_ALLOW_DIRTY")
             .map(|s| parse_bool("RALPH_ALLOW_DIRTY", &s))
             .transpose()?,

@@ -146,6 +146,14 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
                 ("run", "parallel") => layer.parallel = Some(count(v)?),
+                ("run", "conflict_threshold") => {
+                    let text = match v {
+                        toml::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    layer.conflict_threshold =
+                        Some(super::ConflictThreshold::parse(&text).map_err(|m| bad(&place, m))?);
+                }
                 ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
                 ("run", "preflight") => layer.preflight = Some(boolean(v)?),
                 ("run", "max_cost") => {

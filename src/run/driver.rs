@@ -529,21 +529,8 @@ fn checkout(opts: &Options, cache: &mut PrdCache, rep: &dyn Reporter) -> Result<
         rep.report(event);
     }
     if let (after, true) = cache.load(&opts.prd_path)? {
-        rep.report(Event::Note {
-            text: format!(
-                "{} changed with the checkout: the run uses the branch's version",
-                opts.prd_path.display()
-            ),
-        });
-        let name = |p: &Prd| p.value.get("branchName").cloned();
-        if name(&after.prd) != name(&before.prd) {
-            rep.report(Event::Warning {
-                text: format!(
-                    "the branch's {} names another branchName ({}); the run goes on with it",
-                    opts.prd_path.display(),
-                    name(&after.prd).unwrap_or_default()
-                ),
-            });
+        for event in branch::changed_notes(&opts.prd_path, &before.prd, &after.prd) {
+            rep.report(event);
         }
     }
     Ok(())

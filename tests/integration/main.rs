@@ -15,6 +15,8 @@ mod demo;
 mod doctor;
 mod fuzz_parsers;
 mod json_envelope;
+mod parallel_kept;
+mod parallel_schedule;
 mod pin_check;
 mod pin_edits;
 mod pin_generate;

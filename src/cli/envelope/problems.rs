@@ -73,6 +73,9 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
     if e.is::<Usage>() {
         return Some(Problem::new("usage", ""));
     }
+    if e.is::<crate::clean::work::UnknownDrop>() {
+        return Some(Problem::new("unknown-kept", ""));
+    }
     if let Some(f) = e.downcast_ref::<FsError>() {
         return Some(at("io", &f.path));
     }
@@ -180,7 +183,9 @@ fn branch_error(b: &BranchError) -> Problem {
         BranchError::BaseMissing { prd, pointer, .. } => {
             in_prd("base-branch-missing", prd, pointer)
         }
-        BranchError::Dirty { root, .. } => at("dirty-tree", root),
+        BranchError::Dirty { root, .. } | BranchError::DirtyParallel { root, .. } => {
+            at("dirty-tree", root)
+        }
         BranchError::Checkout { root, .. } => at("checkout-refused", root),
         BranchError::Git { root, .. } => at("git", root),
     }

@@ -130,6 +130,11 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none", serialize_with = "opt_millis")]
         last_age: Option<Duration>,
     },
+    /// Parallel runs on a terminal: every claim's status line at once, redrawn in place each
+    /// second ([`crate::ui::transient_block`]); only a reporter whose [`Reporter::live`] is
+    /// true gets these (the others get a `claim` per story every few seconds).
+    #[serde(skip)]
+    Board { lines: Vec<String> },
     /// Parallel runs: the summary at the end, a row per story claimed.
     Summary {
         rows: Vec<board::Row>,
@@ -328,6 +333,21 @@ mod tests {
         assert_eq!(v[1]["elapsed"], 1500);
         assert_eq!(v[1]["outcome"], "verify-failed");
         assert_eq!(v[1]["cost_usd"], 0.25);
+    }
+
+    #[test]
+    fn the_live_board_is_for_a_terminal_only() {
+        let r = JsonLines::new(Vec::new());
+        r.report(Event::Board {
+            lines: vec!["A Title · running 1s · attempt 1".into()],
+        });
+        r.report(Event::Note { text: "n".into() });
+        let out = String::from_utf8(r.into_inner().unwrap()).unwrap();
+        assert_eq!(out, "{\"event\":\"note\",\"text\":\"n\"}\n");
+        let board = Event::Board {
+            lines: vec!["A · running".into(), "B · queued".into()],
+        };
+        assert_eq!(lines(&board), ["ralph: A · running", "ralph: B · queued"]);
     }
 
     #[test]

@@ -26,6 +26,11 @@ impl Reporter for Terminal {
             crate::ui::transient(&heartbeat_line(&event));
             return;
         }
+        if let Event::Board { lines } = &event {
+            let lines: Vec<String> = lines.iter().map(|l| format!("ralph: {l}")).collect();
+            crate::ui::transient_block(&lines);
+            return;
+        }
         crate::ui::clear_transient();
         for line in lines(&event) {
             crate::ui::anstream::eprintln!("{line}");
@@ -206,6 +211,7 @@ pub fn lines(event: &Event) -> Vec<String> {
                 super::board::status_line(story, title, state, *elapsed, *attempt, last.as_ref())
             )]
         }
+        Event::Board { lines } => lines.iter().map(|l| format!("ralph: {l}")).collect(),
         Event::Summary { rows, totals } => super::board::summary(rows, totals),
         Event::RunEnded { .. } => ended(event),
     }

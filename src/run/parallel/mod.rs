@@ -11,9 +11,12 @@
 //! loop of the parent module, untouched.
 
 pub mod board;
+mod carry;
+pub mod conflicts;
 mod finished;
 mod landing;
 pub mod policy;
+pub mod predict;
 pub mod queue;
 mod worker;
 pub mod worktree;
@@ -35,8 +38,19 @@ use crate::state::state_dir;
 use landing::record;
 use worker::{AttemptDone, Job, MakeWorktree, work};
 
-/// How often the status lines of the running stories are printed.
+/// How often the status lines of the running stories are printed (a line each), or redrawn in
+/// place on a terminal.
 const BOARD_EVERY: Duration = Duration::from_secs(10);
+const BOARD_LIVE_EVERY: Duration = Duration::from_secs(1);
+
+/// Ports apart per worker, for agents that start servers: worker `w` gets `RALPH_PORT_OFFSET`
+/// = 100 × (w − 1) (README, "Parallel runs").
+pub const PORT_STRIDE: u32 = 100;
+
+/// The port offset of worker `w` (1-based).
+pub fn port_offset(w: u32) -> u32 {
+    PORT_STRIDE * w.saturating_sub(1)
+}
 
 /// Why a parallel run could not start or go on.
 #[derive(Debug, thiserror::Error)]
@@ -130,6 +144,8 @@ struct Sched<'a> {
     spent: crate::run::cost::Spent,
     /// An agent could not start: no attempt starts any more; what runs finishes and merges.
     start_failed: bool,
+    /// Predicted files, for conflict-aware claiming (see [`conflicts`]).
+    conflicts: conflicts::Conflicts,
 }
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
@@ -148,15 +164,27 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let rep = &*opts.reporter;
     let note = |text: String| rep.report(Event::Note { text });
     let prd = Prd::load(&prd_path)?;
-    let branch = prd
-        .value
-        .get("branchName")
-        .and_then(|v| v.as_str())
-        .unwrap_or("")
-        .to_string();
-    for line in worktree::recover(&root, &crate::state::worktrees_dir(&root), &branch, s.grace) {
+    let prd_branch = |p: &Prd| {
+        p.value
+            .get("branchName")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    for line in worktree::recover(
+        &root,
+        &crate::state::worktrees_dir(&root),
+        &prd_branch(&prd),
+        s.grace,
+    ) {
         note(line);
     }
+    // The same start as the sequential loop: the branch checked out or created.
+    let (events, prd) = super::branch::prepare_parallel(&root, &prd)?;
+    for e in events {
+        rep.report(e);
+    }
+    let branch = prd_branch(&prd);
     let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
     // `--story` must name a story (its readiness is checked as the sequential loop does).
     super::choose(
@@ -212,6 +240,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         unfinished: vec![],
         spent: Default::default(),
         start_failed: false,
+        conflicts: Default::default(),
     };
     let started = Instant::now();
     let stop = AtomicBool::new(false);
@@ -238,14 +267,15 @@ impl Sched<'_> {
         let mut tx = Some(tx);
         std::thread::scope(|scope| {
             let mut running = 0usize;
-            let mut board_at = Instant::now() + BOARD_EVERY;
+            let mut board_at = Instant::now() + self.board_every();
             let result = loop {
                 if interrupt.load(Ordering::SeqCst) || self.fatal.is_some() {
                     stop.store(true, Ordering::SeqCst);
                     break None;
                 }
                 if let Some(id) = self.queue.pop_front() {
-                    self.merge(&id, stop);
+                    // The signal itself: `stop` is set only once this loop sees it.
+                    self.merge(&id, interrupt);
                     continue;
                 }
                 for job in self.start_attempts() {
@@ -273,7 +303,7 @@ impl Sched<'_> {
                         // wait for the worktree lock to make theirs or a merge waits.
                         self.tidy();
                         if Instant::now() >= board_at {
-                            board_at = Instant::now() + BOARD_EVERY;
+                            board_at = Instant::now() + self.board_every();
                             self.print_board();
                         }
                     }
@@ -384,9 +414,15 @@ impl Sched<'_> {
             .collect();
         let free = self.opts.settings.parallel as usize - self.claims.len();
         let forced = self.opts.story.as_deref();
-        for i in policy::select(&prd.stories, &states, &busy, free, forced) {
+        let ready = policy::select(&prd.stories, &states, &busy, usize::MAX, forced);
+        for i in self.pick(&prd, ready, free) {
             let story = &prd.stories[i];
-            let key = self.keys.get(&story.id).cloned().unwrap_or_default();
+            // A story discovered during the run gets a key of its own, never an empty one.
+            let key = match self.keys.get(&story.id) {
+                Some(k) => k.clone(),
+                None => crate::kept::key_for_new(&story.id, self.keys.values()),
+            };
+            self.keys.insert(story.id.clone(), key.clone());
             let branch = policy::story_branch(&self.branch, &key);
             let wt = crate::state::worktrees_dir(&self.root).join(&key);
             let worker = (1..=self.opts.settings.parallel)
@@ -439,6 +475,10 @@ impl Sched<'_> {
         opts.settings.context.save_index = false;
         opts.env.push(("RALPH_BASE".into(), c.base.clone()));
         opts.env.push(("RALPH_WORKER".into(), c.worker.to_string()));
+        opts.env.push((
+            "RALPH_PORT_OFFSET".into(),
+            port_offset(c.worker).to_string(),
+        ));
         self.opts.reporter.report(Event::IterationStarted {
             iteration: n,
             limit: self.opts.settings.iterations,
@@ -469,11 +509,35 @@ impl Sched<'_> {
         }
     }
 
+    fn board_every(&self) -> Duration {
+        match self.opts.reporter.live() {
+            true => BOARD_LIVE_EVERY,
+            false => BOARD_EVERY,
+        }
+    }
+
+    /// A status line per claim: on a terminal one block redrawn in place, else a line each.
     fn print_board(&self) {
+        let live = self.opts.reporter.live();
+        let mut lines = Vec::new();
         for (id, c) in &self.claims {
             let last = matches!(c.state, ClaimState::Running)
                 .then(|| board::last_activity(&c.log))
                 .flatten();
+            if live {
+                let state = c.state.name();
+                let (elapsed, n) = (c.since.elapsed(), c.attempt);
+                let line = crate::run::events::board::status_line(
+                    id,
+                    &c.title,
+                    state,
+                    elapsed,
+                    n,
+                    last.as_ref(),
+                );
+                lines.push(line);
+                continue;
+            }
             let (last_age, last_line) = last.map_or((None, None), |(a, l)| (Some(a), Some(l)));
             self.opts.reporter.report(Event::Claim {
                 story: id.clone(),
@@ -484,6 +548,9 @@ impl Sched<'_> {
                 last_line,
                 last_age,
             });
+        }
+        if live && !lines.is_empty() {
+            self.opts.reporter.report(Event::Board { lines });
         }
     }
 
