@@ -1,6 +1,7 @@
 //! `ralph show <story-id>`: what a story produced — its attempts (outcome, time, verify,
 //! usage, reason, merge), commits, files changed, its progress.txt entry and the total agent
-//! time — or that it has not run yet.
+//! time — or that it has not run yet; and what people told live runs about it (`ralph steer`
+//! notes that reached it, `ralph skip` / `retry`).
 //!
 //! [`build`] is pure: a story, its state and its [`StoryOutputs`] (read by
 //! [`crate::state::outputs::read`], the same reader the context builder uses) in, a [`Show`]
@@ -12,7 +13,8 @@ use std::fmt::Write as _;
 use crate::agent::telemetry::Usage;
 use crate::graph::State;
 use crate::prd::Story;
-use crate::report::duration;
+use crate::report::{duration, when};
+use crate::state::history::ControlKind;
 use crate::state::outputs::StoryOutputs;
 
 /// Everything `ralph show` says about one story.
@@ -35,6 +37,30 @@ pub struct Show {
     pub progress_entry: Option<String>,
     /// The agent's time over every attempt.
     pub agent_ms: u64,
+    /// The steering notes that reached its prompts (`ralph steer`), oldest first.
+    pub steering: Vec<Steered>,
+    /// When people held it (`ralph skip`) or released it (`ralph retry`), oldest first.
+    pub held: Vec<HeldByPerson>,
+}
+
+/// A steering note that reached the story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Steered {
+    pub run_id: String,
+    /// RFC 3339, when the run took it.
+    pub time: String,
+    /// Given for this story only; false: for every story.
+    pub this_story: bool,
+    pub text: String,
+}
+
+/// `ralph skip` or `ralph retry` of the story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeldByPerson {
+    pub run_id: String,
+    pub time: String,
+    /// `skip` or `retry`.
+    pub action: &'static str,
 }
 
 /// One iteration that ran the story.
@@ -130,6 +156,52 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         files_changed: files.into_iter().cloned().collect(),
         progress_entry: out.progress_entry.clone(),
         agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
+        steering: out
+            .control
+            .iter()
+            .filter(|c| c.control == ControlKind::Steer)
+            .map(|c| Steered {
+                run_id: c.run_id.clone(),
+                time: c.time.clone(),
+                this_story: c.story.is_some(),
+                text: c.text.clone().unwrap_or_default(),
+            })
+            .collect(),
+        held: out
+            .control
+            .iter()
+            .filter(|c| matches!(c.control, ControlKind::Skip | ControlKind::Retry))
+            .map(|c| HeldByPerson {
+                run_id: c.run_id.clone(),
+                time: c.time.clone(),
+                action: c.control.name(),
+            })
+            .collect(),
+    }
+}
+
+/// The steering notes and holds, as lines (empty when there are none).
+fn control_text(o: &mut String, s: &Show) {
+    if !s.steering.is_empty() {
+        o.push_str(
+            "steering notes (ralph steer):
+",
+        );
+        for n in &s.steering {
+            let whom = if n.this_story { "" } else { ", every story" };
+            let _ = writeln!(o, "  {} (run {}{whom}):", when(&n.time), n.run_id);
+            for line in n.text.lines() {
+                let _ = writeln!(o, "    > {line}");
+            }
+        }
+    }
+    for h in &s.held {
+        let what = if h.action == "skip" {
+            "held (ralph skip)"
+        } else {
+            "released (ralph retry)"
+        };
+        let _ = writeln!(o, "{what}: {} (run {})", when(&h.time), h.run_id);
     }
 }
 
@@ -183,6 +255,7 @@ fn raw_text(s: &Show) -> String {
             let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
         }
         o.push('\n');
+        control_text(&mut o, s);
         return o;
     }
     let _ = writeln!(o, "{}: {}", s.id, s.title);
@@ -259,6 +332,7 @@ fn raw_text(s: &Show) -> String {
         }
         None => o.push_str("progress.txt entry: none\n"),
     }
+    control_text(&mut o, s);
     o
 }
 
@@ -313,6 +387,7 @@ mod tests {
                 record(Outcome::VerifyFailed, &["src/a.rs"], false),
                 record(Outcome::Done, &["src/b.rs", "src/a.rs"], true),
             ],
+            control: vec![],
         };
         let s = build(&story(), &State::Done, &out);
         assert_eq!(s.attempts.len(), 2);
@@ -329,6 +404,51 @@ mod tests {
     }
 
     #[test]
+    fn steering_notes_and_holds_are_shown_even_before_a_run() {
+        use crate::state::history::ControlRecord;
+        let ctl = |control, story: Option<&str>, text: Option<&str>| ControlRecord {
+            control,
+            run_id: "r1".into(),
+            time: "2026-11-26T10:00:05Z".into(),
+            request: "q".into(),
+            story: story.map(String::from),
+            text: text.map(String::from),
+        };
+        let out = StoryOutputs {
+            control: vec![
+                ctl(
+                    ControlKind::Steer,
+                    None,
+                    Some("use the client\nnot the raw API"),
+                ),
+                ctl(ControlKind::Steer, Some("US-001"), Some("keep the schema")),
+                ctl(ControlKind::Skip, Some("US-001"), None),
+                ctl(ControlKind::Retry, Some("US-001"), None),
+            ],
+            ..StoryOutputs::default()
+        };
+        let s = build(&story(), &State::Ready, &out);
+        assert_eq!(s.steering.len(), 2);
+        assert!(!s.steering[0].this_story && s.steering[1].this_story);
+        assert_eq!(
+            s.held.iter().map(|h| h.action).collect::<Vec<_>>(),
+            ["skip", "retry"]
+        );
+        assert_eq!(
+            text(&s),
+            "US-001 has not run yet (ready)\n\
+             steering notes (ralph steer):\n\
+             \x20 2026-11-26 10:00:05 UTC (run r1, every story):\n\
+             \x20   > use the client\n\
+             \x20   > not the raw API\n\
+             \x20 2026-11-26 10:00:05 UTC (run r1):\n\
+             \x20   > keep the schema\n\
+             held (ralph skip): 2026-11-26 10:00:05 UTC (run r1)\n\
+             released (ralph retry): 2026-11-26 10:00:05 UTC (run r1)\n"
+        );
+    }
+
+    #[test]
     fn odd_commit_ids_and_control_characters_from_the_files_never_break_the_text() {
         let mut r = record(Outcome::Done, &["src/a.rs"], true);
         r.head_before = Some("aéééééééééééé".into());
@@ -337,6 +457,7 @@ mod tests {
         let out = StoryOutputs {
             progress_entry: Some("## entry\n- bell \x07 here\n".into()),
             records: vec![r],
+            control: vec![],
         };
         let t = text(&build(&story(), &State::Done, &out));
         assert!(t.contains("aééééééééé..b"), "{t}");

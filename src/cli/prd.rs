@@ -1,4 +1,5 @@
-//! `ralph validate`, `ralph status`, `ralph next`, `ralph graph`: read-only views of prd.json.
+//! `ralph validate`, `ralph status`, `ralph next`, `ralph graph`: read-only views of prd.json
+//! (`ralph status` adds what the live run publishes: paused, claims, held stories, notes).
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -171,10 +172,24 @@ fn from_history(
     ((t.iterations > 0).then_some(t), blocked)
 }
 
+/// The live run, if there is one; a state left by a run that is gone is a note, not an error.
+fn live_run(ctx: &Ctx) -> Option<crate::state::control::RunState> {
+    use crate::state::control::{NoRun, live_run};
+    match live_run(&ctx.root) {
+        Ok(run) => Some(run),
+        Err(NoRun::None { .. }) => None,
+        Err(e) => {
+            crate::say!("note: {e}");
+            None
+        }
+    }
+}
+
 pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
     let prd = load(ctx)?;
     let states = graph::states(&prd.stories);
     let (usage, agent_blocked) = from_history(ctx, &prd);
+    let run = live_run(ctx);
     if args.json {
         let stories: Vec<_> = prd
             .stories
@@ -189,7 +204,7 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
             })
             .collect();
         let mut data = json!({"file": ctx.prd_path.display().to_string(), "stories": stories,
-                   "summary": summary_line(&states)});
+                   "summary": summary_line(&states), "run": run});
         if let (Some(u), Some(obj)) = (&usage, data.as_object_mut()) {
             obj.insert("usage".into(), json!(u));
         }
@@ -219,6 +234,13 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
             Some(why) => format!("{extra}  (the agent reported it blocked: {why})"),
             None => extra,
         };
+        let extra = match run
+            .as_ref()
+            .and_then(|r| super::steer::story_note(r, &s.id))
+        {
+            Some(note) if !s.passes || !note.starts_with("[held") => format!("{extra}  {note}"),
+            _ => extra,
+        };
         let style = crate::ui::state_style(st.name());
         anstream::println!(
             "{style}{:<8}{style:#} {:<width$}  {}{extra}",
@@ -230,6 +252,9 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
     println!("{}", summary_line(&states));
     if let Some(u) = usage {
         println!("usage (history): {}", u.line());
+    }
+    for line in run.iter().flat_map(super::steer::run_lines) {
+        println!("{}", crate::ui::printable(&line));
     }
     Ok(Code::OK)
 }

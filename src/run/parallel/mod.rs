@@ -7,14 +7,16 @@
 //! attempt (`iteration::run_one` with the worktree as its root, output only to its log), runs
 //! the merge queue ([`queue::merge`]) and is the only writer of the main tree's prd.json,
 //! progress.txt and history.jsonl. Git steps are in [`worktree`] and [`queue`], the pure
-//! decisions in [`policy`], the printed lines in [`board`]. `--parallel 1` is the sequential
-//! loop of the parent module, untouched.
+//! decisions in [`policy`], the printed lines in [`board`]; what people ask of the live run
+//! (`ralph pause`, `steer`, `skip`, …) is applied on every tick by [`steer`]. `--parallel 1` is
+//! the sequential loop of the parent module, untouched.
 
 pub mod board;
 mod finished;
 mod landing;
 pub mod policy;
 pub mod queue;
+mod steer;
 mod worker;
 pub mod worktree;
 
@@ -128,6 +130,8 @@ struct Sched<'a> {
     spent: crate::run::cost::Spent,
     /// An agent could not start: no attempt starts any more; what runs finishes and merges.
     start_failed: bool,
+    /// The live run's control channel (`ralph pause`, `steer`, …).
+    steer: steer::Steer,
 }
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
@@ -174,6 +178,15 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let run_dir = state.join("runs").join(&run_id);
     crate::fsutil::create_dir_all(&run_dir)?;
     let mut manifest = super::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);
+    let live = super::control::Live::start(super::control::Setup {
+        root: root.clone(),
+        prd_path: prd_path.clone(),
+        run_id: run_id.clone(),
+        parallel: s.parallel,
+        branch: Some(branch.clone()),
+        limit: s.iterations,
+        reporter: opts.reporter.clone(),
+    });
     rep.report(Event::RunStarted {
         run_id: run_id.clone(),
         agent: opts.agent.kind.name().to_string(),
@@ -207,6 +220,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         unfinished: vec![],
         spent: Default::default(),
         start_failed: false,
+        steer: steer::Steer::new(live),
     };
     let started = Instant::now();
     let stop = AtomicBool::new(false);
@@ -220,6 +234,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         });
     }
     let _ = std::fs::remove_dir(state.join("worktrees"));
+    sched.steer.live.end();
     drop(lock);
     // The end goes last, after the summary and with the lock released.
     let exit = exit?;
@@ -239,6 +254,8 @@ impl Sched<'_> {
                     stop.store(true, Ordering::SeqCst);
                     break None;
                 }
+                let merging = self.queue.front().cloned();
+                self.steer_tick(merging.as_deref());
                 if let Some(id) = self.queue.pop_front() {
                     self.merge(&id, stop);
                     continue;
@@ -255,7 +272,7 @@ impl Sched<'_> {
                         let _ = tx.send((job.id, r));
                     });
                 }
-                if self.claims.is_empty() {
+                if self.claims.is_empty() && !self.idle_paused() {
                     break Some(self.finish());
                 }
                 match rx.recv_timeout(Duration::from_millis(100)) {
@@ -328,6 +345,9 @@ impl Sched<'_> {
 
     /// Claim new stories into free slots and start every attempt that is due.
     fn start_attempts(&mut self) -> Vec<Job> {
+        if self.steer.live.paused() {
+            return vec![];
+        }
         let s = &self.opts.settings;
         let now = Instant::now();
         if self.rate_until.is_some_and(|t| now < t) {
@@ -433,6 +453,7 @@ impl Sched<'_> {
         opts.settings.context.save_index = false;
         opts.env.push(("RALPH_BASE".into(), c.base.clone()));
         opts.env.push(("RALPH_WORKER".into(), c.worker.to_string()));
+        opts.settings.context.steering = self.steer.live.notes_for(id);
         self.opts.reporter.report(Event::IterationStarted {
             iteration: n,
             limit: self.opts.settings.iterations,
