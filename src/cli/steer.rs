@@ -231,7 +231,7 @@ mod tests {
             }],
             held: vec![Held {
                 story: "US-3".into(),
-                reason: "skipped by `ralph skip`".into(),
+                reason: "requested with `ralph skip`".into(),
             }],
             steering: vec![Note {
                 id: "n1".into(),
@@ -259,7 +259,7 @@ mod tests {
         );
         assert_eq!(
             story_note(&run(), "US-3").as_deref(),
-            Some("[held: skipped by `ralph skip`]")
+            Some("[held: requested with `ralph skip`]")
         );
         assert_eq!(story_note(&run(), "US-1"), None);
     }

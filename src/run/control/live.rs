@@ -293,6 +293,8 @@ impl Shared {
                 .message
                 .push_str(&format!(" (not kept in the history: {e})"));
         }
+        // Published before the answer: once a command has it, `ralph status` shows the change.
+        self.publish_if_dirty();
         let ack = Ack {
             schema_version: SCHEMA_VERSION,
             id: req.id.clone(),
@@ -337,5 +339,97 @@ impl Shared {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::control::client::{self, Reply};
+
+    #[derive(Debug, Default)]
+    struct Quiet;
+    impl Reporter for Quiet {
+        fn report(&self, _: Event) {}
+    }
+
+    fn wait(mut cond: impl FnMut() -> bool) {
+        let end = Instant::now() + Duration::from_secs(10);
+        while !cond() {
+            assert!(Instant::now() < end, "not within 10s");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_request_is_answered_once_recorded_and_published_and_never_applied_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let prd = root.join("prd.json");
+        std::fs::write(
+            &prd,
+            r#"{"userStories":[{"id":"A","title":"A","passes":false}]}"#,
+        )
+        .unwrap();
+        let lock = crate::state::lock::Lock::acquire(root).unwrap();
+        let mut live = Live::start(Setup {
+            root: root.to_path_buf(),
+            prd_path: prd,
+            run_id: "r1".into(),
+            parallel: 1,
+            branch: None,
+            limit: 10,
+            reporter: Arc::new(Quiet),
+        });
+        let sent = client::send(
+            root,
+            ControlKind::Skip,
+            Some("A".into()),
+            None,
+            client::WAIT,
+        )
+        .unwrap();
+        let Reply::Answered(ack) = &sent.reply else {
+            panic!("not answered: {sent:?}");
+        };
+        assert!(ack.changed, "{ack:?}");
+        // Published before the answer.
+        let state = files::read_run(root).unwrap().unwrap();
+        assert_eq!(state.held[0].story, "A");
+        // The same request again (a file that could not be removed, say): never applied twice.
+        let again = Request {
+            schema_version: SCHEMA_VERSION,
+            id: sent.id.clone(),
+            run_id: "r1".into(),
+            action: ControlKind::Skip,
+            story: Some("A".into()),
+            text: None,
+            time: Timestamp::now().to_string(),
+            pid: 1,
+        };
+        let path = files::write_request(root, &again).unwrap();
+        wait(|| !path.exists());
+        assert_eq!(files::take_ack(root, &sent.id), None, "no second answer");
+        assert_eq!(live.take_changes(), vec![Change::Hold("A".into())]);
+        assert!(live.take_changes().is_empty());
+        let h = history::read_all(root).unwrap();
+        assert_eq!(h.control.len(), 1);
+        // A request for another run is refused.
+        let mut other = again.clone();
+        other.id = files::new_request_id();
+        other.run_id = "r0".into();
+        files::write_request(root, &other).unwrap();
+        let mut ack = None;
+        wait(|| {
+            ack = files::take_ack(root, &other.id);
+            ack.is_some()
+        });
+        assert!(!ack.unwrap().accepted);
+        // The end: run.json goes, a late request is refused by nobody (the client sees the end).
+        live.end();
+        assert!(files::read_run(root).is_none());
+        drop(lock);
+        let e = client::send(root, ControlKind::Pause, None, None, client::WAIT).unwrap_err();
+        assert!(e.to_string().starts_with("no ralph run is active"), "{e}");
     }
 }

@@ -16,7 +16,7 @@ use crate::state::history::{ControlKind, ControlRecord};
 pub const MAX_NOTE: usize = 10_000;
 
 /// Why a story is held after `ralph skip`.
-pub const SKIPPED: &str = "skipped by `ralph skip`";
+pub const SKIPPED: &str = "requested with `ralph skip`";
 
 /// A hold or release the loop applies to its own map at its next check.
 #[derive(Debug, Clone, PartialEq, Eq)]

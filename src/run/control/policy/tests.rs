@@ -273,7 +273,7 @@ fn skip_and_retry_queue_in_order_and_say_when_nothing_changes() {
     assert!(twice.accepted && !twice.changed);
     assert_eq!(
         twice.message,
-        "US-002 is already held (skipped by `ralph skip`); `ralph retry US-002` releases it"
+        "US-002 is already held (requested with `ralph skip`); `ralph retry US-002` releases it"
     );
     assert_eq!(state(&b, &v, &fixed(), at(1)).held[0].reason, SKIPPED);
     let r = apply(
