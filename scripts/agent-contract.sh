@@ -7,7 +7,8 @@
 # ralph's own preset (`ralph run --agent <cli>`):
 #   argv   the CLI accepts ralph's argv (a short prompt, one round trip; amp: gets past argument
 #          parsing to its network error, its model being behind Amp's server)
-#   e2e    a 2-story git project with a verify gate ends with both stories done (exit 0)
+#   e2e    a 2-story git project with a verify gate ends with both stories done (exit 0), each
+#          story's work committed by the agent (its `git commit` ran inside the CLI's sandbox)
 #   usage  the usage in .ralph/history.jsonl equals what the server sent
 #   ctrlc  SIGINT to ralph mid-iteration leaves no process of the CLI's tree (found by the private
 #          HOME in /proc/*/environ) and ralph exits 130
@@ -420,7 +421,7 @@ check_e2e() {
 	(cd "$proj" && timeout -k 10 600 "${RUNAS[@]}" "${ENVV[@]}" "$@" ralph run 6 --agent "$CLI" \
 		--sleep 0 --timeout 4m --max-failures 1 --no-wait </dev/null >"$base/e2e.out" 2>"$base/e2e.err")
 	rc=$?
-	E2E_RESULT="$(python3 "$HERE/contract/report.py" stories "$proj/prd.json") (exit $rc)"
+	E2E_RESULT="$(python3 "$HERE/contract/report.py" stories "$proj/prd.json") (exit $rc) · $(python3 "$HERE/contract/report.py" commits "$proj")"
 	if [ $rc != 0 ]; then
 		NOTES+=("e2e: ralph exit $rc; the agent said: $(first_error "$proj"/.ralph/runs/*/iter-1.log)")
 	fi
@@ -514,7 +515,8 @@ captures() {
 	local u=$1 base=$2 v=${VERSION[$CLI]} d=$2/capture extra=() cap=$WORK/captures pid i
 	[ "$(id -u "$u")" = 0 ] && [ "$CLI" = claude ] && extra=(IS_SANDBOX=1)
 	make_project "$d" "$u" US-001
-	start_server "$cap/$CLI-$v.server.jsonl"
+	URL=''
+	[ "$CLI" = amp ] || start_server "$cap/$CLI-$v.server.jsonl"
 	cli_env "$u" "$CLI" "$base/home" "$URL"
 	ENVV+=("${extra[@]}")
 	preset_argv "$d" "$STORY_PROMPT" || {
@@ -585,9 +587,11 @@ captures() {
 # --- the runs -------------------------------------------------------------------------------
 
 # start_failure_pass U CLI: claude as root without IS_SANDBOX=1 refuses to start. ralph must stop
-# on the first attempt with its own exit code (not 0, not 4 "nothing ready") and name IS_SANDBOX.
+# on the first attempt with its own exit code (not 0, not 4 "nothing ready") and name FIX (the
+# variable the person may set: IS_SANDBOX for claude as root, GEMINI_CLI_TRUST_WORKSPACE for
+# gemini in a folder it does not trust).
 start_failure_pass() {
-	local u=$1 proj rc attempts said=''
+	local u=$1 fix=$3 proj rc attempts said=''
 	CLI=$2
 	BASE=$WORK/$u/$CLI-start-failure
 	rm -rf "$BASE"
@@ -603,10 +607,10 @@ start_failure_pass() {
 		--timeout 2m --no-wait </dev/null >"$BASE/e2e.out" 2>"$BASE/e2e.err")
 	rc=$?
 	attempts=$(grep -c . "$proj/.ralph/history.jsonl" 2>/dev/null)
-	grep -q IS_SANDBOX "$BASE/e2e.err" "$BASE/e2e.out" && said=", names IS_SANDBOX" || said=", does not name IS_SANDBOX"
+	grep -q "$fix" "$BASE/e2e.err" "$BASE/e2e.out" && said=", names $fix" || said=", does not name $fix"
 	argv_from_e2e "$BASE"
-	NOTES+=("start failure: ralph said: $(grep -m1 -iE 'error|root|sandbox' "$BASE/e2e.err" | cut -c1-200)")
-	result "$u" "$CLI" "${VERSION[$CLI]}" "start failure expected (no IS_SANDBOX)" "$ARGV_RESULT" \
+	NOTES+=("start failure: ralph said: $(grep -m1 -iE 'error|root|sandbox|trust' "$BASE/e2e.err" | cut -c1-200)")
+	result "$u" "$CLI" "${VERSION[$CLI]}" "start failure expected (no $fix)" "$ARGV_RESULT" \
 		"stopped after ${attempts:-0} attempt(s), exit $rc$said" n/a n/a "$(notes_json "${NOTES[@]}")"
 	say "$u $CLI start failure: stopped after ${attempts:-0} attempt(s), exit $rc$said"
 }
@@ -657,7 +661,12 @@ for u in "${USERS[@]}"; do
 			# As root, Claude Code runs only where the person said it is a sandbox (IS_SANDBOX=1,
 			# as in a container); without it ralph must stop at once and say why (issue 25).
 			one_pass "$u" claude "IS_SANDBOX=1 (root in a container)" IS_SANDBOX=1
-			start_failure_pass "$u" claude
+			start_failure_pass "$u" claude IS_SANDBOX
+		elif [ "$c" = gemini ]; then
+			# Gemini CLI runs headless only in a folder it trusts; the person says so with
+			# GEMINI_CLI_TRUST_WORKSPACE=true; without it ralph must stop at once and say why.
+			one_pass "$u" gemini "GEMINI_CLI_TRUST_WORKSPACE=true (a trusted project)" GEMINI_CLI_TRUST_WORKSPACE=true
+			start_failure_pass "$u" gemini GEMINI_CLI_TRUST_WORKSPACE
 		else
 			one_pass "$u" "$c" ""
 		fi
@@ -673,17 +682,21 @@ for u in "${USERS[@]}"; do
 	done
 done
 
+{
+	echo "ralph agent contract: $(date -u +%Y-%m-%dT%H:%MZ), $([ $LATEST = 1 ] && echo latest || echo pinned) versions, ralph $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), node $(node --version), installs ${INSTALL_S}s, total $(elapsed)"
+	python3 "$HERE/contract/report.py" table "$RESULTS"
+} >"$WORK/captures/results.txt"
 echo
-echo "ralph agent contract: $(date -u +%Y-%m-%dT%H:%MZ), $([ $LATEST = 1 ] && echo latest || echo pinned) versions, installs ${INSTALL_S}s, total $(elapsed)"
-python3 "$HERE/contract/report.py" table "$RESULTS"
+cat "$WORK/captures/results.txt"
+cp "$RESULTS" "$WORK/captures/results.jsonl"
 if [ -n "$SAVE" ]; then
 	mkdir -p "$SAVE/errors"
 	cp "$WORK"/captures/*.* "$SAVE"/ 2>/dev/null
 	cp "$WORK"/captures/errors/* "$SAVE/errors/" 2>/dev/null
 	say "captures copied to $SAVE"
 fi
-cp "$RESULTS" "$WORK/captures/results.jsonl"
-# Pass: every row but the workarounds has the argv accepted, 2/2 stories, usage equal (or not
+# Pass: every row but the workarounds has the argv accepted, 2/2 stories each committed by the
+# agent, usage equal (or not
 # read), Ctrl-C clean; a start-failure row stopped on its first attempt, naming the fix.
 python3 - "$RESULTS" <<'PY'
 import json, re, sys
@@ -698,7 +711,8 @@ for line in open(sys.argv[1]):
             bad.append(f'{r["cli"]} ({r["user"]}, {r["mode"]})')
         continue
     ok = r["argv"].startswith("yes") and r["ctrlc"].split(" ")[0] in ("yes", "n/a") \
-        and (r["e2e"].startswith("2/2 (exit 0)") or r["e2e"].startswith("n/a")) \
+        and ((r["e2e"].startswith("2/2 (exit 0)") and "2 agent commit(s)" in r["e2e"])
+             or r["e2e"].startswith("n/a")) \
         and (r["usage"].startswith("equal") or r["usage"].startswith("n/a"))
     if not ok:
         bad.append(f'{r["cli"]} ({r["user"]}, {r["mode"]})')

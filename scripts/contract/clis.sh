@@ -90,8 +90,10 @@ cli_setup() {
 		mkdir -p "$home/.gemini"
 		local auth=''
 		[ -n "$url" ] && auth='"auth": {"selectedType": "gemini-api-key"}, '
+		# Folder trust stays at Gemini CLI's default (on): a person trusts a project with
+		# GEMINI_CLI_TRUST_WORKSPACE=true, which the contract passes as the person's choice.
 		cat >"$home/.gemini/settings.json" <<-EOF
-			{"security": {${auth}"folderTrust": {"enabled": false}},
+			{"security": {${auth%, }},
 			 "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
 			 "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}
 		EOF

@@ -6,6 +6,7 @@ behind, and the results table.
   report.py argv DRYRUN_OUT PROMPT        ralph's argv, the prompt replaced: one arg per line (JSON)
   report.py usage SERVER_LOG HISTORY API  compare usage; prints a JSON verdict
   report.py stories PRD                   "done/total"
+  report.py commits PROJECT               "N agent commit(s)": the scenario's commits (`US-NNN: …`)
   report.py procs MARKER                  pids whose environment holds MARKER (one per line)
   report.py table RESULTS                 the table, one row per (user, cli, mode)
 """
@@ -14,6 +15,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 
 
@@ -105,6 +107,19 @@ def cmd_stories(prd):
     return 0
 
 
+def cmd_commits(proj):
+    """How many commits the scenario's agents made (their messages start `US-NNN: `)."""
+    try:
+        out = subprocess.run(["git", "-C", proj, "log", "--format=%s"], capture_output=True,
+                             text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("? agent commit(s) (%s)" % e)
+        return 0
+    n = sum(1 for line in out.splitlines() if re.match(r"US-\d+: ", line))
+    print("%d agent commit(s)" % n)
+    return 0
+
+
 def cmd_procs(marker):
     needle = marker.encode() + b"\0"
     me = os.getpid()
@@ -153,7 +168,7 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     cmd, args = argv[1], argv[2:]
-    fn = {"argv": cmd_argv, "usage": cmd_usage, "stories": cmd_stories, "procs": cmd_procs, "table": cmd_table}.get(cmd)
+    fn = {"argv": cmd_argv, "usage": cmd_usage, "stories": cmd_stories, "commits": cmd_commits, "procs": cmd_procs, "table": cmd_table}.get(cmd)
     if fn is None:
         print(__doc__, file=sys.stderr)
         return 2

@@ -45,6 +45,23 @@ pub fn root(kind: AgentKind) -> String {
     }
 }
 
+/// What to do when a CLI will not run headless in a folder it does not trust (Gemini CLI).
+pub fn untrusted(kind: AgentKind) -> String {
+    match kind {
+        AgentKind::Gemini => {
+            "Gemini CLI runs headless only in a folder it trusts. Trust this project \
+             once (run `gemini` in it and choose to trust the folder), or, for unattended runs on \
+             projects you trust, set GEMINI_CLI_TRUST_WORKSPACE=true in ralph's environment (the \
+             folder's own .gemini settings then apply). ralph never trusts a folder for you"
+                .to_string()
+        }
+        _ => format!(
+            "{} does not trust this folder: trust it as its documentation says",
+            kind.name()
+        ),
+    }
+}
+
 /// What to do when the CLI does not accept ralph's argv.
 pub fn argv(kind: AgentKind, package: Option<&str>, verified: Option<&Range>) -> String {
     if kind == AgentKind::Custom {
@@ -81,6 +98,7 @@ pub fn for_refusal(
         Refusal::UnknownArgument => argv(kind, package, verified),
         Refusal::Root => root(kind),
         Refusal::NotLoggedIn => login(kind).to_string(),
+        Refusal::Untrusted => untrusted(kind),
     }
 }
 

@@ -120,6 +120,8 @@ pub enum Refusal {
     Root,
     /// It has no credentials (not logged in, no API key).
     NotLoggedIn,
+    /// It does not run headless in a folder it has not been told to trust (Gemini CLI).
+    Untrusted,
 }
 
 /// How many non-empty lines at the end of the output are searched for a refusal: a CLI that
@@ -139,6 +141,10 @@ fn refusal_res() -> &'static [(Refusal, Regex)] {
             (
                 Refusal::Root,
                 re(r"cannot be used with root/sudo privileges"),
+            ),
+            (
+                Refusal::Untrusted,
+                re(r"(?i)not running in a trusted directory"),
             ),
             (
                 Refusal::NotLoggedIn,
@@ -243,6 +249,11 @@ mod tests {
                 "Error: No authentication information found.\n\nCopilot can be authenticated\n",
                 Refusal::NotLoggedIn,
                 "Error: No authentication information found.",
+            ),
+            (
+                "\u{1b}[31mGemini CLI is not running in a trusted directory. To proceed, either use `--skip-trust`\u{1b}[0m\n",
+                Refusal::Untrusted,
+                "\u{1b}[31mGemini CLI is not running in a trusted directory. To proceed, either use `--skip-trust`\u{1b}[0m",
             ),
             (
                 "No API key found. Starting login flow...\nLogin failed: x\n",

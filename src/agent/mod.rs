@@ -14,6 +14,7 @@ pub(crate) mod preset;
 pub mod probe;
 pub mod process;
 pub mod pump;
+pub mod slots;
 pub mod telemetry;
 pub mod version;
 
@@ -396,6 +397,8 @@ mod tests {
                 "--json",
                 "--sandbox",
                 "workspace-write",
+                "-c",
+                "sandbox_workspace_write.writable_roots={git_dirs}",
                 "-"
             ]
         );

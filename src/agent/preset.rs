@@ -5,6 +5,7 @@
 //! Owns the table and the choice of a row by version. Pure. Reading the installed version is
 //! [`super::probe`]'s; the argv's use is [`super::AgentSpec`]'s and [`super::plan`]'s.
 
+use super::slots::USAGE_FILE;
 use super::telemetry::Format;
 use super::version::{Range, Version};
 use super::{AgentKind, PromptMode};
@@ -52,7 +53,9 @@ const CLAUDE: &[Flags] = &[Flags {
 }];
 
 /// codex deprecated `--full-auto` in 0.128 and removed it later; `--sandbox workspace-write`
-/// is what it stood for in `exec` (which never asks for approval).
+/// is what it stood for in `exec` (which never asks for approval). That sandbox keeps `.git`
+/// read-only, so the agent's commits fail: the git dirs of its work tree are made writable
+/// (checked with codex 0.171 in a clone and in a linked worktree).
 const CODEX: &[Flags] = &[
     Flags {
         since: v(0, 0, 0),
@@ -61,7 +64,15 @@ const CODEX: &[Flags] = &[
     },
     Flags {
         since: v(0, 128, 0),
-        args: &["exec", "--json", "--sandbox", "workspace-write", "-"],
+        args: &[
+            "exec",
+            "--json",
+            "--sandbox",
+            "workspace-write",
+            "-c",
+            "sandbox_workspace_write.writable_roots={git_dirs}",
+            "-",
+        ],
         format: Format::Codex,
     },
 ];
@@ -94,9 +105,6 @@ const COPILOT: &[Flags] = &[
         format: Format::Copilot,
     },
 ];
-
-/// Where an argv wants the file the CLI writes its usage to (filled in per run).
-pub const USAGE_FILE: &str = "{usage_file}";
 
 const GEMINI: &[Flags] = &[Flags {
     since: v(0, 0, 0),
@@ -205,14 +213,8 @@ mod tests {
     #[test]
     fn every_kind_but_custom_has_one_preset_with_rows_in_order() {
         let all = all();
-        for kind in [
-            AgentKind::Claude,
-            AgentKind::Codex,
-            AgentKind::Amp,
-            AgentKind::Copilot,
-            AgentKind::Gemini,
-            AgentKind::Opencode,
-        ] {
+        let kinds = <AgentKind as clap::ValueEnum>::value_variants();
+        for &kind in kinds.iter().filter(|k| **k != AgentKind::Custom) {
             let p = of(kind).unwrap();
             assert_eq!(p.program, kind.name());
             assert!(!p.flags.is_empty());

@@ -64,10 +64,19 @@ pub fn agent_facts(s: &Scope<'_>) -> AgentFacts {
     a.version = probe::version(spec, s.root, s.env);
     if s.probe_argv {
         let spec = spec.for_version(a.version.clone());
-        let inv = agent::plan(
+        let mut inv = agent::plan(
             &spec,
             "ralph doctor",
             &s.root.join(".ralph/doctor-prompt.md"),
+        );
+        // The run's slots, filled as a run fills them (asked only for its help, the CLI
+        // writes no usage file).
+        inv.argv = agent::slots::fill(
+            &inv.argv,
+            &agent::slots::Slots {
+                usage_file: Some(s.root.join(".ralph/doctor-usage.json")),
+                git_dirs: agent::slots::git_dirs(s.root),
+            },
         );
         a.argv_help = probe::ask(
             &probe::argv_check(&inv),
@@ -80,7 +89,42 @@ pub fn agent_facts(s: &Scope<'_>) -> AgentFacts {
     let (found, looked) = credentials(spec.kind, &home());
     a.credentials = found;
     a.looked_at = looked;
+    if spec.kind == AgentKind::Gemini {
+        let root = std::fs::canonicalize(s.root).unwrap_or_else(|_| s.root.to_path_buf());
+        a.trust = Some(super::trust::decide(&gemini_trust_inputs(s.env), &root));
+    }
     a
+}
+
+/// What decides Gemini CLI's trust, read from ralph's environment (and the agent's extra
+/// environment) and Gemini's files under `GEMINI_CLI_HOME` or HOME.
+fn gemini_trust_inputs(extra: &[(String, String)]) -> super::trust::Inputs {
+    let var = |name: &str| {
+        extra
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(name).ok())
+    };
+    let home = var("GEMINI_CLI_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(home);
+    let dir = home.join(".gemini");
+    let settings: Option<serde_json::Value> = std::fs::read_to_string(dir.join("settings.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let folders_path = dir.join("trustedFolders.json");
+    super::trust::Inputs {
+        env: var("GEMINI_CLI_TRUST_WORKSPACE"),
+        restricted: var("GEMINI_RESTRICTED_MODE").as_deref() == Some("true"),
+        enabled: settings
+            .as_ref()
+            .and_then(|v| v.pointer("/security/folderTrust/enabled"))
+            .and_then(serde_json::Value::as_bool),
+        folders: std::fs::read_to_string(&folders_path).ok(),
+        folders_path,
+    }
 }
 
 fn home() -> PathBuf {

@@ -6,6 +6,7 @@
 //! not run the loop, and reads nothing itself outside [`gather`].
 
 pub mod gather;
+pub mod trust;
 
 use serde::Serialize;
 
@@ -27,8 +28,8 @@ pub enum Status {
 /// One check's result: what was found and, unless it is ok, what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// The check's name: `agent`, `version`, `argv`, `credentials`, `root`, `git`, `verify`,
-    /// `prd`, `state`, `disk`.
+    /// The check's name: `agent`, `version`, `argv`, `credentials`, `trust` (Gemini CLI),
+    /// `root`, `git`, `verify`, `prd`, `state`, `disk`.
     pub check: &'static str,
     pub status: Status,
     pub message: String,
@@ -91,6 +92,8 @@ pub struct AgentFacts {
     pub credentials: Option<String>,
     /// The credential sources looked at, for the message when none is found.
     pub looked_at: Vec<String>,
+    /// Gemini CLI: whether it trusts the project folder (`None`: another CLI).
+    pub trust: Option<trust::Trust>,
 }
 
 /// Everything the checks judge.
@@ -127,6 +130,7 @@ pub fn judge(spec: &AgentSpec, f: &Facts) -> Vec<Finding> {
         out.push(version(spec, f.agent.version.as_ref()));
         out.extend(argv(spec, f.agent.argv_help.as_ref()));
         out.push(credentials(spec.kind, &f.agent));
+        out.extend(f.agent.trust.as_ref().map(|t| trusted(spec, t)));
     }
     out.push(root(spec.kind, f.root, f.is_sandbox));
     out.push(git(f.git_identity));
@@ -295,6 +299,37 @@ fn credentials(kind: AgentKind, a: &AgentFacts) -> Finding {
             ),
             advice::login(kind),
         ),
+    }
+}
+
+/// Gemini CLI in a folder it does not trust: 0.61 and later refuse to run headless there.
+fn trusted(spec: &AgentSpec, t: &trust::Trust) -> Finding {
+    let name = spec.kind.name();
+    match t {
+        trust::Trust::Trusted(why) => {
+            Finding::ok("trust", format!("{name} trusts this folder ({why})"))
+        }
+        trust::Trust::NotTrusted(why) => {
+            let message =
+                format!("{name} does not trust this folder ({why}) and would refuse to start");
+            let fix = advice::untrusted(spec.kind);
+            let refuses = spec
+                .version
+                .as_ref()
+                .is_some_and(|v| v >= &Version::new(0, 61, 0));
+            if refuses {
+                Finding::agent_problem("trust", message, fix)
+            } else {
+                Finding::warn(
+                    "trust",
+                    message.replace(
+                        "would refuse to start",
+                        "may refuse to start or ignore --yolo",
+                    ),
+                    fix,
+                )
+            }
+        }
     }
 }
 

@@ -13,6 +13,7 @@ fn healthy() -> Facts {
             }),
             credentials: Some("$ANTHROPIC_API_KEY is set".into()),
             looked_at: vec![],
+            trust: None,
         },
         git_identity: Some(true),
         verify_count: 1,
@@ -132,6 +133,41 @@ fn versions_outside_the_verified_range_warn_and_say_which_end() {
     assert_eq!(
         status_of(&judge(&claude(), &facts), "version"),
         Status::Warning
+    );
+}
+
+#[test]
+fn gemini_in_a_folder_it_does_not_trust_cannot_start_from_0_61_on() {
+    let gemini = AgentSpec::preset_at(AgentKind::Gemini, Version::find("0.61.0").as_ref()).unwrap();
+    let mut facts = healthy();
+    facts.agent.version = Version::find("0.61.0");
+    facts.agent.trust = Some(trust::Trust::NotTrusted("no rule".into()));
+    let f = judge(&gemini, &facts);
+    let t = f.iter().find(|x| x.check == "trust").unwrap();
+    assert_eq!(t.status, Status::Problem);
+    assert!(t.blocks_agent);
+    assert!(
+        t.fix
+            .as_deref()
+            .unwrap()
+            .contains("GEMINI_CLI_TRUST_WORKSPACE=true")
+    );
+    assert!(
+        t.fix
+            .as_deref()
+            .unwrap()
+            .contains("ralph never trusts a folder for you")
+    );
+    let older = AgentSpec::preset_at(AgentKind::Gemini, Version::find("0.40.0").as_ref()).unwrap();
+    assert_eq!(status_of(&judge(&older, &facts), "trust"), Status::Warning);
+    facts.agent.trust = Some(trust::Trust::Trusted(
+        "GEMINI_CLI_TRUST_WORKSPACE=true".into(),
+    ));
+    assert_eq!(status_of(&judge(&gemini, &facts), "trust"), Status::Ok);
+    assert!(
+        !judge(&claude(), &healthy())
+            .iter()
+            .any(|x| x.check == "trust")
     );
 }
 

@@ -76,7 +76,13 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
         .filter(|_| l.spec.format() != Format::Plain)
         .and_then(|p| raw_log(p, rep));
     let mut watcher = super::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
-    let argv = with_usage_file(&l.inv.argv, l.usage_file);
+    let argv = crate::agent::slots::fill(
+        &l.inv.argv,
+        &crate::agent::slots::Slots {
+            usage_file: l.usage_file.map(Path::to_path_buf),
+            git_dirs: crate::agent::slots::git_dirs(&opts.root),
+        },
+    );
     let run = supervise(Supervise {
         argv: &argv,
         cwd: &opts.root,
@@ -156,29 +162,6 @@ pub(crate) fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogS
         file,
         redact: super::redact_for_log,
     })))
-}
-
-/// `argv` with the usage file's path where it asks for one (the placeholder is dropped with
-/// its flag when there is no file to give).
-fn with_usage_file(argv: &[String], file: Option<&Path>) -> Vec<String> {
-    let slot = crate::agent::preset::USAGE_FILE;
-    match file {
-        Some(f) => argv
-            .iter()
-            .map(|a| a.replace(slot, &f.display().to_string()))
-            .collect(),
-        None => {
-            let mut out: Vec<String> = Vec::with_capacity(argv.len());
-            for a in argv {
-                if a == slot {
-                    out.pop();
-                } else {
-                    out.push(a.clone());
-                }
-            }
-            out
-        }
-    }
 }
 
 /// The raw events file, created fresh; `None` (and a warning) when it cannot be.

@@ -255,9 +255,19 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
         &opts.agent,
         &opts.settings.context,
     )?;
+    let mut invocation = agent::plan(&opts.agent, &prompt, &prompt_file);
+    invocation.argv = agent::slots::fill(
+        &invocation.argv,
+        &agent::slots::Slots {
+            usage_file: Some(
+                crate::state::state_dir(&opts.root).join("runs/<run-id>/iter-1.usage.json"),
+            ),
+            git_dirs: agent::slots::git_dirs(&opts.root),
+        },
+    );
     Ok(Plan {
         story: Some((story.id.clone(), story.title.clone())),
-        invocation: agent::plan(&opts.agent, &prompt, &prompt_file),
+        invocation,
         prompt,
         located,
         all_done: false,
