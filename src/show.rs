@@ -33,34 +33,14 @@ pub struct Show {
     pub commits: Vec<Commit>,
     /// Files changed by any attempt, sorted, each once.
     pub files_changed: Vec<String>,
-    /// The latest progress.txt entry for the story.
-    pub progress_entry: Option<String>,
-    /// The agent's time over every attempt.
-    pub agent_ms: u64,
     /// The steering notes that reached its prompts (`ralph steer`), oldest first.
     pub steering: Vec<Steered>,
     /// When people held it (`ralph skip`) or released it (`ralph retry`), oldest first.
     pub held: Vec<HeldByPerson>,
-}
-
-/// A steering note that reached the story.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Steered {
-    pub run_id: String,
-    /// RFC 3339, when the run took it.
-    pub time: String,
-    /// Given for this story only; false: for every story.
-    pub this_story: bool,
-    pub text: String,
-}
-
-/// `ralph skip` or `ralph retry` of the story.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HeldByPerson {
-    pub run_id: String,
-    pub time: String,
-    /// `skip` or `retry`.
-    pub action: &'static str,
+    /// The latest progress.txt entry for the story.
+    pub progress_entry: Option<String>,
+    /// The agent's time over every attempt.
+    pub agent_ms: u64,
 }
 
 /// One iteration that ran the story.
@@ -95,6 +75,26 @@ pub struct Attempt {
 pub struct Commit {
     pub before: Option<String>,
     pub after: Option<String>,
+}
+
+/// A steering note that reached the story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Steered {
+    pub run_id: String,
+    /// RFC 3339, when the run took it.
+    pub time: String,
+    /// Given for this story only; false: for every story.
+    pub this_story: bool,
+    pub text: String,
+}
+
+/// `ralph skip` or `ralph retry` of the story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeldByPerson {
+    pub run_id: String,
+    pub time: String,
+    /// `skip` or `retry`.
+    pub action: &'static str,
 }
 
 /// Build the account of `story` in `state` from its outputs.
@@ -154,8 +154,6 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         attempts,
         commits,
         files_changed: files.into_iter().cloned().collect(),
-        progress_entry: out.progress_entry.clone(),
-        agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
         steering: out
             .control
             .iter()
@@ -177,31 +175,8 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
                 action: c.control.name(),
             })
             .collect(),
-    }
-}
-
-/// The steering notes and holds, as lines (empty when there are none).
-fn control_text(o: &mut String, s: &Show) {
-    if !s.steering.is_empty() {
-        o.push_str(
-            "steering notes (ralph steer):
-",
-        );
-        for n in &s.steering {
-            let whom = if n.this_story { "" } else { ", every story" };
-            let _ = writeln!(o, "  {} (run {}{whom}):", when(&n.time), n.run_id);
-            for line in n.text.lines() {
-                let _ = writeln!(o, "    > {line}");
-            }
-        }
-    }
-    for h in &s.held {
-        let what = if h.action == "skip" {
-            "held (ralph skip)"
-        } else {
-            "released (ralph retry)"
-        };
-        let _ = writeln!(o, "{what}: {} (run {})", when(&h.time), h.run_id);
+        progress_entry: out.progress_entry.clone(),
+        agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
     }
 }
 
@@ -231,6 +206,28 @@ pub fn state_text(s: &Show) -> String {
         s.state.to_string()
     } else {
         format!("blocked by {}", s.blocked_by.join(", "))
+    }
+}
+
+/// The steering notes and holds, as lines (empty when there are none).
+fn control_text(o: &mut String, s: &Show) {
+    if !s.steering.is_empty() {
+        o.push_str("steering notes (ralph steer):\n");
+        for n in &s.steering {
+            let whom = if n.this_story { "" } else { ", every story" };
+            let _ = writeln!(o, "  {} (run {}{whom}):", when(&n.time), n.run_id);
+            for line in n.text.lines() {
+                let _ = writeln!(o, "    > {line}");
+            }
+        }
+    }
+    for h in &s.held {
+        let what = if h.action == "skip" {
+            "held (ralph skip)"
+        } else {
+            "released (ralph retry)"
+        };
+        let _ = writeln!(o, "{what}: {} (run {})", when(&h.time), h.run_id);
     }
 }
 
@@ -326,13 +323,13 @@ fn raw_text(s: &Show) -> String {
             let _ = writeln!(o, "  {f}");
         }
     }
+    control_text(&mut o, s);
     match &s.progress_entry {
         Some(e) => {
             let _ = write!(o, "progress.txt entry:\n{}\n", e.trim_end());
         }
         None => o.push_str("progress.txt entry: none\n"),
     }
-    control_text(&mut o, s);
     o
 }
 

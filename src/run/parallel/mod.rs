@@ -451,9 +451,9 @@ impl Sched<'_> {
         opts.prd_path = c.wt.join(&self.prd_rel);
         opts.echo = false;
         opts.settings.context.save_index = false;
+        opts.settings.context.steering = self.steer.live.notes_for(id);
         opts.env.push(("RALPH_BASE".into(), c.base.clone()));
         opts.env.push(("RALPH_WORKER".into(), c.worker.to_string()));
-        opts.settings.context.steering = self.steer.live.notes_for(id);
         self.opts.reporter.report(Event::IterationStarted {
             iteration: n,
             limit: self.opts.settings.iterations,
