@@ -251,8 +251,13 @@ fn raw_text(s: &Show) -> String {
         if let Some(e) = &s.progress_entry {
             let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
         }
+        let mut people = String::new();
+        control_text(&mut people, s);
+        if !people.is_empty() {
+            o.push('\n');
+            o.push_str(people.trim_end_matches('\n'));
+        }
         o.push('\n');
-        control_text(&mut o, s);
         return o;
     }
     let _ = writeln!(o, "{}: {}", s.id, s.title);
@@ -401,6 +406,23 @@ mod tests {
     }
 
     #[test]
+    fn odd_commit_ids_and_control_characters_from_the_files_never_break_the_text() {
+        let mut r = record(Outcome::Done, &["src/a.rs"], true);
+        r.head_before = Some("aéééééééééééé".into());
+        r.head_after = Some("b".into());
+        r.reason = Some("stuck \x1b[31mred\x1b[0m".into());
+        let out = StoryOutputs {
+            progress_entry: Some("## entry\n- bell \x07 here\n".into()),
+            records: vec![r],
+            control: vec![],
+        };
+        let t = text(&build(&story(), &State::Done, &out));
+        assert!(t.contains("aééééééééé..b"), "{t}");
+        assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
+        assert!(t.contains("- bell \u{fffd} here\n"), "{t}");
+    }
+
+    #[test]
     fn steering_notes_and_holds_are_shown_even_before_a_run() {
         use crate::state::history::ControlRecord;
         let ctl = |control, story: Option<&str>, text: Option<&str>| ControlRecord {
@@ -443,22 +465,5 @@ mod tests {
              held (ralph skip): 2026-11-26 10:00:05 UTC (run r1)\n\
              released (ralph retry): 2026-11-26 10:00:05 UTC (run r1)\n"
         );
-    }
-
-    #[test]
-    fn odd_commit_ids_and_control_characters_from_the_files_never_break_the_text() {
-        let mut r = record(Outcome::Done, &["src/a.rs"], true);
-        r.head_before = Some("aéééééééééééé".into());
-        r.head_after = Some("b".into());
-        r.reason = Some("stuck \x1b[31mred\x1b[0m".into());
-        let out = StoryOutputs {
-            progress_entry: Some("## entry\n- bell \x07 here\n".into()),
-            records: vec![r],
-            control: vec![],
-        };
-        let t = text(&build(&story(), &State::Done, &out));
-        assert!(t.contains("aééééééééé..b"), "{t}");
-        assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
-        assert!(t.contains("- bell \u{fffd} here\n"), "{t}");
     }
 }
