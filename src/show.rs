@@ -1,11 +1,13 @@
 //! `ralph show <story-id>`: what a story produced — its attempts (outcome, time, verify,
 //! usage, reason, merge), commits, files changed, its progress.txt entry and the total agent
-//! time — or that it has not run yet; and what people told live runs about it (`ralph steer`
-//! notes that reached it, `ralph skip` / `retry`).
+//! time — or that it has not run yet.
 //!
 //! [`build`] is pure: a story, its state and its [`StoryOutputs`] (read by
 //! [`crate::state::outputs::read`], the same reader the context builder uses) in, a [`Show`]
 //! out; [`text`] renders it for a terminal. `crate::cli::show` reads the files and prints.
+//!
+//! Also what people told live runs about the story: the `ralph steer` notes that reached it,
+//! its `ralph skip` / `retry` ([`Steered`], [`HeldByPerson`]).
 
 use serde::Serialize;
 use std::fmt::Write as _;

@@ -101,6 +101,8 @@ struct Claim {
 /// The scheduler's state (see the module doc).
 struct Sched<'a> {
     opts: &'a Options,
+    /// The live run's control channel (`ralph pause`, `steer`, …).
+    steer: steer::Steer,
     root: PathBuf,
     prd_rel: String,
     branch: String,
@@ -130,8 +132,6 @@ struct Sched<'a> {
     spent: crate::run::cost::Spent,
     /// An agent could not start: no attempt starts any more; what runs finishes and merges.
     start_failed: bool,
-    /// The live run's control channel (`ralph pause`, `steer`, …).
-    steer: steer::Steer,
 }
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
@@ -197,6 +197,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     });
     let mut sched = Sched {
         opts,
+        steer: steer::Steer::new(live),
         root,
         prd_rel,
         branch,
@@ -220,7 +221,6 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         unfinished: vec![],
         spent: Default::default(),
         start_failed: false,
-        steer: steer::Steer::new(live),
     };
     let started = Instant::now();
     let stop = AtomicBool::new(false);
