@@ -17,17 +17,15 @@
 # (unknown argument, missing credentials, claude's root refusal) for the telemetry fixtures.
 #
 # Usage: scripts/agent-contract.sh [--latest] [--only CLI[,CLI]] [--keep] [--no-nonroot]
-#          [--workarounds] [--captures] [--save-captures DIR] [--ralph PATH]
+#          [--captures] [--save-captures DIR] [--ralph PATH]
 #   --latest          the newest version on npm instead of the pins (shows drift)
 #   --only CLI        only these CLIs (repeatable or comma separated)
 #   --keep            keep the work folder (projects, logs, server logs) and say where it is
 #   --no-nonroot      as root, skip the non-root user's pass
-#   --workarounds     also run the failing presets with the known fix applied outside ralph
-#                     (claude as root: IS_SANDBOX=1; codex: --full-auto replaced by --sandbox
-#                     workspace-write through a PATH shim), to show the CLI and server side work
 #   --captures        also capture each CLI's raw stdout for one iteration (and stopped
 #                     mid-iteration), the usage the server sent, and its error outputs
-#                     (unknown argument, missing credentials, claude's root refusal)
+#                     (unknown argument, missing credentials, claude's root refusal, gemini in a
+#                     folder it does not trust, codex with the --full-auto ralph passed before)
 #   --save-captures D --captures, then copy them into D (tests/fixtures/telemetry/real)
 #   --ralph PATH      the ralph binary (default: $RALPH_BIN, else `cargo build --locked`)
 # Environment: RALPH_CONTRACT_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/ralph-contract),
@@ -42,14 +40,13 @@ REPO=$(cd "$HERE/.." && pwd)
 # shellcheck source=contract/clis.sh
 . "$HERE/contract/clis.sh"
 
-LATEST=0 KEEP=0 NONROOT=1 WORKAROUNDS=0 CAPTURE=0 SAVE='' RALPH=${RALPH_BIN:-}
+LATEST=0 KEEP=0 NONROOT=1 CAPTURE=0 SAVE='' RALPH=${RALPH_BIN:-}
 ONLY=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--latest) LATEST=1 ;;
 	--keep) KEEP=1 ;;
 	--no-nonroot) NONROOT=0 ;;
-	--workarounds) WORKAROUNDS=1 ;;
 	--only)
 		shift
 		IFS=, read -r -a more <<<"${1:-}"
@@ -480,16 +477,6 @@ check_ctrlc() {
 	fi
 }
 
-# The argv and environment fixes today's ralph lacks (issue 25): used for captures and, with
-# --workarounds, for the extra rows. fixed_argv: ARGV with codex's --full-auto replaced.
-fixed_argv() {
-	local a out=()
-	for a in "${ARGV[@]}"; do
-		if [ "$CLI" = codex ] && [ "$a" = --full-auto ]; then out+=(--sandbox workspace-write); else out+=("$a"); fi
-	done
-	ARGV=("${out[@]}")
-}
-
 # save_error NAME ARGV...: one error case of the CLI, as text: argv, exit code, stdout, stderr.
 save_error() {
 	local name=$1 rc out=$WORK/captures/errors/$CLI-${VERSION[$CLI]}.$1.txt d=$BASE/err-$1
@@ -513,7 +500,9 @@ save_error() {
 # today's preset fails), and the CLI's error outputs.
 captures() {
 	local u=$1 base=$2 v=${VERSION[$CLI]} d=$2/capture extra=() cap=$WORK/captures pid i
+	# What the person sets for an unattended run: IS_SANDBOX for claude as root, trust for gemini.
 	[ "$(id -u "$u")" = 0 ] && [ "$CLI" = claude ] && extra=(IS_SANDBOX=1)
+	[ "$CLI" = gemini ] && extra=(GEMINI_CLI_TRUST_WORKSPACE=true)
 	make_project "$d" "$u" US-001
 	URL=''
 	[ "$CLI" = amp ] || start_server "$cap/$CLI-$v.server.jsonl"
@@ -523,7 +512,6 @@ captures() {
 		say "$CLI: no capture: no argv from ralph run --dry-run: $(first_error "$d.dry-run.txt")"
 		return
 	}
-	fixed_argv
 	local ext=jsonl
 	[ "$CLI" = copilot ] && ext=txt
 	if [ "$CLI" != amp ]; then
@@ -567,7 +555,6 @@ captures() {
 	cli_env "$u" "$CLI" "$base/home" "$URL"
 	ENVV+=("${extra[@]}")
 	preset_argv "$d-err" "$PROBE_PROMPT"
-	fixed_argv
 	save_error unknown-argument "${ARGV[0]}" --contract-no-such-flag "${ARGV[@]:1}"
 	rm -rf "$base/home-nocred"
 	cli_env "$u" "$CLI" "$base/home-nocred" ""
@@ -577,10 +564,13 @@ captures() {
 		cli_env "$u" "$CLI" "$base/home" "$URL"
 		save_error root-refusal "${ARGV[@]}"
 	fi
-	if [ "$CLI" = codex ]; then # today's preset argv, as ralph runs it
+	if [ "$CLI" = gemini ]; then # in a folder it was not told to trust
 		cli_env "$u" "$CLI" "$base/home" "$URL"
-		preset_argv "$d-err" "$PROBE_PROMPT"
-		save_error preset-full-auto "${ARGV[@]}"
+		save_error untrusted "${ARGV[@]}"
+	fi
+	if [ "$CLI" = codex ]; then # the argv ralph ran it with before issue 25
+		cli_env "$u" "$CLI" "$base/home" "$URL"
+		save_error preset-full-auto codex exec --json --full-auto -
 	fi
 }
 
@@ -647,7 +637,7 @@ one_pass() {
 	result "$u" "$CLI" "${version:-?}" "${label:-preset}" "$ARGV_RESULT" "$E2E_RESULT" "$USAGE_RESULT" \
 		"$CTRLC_RESULT" "$(notes_json "${NOTES[@]}")"
 	say "$u $CLI ${label:-preset}: argv $ARGV_RESULT · e2e $E2E_RESULT · usage $USAGE_RESULT · ctrl-c $CTRLC_RESULT ($(($(date +%s) - t0))s)"
-	if [ $CAPTURE = 1 ] && [ "$u" = "${USERS[0]}" ] && [[ $label != workaround* ]]; then
+	if [ $CAPTURE = 1 ] && [ "$u" = "${USERS[0]}" ]; then
 		t0=$(date +%s)
 		captures "$u" "$BASE"
 		say "$CLI: captures in $(($(date +%s) - t0))s"
@@ -670,15 +660,6 @@ for u in "${USERS[@]}"; do
 		else
 			one_pass "$u" "$c" ""
 		fi
-		if [ $WORKAROUNDS = 1 ]; then
-			if [ "$c" = codex ]; then
-				shim=$WORK/shim
-				mkdir -p "$shim"
-				printf '#!/bin/sh\n# --full-auto was removed from codex; its successor is --sandbox workspace-write.\nfor a do shift; if [ "$a" = --full-auto ]; then set -- "$@" --sandbox workspace-write; else set -- "$@" "$a"; fi; done\nexec %s "$@"\n' "${BIN[codex]}/codex" >"$shim/codex"
-				chmod 755 "$shim/codex"
-				one_pass "$u" codex "workaround: shim --full-auto -> --sandbox workspace-write" "PATH=$shim:${BIN[codex]}:$WORK/bin:/usr/local/bin:/usr/bin:/bin"
-			fi
-		fi
 	done
 done
 
@@ -695,7 +676,7 @@ if [ -n "$SAVE" ]; then
 	cp "$WORK"/captures/errors/* "$SAVE/errors/" 2>/dev/null
 	say "captures copied to $SAVE"
 fi
-# Pass: every row but the workarounds has the argv accepted, 2/2 stories each committed by the
+# Pass: every row has the argv accepted, 2/2 stories each committed by the
 # agent, usage equal (or not
 # read), Ctrl-C clean; a start-failure row stopped on its first attempt, naming the fix.
 python3 - "$RESULTS" <<'PY'
@@ -703,8 +684,6 @@ import json, re, sys
 bad = []
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r["mode"].startswith("workaround"):
-        continue
     if r["mode"].startswith("start failure"):
         m = re.match(r"stopped after ([01]) attempt\(s\), exit (\d+), names ", r["e2e"])
         if not m or m.group(2) in ("0", "4"):

@@ -110,7 +110,7 @@ def cmd_stories(prd):
 def cmd_commits(proj):
     """How many commits the scenario's agents made (their messages start `US-NNN: `)."""
     try:
-        out = subprocess.run(["git", "-C", proj, "log", "--format=%s"], capture_output=True,
+        out = subprocess.run(["git", "-c", "safe.directory=*", "-C", proj, "log", "--format=%s"], capture_output=True,
                              text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         print("? agent commit(s) (%s)" % e)

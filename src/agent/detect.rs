@@ -289,6 +289,8 @@ mod tests {
                 Some(Refusal::UnknownArgument)
             } else if name.contains("root-refusal") {
                 Some(Refusal::Root)
+            } else if name.contains("untrusted") {
+                Some(Refusal::Untrusted)
             } else if name.contains("no-credentials") && !hung {
                 Some(Refusal::NotLoggedIn)
             } else {

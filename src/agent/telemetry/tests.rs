@@ -247,6 +247,7 @@ fn codex_warnings_are_warnings_and_its_one_turn_is_not_a_model_call_count() {
     insta::assert_snapshot!(shown.join("\n"), @r#"
     warning: Model metadata for `gpt-5.1-codex` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.
     → shell: /bin/bash -lc 'echo alpha > a.txt' (exit 0)
+    → shell: /bin/bash -lc "sed -i '/\"id\": \"US-001\"/s/\"passes\": false/\"passes\": true/' prd.json && git add -A && git commit -qm 'US-001: a.txt' && echo committed" (exit 0)
     Created a.txt and marked US-001 done.
     STORY COMPLETE: US-001
     "#);
