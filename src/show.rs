@@ -147,6 +147,7 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         .iter()
         .flat_map(|r| r.files_changed.iter())
         .collect();
+    let (steering, held) = people(out);
     Show {
         id: story.id.clone(),
         title: story.title.clone(),
@@ -156,27 +157,8 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         attempts,
         commits,
         files_changed: files.into_iter().cloned().collect(),
-        steering: out
-            .control
-            .iter()
-            .filter(|c| c.control == ControlKind::Steer)
-            .map(|c| Steered {
-                run_id: c.run_id.clone(),
-                time: c.time.clone(),
-                this_story: c.story.is_some(),
-                text: c.text.clone().unwrap_or_default(),
-            })
-            .collect(),
-        held: out
-            .control
-            .iter()
-            .filter(|c| matches!(c.control, ControlKind::Skip | ControlKind::Retry))
-            .map(|c| HeldByPerson {
-                run_id: c.run_id.clone(),
-                time: c.time.clone(),
-                action: c.control.name(),
-            })
-            .collect(),
+        steering,
+        held,
         progress_entry: out.progress_entry.clone(),
         agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
     }
@@ -209,6 +191,33 @@ pub fn state_text(s: &Show) -> String {
     } else {
         format!("blocked by {}", s.blocked_by.join(", "))
     }
+}
+
+/// What people told live runs about the story: the notes that reached it, its holds and
+/// releases.
+fn people(out: &StoryOutputs) -> (Vec<Steered>, Vec<HeldByPerson>) {
+    let steering = out
+        .control
+        .iter()
+        .filter(|c| c.control == ControlKind::Steer)
+        .map(|c| Steered {
+            run_id: c.run_id.clone(),
+            time: c.time.clone(),
+            this_story: c.story.is_some(),
+            text: c.text.clone().unwrap_or_default(),
+        })
+        .collect();
+    let held = out
+        .control
+        .iter()
+        .filter(|c| matches!(c.control, ControlKind::Skip | ControlKind::Retry))
+        .map(|c| HeldByPerson {
+            run_id: c.run_id.clone(),
+            time: c.time.clone(),
+            action: c.control.name(),
+        })
+        .collect();
+    (steering, held)
 }
 
 /// The steering notes and holds, as lines (empty when there are none).

@@ -223,24 +223,7 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
         // nobody anyway.
         .min(64);
     for (s, st) in prd.stories.iter().zip(&states) {
-        let extra = match st {
-            State::Blocked { unmet } => {
-                let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
-                format!("  (waiting for {})", names.join(", "))
-            }
-            _ => String::new(),
-        };
-        let extra = match agent_blocked.get(&s.id) {
-            Some(why) => format!("{extra}  (the agent reported it blocked: {why})"),
-            None => extra,
-        };
-        let extra = match run
-            .as_ref()
-            .and_then(|r| super::steer::story_note(r, &s.id))
-        {
-            Some(note) if !s.passes || !note.starts_with("[held") => format!("{extra}  {note}"),
-            _ => extra,
-        };
+        let extra = story_extra(s, st, agent_blocked.get(&s.id), run.as_ref());
         let style = crate::ui::state_style(st.name());
         anstream::println!(
             "{style}{:<8}{style:#} {:<width$}  {}{extra}",
@@ -257,6 +240,30 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
         println!("{}", crate::ui::printable(&line));
     }
     Ok(Code::OK)
+}
+
+/// What `ralph status` adds after a story's title: the unmet blockers, the reason the agent gave
+/// for BLOCKED, what the live run does with it (a hold only while the story does not pass).
+fn story_extra(
+    s: &Story,
+    st: &State,
+    agent_blocked: Option<&String>,
+    run: Option<&crate::state::control::RunState>,
+) -> String {
+    let mut extra = match st {
+        State::Blocked { unmet } => {
+            let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
+            format!("  (waiting for {})", names.join(", "))
+        }
+        _ => String::new(),
+    };
+    if let Some(why) = agent_blocked {
+        extra.push_str(&format!("  (the agent reported it blocked: {why})"));
+    }
+    match run.and_then(|r| super::steer::story_note(r, &s.id)) {
+        Some(note) if !s.passes || !note.starts_with("[held") => format!("{extra}  {note}"),
+        _ => extra,
+    }
 }
 
 /// Why `s` is not the next story, given the chosen one.

@@ -151,15 +151,7 @@ impl<'a> Loop<'a> {
         });
         let manifest = super::upkeep::begin(opts, &run_id, &run_dir, branch.clone(), rep);
         let s = &opts.settings;
-        let control = super::control::Live::start(super::control::Setup {
-            root: opts.root.clone(),
-            prd_path: opts.prd_path.clone(),
-            run_id: run_id.clone(),
-            parallel: 1,
-            branch,
-            limit: s.iterations,
-            reporter: opts.reporter.clone(),
-        });
+        let control = steer::open(opts, &run_id, branch);
         rep.report(Event::RunStarted {
             run_id: run_id.clone(),
             agent: opts.agent.kind.name().to_string(),

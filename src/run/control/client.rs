@@ -78,45 +78,54 @@ pub fn send(
         action: action.name(),
         source,
     })?;
-    let answered = |ack: Ack, run: RunState| {
-        if !ack.accepted {
-            return Err(SendError::Refused {
-                run_id: ack.run_id,
-                action: action.name(),
-                story: req.story.clone(),
-                message: ack.message,
-            });
+    let reply = wait_for_answer(root, &req, &path, &run, wait)?;
+    Ok(Sent {
+        id: req.id,
+        run,
+        reply,
+    })
+}
+
+/// Wait up to `wait` for the answer to `req` (written at `path`) from `run`.
+fn wait_for_answer(
+    root: &std::path::Path,
+    req: &Request,
+    path: &std::path::Path,
+    run: &RunState,
+    wait: Duration,
+) -> Result<Reply, SendError> {
+    let action = req.action.name();
+    let answered = |ack: Ack| {
+        if ack.accepted {
+            return Ok(Reply::Answered(ack));
         }
-        Ok(Sent {
-            id: req.id.clone(),
-            run,
-            reply: Reply::Answered(ack),
+        Err(SendError::Refused {
+            run_id: ack.run_id,
+            action,
+            story: req.story.clone(),
+            message: ack.message,
         })
     };
     let end = Instant::now() + wait;
     loop {
         if let Some(ack) = files::take_ack(root, &req.id) {
-            return answered(ack, run);
+            return answered(ack);
         }
-        if !files::alive(root, &run) {
+        if !files::alive(root, run) {
             // Taken at the last moment, or never: then the request is nobody's.
             let last = files::take_ack(root, &req.id);
-            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(path);
             return match last {
-                Some(ack) => answered(ack, run),
+                Some(ack) => answered(ack),
                 None => Err(SendError::Ended {
-                    run_id: run.run_id,
+                    run_id: run.run_id.clone(),
                     pid: run.pid,
-                    action: action.name(),
+                    action,
                 }),
             };
         }
         if Instant::now() >= end {
-            return Ok(Sent {
-                id: req.id.clone(),
-                run,
-                reply: Reply::Queued,
-            });
+            return Ok(Reply::Queued);
         }
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -8,8 +8,21 @@ use std::time::{Duration, Instant};
 
 use super::Loop;
 use crate::run::Options;
-use crate::run::control::{Change, Claim, live::POLL, policy::SKIPPED};
+use crate::run::control::{Change, Claim, Live, Setup, live::POLL, policy::SKIPPED};
 use crate::run::events::Event;
+
+/// The run's control channel, open once the run has its id.
+pub(super) fn open(opts: &Options, run_id: &str, branch: Option<String>) -> Live {
+    Live::start(Setup {
+        root: opts.root.clone(),
+        prd_path: opts.prd_path.clone(),
+        run_id: run_id.to_string(),
+        parallel: 1,
+        branch,
+        limit: opts.settings.iterations,
+        reporter: opts.reporter.clone(),
+    })
+}
 
 impl Loop<'_> {
     /// Apply the holds (`ralph skip`) and releases (`ralph retry`) asked for since the last
