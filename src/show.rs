@@ -6,6 +6,9 @@
 //! [`build`] is pure: a story, its state and its [`StoryOutputs`] (read by
 //! [`crate::state::outputs::read`], the same reader the context builder uses) in, a [`Show`]
 //! out; [`text`] renders it for a terminal. `crate::cli::show` reads the files and prints.
+//!
+//! Also what people told live runs about the story: the `ralph steer` notes that reached it,
+//! its `ralph skip` / `retry` ([`Steered`], [`HeldByPerson`]).
 
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -13,7 +16,8 @@ use std::fmt::Write as _;
 use crate::agent::telemetry::Usage;
 use crate::graph::State;
 use crate::prd::Story;
-use crate::report::duration;
+use crate::report::{duration, when};
+use crate::state::history::ControlKind;
 use crate::state::outputs::StoryOutputs;
 
 /// Everything `ralph show` says about one story.
@@ -36,6 +40,10 @@ pub struct Show {
     pub commits: Vec<Commit>,
     /// Files changed by any attempt, sorted, each once.
     pub files_changed: Vec<String>,
+    /// The steering notes that reached its prompts (`ralph steer`), oldest first.
+    pub steering: Vec<Steered>,
+    /// When people held it (`ralph skip`) or released it (`ralph retry`), oldest first.
+    pub held: Vec<HeldByPerson>,
     /// The latest progress.txt entry for the story.
     pub progress_entry: Option<String>,
     /// The agent's time over every attempt.
@@ -92,6 +100,26 @@ pub struct Commit {
     pub after: Option<String>,
 }
 
+/// A steering note that reached the story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Steered {
+    pub run_id: String,
+    /// RFC 3339, when the run took it.
+    pub time: String,
+    /// Given for this story only; false: for every story.
+    pub this_story: bool,
+    pub text: String,
+}
+
+/// `ralph skip` or `ralph retry` of the story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeldByPerson {
+    pub run_id: String,
+    pub time: String,
+    /// `skip` or `retry`.
+    pub action: &'static str,
+}
+
 /// Build the account of `story` in `state` from its outputs.
 pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
     let blocked_by = match state {
@@ -142,6 +170,7 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         .iter()
         .flat_map(|r| r.files_changed.iter())
         .collect();
+    let (steering, held) = people(out);
     Show {
         id: story.id.clone(),
         title: story.title.clone(),
@@ -153,6 +182,8 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         attempts,
         commits,
         files_changed: files.into_iter().cloned().collect(),
+        steering,
+        held,
         progress_entry: out.progress_entry.clone(),
         agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
         kept: Vec::new(),
@@ -254,6 +285,55 @@ pub fn state_text(s: &Show) -> String {
     }
 }
 
+/// What people told live runs about the story: the notes that reached it, its holds and
+/// releases.
+fn people(out: &StoryOutputs) -> (Vec<Steered>, Vec<HeldByPerson>) {
+    let steering = out
+        .control
+        .iter()
+        .filter(|c| c.control == ControlKind::Steer)
+        .map(|c| Steered {
+            run_id: c.run_id.clone(),
+            time: c.time.clone(),
+            this_story: c.story.is_some(),
+            text: c.text.clone().unwrap_or_default(),
+        })
+        .collect();
+    let held = out
+        .control
+        .iter()
+        .filter(|c| matches!(c.control, ControlKind::Skip | ControlKind::Retry))
+        .map(|c| HeldByPerson {
+            run_id: c.run_id.clone(),
+            time: c.time.clone(),
+            action: c.control.name(),
+        })
+        .collect();
+    (steering, held)
+}
+
+/// The steering notes and holds, as lines (empty when there are none).
+fn control_text(o: &mut String, s: &Show) {
+    if !s.steering.is_empty() {
+        o.push_str("steering notes (ralph steer):\n");
+        for n in &s.steering {
+            let whom = if n.this_story { "" } else { ", every story" };
+            let _ = writeln!(o, "  {} (run {}{whom}):", when(&n.time), n.run_id);
+            for line in n.text.lines() {
+                let _ = writeln!(o, "    > {line}");
+            }
+        }
+    }
+    for h in &s.held {
+        let what = if h.action == "skip" {
+            "held (ralph skip)"
+        } else {
+            "released (ralph retry)"
+        };
+        let _ = writeln!(o, "{what}: {} (run {})", when(&h.time), h.run_id);
+    }
+}
+
 /// The first 10 characters of a commit id (whatever history.jsonl holds in its place).
 fn short(sha: Option<&str>) -> &str {
     sha.map_or("?", |s| {
@@ -275,6 +355,12 @@ fn raw_text(s: &Show) -> String {
         o.pop();
         if let Some(e) = &s.progress_entry {
             let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
+        }
+        let mut people = String::new();
+        control_text(&mut people, s);
+        if !people.is_empty() {
+            o.push('\n');
+            o.push_str(people.trim_end_matches('\n'));
         }
         o.push('\n');
         kept_text(&mut o, s);
@@ -355,6 +441,7 @@ fn raw_text(s: &Show) -> String {
             let _ = writeln!(o, "  {f}");
         }
     }
+    control_text(&mut o, s);
     match &s.progress_entry {
         Some(e) => {
             let _ = write!(o, "progress.txt entry:\n{}\n", e.trim_end());
@@ -416,6 +503,7 @@ mod tests {
                 record(Outcome::VerifyFailed, &["src/a.rs"], false),
                 record(Outcome::Done, &["src/b.rs", "src/a.rs"], true),
             ],
+            control: vec![],
         };
         let s = build(&story(), &State::Done, &out);
         assert_eq!(s.attempts.len(), 2);
@@ -465,10 +553,56 @@ mod tests {
         let out = StoryOutputs {
             progress_entry: Some("## entry\n- bell \x07 here\n".into()),
             records: vec![r],
+            control: vec![],
         };
         let t = text(&build(&story(), &State::Done, &out));
         assert!(t.contains("aééééééééé..b"), "{t}");
         assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
         assert!(t.contains("- bell \u{fffd} here\n"), "{t}");
+    }
+
+    #[test]
+    fn steering_notes_and_holds_are_shown_even_before_a_run() {
+        use crate::state::history::ControlRecord;
+        let ctl = |control, story: Option<&str>, text: Option<&str>| ControlRecord {
+            control,
+            run_id: "r1".into(),
+            time: "2026-11-26T10:00:05Z".into(),
+            request: "q".into(),
+            story: story.map(String::from),
+            text: text.map(String::from),
+        };
+        let out = StoryOutputs {
+            control: vec![
+                ctl(
+                    ControlKind::Steer,
+                    None,
+                    Some("use the client\nnot the raw API"),
+                ),
+                ctl(ControlKind::Steer, Some("US-001"), Some("keep the schema")),
+                ctl(ControlKind::Skip, Some("US-001"), None),
+                ctl(ControlKind::Retry, Some("US-001"), None),
+            ],
+            ..StoryOutputs::default()
+        };
+        let s = build(&story(), &State::Ready, &out);
+        assert_eq!(s.steering.len(), 2);
+        assert!(!s.steering[0].this_story && s.steering[1].this_story);
+        assert_eq!(
+            s.held.iter().map(|h| h.action).collect::<Vec<_>>(),
+            ["skip", "retry"]
+        );
+        assert_eq!(
+            text(&s),
+            "US-001 has not run yet (ready)\n\
+             steering notes (ralph steer):\n\
+             \x20 2026-11-26 10:00:05 UTC (run r1, every story):\n\
+             \x20   > use the client\n\
+             \x20   > not the raw API\n\
+             \x20 2026-11-26 10:00:05 UTC (run r1):\n\
+             \x20   > keep the schema\n\
+             held (ralph skip): 2026-11-26 10:00:05 UTC (run r1)\n\
+             released (ralph retry): 2026-11-26 10:00:05 UTC (run r1)\n"
+        );
     }
 }

@@ -46,6 +46,7 @@ mod run_signals;
 mod run_start;
 mod run_state;
 mod run_state_files;
+mod run_steer;
 mod run_watch;
 mod show;
 mod support;

@@ -18,6 +18,8 @@ use crate::prd::validate::{Diagnostic, Report};
 use crate::progress::store::ProgressError;
 use crate::report::ReportError;
 use crate::run::branch::BranchError;
+use crate::run::control::client::SendError;
+use crate::state::control::NoRun;
 use crate::state::history::HistoryError;
 use crate::state::lock::LockError;
 use crate::state::patterns::PatternsError;
@@ -161,6 +163,17 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
             PatternsError::Ambiguous { path, .. } => at("ambiguous-pattern", path),
         });
     }
+    if let Some(c) = e.downcast_ref::<SendError>() {
+        return Some(match c {
+            SendError::NoRun(n) => no_run(n),
+            SendError::Refused { story, .. } => Problem {
+                story: story.clone(),
+                ..Problem::new("refused", "")
+            },
+            SendError::Ended { .. } => Problem::new("run-ended", ""),
+            SendError::Io { source, .. } => at("io", &source.path),
+        });
+    }
     if let Some(l) = e.downcast_ref::<LockError>() {
         return Some(match l {
             LockError::Held { path, .. } => at("locked", path),
@@ -168,6 +181,11 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
         });
     }
     None
+}
+
+fn no_run(n: &NoRun) -> Problem {
+    let (NoRun::None { path, .. } | NoRun::Gone { path, .. } | NoRun::Unreadable { path, .. }) = n;
+    Problem::new("no-run", "").file(path.display())
 }
 
 fn branch_error(b: &BranchError) -> Problem {

@@ -176,6 +176,18 @@ pub enum Event {
         #[serde(serialize_with = "millis")]
         wait: Duration,
     },
+    /// The run took a person's request (`ralph pause`, `resume`, `steer`, `skip`, `retry`) and it
+    /// changed something: what, in the run's words. A hold takes effect at the loop's next
+    /// check (`story-skipped` then), a note in the next prompt.
+    Control {
+        action: crate::state::history::ControlKind,
+        /// The story it is about (`null`: every story, or none).
+        story: Option<String>,
+        /// A steering note's text (redacted).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        message: String,
+    },
     /// The run is over.
     RunEnded {
         ending: super::Exit,

@@ -7,8 +7,9 @@
 //! attempt (`iteration::run_one` with the worktree as its root, output only to its log), runs
 //! the merge queue ([`queue::merge`]) and is the only writer of the main tree's prd.json,
 //! progress.txt and history.jsonl. Git steps are in [`worktree`] and [`queue`], the pure
-//! decisions in [`policy`], the printed lines in [`board`]. `--parallel 1` is the sequential
-//! loop of the parent module, untouched.
+//! decisions in [`policy`], the printed lines in [`board`]; what people ask of the live run
+//! (`ralph pause`, `steer`, `skip`, …) is applied on every tick by [`steer`]. `--parallel 1` is
+//! the sequential loop of the parent module, untouched.
 
 pub mod board;
 mod carry;
@@ -18,6 +19,7 @@ mod landing;
 pub mod policy;
 pub mod predict;
 pub mod queue;
+mod steer;
 mod worker;
 pub mod worktree;
 
@@ -115,6 +117,8 @@ struct Claim {
 /// The scheduler's state (see the module doc).
 struct Sched<'a> {
     opts: &'a Options,
+    /// The live run's control channel (`ralph pause`, `steer`, …).
+    steer: steer::Steer,
     root: PathBuf,
     prd_rel: String,
     branch: String,
@@ -204,6 +208,15 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let run_dir = state.join("runs").join(&run_id);
     crate::fsutil::create_dir_all(&run_dir)?;
     let mut manifest = super::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);
+    let live = super::control::Live::start(super::control::Setup {
+        root: root.clone(),
+        prd_path: prd_path.clone(),
+        run_id: run_id.clone(),
+        parallel: s.parallel,
+        branch: Some(branch.clone()),
+        limit: s.iterations,
+        reporter: opts.reporter.clone(),
+    });
     rep.report(Event::RunStarted {
         run_id: run_id.clone(),
         agent: opts.agent.kind.name().to_string(),
@@ -217,6 +230,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     }
     let mut sched = Sched {
         opts,
+        steer: steer::Steer::new(live),
         root,
         prd_rel,
         branch,
@@ -254,6 +268,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         });
     }
     let _ = std::fs::remove_dir(state.join("worktrees"));
+    sched.steer.live.end();
     drop(lock);
     // The end goes last, after the summary and with the lock released.
     let exit = exit?;
@@ -273,6 +288,8 @@ impl Sched<'_> {
                     stop.store(true, Ordering::SeqCst);
                     break None;
                 }
+                let merging = self.queue.front().cloned();
+                self.steer_tick(merging.as_deref());
                 if let Some(id) = self.queue.pop_front() {
                     // The signal itself: `stop` is set only once this loop sees it.
                     self.merge(&id, interrupt);
@@ -290,7 +307,7 @@ impl Sched<'_> {
                         let _ = tx.send((job.id, r));
                     });
                 }
-                if self.claims.is_empty() {
+                if self.claims.is_empty() && !self.idle_paused() {
                     break Some(self.finish());
                 }
                 match rx.recv_timeout(Duration::from_millis(100)) {
@@ -363,6 +380,9 @@ impl Sched<'_> {
 
     /// Claim new stories into free slots and start every attempt that is due.
     fn start_attempts(&mut self) -> Vec<Job> {
+        if self.steer.live.paused() {
+            return vec![];
+        }
         let s = &self.opts.settings;
         let now = Instant::now();
         if self.rate_until.is_some_and(|t| now < t) {
@@ -473,6 +493,7 @@ impl Sched<'_> {
         opts.prd_path = c.wt.join(&self.prd_rel);
         opts.echo = false;
         opts.settings.context.save_index = false;
+        opts.settings.context.steering = self.steer.live.notes_for(id);
         opts.env.push(("RALPH_BASE".into(), c.base.clone()));
         opts.env.push(("RALPH_WORKER".into(), c.worker.to_string()));
         opts.env.push((
