@@ -4,7 +4,8 @@
 //! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
 //! `compact.rs`, `clean.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
-//! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `doctor.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
+//! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `doctor.rs`, `steer.rs` (pause, resume, steer, skip,
+//! retry: requests to a live run), `meta.rs` (completions, man, instructions); `help.rs` holds every command's
 //! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
 //! output and error shares, and parses the command line ([`envelope::parse`]).
 
@@ -28,6 +29,7 @@ pub mod prd_file;
 pub mod report;
 pub mod run;
 pub mod show;
+pub mod steer;
 
 /// Run an AI coding agent in a loop until prd.json is done.
 #[derive(Debug, Parser)]
@@ -66,6 +68,16 @@ pub enum Command {
     Run(run::RunArgs),
     /// Create an example project and run the full loop on it with a scripted agent.
     Demo(run::DemoArgs),
+    /// Pause the live run: no new iteration, claim or attempt starts; running agents finish.
+    Pause(steer::PauseArgs),
+    /// Resume a paused run.
+    Resume(steer::PauseArgs),
+    /// Add a note to the live run's next prompts (one story's, or every story's).
+    Steer(steer::SteerArgs),
+    /// Hold a story for the rest of the live run.
+    Skip(steer::StoryArgs),
+    /// Release a story the live run holds, so it can run again.
+    Retry(steer::StoryArgs),
     /// Report a run story by story: iterations, time, outcome, verify, tokens, cost.
     Report(report::ReportArgs),
     /// Show what a story produced: attempts, commits, files, progress entry, verify, time.
@@ -152,6 +164,11 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Graph(a) => prd::graph(&ctx, a),
         Command::Run(a) => run::run(&ctx, a),
         Command::Demo(a) => run::demo(&ctx, a),
+        Command::Pause(a) => steer::pause(&ctx, a),
+        Command::Resume(a) => steer::resume(&ctx, a),
+        Command::Steer(a) => steer::steer(&ctx, a),
+        Command::Skip(a) => steer::skip(&ctx, a),
+        Command::Retry(a) => steer::retry(&ctx, a),
         Command::Report(a) => report::report(&ctx, a),
         Command::Show(a) => show::show(&ctx, a),
         Command::Context(a) => context::context(&ctx, a),

@@ -14,8 +14,8 @@ use serde::de::{self, MapAccess, Visitor};
 use toml::de::{DeTable, DeValue};
 
 use super::value::{
-    Age, Agent, Commands, Cost, Count, Flag, Globs, HookCmd, HookTimeout, Keep, Mode, PromptFile,
-    ReviewCmd, ReviewFile, Secs, SetupCmd, Text,
+    Age, Agent, Commands, Cost, Count, Flag, Globs, HookCmd, HookTimeout, Keep, Mode, Overlap,
+    PromptFile, ReviewCmd, ReviewFile, Secs, SetupCmd, Text,
 };
 use super::{ConfigError, ContextOverride, FILE, Layer};
 use crate::agent::AgentKind;
@@ -53,6 +53,7 @@ struct RunSection {
     no_wait: Option<Flag>,
     compact: Option<Flag>,
     parallel: Option<Count>,
+    conflict_threshold: Option<Overlap>,
     allow_dirty: Option<Flag>,
     max_cost: Option<Cost>,
     preflight: Option<Flag>,
@@ -214,6 +215,7 @@ impl From<File> for Layer {
             no_wait: run.no_wait.map(|b| b.0),
             compact: run.compact.map(|b| b.0),
             parallel: run.parallel.map(|c| c.0),
+            conflict_threshold: run.conflict_threshold.map(|o| o.0),
             allow_dirty: run.allow_dirty.map(|b| b.0),
             max_cost: run.max_cost.map(|c| c.0),
             preflight: run.preflight.map(|b| b.0),
@@ -404,7 +406,7 @@ mod tests {
             msg("[run]\niterations = 5\nmax_failure = 2\n"),
             "r.toml:3 [run]: unknown key \"max_failure\" (did you mean \"max_failures\"?); \
              valid keys: iterations, timeout, sleep, max_failures, no_wait, compact, parallel, \
-             allow_dirty, max_cost, preflight"
+             conflict_threshold, allow_dirty, max_cost, preflight"
         );
         assert_eq!(
             msg("\n[verfy]\ncommands = []\n"),

@@ -19,6 +19,7 @@
 //! no_wait = false
 //! compact = true
 //! parallel = 1             # stories at once, each in its own git worktree (specs/parallel.md)
+//! conflict_threshold = 0.5 # two stories whose predicted files overlap this much wait ("off")
 //! allow_dirty = false      # start with uncommitted changes in the work tree
 //! preflight = true         # `ralph doctor`'s checks before the first agent
 //! [verify]
@@ -208,6 +209,9 @@ pub struct Layer {
     /// `--parallel K`: stories run at once (1: the sequential loop).
     #[arg(long, env = "RALPH_PARALLEL", value_parser = parse_count)]
     pub parallel: Option<u32>,
+    /// `--conflict-threshold`: predicted overlap from which two stories do not run at once.
+    #[arg(long, env = "RALPH_CONFLICT_THRESHOLD", value_parser = ConflictThreshold::parse)]
+    pub conflict_threshold: Option<ConflictThreshold>,
     /// Start with uncommitted changes in the work tree (`--allow-dirty`).
     #[arg(long, env = "RALPH_ALLOW_DIRTY", value_parser = parse_bool)]
     pub allow_dirty: Option<bool>,
@@ -301,6 +305,8 @@ pub struct Settings {
     pub compact: bool,
     /// Stories run at once, each in its own worktree (1: the sequential loop).
     pub parallel: u32,
+    /// Parallel runs: two stories whose predicted files overlap this much do not run at once.
+    pub conflict_threshold: ConflictThreshold,
     pub allow_dirty: bool,
     /// Run `ralph doctor`'s checks before the first agent (`--no-preflight`).
     pub preflight: bool,
@@ -353,6 +359,7 @@ impl Default for Settings {
             no_wait: false,
             compact: true,
             parallel: 1,
+            conflict_threshold: ConflictThreshold::DEFAULT,
             allow_dirty: false,
             preflight: true,
             verify: vec![],
@@ -439,6 +446,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         no_wait: pick!(no_wait, d.no_wait),
         compact: pick!(compact, d.compact),
         parallel: pick!(parallel, d.parallel),
+        conflict_threshold: pick!(conflict_threshold, d.conflict_threshold),
         allow_dirty: pick!(allow_dirty, d.allow_dirty),
         preflight: pick!(preflight, d.preflight),
         verify: pick!(verify, d.verify.clone()),
@@ -569,6 +577,45 @@ impl Dollars {
         t.parse::<f64>().ok().and_then(Dollars::new).ok_or_else(|| {
             format!("\"{s}\" is not an amount of US dollars above 0; use e.g. 5 or 2.50")
         })
+    }
+}
+
+/// How strongly the predicted files of two stories must overlap (0 to 1) before a parallel run
+/// keeps them apart (`[run] conflict_threshold`, `--conflict-threshold`,
+/// `RALPH_CONFLICT_THRESHOLD`), or `off`: stories run at once whatever they touch. Kept in
+/// hundredths, so settings compare exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConflictThreshold(Option<u8>);
+
+impl ConflictThreshold {
+    /// 0.5: both stories predict the same file strongly (see `run::parallel::predict`).
+    pub const DEFAULT: ConflictThreshold = ConflictThreshold(Some(50));
+    pub const OFF: ConflictThreshold = ConflictThreshold(None);
+
+    /// The threshold, `None` when off.
+    pub fn value(self) -> Option<f64> {
+        self.0.map(|h| f64::from(h) / 100.0)
+    }
+
+    /// `0.5`, `0`, `1`, `50%`, `off`; the error says what is wrong, without a place.
+    pub fn parse(s: &str) -> Result<ConflictThreshold, String> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("false") {
+            return Ok(ConflictThreshold::OFF);
+        }
+        let v = match t.strip_suffix('%') {
+            Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+            None => t.parse::<f64>(),
+        };
+        match v {
+            // In range, so the rounded hundredths fit a u8.
+            Ok(x) if (0.0..=1.0).contains(&x) => {
+                Ok(ConflictThreshold(Some((x * 100.0).round() as u8)))
+            }
+            _ => Err(format!(
+                "\"{s}\" is not an overlap between 0 and 1 (e.g. 0.5 or 50%) nor \"off\""
+            )),
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{Dollars, parse_age, parse_agent, parse_duration, parse_mode};
+use super::{ConflictThreshold, Dollars, parse_age, parse_agent, parse_duration, parse_mode};
 use crate::agent::{AgentKind, PromptMode};
 
 /// A value type: a newtype serde reads as a `toml::Value` and converts with `TryFrom`, whose
@@ -104,6 +104,15 @@ value_type!(
         toml::Value::String(s) => s.clone(),
         toml::Value::Integer(n) => n.to_string(),
         toml::Value::Float(f) => f.to_string(),
+        other => other.to_string(),
+    })
+);
+
+value_type!(
+    /// An overlap between 0 and 1 (`0.5`, `"50%"`) or `"off"` (`[run] conflict_threshold`).
+    Overlap(ConflictThreshold),
+    |v| ConflictThreshold::parse(&match &v {
+        toml::Value::String(s) => s.clone(),
         other => other.to_string(),
     })
 );

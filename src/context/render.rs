@@ -130,6 +130,47 @@ pub fn story(s: &Story, work: &str, retry: Option<&str>, retry_cut: bool) -> Str
     out
 }
 
+/// The steering section: the person's notes to the live run (`items` already redacted, cut and
+/// rendered by [`steer_item`], oldest first), and how many older ones the budget left out.
+pub fn steering(items: &[String], left_out: usize) -> String {
+    let mut out = String::from(
+        "\n# Steering from the person running ralph\n\n\
+         Written with `ralph steer` while this run goes on, after the story above was: where \
+         they differ from it, follow them. Oldest first.\n\n",
+    );
+    if left_out > 0 {
+        out.push_str(&format!(
+            "({left_out} earlier note(s) left out for the prompt's size)\n"
+        ));
+    }
+    for item in items {
+        out.push_str(item);
+    }
+    out
+}
+
+/// One steering note: who it is for and when, then its lines quoted (a quoted line never reads
+/// as a completion signal, nor as a heading of the prompt).
+pub fn steer_item(this_story: bool, when: &str, text: &str) -> String {
+    let whom = if this_story {
+        "For this story"
+    } else {
+        "For every story"
+    };
+    let when = if when.is_empty() {
+        String::new()
+    } else {
+        format!(" ({when})")
+    };
+    let mut out = format!("- {whom}{when}:\n");
+    for line in text.trim_end().lines() {
+        out.push_str("  > ");
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 /// Section 3 header.
 pub fn deps_header() -> &'static str {
     "\n# What the stories it depends on produced\n"

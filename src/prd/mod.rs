@@ -337,6 +337,20 @@ impl Prd {
         self.edit_bytes(index, id, "notes", &json)
     }
 
+    /// Append `story` (a story object, e.g. one an agent discovered) to the stories, in the
+    /// file's own layout; the result is validated again (an invalid one is an error and this
+    /// value is left unchanged).
+    pub fn append_story(&mut self, story: &Value) -> Result<(), PrdError> {
+        let id = story.get("id").and_then(Value::as_str).unwrap_or("?");
+        let path = [edit::Step::Key(&self.dialect.stories_key)];
+        let bytes = edit::append_item(&self.bytes, &path, story).ok_or_else(|| PrdError::Edit {
+            path: self.path.clone(),
+            id: id.to_string(),
+        })?;
+        *self = Prd::from_bytes(&self.path, &bytes)?;
+        Ok(())
+    }
+
     /// The document as ralph writes it: the file's own bytes with this value's edits (a file
     /// that was not edited comes back byte for byte).
     pub fn to_pretty(&self) -> String {

@@ -10,19 +10,6 @@ use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::process::Command;
 
-/// Held while a worktree is added or removed (a parallel run's story worktrees, the red-green
-/// gate's scratch worktrees): git reads every other worktree's admin files
-/// (`.git/worktrees/*`) on the way and fails on one that another `git worktree add` has half
-/// written ("failed to read .git/worktrees/A/commondir"), so threads making theirs at once
-/// take turns.
-static WORKTREES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-pub(crate) fn worktrees_lock() -> std::sync::MutexGuard<'static, ()> {
-    WORKTREES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 /// The state of the work tree at one moment.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Snapshot {

@@ -143,6 +143,9 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_STORY_ID".into(), story.id.clone()),
         ("RALPH_ATTEMPT".into(), inp.attempt.to_string()),
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
+        // The sequential loop is worker 1; a parallel run's workers override these.
+        ("RALPH_WORKER".into(), "1".into()),
+        ("RALPH_PORT_OFFSET".into(), "0".into()),
     ];
     env.extend(opts.env.iter().cloned());
     let launch::Launched { run, usage, events } = launch::run(launch::Launch {

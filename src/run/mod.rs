@@ -13,6 +13,7 @@
 //! stderr; the agent's own output goes to stdout/stderr as it arrives.
 
 pub mod branch;
+pub mod control;
 pub mod cost;
 pub mod demo;
 mod driver;

@@ -120,6 +120,11 @@ impl Strikes {
         }
     }
 
+    /// Start `story`'s count over (`ralph retry` released it).
+    pub fn forget(&mut self, story: &str) {
+        self.counts.remove(story);
+    }
+
     /// Record an iteration; returns the number of strikes in a row when the story must now be
     /// skipped. Rate-limited, interrupted and blocked (held anyway) iterations do not count
     /// either way; `failed` counts like `agent-failed`. Nor do ones

@@ -2,8 +2,11 @@
 //!
 //! Owns the record's shape (a stable, documented serde struct other modules read, e.g. the
 //! context builder shows what a blocker story produced), with the data it holds: [`Outcome`],
-//! [`VerifyResult`], [`MergeRecord`]. Does not decide an outcome (`crate::run::outcome`) or
-//! run a verify command (`crate::run::verify`). Appends are one `write` of one line;
+//! [`VerifyResult`], [`MergeRecord`]; and the lines a person's request to a live run leaves
+//! ([`ControlRecord`]: `ralph pause`, `resume`, `steer`, `skip`, `retry`), which are not
+//! iterations: [`read_all`] returns them apart and no reader counts them as junk. Does not
+//! decide an outcome (`crate::run::outcome`) or run a verify command (`crate::run::verify`).
+//! Appends are one `write` of one line, one at a time within the process;
 //! a line that is not a record (torn by a crash, or junk written by anyone) is skipped by
 //! [`read`] and counted by [`read_counted`] (the loop warns once); the file is kept and new
 //! records go on being appended. Something that is not a regular file in its place is moved
@@ -253,6 +256,49 @@ pub struct MergeRecord {
     pub verify: Vec<VerifyResult>,
 }
 
+/// What a person asked of a live run (`ralph pause`, `resume`, `steer`, `skip`, `retry`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControlKind {
+    Pause,
+    Resume,
+    Steer,
+    Skip,
+    Retry,
+}
+
+impl ControlKind {
+    /// The command that asks for it (`pause`, `steer`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlKind::Pause => "pause",
+            ControlKind::Resume => "resume",
+            ControlKind::Steer => "steer",
+            ControlKind::Skip => "skip",
+            ControlKind::Retry => "retry",
+        }
+    }
+}
+
+/// One request a live run took, as a line of its own in history.jsonl:
+/// `{"control": "steer", "run_id", "time", "request", "story", "text"}`. Not an iteration:
+/// `control` tells it apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControlRecord {
+    pub control: ControlKind,
+    pub run_id: String,
+    /// RFC 3339, when the run took it.
+    pub time: String,
+    /// The request's id (`.ralph/control/requests/<id>.json`).
+    pub request: String,
+    /// The story it is about (`skip`, `retry`, `steer --story`); `null` for every story.
+    #[serde(default)]
+    pub story: Option<String>,
+    /// A steering note's text, redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
 /// A history file that cannot be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
@@ -327,12 +373,28 @@ fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {
 
 /// Append one record as one line (after a newline, when the last line was torn).
 pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
+    append_line(root, rec, rec.iteration)
+}
+
+/// Append one request a live run took (see [`ControlRecord`]).
+pub fn append_control(root: &Path, rec: &ControlRecord) -> Result<(), HistoryError> {
+    append_line(root, rec, 0)
+}
+
+/// Appends from the loop and from a live run's control thread, one at a time: the torn-line
+/// check and the write must not interleave.
+static APPENDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn append_line<T: Serialize>(root: &Path, rec: &T, iteration: u32) -> Result<(), HistoryError> {
+    let _one = APPENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let p = path(root);
     if let Some(dir) = p.parent() {
         crate::fsutil::create_dir_all(dir)?;
     }
     if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
-        super::rejected::move_aside(&super::state_dir(root), rec.iteration, &p)?;
+        super::rejected::move_aside(&super::state_dir(root), iteration, &p)?;
     }
     let mut line = serde_json::to_string(rec).map_err(|source| HistoryError::Corrupt {
         path: p.clone(),
@@ -364,30 +426,67 @@ pub fn read(root: &Path) -> Result<Vec<Record>, HistoryError> {
 }
 
 /// Every record, and how many non-empty lines were skipped because they are not records
-/// (a torn line from a crash, junk; the file itself is never changed here).
+/// (a torn line from a crash, junk; the file itself is never changed here). Control lines
+/// ([`ControlRecord`]) are neither.
 pub fn read_counted(root: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
     read_file(&path(root))
 }
 
 /// [`read_counted`] of a history at any path (`ralph report --history FILE`); missing is empty.
 pub fn read_file(p: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
-    let bytes = crate::fsutil::read_if_exists(p)?.unwrap_or_default();
-    Ok(parse_lines(&String::from_utf8_lossy(&bytes)))
+    read_all_at(p).map(|h| (h.records, h.skipped))
 }
 
-/// The records among `text`'s lines, and how many non-empty lines are not records. Fields
-/// added since a line was written are optional, unknown ones ignored: every file ralph wrote
-/// reads. Pure.
+/// The whole history: iterations and control lines apart, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    pub records: Vec<Record>,
+    pub control: Vec<ControlRecord>,
+    /// Non-empty lines that are neither (torn, junk).
+    pub skipped: usize,
+}
+
+/// Read the history (a missing file is an empty one).
+pub fn read_all(root: &Path) -> Result<History, HistoryError> {
+    read_all_at(&path(root))
+}
+
+fn read_all_at(p: &Path) -> Result<History, HistoryError> {
+    let bytes = crate::fsutil::read_if_exists(p)?.unwrap_or_default();
+    Ok(parse(&String::from_utf8_lossy(&bytes)))
+}
+
+/// The records among `text`'s lines, and how many non-empty lines are neither records nor
+/// control lines. Pure.
 pub fn parse_lines(text: &str) -> (Vec<Record>, usize) {
-    let mut out = Vec::new();
-    let mut skipped = 0;
+    let h = parse(text);
+    (h.records, h.skipped)
+}
+
+/// The lines of a history file, sorted into iterations, control lines and junk. Fields added
+/// since a line was written are optional, unknown ones ignored: every file ralph wrote reads.
+/// Pure.
+pub fn parse(text: &str) -> History {
+    let mut h = History::default();
     for l in text.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str(l) {
-            Ok(r) => out.push(r),
-            Err(_) => skipped += 1,
+            Ok(r) => h.records.push(r),
+            Err(_) if is_control_line(l) => {
+                if let Ok(c) = serde_json::from_str(l) {
+                    h.control.push(c);
+                }
+            }
+            Err(_) => h.skipped += 1,
         }
     }
-    (out, skipped)
+    h
+}
+
+/// Whether a history line is a control line (`"control"` names a request), whatever else it
+/// holds: a newer ralph's control line this one cannot read is still not junk.
+pub fn is_control_line(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .is_ok_and(|v| v.get("control").is_some_and(serde_json::Value::is_string))
 }
 
 #[cfg(test)]
@@ -449,6 +548,33 @@ mod tests {
         append(dir.path(), &rec(3)).unwrap();
         assert_eq!(read(dir.path()).unwrap(), vec![rec(1), rec(2), rec(3)]);
         assert!(std::fs::read_to_string(&p).unwrap().starts_with(&text));
+    }
+
+    #[test]
+    fn control_lines_are_read_apart_and_never_counted_as_junk() {
+        let dir = tempfile::tempdir().unwrap();
+        append(dir.path(), &rec(1)).unwrap();
+        let steer = ControlRecord {
+            control: ControlKind::Steer,
+            run_id: "r".into(),
+            time: "2026-11-22T10:00:00Z".into(),
+            request: "q1".into(),
+            story: None,
+            text: Some("use the new client".into()),
+        };
+        append_control(dir.path(), &steer).unwrap();
+        let mut text = std::fs::read_to_string(path(dir.path())).unwrap();
+        text.push_str("{\"control\": \"future-kind\", \"run_id\": \"r\"}\njunk\n");
+        std::fs::write(path(dir.path()), &text).unwrap();
+        append(dir.path(), &rec(2)).unwrap();
+        let h = read_all(dir.path()).unwrap();
+        assert_eq!(h.records, vec![rec(1), rec(2)]);
+        assert_eq!(h.control, vec![steer]);
+        assert_eq!(h.skipped, 1, "only the junk line");
+        assert_eq!(read_counted(dir.path()).unwrap().1, 1);
+        let line = text.lines().nth(1).unwrap();
+        assert!(line.starts_with("{\"control\":\"steer\""), "{line}");
+        assert!(!line.contains("outcome"));
     }
 
     #[test]

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::OnceLock;
 
-fn schema() -> &'static jsonschema::Validator {
+/// The schema every envelope is checked against (also by `run_steer`).
+pub(crate) fn schema() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/envelope.schema.json");

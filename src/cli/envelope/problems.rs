@@ -7,6 +7,7 @@
 //! not own any code or message: they are the errors' own.
 
 use super::Problem;
+use crate::clean::work::UnknownDrop;
 use crate::config::ConfigError;
 use crate::context::ContextError;
 use crate::exit::{Interrupted, Usage};
@@ -20,6 +21,7 @@ use crate::progress::store::ProgressError;
 use crate::report::ReportError;
 use crate::run::RunError;
 use crate::run::branch::BranchError;
+use crate::run::control::client::SendError;
 use crate::state::history::HistoryError;
 use crate::state::lock::LockError;
 use crate::state::outputs::ReadError;
@@ -79,9 +81,10 @@ type AsCoded = fn(&Error) -> Option<&dyn Coded>;
 
 /// The error types that name their own code (a `dyn Error` cannot be asked for a trait, only
 /// for a type: each is tried in turn).
-const CODED: [AsCoded; 16] = [
+const CODED: [AsCoded; 18] = [
     as_coded::<Interrupted>,
     as_coded::<Usage>,
+    as_coded::<UnknownDrop>,
     as_coded::<FsError>,
     as_coded::<PrdError>,
     as_coded::<ConfigError>,
@@ -95,6 +98,7 @@ const CODED: [AsCoded; 16] = [
     as_coded::<BranchError>,
     as_coded::<RunError>,
     as_coded::<PatternsError>,
+    as_coded::<SendError>,
     as_coded::<LockError>,
 ];
 
@@ -103,8 +107,23 @@ fn known(e: &Error) -> Option<Problem> {
     CODED.iter().find_map(|is| is(e))?.problem()
 }
 
-// `src/pin` and `src/context` are being rewritten by another issue: their errors name their
-// codes here until then, and move beside their types with that work.
+// `src/pin` and `src/context` are being rewritten by another issue, and `src/run` moved by a
+// third: their errors name their codes here until then, and move beside their types with that
+// work.
+
+impl Coded for SendError {
+    fn problem(&self) -> Option<Problem> {
+        Some(match self {
+            SendError::NoRun(n) => return n.problem(),
+            SendError::Refused { story, .. } => Problem {
+                story: story.clone(),
+                ..Problem::new("refused", "")
+            },
+            SendError::Ended { .. } => Problem::new("run-ended", ""),
+            SendError::Io { source, .. } => return source.problem(),
+        })
+    }
+}
 
 impl Coded for PinError {
     fn problem(&self) -> Option<Problem> {

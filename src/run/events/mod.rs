@@ -130,6 +130,11 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none", serialize_with = "opt_millis")]
         last_age: Option<Duration>,
     },
+    /// Parallel runs on a terminal: every claim's status line at once, redrawn in place each
+    /// second ([`crate::ui::transient_block`]); only a reporter whose [`Reporter::live`] is
+    /// true gets these (the others get a `claim` per story every few seconds).
+    #[serde(skip)]
+    Board { lines: Vec<String> },
     /// Parallel runs: the summary at the end, a row per story claimed.
     Summary {
         rows: Vec<board::Row>,
@@ -170,6 +175,18 @@ pub enum Event {
         until: Option<String>,
         #[serde(serialize_with = "millis")]
         wait: Duration,
+    },
+    /// The run took a person's request (`ralph pause`, `resume`, `steer`, `skip`, `retry`) and it
+    /// changed something: what, in the run's words. A hold takes effect at the loop's next
+    /// check (`story-skipped` then), a note in the next prompt.
+    Control {
+        action: crate::state::history::ControlKind,
+        /// The story it is about (`null`: every story, or none).
+        story: Option<String>,
+        /// A steering note's text (redacted).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        message: String,
     },
     /// The run is over.
     RunEnded {
@@ -328,6 +345,21 @@ mod tests {
         assert_eq!(v[1]["elapsed"], 1500);
         assert_eq!(v[1]["outcome"], "verify-failed");
         assert_eq!(v[1]["cost_usd"], 0.25);
+    }
+
+    #[test]
+    fn the_live_board_is_for_a_terminal_only() {
+        let r = JsonLines::new(Vec::new());
+        r.report(Event::Board {
+            lines: vec!["A Title · running 1s · attempt 1".into()],
+        });
+        r.report(Event::Note { text: "n".into() });
+        let out = String::from_utf8(r.into_inner().unwrap()).unwrap();
+        assert_eq!(out, "{\"event\":\"note\",\"text\":\"n\"}\n");
+        let board = Event::Board {
+            lines: vec!["A · running".into(), "B · queued".into()],
+        };
+        assert_eq!(lines(&board), ["ralph: A · running", "ralph: B · queued"]);
     }
 
     #[test]

@@ -36,6 +36,11 @@ impl Sched<'_> {
         let Some(c) = self.claims.get_mut(id) else {
             return;
         };
+        if let Some(base) = done.resumed {
+            // Its worktree resumed the branch an earlier run left: the merge and its notes
+            // count from where that branch forked.
+            c.base = base;
+        }
         rec.worker = Some(c.worker);
         rec.base = Some(c.base.clone());
         c.agent += Duration::from_millis(rec.duration_ms);

@@ -338,7 +338,7 @@ fn make_scratch(root: &Path, scratch: &Path, base: &str) -> Result<(), String> {
         crate::fsutil::create_dir_all(parent).map_err(|e| e.to_string())?;
     }
     let p = scratch.to_string_lossy().into_owned();
-    let _turn = git::worktrees_lock();
+    let _turn = crate::kept::git::worktrees_lock();
     let o = git::output(
         root,
         &[
@@ -366,7 +366,7 @@ fn make_scratch(root: &Path, scratch: &Path, base: &str) -> Result<(), String> {
 /// Remove a scratch worktree ralph made; a warning when something is left.
 fn remove_scratch(root: &Path, scratch: &Path) -> Option<String> {
     let p = scratch.to_string_lossy().into_owned();
-    let _turn = git::worktrees_lock();
+    let _turn = crate::kept::git::worktrees_lock();
     let removed =
         git::output(root, &["worktree", "remove", "--force", &p]).is_ok_and(|o| o.status.success());
     if !removed {

@@ -8,6 +8,7 @@
 //! and stdin (`stdin-N`) in the fake dir, then runs the behaviour the test gives it. In the
 //! script, `$D` is the fake dir, `$n` the invocation number and `$RALPH_STORY_ID` the story.
 
+pub mod parallel;
 pub mod pin;
 pub mod prd_json;
 
