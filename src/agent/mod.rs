@@ -427,6 +427,11 @@ mod tests {
                 "-"
             ]
         );
+    }
+
+    #[test]
+    fn presets_that_take_the_prompt_as_an_argument_get_it_there() {
+        let f = Path::new("/p/prompt.md");
         let copilot = plan(&AgentSpec::preset(AgentKind::Copilot).unwrap(), "hi", f);
         assert_eq!(
             copilot.argv,

@@ -282,7 +282,63 @@ pub fn stop_orphans(grace: Duration) -> bool {
 /// left in its process group are gone (or, for ones that ignore SIGKILL, after one more grace).
 pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
     let program = s.argv.first().cloned().unwrap_or_default();
-    let mut cmd = Command::new(&program);
+    let start = Instant::now();
+    let mut child = command(&program, &s)
+        .spawn()
+        .map_err(|source| AgentError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+    // The child is its own group leader, so its pid is the group id.
+    let pgid = child.id() as i32;
+    if let (Some(path), Some(rec)) = (&s.record, super::group::Record::of(pgid)) {
+        // Best effort: without the record only a SIGKILL of ralph itself loses track.
+        let _ = crate::fsutil::atomic_write(path, rec.to_line().as_bytes());
+    }
+    if let (Some(mut stdin), Some(text)) = (child.stdin.take(), s.stdin.take()) {
+        std::thread::spawn(move || {
+            // EPIPE when the agent does not read its input is fine.
+            let _ = stdin.write_all(text.as_bytes());
+        });
+    }
+    let seen = Seen::default();
+    let readers = Readers::spawn(&mut child, &s, &seen);
+    let (exit_tx, exit_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = exit_tx.send(child.wait());
+    });
+    let mut stopping = Stopping::default();
+    let status = match stopping.wait(&mut s, &exit_rx, pgid, start, &seen.activity) {
+        Ok(status) => status,
+        Err(source) => {
+            signal_group(pgid, libc::SIGKILL);
+            return Err(AgentError::Wait { program, source });
+        }
+    };
+    let mut stopped_leftovers = stop_group(pgid, stopping.term_at, s.grace);
+    if s.sweep_orphans && stop_orphans(s.grace) {
+        stopped_leftovers = true;
+    }
+    if let Some(path) = &s.record {
+        let _ = std::fs::remove_file(path);
+    }
+    readers.wait();
+    let tail = seen.tail.lock().map(|t| t.text()).unwrap_or_default();
+    Ok(Finished {
+        exit_code: status.and_then(|st| st.code()),
+        signal: status.and_then(|st| st.signal()),
+        timed_out: stopping.timed_out,
+        interrupted: stopping.interrupted,
+        stopped_leftovers,
+        tail,
+        duration: start.elapsed(),
+    })
+}
+
+/// The command to spawn: its own process group, stdin piped when there is input, stdout and
+/// stderr piped, and (Linux) SIGTERM when ralph dies.
+fn command(program: &str, s: &Supervise<'_>) -> Command {
+    let mut cmd = Command::new(program);
     cmd.args(s.argv.iter().skip(1))
         .current_dir(s.cwd)
         .process_group(0)
@@ -306,148 +362,162 @@ pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
             Ok(())
         });
     }
-    let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|source| AgentError::Spawn {
-        program: program.clone(),
-        source,
-    })?;
-    // The child is its own group leader, so its pid is the group id.
-    let pgid = child.id() as i32;
-    if let (Some(path), Some(rec)) = (&s.record, super::group::Record::of(pgid)) {
-        // Best effort: without the record only a SIGKILL of ralph itself loses track.
-        let _ = crate::fsutil::atomic_write(path, rec.to_line().as_bytes());
-    }
+    cmd
+}
 
-    if let (Some(mut stdin), Some(text)) = (child.stdin.take(), s.stdin) {
-        std::thread::spawn(move || {
-            // EPIPE when the agent does not read its input is fine.
-            let _ = stdin.write_all(text.as_bytes());
-        });
+/// What the reader threads have seen of the output: its tail, and its activity.
+struct Seen {
+    tail: Arc<Mutex<Tail>>,
+    activity: Arc<Mutex<Activity>>,
+}
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen {
+            tail: Arc::new(Mutex::new(Tail::new(TAIL_BYTES))),
+            activity: Arc::new(Mutex::new(Activity::default())),
+        }
     }
-    let tail = Arc::new(Mutex::new(Tail::new(TAIL_BYTES)));
-    let activity = Arc::new(Mutex::new(Activity::default()));
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    // One reader thread per captured stream; each says when it has seen end of file.
-    let spawn_reader = |src: Box<dyn Read + Send>, stream: Stream| {
-        let sinks = Sinks {
-            tail: tail.clone(),
-            activity: activity.clone(),
-            log: s.log.clone(),
-            echo: s.echo,
-            watch: s.watch.clone(),
-            translate: s.translate.clone().filter(|_| stream == Stream::Out),
-            raw: s.raw.clone().filter(|_| stream == Stream::Out),
+}
+
+/// One reader thread per captured stream; each says when it has seen end of file.
+struct Readers {
+    done: mpsc::Receiver<()>,
+    count: usize,
+}
+
+impl Readers {
+    fn spawn(child: &mut std::process::Child, s: &Supervise<'_>, seen: &Seen) -> Readers {
+        let (done_tx, done) = mpsc::channel::<()>();
+        let spawn_reader = |src: Box<dyn Read + Send>, stream: Stream| {
+            let sinks = Sinks {
+                tail: seen.tail.clone(),
+                activity: seen.activity.clone(),
+                log: s.log.clone(),
+                echo: s.echo,
+                watch: s.watch.clone(),
+                translate: s.translate.clone().filter(|_| stream == Stream::Out),
+                raw: s.raw.clone().filter(|_| stream == Stream::Out),
+            };
+            let tx = done_tx.clone();
+            std::thread::spawn(move || {
+                pump(src, stream, sinks);
+                let _ = tx.send(());
+            });
         };
-        let tx = done_tx.clone();
-        std::thread::spawn(move || {
-            pump(src, stream, sinks);
-            let _ = tx.send(());
-        });
-    };
-    let mut readers = 0;
-    if let Some(out) = child.stdout.take() {
-        spawn_reader(Box::new(out), Stream::Out);
-        readers += 1;
+        let mut count = 0;
+        if let Some(out) = child.stdout.take() {
+            spawn_reader(Box::new(out), Stream::Out);
+            count += 1;
+        }
+        if let Some(err) = child.stderr.take() {
+            spawn_reader(Box::new(err), Stream::Err);
+            count += 1;
+        }
+        Readers { done, count }
     }
-    if let Some(err) = child.stderr.take() {
-        spawn_reader(Box::new(err), Stream::Err);
-        readers += 1;
-    }
-    drop(done_tx);
 
-    let (exit_tx, exit_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = exit_tx.send(child.wait());
-    });
-
-    let mut timed_out = false;
-    let mut interrupted = false;
-    let mut term_at: Option<Instant> = None;
-    let mut killed = false;
-    let status = loop {
-        match exit_rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(Ok(st)) => break Some(st),
-            Ok(Err(source)) => {
-                signal_group(pgid, libc::SIGKILL);
-                return Err(AgentError::Wait { program, source });
+    /// Readers end when every writer of the pipes is gone; a process that left the group and
+    /// kept the pipe open must not hang the loop: at most 2 s for all of them.
+    fn wait(self) {
+        let read_deadline = Instant::now() + Duration::from_secs(2);
+        for _ in 0..self.count {
+            let left = read_deadline.saturating_duration_since(Instant::now());
+            if self.done.recv_timeout(left).is_err() {
+                break;
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
-        if let Some(w) = s.watcher.as_deref_mut()
-            && term_at.is_none()
-        {
-            let a = activity.lock().map(|a| a.clone()).unwrap_or_default();
-            w.tick(&a, start.elapsed());
+    }
+}
+
+/// Whether, why and since when ralph is stopping the process.
+#[derive(Default)]
+struct Stopping {
+    timed_out: bool,
+    interrupted: bool,
+    /// When SIGTERM went to the group.
+    term_at: Option<Instant>,
+    killed: bool,
+}
+
+type ExitRx = mpsc::Receiver<std::io::Result<std::process::ExitStatus>>;
+
+impl Stopping {
+    /// Poll for the leader's exit every 20 ms, telling the watcher, until it exits (`None`:
+    /// its waiting thread is gone), stopping it on an interrupt or the timeout.
+    fn wait(
+        &mut self,
+        s: &mut Supervise<'_>,
+        exit_rx: &ExitRx,
+        pgid: i32,
+        start: Instant,
+        activity: &Mutex<Activity>,
+    ) -> std::io::Result<Option<std::process::ExitStatus>> {
+        loop {
+            match exit_rx.recv_timeout(Duration::from_millis(20)) {
+                Ok(Ok(st)) => return Ok(Some(st)),
+                Ok(Err(source)) => return Err(source),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(None),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if let Some(w) = s.watcher.as_deref_mut()
+                && self.term_at.is_none()
+            {
+                let a = activity.lock().map(|a| a.clone()).unwrap_or_default();
+                w.tick(&a, start.elapsed());
+            }
+            self.poll(s, pgid, start);
         }
-        let stop = match term_at {
+    }
+
+    /// SIGTERM to the group on an interrupt or the timeout (once), SIGKILL a grace later.
+    fn poll(&mut self, s: &mut Supervise<'_>, pgid: i32, start: Instant) {
+        let stop = match self.term_at {
             None if s.interrupt.load(Ordering::SeqCst) => Some(Stop::Interrupt),
             None if start.elapsed() >= s.timeout => Some(Stop::Timeout),
             _ => None,
         };
         if let Some(why) = stop {
-            interrupted = why == Stop::Interrupt;
-            timed_out = why == Stop::Timeout;
+            self.interrupted = why == Stop::Interrupt;
+            self.timed_out = why == Stop::Timeout;
             if let Some(w) = s.watcher.as_deref_mut() {
                 w.stopping(why, start.elapsed(), s.grace);
             }
             signal_group(pgid, libc::SIGTERM);
-            term_at = Some(Instant::now());
+            self.term_at = Some(Instant::now());
         }
-        if let Some(t) = term_at
-            && !killed
+        if let Some(t) = self.term_at
+            && !self.killed
             && t.elapsed() >= s.grace
         {
             signal_group(pgid, libc::SIGKILL);
-            killed = true;
+            self.killed = true;
         }
-    };
+    }
+}
 
-    // The leader is gone; anything left in its group (a background server, a grandchild that
-    // ignores SIGTERM) is stopped the same way, so nothing outlives the iteration.
-    let mut stopped_leftovers = false;
+/// The leader is gone; anything left in its group (a background server, a grandchild that
+/// ignores SIGTERM) is stopped the same way (SIGTERM unless sent at `term_at`, the rest of
+/// `grace`, SIGKILL, up to 1 s more), so nothing outlives the iteration. Whether any was left.
+fn stop_group(pgid: i32, term_at: Option<Instant>, grace: Duration) -> bool {
+    if !group_alive(pgid) {
+        return false;
+    }
+    let t = term_at.unwrap_or_else(|| {
+        signal_group(pgid, libc::SIGTERM);
+        Instant::now()
+    });
+    while group_alive(pgid) && t.elapsed() < grace {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     if group_alive(pgid) {
-        stopped_leftovers = true;
-        let t = *term_at.get_or_insert_with(|| {
-            signal_group(pgid, libc::SIGTERM);
-            Instant::now()
-        });
-        while group_alive(pgid) && t.elapsed() < s.grace {
+        signal_group(pgid, libc::SIGKILL);
+        let k = Instant::now();
+        while group_alive(pgid) && k.elapsed() < Duration::from_secs(1) {
             std::thread::sleep(Duration::from_millis(10));
         }
-        if group_alive(pgid) {
-            signal_group(pgid, libc::SIGKILL);
-            let k = Instant::now();
-            while group_alive(pgid) && k.elapsed() < Duration::from_secs(1) {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
     }
-    if s.sweep_orphans && stop_orphans(s.grace) {
-        stopped_leftovers = true;
-    }
-    if let Some(path) = &s.record {
-        let _ = std::fs::remove_file(path);
-    }
-    // Readers end when every writer of the pipes is gone; a process that left the group and
-    // kept the pipe open must not hang the loop.
-    let read_deadline = Instant::now() + Duration::from_secs(2);
-    for _ in 0..readers {
-        let left = read_deadline.saturating_duration_since(Instant::now());
-        if done_rx.recv_timeout(left).is_err() {
-            break;
-        }
-    }
-    let tail_text = tail.lock().map(|t| t.text()).unwrap_or_default();
-    Ok(Finished {
-        exit_code: status.and_then(|st| st.code()),
-        signal: status.and_then(|st| st.signal()),
-        timed_out,
-        interrupted,
-        stopped_leftovers,
-        tail: tail_text,
-        duration: start.elapsed(),
-    })
+    true
 }
 
 #[cfg(test)]

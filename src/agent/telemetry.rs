@@ -318,85 +318,91 @@ impl Telemetry {
                 }
                 None
             }
-            "assistant" => {
-                if let Some(m) = str_at(e, "/message/model") {
-                    self.usage.model = Some(m.to_string());
-                }
-                let id = str_at(e, "/message/id").map(str::to_string);
-                if let Some(usage) = e.pointer("/message/usage").filter(|u| u.is_object())
-                    && (id.is_none() || id != self.last_message)
-                {
-                    self.seen = true;
-                    self.messages = self.messages.saturating_add(1);
-                    let done = e
-                        .pointer("/message/stop_reason")
-                        .is_some_and(|r| !r.is_null());
-                    let into = if done {
-                        &mut self.usage
-                    } else {
-                        &mut self.snapshots
-                    };
-                    Self::add_claude_tokens(into, usage);
-                    self.last_message = id;
-                }
-                let blocks = e.pointer("/message/content").and_then(Value::as_array)?;
-                let mut out = vec![];
-                for b in blocks {
-                    match str_at(b, "/type") {
-                        Some("text") => {
-                            if let Some(t) = str_at(b, "/text") {
-                                out.push(self.text(t));
-                            }
-                        }
-                        Some("tool_use") => {
-                            let name = str_at(b, "/name").unwrap_or("tool");
-                            out.push(tool_line(name, b.get("input")));
-                        }
-                        _ => {}
-                    }
-                }
-                join(out)
-            }
-            "result" => {
-                self.seen = true;
-                self.complete = true;
-                let snapshots = std::mem::take(&mut self.snapshots);
-                let u = &mut self.usage;
-                // The result's totals, when it has them, replace what the messages said.
-                if let Some(usage) = e.get("usage").filter(|u| u.is_object()) {
-                    (u.input_tokens, u.output_tokens, u.cached_tokens) = (0, 0, 0);
-                    Self::add_claude_tokens(u, usage);
-                } else {
-                    Self::add(u, &snapshots);
-                }
-                if self.messages > 0 {
-                    u.turns = Some(self.messages);
-                }
-                u.cost_usd = e.get("total_cost_usd").and_then(Value::as_f64);
-                if let Some(n) = e.get("num_turns").and_then(Value::as_u64) {
-                    u.turns = u32::try_from(n).ok();
-                }
-                // The model that cost the most, when the result breaks the cost down by model.
-                if let Some(models) = e.get("modelUsage").and_then(Value::as_object) {
-                    let cost = |v: &Value| v.get("costUSD").and_then(Value::as_f64).unwrap_or(0.0);
-                    if let Some((m, _)) =
-                        models.iter().max_by(|a, b| cost(a.1).total_cmp(&cost(b.1)))
-                    {
-                        u.model = Some(m.clone());
-                    }
-                }
-                let mut out = vec![];
-                if let Some(r) = str_at(e, "/result")
-                    && r.trim() != self.last_text
-                {
-                    out.push(r.trim_end().to_string());
-                }
-                let subtype = str_at(e, "/subtype").unwrap_or("done");
-                out.push(self.summary(subtype));
-                join(out)
-            }
+            "assistant" => self.claude_assistant(e),
+            "result" => self.claude_result(e),
             _ => None,
         }
+    }
+
+    /// A Claude `assistant` event: its usage counted once per message id, its text and tool
+    /// calls shown.
+    fn claude_assistant(&mut self, e: &Value) -> Option<String> {
+        if let Some(m) = str_at(e, "/message/model") {
+            self.usage.model = Some(m.to_string());
+        }
+        let id = str_at(e, "/message/id").map(str::to_string);
+        if let Some(usage) = e.pointer("/message/usage").filter(|u| u.is_object())
+            && (id.is_none() || id != self.last_message)
+        {
+            self.seen = true;
+            self.messages = self.messages.saturating_add(1);
+            let done = e
+                .pointer("/message/stop_reason")
+                .is_some_and(|r| !r.is_null());
+            let into = if done {
+                &mut self.usage
+            } else {
+                &mut self.snapshots
+            };
+            Self::add_claude_tokens(into, usage);
+            self.last_message = id;
+        }
+        let blocks = e.pointer("/message/content").and_then(Value::as_array)?;
+        let mut out = vec![];
+        for b in blocks {
+            match str_at(b, "/type") {
+                Some("text") => {
+                    if let Some(t) = str_at(b, "/text") {
+                        out.push(self.text(t));
+                    }
+                }
+                Some("tool_use") => {
+                    let name = str_at(b, "/name").unwrap_or("tool");
+                    out.push(tool_line(name, b.get("input")));
+                }
+                _ => {}
+            }
+        }
+        join(out)
+    }
+
+    /// A Claude `result` event: the run's totals (or the messages' when it has none), its
+    /// final text unless it repeats the last one, and the summary line.
+    fn claude_result(&mut self, e: &Value) -> Option<String> {
+        self.seen = true;
+        self.complete = true;
+        let snapshots = std::mem::take(&mut self.snapshots);
+        let u = &mut self.usage;
+        // The result's totals, when it has them, replace what the messages said.
+        if let Some(usage) = e.get("usage").filter(|u| u.is_object()) {
+            (u.input_tokens, u.output_tokens, u.cached_tokens) = (0, 0, 0);
+            Self::add_claude_tokens(u, usage);
+        } else {
+            Self::add(u, &snapshots);
+        }
+        if self.messages > 0 {
+            u.turns = Some(self.messages);
+        }
+        u.cost_usd = e.get("total_cost_usd").and_then(Value::as_f64);
+        if let Some(n) = e.get("num_turns").and_then(Value::as_u64) {
+            u.turns = u32::try_from(n).ok();
+        }
+        // The model that cost the most, when the result breaks the cost down by model.
+        if let Some(models) = e.get("modelUsage").and_then(Value::as_object) {
+            let cost = |v: &Value| v.get("costUSD").and_then(Value::as_f64).unwrap_or(0.0);
+            if let Some((m, _)) = models.iter().max_by(|a, b| cost(a.1).total_cmp(&cost(b.1))) {
+                u.model = Some(m.clone());
+            }
+        }
+        let mut out = vec![];
+        if let Some(r) = str_at(e, "/result")
+            && r.trim() != self.last_text
+        {
+            out.push(r.trim_end().to_string());
+        }
+        let subtype = str_at(e, "/subtype").unwrap_or("done");
+        out.push(self.summary(subtype));
+        join(out)
     }
 
     /// Codex: `thread.started` (session), `turn.completed` (the usage of the turn, which is the
