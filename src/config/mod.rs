@@ -410,103 +410,105 @@ pub fn parse_age(s: &str) -> Result<Duration, String> {
     parse_duration(t).map_err(|_| format!("\"{s}\" is not an age; use e.g. 14d, 2w, 36h, 90m or 0"))
 }
 
+/// The value of `field` in the first of `layers` that sets it.
+macro_rules! first {
+    ($layers:expr, $f:ident) => {
+        $layers.iter().find_map(|l| l.$f.clone())
+    };
+}
+
 /// The merge: the first layer (highest precedence first) that sets a value wins. The agent and
 /// its command go together: a layer naming a preset agent overrides a lower layer's command.
 pub fn resolve(layers: &[&Layer]) -> Settings {
     let d = Settings::default();
-    macro_rules! pick {
-        ($f:ident, $default:expr) => {
-            layers.iter().find_map(|l| l.$f.clone()).unwrap_or($default)
-        };
-    }
-    let mut agent = d.agent;
-    let mut agent_cmd = None;
-    for (i, l) in layers.iter().enumerate() {
-        if let Some(cmd) = &l.agent_cmd {
-            agent = AgentKind::Custom;
-            agent_cmd = Some(cmd.clone());
-            break;
-        }
-        if let Some(a) = l.agent {
-            agent = a;
-            if a == AgentKind::Custom {
-                agent_cmd = layers[i + 1..].iter().find_map(|l| l.agent_cmd.clone());
-            }
-            break;
-        }
-    }
+    let (agent, agent_cmd) = agent(layers);
     Settings {
         agent,
         agent_cmd,
-        prompt_mode: layers.iter().find_map(|l| l.prompt_mode),
-        iterations: pick!(iterations, d.iterations),
-        timeout: pick!(timeout, d.timeout),
-        sleep: pick!(sleep, d.sleep),
-        max_failures: pick!(max_failures, d.max_failures),
-        no_wait: pick!(no_wait, d.no_wait),
-        compact: pick!(compact, d.compact),
-        parallel: pick!(parallel, d.parallel),
-        conflict_threshold: pick!(conflict_threshold, d.conflict_threshold),
-        allow_dirty: pick!(allow_dirty, d.allow_dirty),
-        preflight: pick!(preflight, d.preflight),
-        verify: pick!(verify, d.verify.clone()),
+        prompt_mode: first!(layers, prompt_mode),
+        iterations: first!(layers, iterations).unwrap_or(d.iterations),
+        timeout: first!(layers, timeout).unwrap_or(d.timeout),
+        sleep: first!(layers, sleep).unwrap_or(d.sleep),
+        max_failures: first!(layers, max_failures).unwrap_or(d.max_failures),
+        no_wait: first!(layers, no_wait).unwrap_or(d.no_wait),
+        compact: first!(layers, compact).unwrap_or(d.compact),
+        parallel: first!(layers, parallel).unwrap_or(d.parallel),
+        conflict_threshold: first!(layers, conflict_threshold).unwrap_or(d.conflict_threshold),
+        allow_dirty: first!(layers, allow_dirty).unwrap_or(d.allow_dirty),
+        preflight: first!(layers, preflight).unwrap_or(d.preflight),
+        verify: first!(layers, verify).unwrap_or(d.verify),
         red_green: RedGreen {
-            enabled: pick!(red_green, d.red_green.enabled),
-            test_patterns: layers.iter().find_map(|l| l.test_patterns.clone()),
-            setup: layers.iter().find_map(|l| l.red_green_setup.clone()),
+            enabled: first!(layers, red_green).unwrap_or(d.red_green.enabled),
+            test_patterns: first!(layers, test_patterns),
+            setup: first!(layers, red_green_setup),
         },
-        compact_threshold: pick!(compact_threshold, d.compact_threshold),
-        compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
-        context: {
-            // Per layer, `[context.<agent>]` beats `[context]`; a higher layer beats both.
-            let pick_ctx = |general: fn(&Layer) -> Option<usize>,
-                            per: fn(&ContextOverride) -> Option<usize>,
-                            default: usize| {
-                layers
-                    .iter()
-                    .find_map(|l| {
-                        l.context_agents
-                            .get(agent.name())
-                            .and_then(per)
-                            .or(general(l))
-                    })
-                    .unwrap_or(default)
-            };
-            crate::context::Options {
-                budget: pick_ctx(|l| l.context_budget, |o| o.budget, d.context.budget),
-                top_k: pick_ctx(|l| l.context_top_k, |o| o.top_k, d.context.top_k),
-                spec_lines: pick_ctx(
-                    |l| l.context_spec_lines,
-                    |o| o.spec_lines,
-                    d.context.spec_lines,
-                ),
-                files: layers
-                    .iter()
-                    .find_map(|l| l.context_files)
-                    .unwrap_or(d.context.files),
-                // The prompt names the checks the gate will run.
-                verify: pick!(verify, d.verify.clone()),
-                red_green: pick!(red_green, d.red_green.enabled),
-                instructions: layers.iter().find_map(|l| l.instructions.clone()),
-                ..d.context
-            }
-        },
-        grace: pick!(grace, d.grace),
-        max_wait: layers.iter().find_map(|l| l.max_wait),
-        max_cost: layers.iter().find_map(|l| l.max_cost),
-        heartbeat: pick!(heartbeat, d.heartbeat),
+        compact_threshold: first!(layers, compact_threshold).unwrap_or(d.compact_threshold),
+        compact_keep_recent: first!(layers, compact_keep_recent).unwrap_or(d.compact_keep_recent),
+        context: context(layers, agent),
+        grace: first!(layers, grace).unwrap_or(d.grace),
+        max_wait: first!(layers, max_wait),
+        max_cost: first!(layers, max_cost),
+        heartbeat: first!(layers, heartbeat).unwrap_or(d.heartbeat),
         hooks: Hooks {
-            on_story_done: layers.iter().find_map(|l| l.hook_story_done.clone()),
-            on_blocked: layers.iter().find_map(|l| l.hook_blocked.clone()),
-            on_run_end: layers.iter().find_map(|l| l.hook_run_end.clone()),
-            timeout: pick!(hook_timeout, d.hooks.timeout),
+            on_story_done: first!(layers, hook_story_done),
+            on_blocked: first!(layers, hook_blocked),
+            on_run_end: first!(layers, hook_run_end),
+            timeout: first!(layers, hook_timeout).unwrap_or(d.hooks.timeout),
         },
         clean: Clean {
-            older_than: pick!(clean_older_than, d.clean.older_than),
-            keep: pick!(clean_keep, d.clean.keep),
-            auto: pick!(clean_auto, d.clean.auto),
+            older_than: first!(layers, clean_older_than).unwrap_or(d.clean.older_than),
+            keep: first!(layers, clean_keep).unwrap_or(d.clean.keep),
+            auto: first!(layers, clean_auto).unwrap_or(d.clean.auto),
         },
         review: review(layers),
+    }
+}
+
+/// The agent and its custom command: the first layer naming either decides; a custom agent
+/// without a command there takes the next lower layer's command.
+fn agent(layers: &[&Layer]) -> (AgentKind, Option<String>) {
+    for (i, l) in layers.iter().enumerate() {
+        if let Some(cmd) = &l.agent_cmd {
+            return (AgentKind::Custom, Some(cmd.clone()));
+        }
+        if let Some(a) = l.agent {
+            let cmd = (a == AgentKind::Custom)
+                .then(|| first!(layers[i + 1..], agent_cmd))
+                .flatten();
+            return (a, cmd);
+        }
+    }
+    (Settings::default().agent, None)
+}
+
+/// The context builder's settings for `agent`. Per layer, `[context.<agent>]` beats
+/// `[context]`; a higher layer beats both.
+fn context(layers: &[&Layer], agent: AgentKind) -> crate::context::Options {
+    let d = crate::context::Options::default();
+    let pick = |general: fn(&Layer) -> Option<usize>,
+                per: fn(&ContextOverride) -> Option<usize>,
+                default: usize| {
+        layers
+            .iter()
+            .find_map(|l| {
+                l.context_agents
+                    .get(agent.name())
+                    .and_then(per)
+                    .or(general(l))
+            })
+            .unwrap_or(default)
+    };
+    let settings = Settings::default();
+    crate::context::Options {
+        budget: pick(|l| l.context_budget, |o| o.budget, d.budget),
+        top_k: pick(|l| l.context_top_k, |o| o.top_k, d.top_k),
+        spec_lines: pick(|l| l.context_spec_lines, |o| o.spec_lines, d.spec_lines),
+        files: first!(layers, context_files).unwrap_or(d.files),
+        // The prompt names the checks the gate will run.
+        verify: first!(layers, verify).unwrap_or(settings.verify),
+        red_green: first!(layers, red_green).unwrap_or(settings.red_green.enabled),
+        instructions: first!(layers, instructions),
+        ..d
     }
 }
 
