@@ -171,30 +171,7 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
         warnings.push(Problem::new("summary-fallback", text).file(&shown));
     }
     if args.dry_run {
-        let old = String::from_utf8_lossy(&original.bytes);
-        let new = String::from_utf8_lossy(&c.bytes);
-        let diff = similar::TextDiff::configure()
-            .timeout(Duration::from_secs(5))
-            .diff_lines(&old, &new);
-        let diff = diff
-            .unified_diff()
-            .context_radius(3)
-            .header("progress.txt", "progress.txt (compacted)")
-            .to_string();
-        if args.json {
-            let mut v = stats_json(&c.stats);
-            v["status"] = json!("dry-run");
-            v["path"] = json!(shown.to_string());
-            v["diff"] = json!(diff);
-            Envelope::new("compact", v).warnings(warnings).emit()?;
-        } else {
-            print!("{diff}");
-            eprintln!(
-                "dry run: would compact {shown}: {}; nothing written",
-                describe(&c.stats)
-            );
-        }
-        return Ok(Code::OK);
+        return print_dry_run(&args, &original, &c, &shown.to_string(), warnings);
     }
     // A running loop (or another compact) writes progress.txt: never race it. Taken only to
     // write; `commit` refuses a file changed since it was read.
@@ -212,6 +189,40 @@ pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
         println!(
             "original saved to {}",
             ctx.root.join(&summary.archive).display()
+        );
+    }
+    Ok(Code::OK)
+}
+
+/// `--dry-run`: the diff compaction would make and what it would do; nothing written.
+fn print_dry_run(
+    args: &CompactArgs,
+    original: &store::Original,
+    c: &compact::Compacted,
+    shown: &str,
+    warnings: Vec<Problem>,
+) -> anyhow::Result<Code> {
+    let old = String::from_utf8_lossy(&original.bytes);
+    let new = String::from_utf8_lossy(&c.bytes);
+    let diff = similar::TextDiff::configure()
+        .timeout(Duration::from_secs(5))
+        .diff_lines(&old, &new);
+    let diff = diff
+        .unified_diff()
+        .context_radius(3)
+        .header("progress.txt", "progress.txt (compacted)")
+        .to_string();
+    if args.json {
+        let mut v = stats_json(&c.stats);
+        v["status"] = json!("dry-run");
+        v["path"] = json!(shown);
+        v["diff"] = json!(diff);
+        Envelope::new("compact", v).warnings(warnings).emit()?;
+    } else {
+        print!("{diff}");
+        eprintln!(
+            "dry run: would compact {shown}: {}; nothing written",
+            describe(&c.stats)
         );
     }
     Ok(Code::OK)

@@ -47,37 +47,11 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
         .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
     // Notes on the story's state: on stderr, and with --json as warnings too.
     let mut notes = Vec::new();
-    if let Some(story) = prd.story(&args.story_id) {
-        let states = graph::states(&prd.stories);
-        let note = match &states[story.index] {
-            State::Done => Some((
-                "story-done",
-                format!(
-                    "{} already passes; this is the prompt a retry would get",
-                    story.id
-                ),
-            )),
-            State::Removed => Some((
-                "story-removed",
-                format!("{} is removed; the loop never runs it", story.id),
-            )),
-            State::Blocked { unmet } => {
-                let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
-                Some((
-                    "story-blocked",
-                    format!(
-                        "{} is blocked by {}; the loop will not run it yet",
-                        story.id,
-                        names.join(", ")
-                    ),
-                ))
-            }
-            State::Ready => None,
-        };
-        if let Some((code, text)) = note {
-            crate::say!("note: {text}");
-            notes.push(Problem::new(code, text).story(&story.id));
-        }
+    if let Some(story) = prd.story(&args.story_id)
+        && let Some((code, text)) = state_note(&prd, story)
+    {
+        crate::say!("note: {text}");
+        notes.push(Problem::new(code, text).story(&story.id));
     }
     // The same settings `ralph run` resolves: flags > RALPH_* env > ralph.toml > defaults.
     let agent = match args.agent.as_deref() {
@@ -121,4 +95,34 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
         print!("{}", built.prompt);
     }
     Ok(Code::OK)
+}
+
+/// What to note about a story that the loop would not run now: its code and text.
+fn state_note(prd: &Prd, story: &crate::prd::Story) -> Option<(&'static str, String)> {
+    let states = graph::states(&prd.stories);
+    match &states[story.index] {
+        State::Done => Some((
+            "story-done",
+            format!(
+                "{} already passes; this is the prompt a retry would get",
+                story.id
+            ),
+        )),
+        State::Removed => Some((
+            "story-removed",
+            format!("{} is removed; the loop never runs it", story.id),
+        )),
+        State::Blocked { unmet } => {
+            let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
+            Some((
+                "story-blocked",
+                format!(
+                    "{} is blocked by {}; the loop will not run it yet",
+                    story.id,
+                    names.join(", ")
+                ),
+            ))
+        }
+        State::Ready => None,
+    }
 }

@@ -99,22 +99,8 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
         emit(&out.text)?;
         return Ok(Code::OK);
     }
-    let old = out.old.as_deref().unwrap_or("");
     if check {
-        if out.old.as_deref() == Some(out.text.as_str()) {
-            crate::say!("{INDEX_PATH} is up to date");
-            return Ok(Code::OK);
-        }
-        let diff = similar::TextDiff::from_lines(old, &out.text);
-        emit(
-            &diff
-                .unified_diff()
-                .context_radius(3)
-                .header(&format!("a/{INDEX_PATH}"), &format!("b/{INDEX_PATH}"))
-                .to_string(),
-        )?;
-        eprintln!("{INDEX_PATH} is out of date; run `ralph pin generate` to update it");
-        return Ok(Code::ERROR);
+        return check_generated(out.old.as_deref(), &out.text);
     }
     // The machine's index, one level finer than the Pin: built now so the first prompt is fast.
     let refreshed = crate::code::refresh(&ctx.root);
@@ -142,6 +128,25 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
         s.stale.len()
     );
     Ok(Code::OK)
+}
+
+/// `pin generate --check`: whether the Pin on disk (`old`) is what generate writes (`text`);
+/// if not, the diff on stdout and exit 1.
+fn check_generated(old: Option<&str>, text: &str) -> anyhow::Result<Code> {
+    if old == Some(text) {
+        crate::say!("{INDEX_PATH} is up to date");
+        return Ok(Code::OK);
+    }
+    let diff = similar::TextDiff::from_lines(old.unwrap_or(""), text);
+    emit(
+        &diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("a/{INDEX_PATH}"), &format!("b/{INDEX_PATH}"))
+            .to_string(),
+    )?;
+    eprintln!("{INDEX_PATH} is out of date; run `ralph pin generate` to update it");
+    Ok(Code::ERROR)
 }
 
 /// No specs/INDEX.md where `pin check` looks.
@@ -265,17 +270,7 @@ fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Re
 
 /// `--files`: the files the prompt's "where to look" would name for these words.
 fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Result<Code> {
-    let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
-    let (p, hits) = pin::search::parse_and_search(&text, &written_words(q), 5);
-    let pins = PinEvidence::from_scores(
-        hits.iter()
-            .filter_map(|h| {
-                let e = p.entries().get(h.entry)?;
-                let files = e.files.iter().map(|f| (*f).to_string()).collect();
-                Some((e.name.to_string(), h.score, files))
-            })
-            .collect(),
-    );
+    let pins = pin_evidence(ctx, q)?;
     let mut refreshed = crate::code::refresh(&ctx.root);
     let mut warnings = Vec::new();
     if let Some(w) = &refreshed.warning {
@@ -322,6 +317,27 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
     if ranked.is_empty() {
         eprintln!("no file matches: {}", written_words(q));
     }
+    emit(&files_text(&ranked))?;
+    Ok(Code::OK)
+}
+
+/// The Pin's best five entries for the words, as evidence for the files they name.
+fn pin_evidence(ctx: &Ctx, q: &[QueryTerm]) -> anyhow::Result<Vec<PinEvidence>> {
+    let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
+    let (p, hits) = pin::search::parse_and_search(&text, &written_words(q), 5);
+    Ok(PinEvidence::from_scores(
+        hits.iter()
+            .filter_map(|h| {
+                let e = p.entries().get(h.entry)?;
+                let files = e.files.iter().map(|f| (*f).to_string()).collect();
+                Some((e.name.to_string(), h.score, files))
+            })
+            .collect(),
+    ))
+}
+
+/// Ranked files as text: rank, path, score and matched words, then evidence and definitions.
+fn files_text(ranked: &[crate::code::Ranked]) -> String {
     let mut out = String::new();
     for (i, r) in ranked.iter().enumerate() {
         let words: Vec<&str> = r.matched.iter().map(|(w, _)| w.as_str()).collect();
@@ -339,6 +355,5 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
             out += &format!("   {}: {}\n", s.line, s.sig);
         }
     }
-    emit(&out)?;
-    Ok(Code::OK)
+    out
 }

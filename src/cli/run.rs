@@ -309,45 +309,11 @@ fn print_dry_run(
     let plan =
         run::dry_run(opts).with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
     let Some((id, title)) = &plan.story else {
-        for l in plan.git.iter().chain(&plan.clean) {
-            println!("{l}");
-        }
-        if plan.all_done {
-            println!("nothing to run: every story passes");
-            return Ok(Code::OK);
-        }
-        println!("nothing to run: no ready story");
-        for l in &plan.not_runnable {
-            println!("  {l}");
-        }
-        return Ok(Code::NO_READY);
+        return Ok(print_nothing_to_run(&plan));
     };
     println!("story: {id} {title}");
-    match &plan.located {
-        Ok(p) => println!("agent: {} ({})", opts.agent.kind.name(), p.display()),
-        Err(e) => println!("agent: {} (warning: {e})", opts.agent.kind.name()),
-    }
-    println!("argv: {}", shell_words::join(&plan.invocation.argv));
-    match (&plan.invocation.stdin, &plan.invocation.prompt_file) {
-        (Some(_), _) => println!("prompt: on stdin, {} bytes", plan.prompt.len()),
-        (None, Some(f)) => println!(
-            "prompt: in the file {} ({} bytes)",
-            f.display(),
-            plan.prompt.len()
-        ),
-        (None, None) => println!("prompt: as an argument, {} bytes", plan.prompt.len()),
-    }
+    print_agent(opts, &plan);
     let s = &opts.settings;
-    println!(
-        "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress{}",
-        s.iterations,
-        run::ratelimit::format_remaining(s.timeout),
-        run::ratelimit::format_remaining(s.sleep),
-        s.max_failures,
-        s.max_cost
-            .map(|c| format!(", stop at ${:.2} reported cost", c.usd()))
-            .unwrap_or_default()
-    );
     for l in &plan.git {
         println!("{l}");
     }
@@ -374,6 +340,51 @@ fn print_dry_run(
     println!("--- prompt ---");
     print!("{}", plan.prompt);
     Ok(Code::OK)
+}
+
+/// A dry run with no story to run: the git and clean lines, and why nothing runs.
+fn print_nothing_to_run(plan: &run::Plan) -> Code {
+    for l in plan.git.iter().chain(&plan.clean) {
+        println!("{l}");
+    }
+    if plan.all_done {
+        println!("nothing to run: every story passes");
+        return Code::OK;
+    }
+    println!("nothing to run: no ready story");
+    for l in &plan.not_runnable {
+        println!("  {l}");
+    }
+    Code::NO_READY
+}
+
+/// The dry run's agent, its command line, how the prompt reaches it, and the run's limits.
+fn print_agent(opts: &Options, plan: &run::Plan) {
+    match &plan.located {
+        Ok(p) => println!("agent: {} ({})", opts.agent.kind.name(), p.display()),
+        Err(e) => println!("agent: {} (warning: {e})", opts.agent.kind.name()),
+    }
+    println!("argv: {}", shell_words::join(&plan.invocation.argv));
+    match (&plan.invocation.stdin, &plan.invocation.prompt_file) {
+        (Some(_), _) => println!("prompt: on stdin, {} bytes", plan.prompt.len()),
+        (None, Some(f)) => println!(
+            "prompt: in the file {} ({} bytes)",
+            f.display(),
+            plan.prompt.len()
+        ),
+        (None, None) => println!("prompt: as an argument, {} bytes", plan.prompt.len()),
+    }
+    let s = &opts.settings;
+    println!(
+        "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress{}",
+        s.iterations,
+        run::ratelimit::format_remaining(s.timeout),
+        run::ratelimit::format_remaining(s.sleep),
+        s.max_failures,
+        s.max_cost
+            .map(|c| format!(", stop at ${:.2} reported cost", c.usd()))
+            .unwrap_or_default()
+    );
 }
 
 /// The preflight in a dry run: what is not ok (the whole list is `ralph doctor`'s).
