@@ -27,13 +27,13 @@
 pub mod agent;
 pub mod clean;
 pub mod cli;
-pub mod code;
 pub mod config;
 pub mod context;
 pub mod dag;
 pub mod exit;
 pub mod fsutil;
 pub mod graph;
+pub mod index;
 pub mod init;
 pub mod par;
 pub mod patterns;

@@ -6,8 +6,8 @@ use serde_json::json;
 
 use super::Ctx;
 use super::envelope::{self, Envelope, Problem};
-use crate::code::{PinEvidence, QueryTerm, as_written, written_words};
 use crate::exit::Code;
+use crate::index::{PinEvidence, QueryTerm, as_written, written_words};
 use crate::pin::{self, INDEX_PATH, check::Severity};
 
 #[derive(Debug, Args)]
@@ -72,7 +72,7 @@ pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
             files,
             json,
         } => {
-            let query = crate::code::query(&words.join(" "), "");
+            let query = crate::index::query(&words.join(" "), "");
             if files {
                 search_files(ctx, &query, limit, json)
             } else {
@@ -117,7 +117,7 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
         return Ok(Code::ERROR);
     }
     // The machine's index, one level finer than the Pin: built now so the first prompt is fast.
-    let refreshed = crate::code::refresh(&ctx.root);
+    let refreshed = crate::index::refresh(&ctx.root);
     if let Some(w) = &refreshed.warning {
         crate::say!("warning: {w}");
     }
@@ -270,17 +270,17 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
             })
             .collect(),
     );
-    let mut refreshed = crate::code::refresh(&ctx.root);
+    let mut refreshed = crate::index::refresh(&ctx.root);
     let mut warnings = Vec::new();
     if let Some(w) = &refreshed.warning {
         crate::say!("warning: {w}");
         warnings.push(Problem::new("code-index", w.to_string()));
     }
-    let evidence = crate::code::Evidence {
+    let evidence = crate::index::Evidence {
         pins,
         blockers: Vec::new(),
     };
-    let (ranked, warning) = crate::code::scan::rank_or_rebuild(
+    let (ranked, warning) = crate::index::scan::rank_or_rebuild(
         &ctx.root,
         &mut refreshed.index,
         true,

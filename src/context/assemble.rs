@@ -16,7 +16,7 @@ use super::report::{
     Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
 };
 use super::{ContextError, Options};
-use crate::code::Ranked;
+use crate::index::Ranked;
 use crate::prd::Story;
 
 /// What a `blockedBy` story produced.

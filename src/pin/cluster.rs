@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use super::text::split_words;
+use crate::index::text::split_words;
 
 /// A folder with more direct source files than this is split into parts.
 pub const SPLIT_ABOVE: usize = 15;

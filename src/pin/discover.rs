@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 
 use super::split::Splitting;
-use super::text::{FastMap as HashMap, FastSet};
+use crate::index::text::{FastMap as HashMap, FastSet};
 
 pub use super::roots::Declared;
 use super::roots::find_roots;

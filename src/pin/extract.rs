@@ -54,14 +54,6 @@ fn lang_of(path: &str) -> Lang {
     }
 }
 
-/// File extensions that count as source code.
-pub const SOURCE_EXTS: &[&str] = &[
-    "rs", "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "vue", "svelte", "go",
-    "java", "kt", "kts", "scala", "groovy", "cs", "sh", "bash", "zsh", "rb", "php", "c", "h", "cc",
-    "cpp", "cxx", "hpp", "hh", "m", "mm", "swift", "lua", "ex", "exs", "erl", "hs", "ml", "clj",
-    "dart", "r", "jl", "zig", "nim", "pl", "pm", "sql",
-];
-
 /// Compile a pattern in ASCII mode (`(?-u)`): Unicode word boundaries would force the slow
 /// regex engines, and identifiers are matched as ASCII anyway.
 fn re(pattern: &str) -> Regex {

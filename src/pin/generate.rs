@@ -10,37 +10,15 @@ use std::path::Path;
 
 use super::check::{is_glob, resolve};
 use super::discover::{Declared, Manifest, SourceFile, Unit, discover_declared};
-use super::extract::{FileFacts, SOURCE_EXTS, describes_code, extract};
+use super::extract::{FileFacts, describes_code, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
-use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
+use crate::index::text::{FastMap as HashMap, FastSet as HashSet};
+use crate::index::walk::{SKIP_DIRS, SOURCE_EXTS};
 use crate::par::{drop_later, map_balanced_by};
 
-/// Folders never walked, gitignored or not (also by the code index, [`crate::code::scan`]):
-/// version control, ralph's own state, dependencies, build output, caches.
-pub const SKIP_DIRS: &[&str] = &[
-    ".git",
-    ".ralph",
-    "target",
-    "node_modules",
-    "vendor",
-    "build",
-    "dist",
-    "out",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".tox",
-    ".mypy_cache",
-    ".pytest_cache",
-    "bower_components",
-    ".next",
-    ".gradle",
-    ".idea",
-    "coverage",
-];
 const MANIFESTS: &[&str] = &[
     "Cargo.toml",
     "package.json",

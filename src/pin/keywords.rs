@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
+use crate::index::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
 use crate::par::{drop_later, map_balanced_by};
 
 /// Keywords per generated entry.

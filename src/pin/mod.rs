@@ -4,7 +4,7 @@
 //! Owns the format ([`format`](mod@format): lenient parse, lossless write), generation from the
 //! source tree ([`generate`], with the pure parts [`discover`], `split`, [`cluster`], [`manifest`],
 //! [`extract`], [`keywords`] and [`merge`]), validation ([`check`]) and ranking ([`search`]:
-//! BM25F, one path, [`search::parse_and_search`]; [`text::for_each_term`] is the one tokenizer).
+//! BM25F, one path, [`search::parse_and_search`]; the tokenizer is [`crate::index::text`]).
 //! Does not own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context
 //! builder calls [`read_index`] and [`search::parse_and_search`]). The format is specified in
 //! specs/pin.md.
@@ -21,7 +21,6 @@ pub mod merge;
 mod roots;
 pub mod search;
 mod split;
-pub mod text;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //!
 //! Owns the one ranking path, [`parse_and_search`], that `ralph pin search` prints and the
 //! context builder uses. Pure: no I/O. Does not own parsing (see [`super::format`]) or the
-//! tokenizer (see [`super::text`]; [`terms`] is the same function, re-exported).
+//! tokenizer (see [`crate::index::text`]; [`terms`] is the same function, re-exported).
 //!
 //! Scoring: for each query term `t` and entry `d`,
 //! `tf~ = Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)` and
@@ -13,9 +13,9 @@
 //! `fixtures`, `example`…). Ties keep Pin order.
 
 use super::format::{EntryView, PinView};
-use super::text::{Want, for_each_term, scan_terms};
+use crate::index::text::{Want, for_each_term, scan_terms};
 
-pub use super::text::terms;
+pub use crate::index::text::terms;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -201,7 +201,7 @@ impl Query {
             .collect();
         let about_aside = ASIDE_WORDS
             .iter()
-            .any(|w| terms.iter().any(|t| *t == super::text::stem(w)));
+            .any(|w| terms.iter().any(|t| *t == crate::index::text::stem(w)));
         Query {
             terms,
             prefixes,
@@ -291,8 +291,8 @@ pub fn parse_and_search<'a>(text: &'a str, query: &str, limit: usize) -> (PinVie
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::text::terms;
     use crate::pin::format::Pin;
-    use crate::pin::text::terms;
 
     const PIN: &str = "### Progress log\n**Keywords**: progress, log, compaction, learnings\n\
              **File Paths**:\n- src/progress/mod.rs\n\n---\n\

@@ -1,14 +1,12 @@
 //! Words: splitting identifiers and text into lowercase parts, light stemming, stop words.
 //!
 //! Owns THE tokenizer, [`for_each_term`] (and [`terms`], its list): the search terms of any
-//! text, each with the word as written that gave it. The Pin's search and keywords, the code
-//! index ([`crate::code`]: files' facts, a story's query, the ranking) all read text through
-//! it, so a story's words, a Pin's keywords and a file's names meet on the same terms. The
-//! pieces it is made of are exposed for the keyword generator, which wants words, not terms:
-//! [`split_words`] (lowercase words before stop words and stemming), [`is_stop`], [`stem`];
-//! inside `pin`, `for_each_word` and `scan_terms` are the same passes without allocating per
-//! word. Lives in `pin` because the code index already builds on `pin` (file extensions,
-//! skipped folders); `pin` never imports `code`. Does not own ranking.
+//! text, each with the word as written that gave it. The index (files' facts, a story's query,
+//! the ranking) and the Pin (its search and keywords) all read text through it, so a story's
+//! words, a Pin's keywords and a file's names meet on the same terms. The pieces it is made of
+//! are exposed for the keyword generator, which wants words, not terms: [`split_words`]
+//! (lowercase words before stop words and stemming), [`is_stop`], [`stem`]; `for_each_word`
+//! and `scan_terms` are the same passes without allocating per word. Does not own ranking.
 
 /// A hash map with a fast, fixed-seed hasher (deterministic; keys here are short words).
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
@@ -210,7 +208,7 @@ fn lower_into(word: &str, buf: &mut String) -> bool {
 
 /// Call `f` with each word of `text` lowercased (see [`for_each_raw_word`]), in `buf`: no
 /// allocation per word.
-pub(super) fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+pub(crate) fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     for_each_raw_word(text, |w| {
         lower_into(w, buf);
         f(buf);
@@ -297,7 +295,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str, &str)) {
 
 /// Which words a caller of [`scan_terms`] wants stemmed, given a word's UTF-8 bytes (any
 /// `Fn(&[u8]) -> bool` is one).
-pub(super) trait Want {
+pub(crate) trait Want {
     fn want(&self, word: &[u8]) -> bool;
 }
 
@@ -315,7 +313,7 @@ impl<F: Fn(&[u8]) -> bool> Want for F {
 /// ASCII case folding. Stemming keeps a word's first letters (the term is a prefix of the word,
 /// or that prefix plus `y`), so a caller looking for a few terms can reject most words before
 /// they are copied or stemmed.
-pub(super) fn scan_terms(
+pub(crate) fn scan_terms(
     text: &str,
     buf: &mut String,
     want: &impl Want,

@@ -9,7 +9,7 @@ use super::super::kind::Kind;
 use super::{
     Body, CHECK, Damaged, Details, FileRec, Head, Index, Span, Terms, dict_terms, span_check,
 };
-use crate::pin::text::FastMap;
+use crate::index::text::FastMap;
 
 /// A file of an older index, taken as it is: its record, terms and encoded details.
 #[derive(Debug)]

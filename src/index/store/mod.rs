@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::cochange::CoChange;
 use super::facts::{FIELDS as NF, Facts, Symbol};
 use super::kind::Kind;
-use crate::pin::text::FastMap;
+use crate::index::text::FastMap;
 
 mod build;
 #[cfg(test)]

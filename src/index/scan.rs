@@ -17,9 +17,8 @@ use super::facts::facts;
 use super::query::QueryTerm;
 use super::rank::{Evidence, Ranked};
 use super::store::{self, Builder, FileRec, Index, Terms};
-use crate::pin::extract::SOURCE_EXTS;
-use crate::pin::generate::SKIP_DIRS;
-use crate::pin::text::FastMap;
+use super::walk::{Found, walk};
+use crate::index::text::FastMap;
 
 /// The most bytes of one file that are read (the rest of a huge generated file says little).
 const MAX_READ: u64 = 1 << 20;
@@ -32,13 +31,6 @@ pub struct Refresh {
     pub index: Index,
     /// Why the cache could not be saved, when it could not.
     pub warning: Option<String>,
-}
-
-/// A source file found by the walk.
-struct Found {
-    path: String,
-    size: u64,
-    mtime: (i64, u32),
 }
 
 /// Bring the cached index of `root` up to date (see the module doc), save it, and return it.
@@ -196,67 +188,4 @@ fn read_head(path: &Path) -> Vec<u8> {
         let _ = f.take(MAX_READ).read_to_end(&mut out);
     }
     out
-}
-
-/// The source files under `root`, sorted by path (symlinks are not followed: nothing outside
-/// the project is indexed).
-fn walk(root: &Path) -> Vec<Found> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    ignore::WalkBuilder::new(root)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|e| {
-            !(e.file_type().is_some_and(|t| t.is_dir())
-                && e.depth() > 0
-                && SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
-        })
-        .build_parallel()
-        .run(|| {
-            let tx = tx.clone();
-            Box::new(move |entry| {
-                if let Some(f) = entry.ok().and_then(|e| found(root, &e))
-                    && tx.send(f).is_err()
-                {
-                    return ignore::WalkState::Quit;
-                }
-                ignore::WalkState::Continue
-            })
-        });
-    drop(tx);
-    let mut out: Vec<Found> = rx.into_iter().collect();
-    out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    out
-}
-
-fn found(root: &Path, e: &ignore::DirEntry) -> Option<Found> {
-    if !e.file_type().is_some_and(|t| t.is_file()) {
-        return None;
-    }
-    let name = e.file_name().to_str()?;
-    let ext = name.rsplit_once('.')?.1;
-    if !SOURCE_EXTS.contains(&ext) {
-        return None;
-    }
-    let rel = e
-        .path()
-        .strip_prefix(root)
-        .ok()?
-        .to_str()?
-        .replace('\\', "/");
-    let meta = e.metadata().ok()?;
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or((0, 0), |d| {
-            (
-                i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-                d.subsec_nanos(),
-            )
-        });
-    Some(Found {
-        path: rel,
-        size: meta.len(),
-        mtime,
-    })
 }

@@ -6,7 +6,7 @@
 //! can be read). Does not store or rank (see [`super::store`], [`super::rank`]).
 
 use super::lang::{self, Lang};
-use crate::pin::text::{FastMap, for_each_term};
+use crate::index::text::{FastMap, for_each_term};
 
 /// The fields of a file the ranking weighs separately.
 pub const FIELDS: usize = 4;

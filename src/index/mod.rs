@@ -13,8 +13,10 @@
 //! - [`cochange`]: files changed together in recent git history.
 //! - [`query`]: a story's words as weighted search terms; [`rank`]: the ranking. Pure.
 //!
-//! Does not own the prompt (see [`crate::context`]) nor the tokenizer (see
-//! [`crate::pin::text`], shared so the Pin and the index meet on the same terms).
+//! - [`text`]: THE tokenizer, which the Pin reads its entries and keywords through too;
+//!   [`walk`]: which files are source and which folders are never entered, for the Pin too.
+//!
+//! Does not own the prompt (see [`crate::context`]) nor the Pin (see [`crate::pin`]).
 
 pub mod cochange;
 pub mod facts;
@@ -24,6 +26,8 @@ pub mod query;
 pub mod rank;
 pub mod scan;
 pub mod store;
+pub mod text;
+pub mod walk;
 
 pub use kind::Kind;
 pub use query::{QueryTerm, as_written, query, written_words};

@@ -1,7 +1,7 @@
 //! Tests of the cache format: round trips, lazy reads, damage.
 
 use super::*;
-use crate::code::facts::facts;
+use crate::index::facts::facts;
 
 fn term(index: &Index, t: &str) -> Vec<(usize, [u8; NF])> {
     index.term_ids(&[t])[0].map_or_else(Vec::new, |id| index.postings(id).unwrap())
@@ -54,8 +54,8 @@ fn round_trip_through_a_file_reads_lists_and_details_on_demand() {
     assert_eq!(back.built_at(), 7);
     let hits = term(&back, "render");
     assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [0, 1]);
-    assert!(hits[0].1[crate::code::facts::NAMES] > 0);
-    assert_eq!(hits[1].1[crate::code::facts::NAMES], 0);
+    assert!(hits[0].1[crate::index::facts::NAMES] > 0);
+    assert_eq!(hits[1].1[crate::index::facts::NAMES], 0);
     assert!(term(&back, "absent").is_empty());
     assert_eq!(back.postings(u32::MAX), Ok(Vec::new()));
     let d = back.details(0).unwrap();

@@ -14,7 +14,7 @@ use super::facts::{BODY, DOC, FIELDS, NAMES, PATH, Symbol};
 use super::kind::Kind;
 use super::query::QueryTerm;
 use super::store::{Damaged, Index};
-use crate::pin::text::{FastMap, terms};
+use crate::index::text::{FastMap, terms};
 
 const K1: f64 = 1.2;
 /// Below this share of the best score a source no longer ranks above tests and examples.
@@ -436,8 +436,8 @@ pub fn outline(all: &[Symbol], shown: &[Symbol], max: usize) -> Vec<Symbol> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code::query::query;
-    use crate::code::store::from_texts;
+    use crate::index::query::query;
+    use crate::index::store::from_texts;
 
     fn index(files: &[(&str, &str)]) -> Index {
         from_texts(files)
@@ -568,7 +568,7 @@ mod tests {
     #[test]
     fn kinds_read_from_real_files_rank_as_types_then_functions_then_the_rest() {
         let src = "pub const LIMIT: u32 = 3;\nstatic NAME: &str = \"x\";\nmacro_rules! make_x { () => {} }\npub mod inner {}\n";
-        let all = crate::code::facts::facts("src/lib.rs", src.as_bytes()).symbols;
+        let all = crate::index::facts::facts("src/lib.rs", src.as_bytes()).symbols;
         let names: Vec<String> = outline(&all, &[], 2).into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["make_x", "inner"], "{all:?}");
     }
