@@ -11,13 +11,14 @@
 //! - [`facts`] (with the per-language patterns in `lang`): one file's facts. Pure.
 //! - [`store`]: the cache format; [`scan`]: the walk and incremental refresh (the I/O).
 //! - [`cochange`]: files changed together in recent git history.
-//! - [`query`]: a story's words as weighted search terms; [`rank`]: the ranking. Pure.
-//!
+//! - [`query`]: a story's words as weighted search terms; [`rank`]: the ranking, with
+//!   [`bm25`], the one BM25F (which the Pin's search scores with too). Pure.
 //! - [`text`]: THE tokenizer, which the Pin reads its entries and keywords through too;
 //!   [`walk`]: which files are source and which folders are never entered, for the Pin too.
 //!
 //! Does not own the prompt (see [`crate::context`]) nor the Pin (see [`crate::pin`]).
 
+pub mod bm25;
 pub mod cochange;
 pub mod facts;
 pub mod kind;

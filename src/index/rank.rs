@@ -10,31 +10,24 @@
 //! are damaged ([`Damaged`]: the caller rebuilds, see [`super::scan::rank`]); does not read
 //! the project's files nor print.
 
+use super::bm25::Bm25f;
 use super::facts::{BODY, DOC, FIELDS, NAMES, PATH, Symbol};
 use super::kind::Kind;
 use super::query::QueryTerm;
 use super::store::{Damaged, Index};
 use crate::index::text::{FastMap, terms};
 
-const K1: f64 = 1.2;
 /// Below this share of the best score a source no longer ranks above tests and examples.
 const FLOOR: f64 = 0.1;
-/// Field weights and length normalisation: path, names, comments, all text.
-const WEIGHT: [f64; FIELDS] = {
-    let mut w = [0.0; FIELDS];
-    w[PATH] = 3.0;
-    w[NAMES] = 2.0;
-    w[DOC] = 1.0;
-    w[BODY] = 1.0;
-    w
-};
-const B: [f64; FIELDS] = {
+/// The fields' weights and length normalisation: path, names, comments, all text.
+const BM25F: Bm25f<FIELDS> = {
+    let mut weight = [0.0; FIELDS];
     let mut b = [0.0; FIELDS];
-    b[PATH] = 0.3;
-    b[NAMES] = 0.5;
-    b[DOC] = 0.75;
-    b[BODY] = 0.75;
-    b
+    (weight[PATH], b[PATH]) = (3.0, 0.3);
+    (weight[NAMES], b[NAMES]) = (2.0, 0.5);
+    (weight[DOC], b[DOC]) = (1.0, 0.75);
+    (weight[BODY], b[BODY]) = (1.0, 0.75);
+    Bm25f { k1: 1.2, weight, b }
 };
 /// A Pin entry the story matches multiplies its files' scores by up to `1 + PIN_BOOST`.
 const PIN_BOOST: f64 = 0.3;
@@ -207,23 +200,16 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged>
             *a += f64::from(l);
         }
     }
-    let avg = avg.map(|a| (a / n).max(1.0));
+    let avg = Bm25f::averages(files.len(), avg);
     let cands = hits
         .into_iter()
         .map(|(fi, found)| {
-            let lens = files[fi].lens;
+            let lens = files[fi].lens.map(f64::from);
             let mut matched = Vec::with_capacity(found.len());
             for (qi, tf) in found {
-                let d = f64::from(df[qi]);
-                let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
-                let mut tfw = 0.0;
-                for f in 0..FIELDS {
-                    if tf[f] > 0 {
-                        let norm = 1.0 - B[f] + B[f] * f64::from(lens[f]) / avg[f];
-                        tfw += WEIGHT[f] * f64::from(tf[f]) / norm;
-                    }
-                }
-                matched.push((qi, query[qi].weight * idf * tfw / (K1 + tfw)));
+                let idf = Bm25f::<FIELDS>::idf(n, f64::from(df[qi]));
+                let s = BM25F.score(idf, tf.map(f64::from), lens, &avg);
+                matched.push((qi, query[qi].weight * s));
             }
             Cand {
                 file: fi,
