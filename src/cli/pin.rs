@@ -83,8 +83,12 @@ pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
 }
 
 fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
-    let out = pin::generate::generate(&ctx.root)
+    // The index is saved only by a run that writes the Pin.
+    let out = pin::generate::generate(&ctx.root, !check && !stdout)
         .with_context(|| format!("cannot generate the Pin for {}", ctx.root.display()))?;
+    if let Some(w) = &out.index_warning {
+        crate::say!("warning: {w}");
+    }
     for (name, path) in &out.summary.dropped {
         crate::say!(
             "{INDEX_PATH}: entry \"{name}\": removed `{path}`, which matches nothing any more"
@@ -115,11 +119,6 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
         )?;
         eprintln!("{INDEX_PATH} is out of date; run `ralph pin generate` to update it");
         return Ok(Code::ERROR);
-    }
-    // The machine's index, one level finer than the Pin: built now so the first prompt is fast.
-    let refreshed = crate::index::refresh(&ctx.root);
-    if let Some(w) = &refreshed.warning {
-        crate::say!("warning: {w}");
     }
     if out.old.as_deref() == Some(out.text.as_str()) {
         crate::say!(

@@ -17,7 +17,7 @@ use super::facts::facts;
 use super::query::QueryTerm;
 use super::rank::{Evidence, Ranked};
 use super::store::{self, Builder, FileRec, Index, Terms};
-use super::walk::{Found, walk};
+use super::walk::{Found, Walked, walk};
 use crate::index::text::FastMap;
 
 /// The most bytes of one file that are read (the rest of a huge generated file says little).
@@ -25,12 +25,17 @@ const MAX_READ: u64 = 1 << 20;
 /// Files read and digested per batch.
 const BATCH: usize = 512;
 
-/// The refreshed index, and why it could not be saved if it could not.
+/// The refreshed index, what else the walk found, and why the index could not be saved if it
+/// could not.
 #[derive(Debug)]
 pub struct Refresh {
     pub index: Index,
     /// Why the cache could not be saved, when it could not.
     pub warning: Option<String>,
+    /// The manifests the walk found (see [`super::walk::MANIFESTS`]), by path.
+    pub manifests: Vec<String>,
+    /// The first folder or file the walk could not read (left out of the index), if any.
+    pub walk_error: Option<ignore::Error>,
 }
 
 /// Bring the cached index of `root` up to date (see the module doc), save it, and return it.
@@ -49,29 +54,41 @@ pub fn refresh_with(root: &Path, save: bool) -> Refresh {
     };
     // Per walked file, its index in the old index when it is unchanged there.
     let kept: Vec<Option<usize>> = walked
+        .sources
         .iter()
         .map(|f| old.file(&f.path).filter(|&i| fresh(f, &old.files()[i])))
         .collect();
-    let n_kept = kept.iter().flatten().count();
+    let kept_docs: Vec<Option<usize>> = walked
+        .docs
+        .iter()
+        .map(|f| old.doc(&f.path).filter(|&i| fresh(f, &old.docs()[i])))
+        .collect();
+    let all_kept = |kept: &[Option<usize>], old_len: usize| {
+        kept.iter().all(Option::is_some) && kept.len() == old_len
+    };
     let head = cochange::head(root);
     let same_history = head.is_some() && old.cochange().map(|c| &c.head) == head.as_ref();
     let unchanged = !rebuilt
-        && n_kept == walked.len()
-        && n_kept == old.files().len()
+        && all_kept(&kept, old.files().len())
+        && all_kept(&kept_docs, old.docs().len())
         && (same_history || (head.is_none() && old.cochange().is_none()));
-    if unchanged {
-        return Refresh {
-            index: old,
-            warning: None,
-        };
-    }
-    let cochange = if same_history {
-        old.cochange().cloned()
+    let (index, warning) = if unchanged {
+        (old, None)
     } else {
-        history(root, head)
+        let cochange = if same_history {
+            old.cochange().cloned()
+        } else {
+            history(root, head)
+        };
+        let index = rebuild(root, &old, &walked, (&kept, &kept_docs), cochange);
+        saved(root, index, save)
     };
-    let index = rebuild(root, &old, &walked, &kept, cochange);
-    saved(root, index, save)
+    Refresh {
+        index,
+        warning,
+        manifests: walked.manifests,
+        walk_error: walked.error,
+    }
 }
 
 /// The history at `head`. When git cannot read it, an empty history at that commit: no
@@ -87,7 +104,7 @@ fn history(root: &Path, head: Option<String>) -> Option<cochange::CoChange> {
 }
 
 /// `index`, saved as the cache when `save`, with why it could not be if it could not.
-fn saved(root: &Path, index: Index, save: bool) -> Refresh {
+fn saved(root: &Path, index: Index, save: bool) -> (Index, Option<String>) {
     let warning = save.then(|| store::save(root, &index)).and_then(|r| {
         r.err().map(|e| {
             format!(
@@ -95,7 +112,7 @@ fn saved(root: &Path, index: Index, save: bool) -> Refresh {
             )
         })
     });
-    Refresh { warning, index }
+    (index, warning)
 }
 
 /// The best `limit` files for `query` ([`super::rank::rank`]) in `index`. When the cache
@@ -113,37 +130,64 @@ pub fn rank_or_rebuild(
     if let Ok(ranked) = super::rank::rank(index, query, ev, limit) {
         return (ranked, None);
     }
-    let walked = walk(root);
-    let cochange = history(root, cochange::head(root));
-    let none = vec![None; walked.len()];
-    let fresh = saved(
-        root,
-        rebuild(root, &Index::default(), &walked, &none, cochange),
-        save,
-    );
+    let fresh = rebuilt(root, save);
     *index = fresh.index;
+    let warning = fresh.warning;
     // An index just built holds its body in memory, as written: it reads back whole.
     let ranked = super::rank::rank(index, query, ev, limit).unwrap_or_default();
-    (ranked, fresh.warning)
+    (ranked, warning)
 }
 
-/// A new index of the `walked` files: those `kept` taken from `old`, the others read again.
+/// The index of `root` built from its files alone, whatever the cache holds (for a cache found
+/// damaged while it was read), saved when `save`.
+pub fn rebuilt(root: &Path, save: bool) -> Refresh {
+    let walked = walk(root);
+    let cochange = history(root, cochange::head(root));
+    let none = vec![None; walked.sources.len()];
+    let no_docs = vec![None; walked.docs.len()];
+    let index = rebuild(
+        root,
+        &Index::default(),
+        &walked,
+        (&none, &no_docs),
+        cochange,
+    );
+    let (index, warning) = saved(root, index, save);
+    Refresh {
+        index,
+        warning,
+        manifests: walked.manifests,
+        walk_error: walked.error,
+    }
+}
+
+/// A new index of the `walked` files: those `kept` (sources, docs) taken from `old`, the
+/// others read again.
 fn rebuild(
     root: &Path,
     old: &Index,
-    walked: &[Found],
-    kept: &[Option<usize>],
+    walked: &Walked,
+    kept: (&[Option<usize>], &[Option<usize>]),
     cochange: Option<cochange::CoChange>,
 ) -> Index {
     // The kept files come from the old cache's body; when it turns out damaged, nothing of it
     // is kept and every file is read again.
     let empty = Index::default();
-    let (base, mut kept) = match Builder::kept(old, kept) {
+    let kept_old =
+        Builder::kept(old, kept.0).and_then(|k| Ok((k, Builder::kept_docs(old, kept.1)?)));
+    let (base, (mut kept, mut kept_docs)) = match kept_old {
         Ok(k) => (old, k),
-        Err(_) => (&empty, walked.iter().map(|_| None).collect()),
+        Err(_) => (
+            &empty,
+            (
+                walked.sources.iter().map(|_| None).collect(),
+                walked.docs.iter().map(|_| None).collect(),
+            ),
+        ),
     };
     let mut b = Builder::new(base);
     let stale: Vec<&Found> = walked
+        .sources
         .iter()
         .zip(&kept)
         .filter(|(_, k)| k.is_none())
@@ -162,12 +206,33 @@ fn rebuild(
             read.insert(found.path.as_str(), (terms, details, fx.lens));
         }
     }
-    for (f, k) in walked.iter().zip(&mut kept) {
+    for (f, k) in walked.sources.iter().zip(&mut kept) {
         match k.take() {
             Some(k) => b.keep(k),
             None => {
                 if let Some((terms, details, lens)) = read.remove(f.path.as_str()) {
                     b.add(f.path.clone(), f.size, f.mtime, lens, (terms, details));
+                }
+            }
+        }
+    }
+    let stale_docs: Vec<&Found> = walked
+        .docs
+        .iter()
+        .zip(&kept_docs)
+        .filter(|(_, k)| k.is_none())
+        .map(|(f, _)| f)
+        .collect();
+    let mut doc_facts = crate::par::map_each(&stale_docs, |f| {
+        super::facts::doc_facts(&read_head(&root.join(&f.path)))
+    })
+    .into_iter();
+    for (f, k) in walked.docs.iter().zip(&mut kept_docs) {
+        match k.take() {
+            Some(k) => b.keep_doc(k),
+            None => {
+                if let Some(fx) = doc_facts.next() {
+                    b.add_doc(f.path.clone(), f.size, f.mtime, &fx);
                 }
             }
         }

@@ -192,7 +192,7 @@ fn unique_name(name: String, used: &mut FastSet<String>) -> String {
     candidate
 }
 
-/// The sibling modules each file links to (see [`super::extract::FileFacts::links`]), by path.
+/// The sibling modules each file links to (see [`super::generate::FileFacts::links`]), by path.
 pub type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
 
 /// Find the modules of a project. `project` names the top when no manifest does.

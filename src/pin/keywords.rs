@@ -2,7 +2,7 @@
 //!
 //! Owns [`rank`]: TF-IDF across modules over definition words, file and folder names, library
 //! names and doc words, with stop words and code noise dropped. Pure: no I/O. Does not own reading
-//! files (see [`super::extract`]) or which files form a module (see [`super::discover`]).
+//! files (see [`crate::index`]) or which files form a module (see [`super::discover`]).
 
 use std::sync::LazyLock;
 

@@ -26,6 +26,7 @@ pub struct Builder {
     /// Lines in `dict`: the next new term's id.
     n_terms: u32,
     files: Vec<(FileRec, Terms, Vec<u8>)>,
+    docs: Vec<(FileRec, Vec<u8>)>,
 }
 
 impl Builder {
@@ -43,6 +44,7 @@ impl Builder {
             dict: old.head.dict.clone(),
             n_terms: u32::try_from(dict_terms(&old.head.dict).count()).unwrap_or(u32::MAX),
             files: Vec::new(),
+            docs: Vec::new(),
         }
     }
 
@@ -94,6 +96,41 @@ impl Builder {
     /// Add a file of the index this builder started from (see [`Builder::kept`]).
     pub fn keep(&mut self, kept: Kept) {
         self.files.push((kept.rec, kept.terms, kept.details));
+    }
+
+    /// Add a markdown doc just read (its facts: see [`super::super::facts::doc_facts`]).
+    pub fn add_doc(&mut self, path: String, size: u64, mtime: (i64, u32), f: &Facts) {
+        let rec = FileRec {
+            kind: Kind::Docs,
+            path,
+            size,
+            mtime,
+            lens: [0; NF],
+            details: Span::default(),
+        };
+        let details = postcard::to_stdvec(&Details::of(f)).unwrap_or_default();
+        self.docs.push((rec, details));
+    }
+
+    /// Add a doc of the index this builder started from (see [`Builder::kept_docs`]).
+    pub fn keep_doc(&mut self, kept: Kept) {
+        self.docs.push((kept.rec, kept.details));
+    }
+
+    /// Per entry of `wanted` (a doc of `old`, or none), that doc as it is.
+    pub fn kept_docs(old: &Index, wanted: &[Option<usize>]) -> Result<Vec<Option<Kept>>, Damaged> {
+        wanted
+            .iter()
+            .map(|w| {
+                let Some(i) = *w else { return Ok(None) };
+                let rec = old.head.docs.get(i).ok_or(Damaged("no such doc"))?;
+                Ok(Some(Kept {
+                    rec: rec.clone(),
+                    terms: Vec::new(),
+                    details: old.read(rec.details)?,
+                }))
+            })
+            .collect()
     }
 
     /// Per entry of `wanted` (a file of `old`, or none), that file as it is: its terms,
@@ -172,11 +209,20 @@ impl Builder {
             }
             files.push(rec);
         }
+        let docs = self
+            .docs
+            .into_iter()
+            .map(|(mut rec, details)| {
+                rec.details = seal(&mut body, &details);
+                rec
+            })
+            .collect();
         let spans = lists.iter().map(|list| seal(&mut body, list)).collect();
         Index {
             head: Head {
                 dict,
                 files,
+                docs,
                 lists: spans,
                 cochange,
                 built_at,

@@ -36,7 +36,7 @@ pub use build::{Builder, Kept};
 pub const CACHE_PATH: &str = ".ralph/code-index.bin";
 const MAGIC: &[u8; 8] = b"RALPHCIX";
 /// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 /// Magic, version, the head's length, the body's length, the head's check.
 const PREAMBLE: usize = 8 + 4 + 8 + 8 + 8;
 /// A cache file larger than this is not read (it cannot be ours).
@@ -70,7 +70,8 @@ pub struct FileRec {
     details: Span,
 }
 
-/// What a prompt shows of a file: its definitions, summary and imports.
+/// What a prompt shows of a file and what the Pin reads of it: its definitions, summary,
+/// imports, links and module doc.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Details {
     /// One definition per line: `kind \t line \t name \t signature`.
@@ -78,6 +79,10 @@ pub struct Details {
     pub summary: String,
     /// One imported module per line, as written.
     pub imports: String,
+    /// One linked sibling module per line (see [`Facts::links`]).
+    pub links: String,
+    /// The module doc, one line each.
+    pub module_doc: String,
 }
 
 impl Details {
@@ -93,11 +98,16 @@ impl Details {
                 clean(&s.sig)
             ));
         }
-        let imports: Vec<String> = f.imports.iter().map(|i| clean(i)).collect();
+        let lines = |items: &[String]| -> String {
+            let clean: Vec<String> = items.iter().map(|i| clean(i)).collect();
+            clean.join("\n")
+        };
         Details {
             symbols,
             summary: clean(&f.summary),
-            imports: imports.join("\n"),
+            imports: lines(&f.imports),
+            links: lines(&f.links),
+            module_doc: f.module_doc.clone(),
         }
     }
 
@@ -124,6 +134,9 @@ struct Head {
     dict: String,
     /// Sorted by path.
     files: Vec<FileRec>,
+    /// Markdown files about the code (see [`super::walk::describes_code`]), sorted by path:
+    /// the Pin reads their headings; they are not searched (no terms).
+    docs: Vec<FileRec>,
     /// Per term id, its posting list.
     lists: Vec<Span>,
     cochange: Option<CoChange>,
@@ -165,6 +178,19 @@ impl Index {
         &self.head.files
     }
 
+    /// The markdown files about the code, sorted by path (not searched; see [`Head`]).
+    pub fn docs(&self) -> &[FileRec] {
+        &self.head.docs
+    }
+
+    /// The details of doc `doc` (empty for one outside the index).
+    pub fn doc_details(&self, doc: usize) -> Result<Details, Damaged> {
+        match self.head.docs.get(doc) {
+            Some(f) => self.decode_details(f.details),
+            None => Ok(Details::default()),
+        }
+    }
+
     /// Files changed together in recent git history, when the project is a git repository.
     pub fn cochange(&self) -> Option<&CoChange> {
         self.head.cochange.as_ref()
@@ -180,6 +206,14 @@ impl Index {
     pub fn file(&self, path: &str) -> Option<usize> {
         self.head
             .files
+            .binary_search_by(|f| f.path.as_str().cmp(path))
+            .ok()
+    }
+
+    /// The index of the doc at `path`.
+    pub fn doc(&self, path: &str) -> Option<usize> {
+        self.head
+            .docs
             .binary_search_by(|f| f.path.as_str().cmp(path))
             .ok()
     }
@@ -210,10 +244,14 @@ impl Index {
 
     /// The details of file `file` (empty for a file outside the index).
     pub fn details(&self, file: usize) -> Result<Details, Damaged> {
-        let Some(f) = self.head.files.get(file) else {
-            return Ok(Details::default());
-        };
-        match postcard::take_from_bytes(&self.read(f.details)?) {
+        match self.head.files.get(file) {
+            Some(f) => self.decode_details(f.details),
+            None => Ok(Details::default()),
+        }
+    }
+
+    fn decode_details(&self, span: Span) -> Result<Details, Damaged> {
+        match postcard::take_from_bytes(&self.read(span)?) {
             Ok((details, [])) => Ok(details),
             _ => Err(Damaged("details that do not decode")),
         }
@@ -354,8 +392,13 @@ fn open_head(bytes: &[u8], check: u64, body_len: u64) -> Option<Head> {
         && (head.dict.is_empty() || head.dict.ends_with('\n'))
         && head.lists.len() == memchr::memchr_iter(b'\n', head.dict.as_bytes()).count()
         && head.lists.iter().all(inside)
-        && head.files.iter().all(|f| inside(&f.details))
-        && head.files.windows(2).all(|w| w[0].path < w[1].path);
+        && head
+            .files
+            .iter()
+            .chain(&head.docs)
+            .all(|f| inside(&f.details))
+        && head.files.windows(2).all(|w| w[0].path < w[1].path)
+        && head.docs.windows(2).all(|w| w[0].path < w[1].path);
     ok.then_some(head)
 }
 
