@@ -8,7 +8,7 @@
 //! (see [`super::store`], [`super::rank`]).
 
 use super::lang::{self, Lang};
-use super::text::{FastMap, for_each_term};
+use super::text::{FastMap, for_each_written_hashed, term_of};
 
 /// The fields of a file the ranking weighs separately.
 pub const FIELDS: usize = 4;
@@ -49,17 +49,96 @@ pub struct Facts {
     pub module_doc: String,
 }
 
-impl Facts {
-    fn add(&mut self, field: usize, text: &str) {
-        let (terms, lens) = (&mut self.terms, &mut self.lens);
-        for_each_term(text, |t, _| {
-            lens[field] += 1;
-            let tf = match terms.get_mut(t) {
-                Some(tf) => tf,
-                None => terms.entry(t.to_string()).or_default(),
+/// Counts of the words of a file as written, per field: each distinct word is turned into its
+/// term once ([`Counter::finish`]), not once per occurrence. An open-addressing table keyed by
+/// a 64-bit hash of the word and its length (the words of one file are counted here, so two
+/// distinct words sharing both is vanishingly unlikely, and would only merge their counts):
+/// one hash per occurrence and no byte comparison, the hot loop of building the index.
+struct Counter<'a> {
+    slots: Vec<Slot<'a>>,
+    used: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot<'a> {
+    /// 0: empty.
+    hash: u64,
+    word: &'a str,
+    counts: [u32; FIELDS],
+}
+
+impl<'a> Counter<'a> {
+    /// A counter sized for a text of `bytes` bytes (it grows when it must: fresh memory costs
+    /// more than growing).
+    fn with_capacity(bytes: usize) -> Counter<'a> {
+        let n = (bytes / 128).clamp(128, 1 << 16).next_power_of_two();
+        Counter {
+            slots: vec![Slot::default(); n],
+            used: 0,
+        }
+    }
+
+    fn add(&mut self, field: usize, text: &'a str) {
+        for_each_written_hashed(text, |w, hash| self.count(field, w, hash));
+    }
+
+    #[inline]
+    fn count(&mut self, field: usize, word: &'a str, hash: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = (hash as usize) & mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.hash == hash && slot.word.len() == word.len() {
+                slot.counts[field] += 1;
+                return;
+            }
+            if slot.hash == 0 {
+                *slot = Slot {
+                    hash,
+                    word,
+                    counts: [0; FIELDS],
+                };
+                slot.counts[field] = 1;
+                self.used += 1;
+                if self.used * 2 > self.slots.len() {
+                    self.grow();
+                }
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let bigger = vec![Slot::default(); self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, bigger);
+        let mask = self.slots.len() - 1;
+        for s in old.into_iter().filter(|s| s.hash != 0) {
+            let mut i = (s.hash as usize) & mask;
+            while self.slots[i].hash != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+
+    /// The terms and field lengths of everything added.
+    fn finish(self, f: &mut Facts) {
+        let mut buf = String::new();
+        f.terms.reserve(self.used);
+        for slot in self.slots.into_iter().filter(|s| s.hash != 0) {
+            let Some(term) = term_of(slot.word, &mut buf) else {
+                continue;
             };
-            tf[field] = tf[field].saturating_add(1);
-        });
+            let tf = match f.terms.get_mut(term) {
+                Some(tf) => tf,
+                None => f.terms.entry(term.to_string()).or_default(),
+            };
+            for ((t, len), &n) in tf.iter_mut().zip(&mut f.lens).zip(&slot.counts) {
+                *len += n;
+                *t = t.saturating_add(u8::try_from(n).unwrap_or(u8::MAX));
+            }
+        }
     }
 }
 
@@ -67,18 +146,26 @@ impl Facts {
 pub fn facts(path: &str, bytes: &[u8]) -> Facts {
     let mut f = Facts::default();
     let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
-    f.add(PATH, stem);
+    let mut words = Counter::with_capacity(bytes.len().min(1 << 20));
+    words.add(PATH, stem);
     if is_binary(bytes) {
+        words.finish(&mut f);
         return f; // binary: only its path says anything
     }
-    let text = String::from_utf8_lossy(bytes);
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
     let x = lang::extract(Lang::of(path), &text);
     for d in &x.defs {
-        f.add(NAMES, d.name);
+        words.add(NAMES, d.name);
     }
-    f.add(DOC, &x.comments.join("\n"));
+    for c in &x.comments {
+        words.add(DOC, c);
+    }
+    words.add(BODY, &text);
+    words.finish(&mut f);
     f.summary = summary(&x.comments);
-    f.add(BODY, &text);
     f.symbols = x
         .defs
         .iter()

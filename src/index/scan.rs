@@ -12,11 +12,10 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use super::cochange;
-use super::facts::FIELDS;
 use super::facts::facts;
 use super::query::QueryTerm;
 use super::rank::{Evidence, Ranked};
-use super::store::{self, Builder, FileRec, Index, Terms};
+use super::store::{self, Builder, FileRec, Index, Prepared};
 use super::walk::{Found, Walked, walk};
 use crate::index::text::FastMap;
 
@@ -193,25 +192,25 @@ fn rebuild(
         .filter(|(_, k)| k.is_none())
         .map(|(f, _)| f)
         .collect();
-    let mut read: FastMap<&str, (Terms, Vec<u8>, [u32; FIELDS])> = FastMap::default();
-    // In batches, so only one batch's facts are held at a time.
+    let mut read: FastMap<&str, Prepared> = FastMap::default();
+    // In batches, so only one batch's facts are held at a time; each file's terms are looked up
+    // in the dictionary on the core that read it, and only new ones added here.
     for batch in stale.chunks(BATCH) {
-        let facts = crate::par::map_balanced_by(
+        let prepared = crate::par::map_balanced_by(
             batch,
             |f| usize::try_from(f.size).unwrap_or(usize::MAX),
-            |f| facts(&f.path, &read_head(&root.join(&f.path))),
+            |f| b.prepare(&facts(&f.path, &read_head(&root.join(&f.path)))),
         );
-        for (fx, found) in facts.iter().zip(batch) {
-            let (terms, details) = b.digest(fx);
-            read.insert(found.path.as_str(), (terms, details, fx.lens));
+        for (p, found) in prepared.into_iter().zip(batch) {
+            read.insert(found.path.as_str(), p);
         }
     }
     for (f, k) in walked.sources.iter().zip(&mut kept) {
         match k.take() {
             Some(k) => b.keep(k),
             None => {
-                if let Some((terms, details, lens)) = read.remove(f.path.as_str()) {
-                    b.add(f.path.clone(), f.size, f.mtime, lens, (terms, details));
+                if let Some(p) = read.remove(f.path.as_str()) {
+                    b.add(f.path.clone(), f.size, f.mtime, p);
                 }
             }
         }

@@ -119,10 +119,16 @@ pub fn extract(lang: Lang, text: &str) -> Extract<'_> {
     }
     let mut docstring: Option<&str> = None; // the closing quotes of an open Python docstring
     let mut block = imports::Block::default();
-    let mut at = 0;
-    for (i, raw) in text.split('\n').enumerate() {
-        let start = at;
-        at += raw.len() + 1;
+    let mut start = 0;
+    for i in 0.. {
+        if start > text.len() {
+            break;
+        }
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |e| start + e);
+        let raw = &text[start..end];
+        let from_line = &text[start..];
+        start = end + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let t = line.trim();
         if let Some(close) = docstring {
@@ -168,7 +174,7 @@ pub fn extract(lang: Lang, text: &str) -> Extract<'_> {
             });
         }
         let before = x.imports.len();
-        imports::find(lang, line, &text[start..], &mut block, &mut x);
+        imports::find(lang, line, from_line, &mut block, &mut x);
         dedup_new(&mut x.imports, before);
     }
     x

@@ -11,6 +11,17 @@ use super::{
 };
 use crate::index::text::FastMap;
 
+/// A file just read, ready to add (see [`Builder::prepare`]).
+#[derive(Debug)]
+pub struct Prepared {
+    /// Terms the dictionary had: (id, counts per field).
+    known: Terms,
+    /// Terms it did not have yet.
+    new: Vec<(String, [u8; NF])>,
+    details: Vec<u8>,
+    lens: [u32; NF],
+}
+
 /// A file of an older index, taken as it is: its record, terms and encoded details.
 #[derive(Debug)]
 pub struct Kept {
@@ -60,37 +71,46 @@ impl Builder {
         id
     }
 
-    /// The compact form of a file just read: its terms by id, its encoded details.
-    pub fn digest(&mut self, f: &Facts) -> (Terms, Vec<u8>) {
-        let mut terms: Terms = f
-            .terms
-            .iter()
-            .filter(|(t, _)| !t.contains('\n'))
-            .map(|(t, tf)| (self.id(t), *tf))
-            .collect();
-        terms.sort_unstable_by_key(|(id, _)| *id);
-        let details = postcard::to_stdvec(&Details::of(f)).unwrap_or_default();
-        (terms, details)
+    /// What a file just read needs before it is added, worked out without changing the builder
+    /// (so on any core, for many files at once): its terms by id where the dictionary has them,
+    /// the others by name, and its encoded details.
+    pub fn prepare(&self, f: &Facts) -> Prepared {
+        let mut known: Terms = Vec::with_capacity(f.terms.len());
+        let mut new = Vec::new();
+        for (t, tf) in &f.terms {
+            if t.contains('\n') {
+                continue;
+            }
+            match self.ids.get(t.as_str()) {
+                Some(&id) => known.push((id, *tf)),
+                None => new.push((t.clone(), *tf)),
+            }
+        }
+        Prepared {
+            known,
+            new,
+            details: postcard::to_stdvec(&Details::of(f)).unwrap_or_default(),
+            lens: f.lens,
+        }
     }
 
-    /// Add a file just read (see [`Builder::digest`]).
-    pub fn add(
-        &mut self,
-        path: String,
-        size: u64,
-        mtime: (i64, u32),
-        lens: [u32; NF],
-        digest: (Terms, Vec<u8>),
-    ) {
+    /// Add a file just read (see [`Builder::prepare`]).
+    pub fn add(&mut self, path: String, size: u64, mtime: (i64, u32), p: Prepared) {
+        let mut terms = p.known;
+        for (t, tf) in p.new {
+            let id = self.id(&t);
+            terms.push((id, tf));
+        }
+        terms.sort_unstable_by_key(|(id, _)| *id);
         let rec = FileRec {
             kind: Kind::of(&path),
             path,
             size,
             mtime,
-            lens,
+            lens: p.lens,
             details: Span::default(),
         };
-        self.files.push((rec, digest.0, digest.1));
+        self.files.push((rec, terms, p.details));
     }
 
     /// Add a file of the index this builder started from (see [`Builder::kept`]).
@@ -269,8 +289,8 @@ pub fn from_texts(files: &[(&str, &str)]) -> Index {
     let mut b = Builder::new(&Index::default());
     for (path, text) in files {
         let f = super::super::facts::facts(path, text.as_bytes());
-        let d = b.digest(&f);
-        b.add(path.to_string(), text.len() as u64, (1, 2), f.lens, d);
+        let p = b.prepare(&f);
+        b.add(path.to_string(), text.len() as u64, (1, 2), p);
     }
     b.finish(None, 7)
 }

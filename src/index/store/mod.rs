@@ -30,7 +30,7 @@ use crate::index::text::FastMap;
 mod build;
 #[cfg(test)]
 pub use build::from_texts;
-pub use build::{Builder, Kept};
+pub use build::{Builder, Kept, Prepared};
 
 /// Where the cache lives, relative to the project root.
 pub const CACHE_PATH: &str = ".ralph/code-index.bin";
@@ -87,7 +87,10 @@ pub struct Details {
 
 impl Details {
     fn of(f: &Facts) -> Details {
-        let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+        let clean = |s: &str| match s.contains(['\t', '\n', '\r']) {
+            true => s.replace(['\t', '\n', '\r'], " "),
+            false => s.to_string(),
+        };
         let mut symbols = String::new();
         for s in &f.symbols {
             symbols.push_str(&format!(
@@ -482,7 +485,8 @@ pub fn save(root: &Path, index: &Index) -> Result<(), crate::fsutil::FsError> {
         action: "read the cache's body again",
         source,
     })?;
-    crate::fsutil::atomic_write(&path, &bytes)
+    // Every byte is checked when read (see the module doc): a cache torn by a crash is rebuilt.
+    crate::fsutil::replace_cache(&path, &bytes)
 }
 
 #[cfg(test)]

@@ -77,8 +77,8 @@ fn kept_files_keep_their_terms_and_details_and_gone_terms_leave_the_dictionary()
     let mut b = Builder::new(&old);
     b.keep(kept[0].take().unwrap());
     let f = facts("c.rs", b"fn gamma() { alpha() }\n");
-    let d = b.digest(&f);
-    b.add("c.rs".into(), 1, (1, 1), f.lens, d);
+    let p = b.prepare(&f);
+    b.add("c.rs".into(), 1, (1, 1), p);
     let new = b.finish(None, 8);
     let paths: Vec<&str> = new.files().iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["a.rs", "c.rs"]);
@@ -114,8 +114,8 @@ fn large_counts_and_many_terms_survive() {
     };
     let mut b = Builder::new(&Index::default());
     for i in 0..300 {
-        let d = b.digest(&big);
-        b.add(format!("f{i:03}.rs"), 1, (1, 1), big.lens, d);
+        let p = b.prepare(&big);
+        b.add(format!("f{i:03}.rs"), 1, (1, 1), p);
     }
     let index = b.finish(None, 0);
     let a = term(&index, "a");
