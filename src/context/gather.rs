@@ -131,7 +131,7 @@ pub fn gather(
         opts.files,
     );
     notes.extend(warning);
-    if index.files().is_empty() {
+    if index.is_empty() {
         notes.push(format!(
             "{}: no source files found to name in the prompt",
             root.display()

@@ -121,7 +121,7 @@ pub fn rank(
     let mut cands = text_scores(index, query)?;
     let about = |t: &str| query.iter().any(|q| q.term == t);
     for c in &mut cands {
-        let kind = index.files()[c.file].kind;
+        let kind = index.rec(c.file).kind;
         let w = kind.weight(about);
         if w < 1.0 {
             c.score *= w;
@@ -129,7 +129,7 @@ pub fn rank(
         }
     }
     let below = |file: usize| {
-        let kind = index.files()[file].kind;
+        let kind = index.rec(file).kind;
         kind.below_sources() && kind.weight(about) < 1.0
     };
     let top = cands.iter().map(|c| c.score).fold(0.0, f64::max);
@@ -164,7 +164,7 @@ pub fn rank(
         a.below
             .cmp(&b.below)
             .then_with(|| b.score.total_cmp(&a.score))
-            .then_with(|| index.files()[a.file].path.cmp(&index.files()[b.file].path))
+            .then_with(|| index.rec(a.file).path.cmp(&index.rec(b.file).path))
     });
     cands.truncate(limit);
     cands
@@ -179,12 +179,10 @@ type Matches = Vec<(usize, [u8; FIELDS])>;
 
 /// BM25F of every file that has at least one query term.
 fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged> {
-    let terms: Vec<&str> = query.iter().map(|q| q.term.as_str()).collect();
     let mut df = vec![0u32; query.len()];
     let mut by_file: FastMap<usize, Matches> = FastMap::default();
-    for (qi, id) in index.term_ids(&terms).into_iter().enumerate() {
-        let Some(id) = id else { continue };
-        let list = index.postings(id)?;
+    for (qi, q) in query.iter().enumerate() {
+        let list = index.postings(&q.term)?;
         df[qi] = u32::try_from(list.len()).unwrap_or(u32::MAX);
         for (fi, tf) in list {
             by_file.entry(fi).or_default().push((qi, tf));
@@ -192,19 +190,12 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged>
     }
     let mut hits: Vec<(usize, Matches)> = by_file.into_iter().collect();
     hits.sort_unstable_by_key(|(fi, _)| *fi);
-    let files = index.files();
-    let n = files.len().max(1) as f64;
-    let mut avg = [0.0; FIELDS];
-    for f in files {
-        for (a, l) in avg.iter_mut().zip(f.lens) {
-            *a += f64::from(l);
-        }
-    }
-    let avg = Bm25f::averages(files.len(), avg);
+    let n = index.len().max(1) as f64;
+    let avg = index.averages();
     let cands = hits
         .into_iter()
         .map(|(fi, found)| {
-            let lens = files[fi].lens.map(f64::from);
+            let lens = index.rec(fi).lens.map(f64::from);
             let mut matched = Vec::with_capacity(found.len());
             for (qi, tf) in found {
                 let idf = Bm25f::<FIELDS>::idf(n, f64::from(df[qi]));
@@ -268,8 +259,10 @@ fn pin_evidence(
 ) {
     for p in &ev.pins {
         let entry = Members::new(&p.files);
-        let members: Vec<usize> = (0..index.files().len())
-            .filter(|&i| entry.contains(&index.files()[i].path))
+        let members: Vec<usize> = index
+            .files()
+            .filter(|(_, f)| entry.contains(&f.path))
+            .map(|(i, _)| i)
             .collect();
         let spread = (members.len().max(1) as f64).sqrt();
         for fi in members {
@@ -313,12 +306,7 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
     let mut seeds: Vec<(&str, f64)> = order
         .iter()
         .take(COCHANGE_SEEDS)
-        .map(|&i| {
-            (
-                index.files()[cands[i].file].path.as_str(),
-                cands[i].score / top,
-            )
-        })
+        .map(|&i| (index.rec(cands[i].file).path.as_str(), cands[i].score / top))
         .collect();
     for (_, p) in &ev.blockers {
         seeds.push((p.as_str(), 1.0));
@@ -351,7 +339,7 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
 /// The report of one candidate: matched words as written, matching definitions, and its
 /// outline when it is one of the top files (`outlined`).
 fn finish(index: &Index, query: &[QueryTerm], c: Cand, outlined: bool) -> Result<Ranked, Damaged> {
-    let f = &index.files()[c.file];
+    let f = &index.rec(c.file);
     let details = index.details(c.file)?;
     // Best first; equal contributions in the story's order.
     let mut found = c.matched;

@@ -17,7 +17,7 @@ use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
 use super::{INDEX_PATH, PinError};
 use crate::index::lang::{Lang, library};
-use crate::index::store::{Damaged, Details, Index};
+use crate::index::store::{Damaged, Details, FileRec, Index};
 use crate::index::text::{FastMap as HashMap, FastSet as HashSet};
 use crate::par::{drop_later, map_balanced_by, map_each};
 
@@ -92,17 +92,15 @@ fn file_facts(path: &str, size: u64, d: &Details) -> FileFacts {
 
 /// Every indexed source and doc file's facts, by path, read on all cores.
 fn read_facts(index: &Index) -> Result<HashMap<String, FileFacts>, Damaged> {
-    let files: Vec<usize> = (0..index.files().len()).collect();
-    let docs: Vec<usize> = (0..index.docs().len()).collect();
-    let sources = map_each(&files, |&i| {
-        let f = &index.files()[i];
+    let files: Vec<(usize, &FileRec)> = index.files().collect();
+    let docs: Vec<(usize, &FileRec)> = index.docs().collect();
+    let sources = map_each(&files, |&(i, f)| {
         Ok((
             f.path.clone(),
             file_facts(&f.path, f.size, &index.details(i)?),
         ))
     });
-    let docs = map_each(&docs, |&i| {
-        let f = &index.docs()[i];
+    let docs = map_each(&docs, |&(i, f)| {
         Ok((
             f.path.clone(),
             file_facts(&f.path, f.size, &index.doc_details(i)?),
@@ -189,16 +187,14 @@ pub fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinError> {
     let index = &refreshed.index;
     let sources: Vec<SourceFile> = index
         .files()
-        .iter()
-        .map(|f| SourceFile {
+        .map(|(_, f)| SourceFile {
             path: f.path.clone(),
             size: f.size,
         })
         .collect();
     let docs: Vec<String> = index
         .docs()
-        .iter()
-        .map(|d| d.path.clone())
+        .map(|(_, d)| d.path.clone())
         .filter(|p| p != INDEX_PATH)
         .collect();
     let manifests: Vec<Declared> = map_each(&refreshed.manifests, |p| read_declared(root, p))

@@ -1,14 +1,13 @@
-//! Building a code index: [`Builder`] takes files in path order, each either just read (its
-//! facts digested into term ids and encoded details) or kept unchanged from an older index
-//! ([`Builder::kept`]), and lays out the body: every file's details, then one posting list per
-//! term, each span followed by its check. Terms no file has any more leave the dictionary.
+//! Building a segment: [`Builder`] takes files in path order, each either just read (its facts
+//! digested into term ids and encoded details, [`Builder::prepare`] on any core) or kept
+//! unchanged from the index being refreshed ([`Index::kept`]), and lays out the body: every
+//! file's details, then one posting list per term, each span followed by its check. The
+//! dictionary is sorted at the end, and terms no file has any more leave it.
 
-use super::super::cochange::CoChange;
 use super::super::facts::{FIELDS as NF, Facts};
 use super::super::kind::Kind;
-use super::{
-    Body, CHECK, Damaged, Details, FileRec, Head, Index, Span, Terms, dict_terms, span_check,
-};
+use super::segment::{Body, CHECK, Head, Overlay, Segment, Span, span_check};
+use super::{Damaged, Details, FileRec, Index, State, Terms};
 use crate::index::text::FastMap;
 
 /// A file just read, ready to add (see [`Builder::prepare`]).
@@ -22,7 +21,8 @@ pub struct Prepared {
     lens: [u32; NF],
 }
 
-/// A file of an older index, taken as it is: its record, terms and encoded details.
+/// A file of the index being refreshed, taken as it is: its record, terms (in the builder's
+/// ids) and encoded details.
 #[derive(Debug)]
 pub struct Kept {
     rec: FileRec,
@@ -30,32 +30,65 @@ pub struct Kept {
     details: Vec<u8>,
 }
 
-/// Builds an index file by file, in path order, reusing what an older index already has.
+/// Which segment's dictionary a builder started from: its files keep their term ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seed {
+    None,
+    Base,
+    Delta,
+}
+
+/// Builds a segment file by file, in path order.
 pub struct Builder {
     ids: FastMap<String, u32>,
-    dict: String,
-    /// Lines in `dict`: the next new term's id.
-    n_terms: u32,
+    /// Per id, its term.
+    terms: Vec<String>,
+    seed: Seed,
     files: Vec<(FileRec, Terms, Vec<u8>)>,
     docs: Vec<(FileRec, Vec<u8>)>,
 }
 
 impl Builder {
-    /// A builder whose dictionary starts as `old`'s (so kept files keep their term ids).
-    pub fn new(old: &Index) -> Builder {
-        let ids = dict_terms(&old.head.dict)
+    /// A builder of a new base (a cold build): an empty dictionary.
+    pub fn new() -> Builder {
+        Builder {
+            ids: FastMap::default(),
+            terms: Vec::new(),
+            seed: Seed::None,
+            files: Vec::new(),
+            docs: Vec::new(),
+        }
+    }
+
+    /// A builder whose dictionary starts as `seg`'s, so the files kept from it keep their ids.
+    fn seeded(seg: &Segment, seed: Seed) -> Builder {
+        let terms: Vec<String> = (0..seg.n_terms())
+            .map(|i| String::from_utf8_lossy(seg.term(i)).into_owned())
+            .collect();
+        let ids = terms
+            .iter()
             .enumerate()
-            .map(|(i, t)| {
-                let t = String::from_utf8_lossy(t).into_owned();
-                (t, u32::try_from(i).unwrap_or(u32::MAX))
-            })
+            .map(|(i, t)| (t.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
             .collect();
         Builder {
             ids,
-            dict: old.head.dict.clone(),
-            n_terms: u32::try_from(dict_terms(&old.head.dict).count()).unwrap_or(u32::MAX),
-            files: Vec::new(),
-            docs: Vec::new(),
+            terms,
+            seed,
+            ..Builder::new()
+        }
+    }
+
+    /// A builder of a new base from `old` (its base and delta merged): it starts from the
+    /// base's dictionary.
+    pub fn for_base(old: &Index) -> Builder {
+        Builder::seeded(&old.base, Seed::Base)
+    }
+
+    /// A builder of a new delta over `old`'s base: it starts from the old delta's dictionary.
+    pub fn for_delta(old: &Index) -> Builder {
+        match &old.delta {
+            Some(d) => Builder::seeded(d, Seed::Delta),
+            None => Builder::new(),
         }
     }
 
@@ -63,12 +96,17 @@ impl Builder {
         if let Some(&id) = self.ids.get(term) {
             return id;
         }
-        let id = self.n_terms;
-        self.n_terms = self.n_terms.saturating_add(1);
-        self.dict.push_str(term);
-        self.dict.push('\n');
+        let id = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
+        self.terms.push(term.to_string());
         self.ids.insert(term.to_string(), id);
         id
+    }
+
+    /// Per id of `seg`'s dictionary, its id in this builder's (added when missing).
+    fn map_terms(&mut self, seg: &Segment) -> Vec<u32> {
+        (0..seg.n_terms())
+            .map(|i| self.id(&String::from_utf8_lossy(seg.term(i))))
+            .collect()
     }
 
     /// What a file just read needs before it is added, worked out without changing the builder
@@ -113,7 +151,7 @@ impl Builder {
         self.files.push((rec, terms, p.details));
     }
 
-    /// Add a file of the index this builder started from (see [`Builder::kept`]).
+    /// Add a file of the index being refreshed (see [`Index::kept`]).
     pub fn keep(&mut self, kept: Kept) {
         self.files.push((kept.rec, kept.terms, kept.details));
     }
@@ -132,61 +170,14 @@ impl Builder {
         self.docs.push((rec, details));
     }
 
-    /// Add a doc of the index this builder started from (see [`Builder::kept_docs`]).
+    /// Add a doc of the index being refreshed (see [`Index::kept_docs`]).
     pub fn keep_doc(&mut self, kept: Kept) {
         self.docs.push((kept.rec, kept.details));
     }
 
-    /// Per entry of `wanted` (a doc of `old`, or none), that doc as it is.
-    pub fn kept_docs(old: &Index, wanted: &[Option<usize>]) -> Result<Vec<Option<Kept>>, Damaged> {
-        wanted
-            .iter()
-            .map(|w| {
-                let Some(i) = *w else { return Ok(None) };
-                let rec = old.head.docs.get(i).ok_or(Damaged("no such doc"))?;
-                Ok(Some(Kept {
-                    rec: rec.clone(),
-                    terms: Vec::new(),
-                    details: old.read(rec.details)?,
-                }))
-            })
-            .collect()
-    }
-
-    /// Per entry of `wanted` (a file of `old`, or none), that file as it is: its terms,
-    /// gathered from all of `old`'s posting lists, and its details. An error when `old`'s body
-    /// turns out damaged: then nothing of it can be kept.
-    pub fn kept(old: &Index, wanted: &[Option<usize>]) -> Result<Vec<Option<Kept>>, Damaged> {
-        if wanted.iter().all(Option::is_none) {
-            return Ok(wanted.iter().map(|_| None).collect());
-        }
-        let mut terms = vec![Vec::new(); old.head.files.len()];
-        for id in 0..old.head.lists.len() {
-            let id = u32::try_from(id).map_err(|_| Damaged("too many terms"))?;
-            for (file, tf) in old.postings(id)? {
-                if let Some(t) = terms.get_mut(file) {
-                    t.push((id, tf));
-                }
-            }
-        }
-        wanted
-            .iter()
-            .map(|w| {
-                let Some(i) = *w else { return Ok(None) };
-                let rec = old.head.files.get(i).ok_or(Damaged("no such file"))?;
-                Ok(Some(Kept {
-                    rec: rec.clone(),
-                    terms: std::mem::take(&mut terms[i]),
-                    details: old.read(rec.details)?,
-                }))
-            })
-            .collect()
-    }
-
-    /// The index, with its body in memory.
-    pub fn finish(self, cochange: Option<CoChange>, built_at: i64) -> Index {
-        // Only the terms some file still has stay, in their order (so term lists stay sorted).
-        let mut used = vec![false; self.n_terms as usize];
+    /// The segment: its dictionary sorted, the terms no file has left out, its body in memory.
+    fn finish(self, overlay: Option<Overlay>, state: State) -> Segment {
+        let mut used = vec![false; self.terms.len()];
         for (_, terms, _) in &self.files {
             for (id, _) in terms {
                 if let Some(u) = used.get_mut(*id as usize) {
@@ -194,23 +185,27 @@ impl Builder {
                 }
             }
         }
-        let mut dict = String::new();
-        let mut renum = vec![u32::MAX; used.len()];
-        let mut n_terms = 0u32;
-        for (id, term) in dict_terms(&self.dict).enumerate() {
-            if used.get(id).copied().unwrap_or(false) {
-                renum[id] = n_terms;
-                n_terms += 1;
-                dict.push_str(&String::from_utf8_lossy(term));
-                dict.push('\n');
-            }
+        let mut order: Vec<usize> = (0..self.terms.len()).filter(|&i| used[i]).collect();
+        order.sort_unstable_by(|&a, &b| self.terms[a].cmp(&self.terms[b]));
+        let mut renum = vec![u32::MAX; self.terms.len()];
+        let mut terms = String::new();
+        let mut ends = Vec::with_capacity(4 * order.len());
+        for (new, &old) in order.iter().enumerate() {
+            renum[old] = u32::try_from(new).unwrap_or(u32::MAX);
+            terms.push_str(&self.terms[old]);
+            ends.extend_from_slice(&u32::try_from(terms.len()).unwrap_or(u32::MAX).to_le_bytes());
         }
+        let n_terms = order.len();
         let mut body = Vec::new();
         let mut files = Vec::with_capacity(self.files.len());
-        let mut lists: Vec<Vec<u8>> = vec![Vec::new(); n_terms as usize];
-        let mut last: Vec<usize> = vec![0; n_terms as usize];
+        let mut lists: Vec<Vec<u8>> = vec![Vec::new(); n_terms];
+        let mut last: Vec<usize> = vec![0; n_terms];
+        let mut lens = [0u64; NF];
         for (fi, (mut rec, terms, details)) in self.files.into_iter().enumerate() {
             rec.details = seal(&mut body, &details);
+            for (total, l) in lens.iter_mut().zip(rec.lens) {
+                *total += u64::from(l);
+            }
             for (id, tf) in terms {
                 let Some(&new) = renum.get(id as usize) else {
                     continue;
@@ -238,18 +233,135 @@ impl Builder {
             })
             .collect();
         let spans = lists.iter().map(|list| seal(&mut body, list)).collect();
-        Index {
+        Segment {
             head: Head {
-                dict,
+                terms,
+                ends,
                 files,
                 docs,
                 lists: spans,
-                cochange,
-                built_at,
+                lens,
+                overlay,
+                state,
             },
             body: Body::Mem(body),
+            check: 0,
         }
     }
+
+    /// The new base: an index of the files added alone.
+    pub fn finish_base(self, state: State) -> Index {
+        Index::of_base(self.finish(None, state))
+    }
+
+    /// A new delta over `old`'s base: the files added, replacing the base's `dead` files and
+    /// docs (indexes, ascending).
+    pub fn finish_delta(
+        self,
+        old: Index,
+        dead: Vec<u32>,
+        dead_docs: Vec<u32>,
+        state: State,
+    ) -> Index {
+        let overlay = Overlay {
+            base: old.base.check,
+            dead,
+            dead_docs,
+        };
+        let delta = self.finish(Some(overlay), state);
+        Index::with_delta(old.base, delta)
+    }
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
+impl Index {
+    /// Per entry of `wanted` (a file slot of this index, or none), that file as it is, its
+    /// terms in `b`'s ids: gathered from all the posting lists of its segment. An error when
+    /// the segment's body turns out damaged: then nothing of it can be kept.
+    pub fn kept(
+        &self,
+        wanted: &[Option<usize>],
+        b: &mut Builder,
+    ) -> Result<Vec<Option<Kept>>, Damaged> {
+        let nb = self.n_base();
+        let want_base = wanted.iter().flatten().any(|&fi| fi < nb);
+        let want_delta = wanted.iter().flatten().any(|&fi| fi >= nb);
+        let mut base_terms = match want_base {
+            true => inverted(
+                &self.base,
+                (b.seed != Seed::Base).then(|| b.map_terms(&self.base)),
+            )?,
+            false => Vec::new(),
+        };
+        let mut delta_terms = match (&self.delta, want_delta) {
+            (Some(d), true) => inverted(d, (b.seed != Seed::Delta).then(|| b.map_terms(d)))?,
+            _ => Vec::new(),
+        };
+        wanted
+            .iter()
+            .map(|w| {
+                let Some(fi) = *w else { return Ok(None) };
+                let (seg, i) = self.seg_of(fi);
+                let rec = seg.head.files.get(i).ok_or(Damaged("no such file"))?;
+                let terms = match fi < nb {
+                    true => base_terms.get_mut(i),
+                    false => delta_terms.get_mut(i),
+                };
+                Ok(Some(Kept {
+                    rec: rec.clone(),
+                    terms: terms.map(std::mem::take).unwrap_or_default(),
+                    details: seg.read(rec.details)?,
+                }))
+            })
+            .collect()
+    }
+
+    /// Per entry of `wanted` (a doc of this index, or none), that doc as it is.
+    pub fn kept_docs(&self, wanted: &[Option<usize>]) -> Result<Vec<Option<Kept>>, Damaged> {
+        let nb = self.base.head.docs.len();
+        wanted
+            .iter()
+            .map(|w| {
+                let Some(di) = *w else { return Ok(None) };
+                let (seg, i) = match (&self.delta, di.checked_sub(nb)) {
+                    (Some(d), Some(j)) => (d, j),
+                    _ => (&self.base, di),
+                };
+                let rec = seg.head.docs.get(i).ok_or(Damaged("no such doc"))?;
+                Ok(Some(Kept {
+                    rec: rec.clone(),
+                    terms: Vec::new(),
+                    details: seg.read(rec.details)?,
+                }))
+            })
+            .collect()
+    }
+}
+
+/// Per file of `seg`, its terms (ids mapped through `map` when given), from all its lists.
+fn inverted(seg: &Segment, map: Option<Vec<u32>>) -> Result<Vec<Terms>, Damaged> {
+    let mut terms = vec![Vec::new(); seg.head.files.len()];
+    for id in 0..seg.n_terms() {
+        let id = u32::try_from(id).map_err(|_| Damaged("too many terms"))?;
+        let to = match &map {
+            Some(m) => *m.get(id as usize).ok_or(Damaged("no such term"))?,
+            None => id,
+        };
+        for (file, tf) in seg.postings(id)? {
+            if let Some(t) = terms.get_mut(file) {
+                t.push((to, tf));
+            }
+        }
+    }
+    for t in &mut terms {
+        t.sort_unstable_by_key(|(id, _)| *id);
+    }
+    Ok(terms)
 }
 
 /// Append `bytes` and their check to `body`; where they are.
@@ -286,11 +398,14 @@ fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
 /// build time, no history), for the tests of the modules that read an index.
 #[cfg(test)]
 pub fn from_texts(files: &[(&str, &str)]) -> Index {
-    let mut b = Builder::new(&Index::default());
+    let mut b = Builder::new();
     for (path, text) in files {
         let f = super::super::facts::facts(path, text.as_bytes());
         let p = b.prepare(&f);
         b.add(path.to_string(), text.len() as u64, (1, 2), p);
     }
-    b.finish(None, 7)
+    b.finish_base(State {
+        built_at: 7,
+        ..State::default()
+    })
 }

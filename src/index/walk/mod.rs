@@ -8,6 +8,10 @@
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
+mod cache;
+pub use cache::WalkCache;
+pub(crate) use cache::rewalk;
+
 /// File extensions that count as source code.
 pub const SOURCE_EXTS: &[&str] = &[
     "rs", "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "vue", "svelte", "go",
@@ -73,68 +77,97 @@ pub(crate) struct Walked {
     pub(crate) manifests: Vec<String>,
     /// The first folder or file that could not be read, if any (left out of the lists).
     pub(crate) error: Option<ignore::Error>,
+    /// What the next refresh needs to tell whether anything was added, removed or renamed.
+    pub(crate) cache: WalkCache,
 }
 
-/// What a walked file is to the index.
+/// What a walked entry is to the index.
 enum Role {
     Source,
     Doc,
     Manifest,
+    Dir,
 }
 
-/// Walk the project under `root` on all cores: gitignore-aware (`.gitignore`, `.ignore`, global
-/// git excludes, also outside a git repository), hidden files and [`SKIP_DIRS`] skipped,
-/// symlinks not followed (nothing outside the project is indexed).
-pub(crate) fn walk(root: &Path) -> Walked {
-    let (tx, rx) = std::sync::mpsc::channel();
-    ignore::WalkBuilder::new(root)
+/// A walker over `dir` (the project root or a folder in it) as the index walks: gitignore-aware
+/// (`.gitignore`, `.ignore`, global git excludes, the ignore files of the folders above, also
+/// outside a git repository), hidden files and [`SKIP_DIRS`] skipped, symlinks not followed
+/// (nothing outside the project is indexed).
+fn walker(dir: &Path, max_depth: Option<usize>) -> ignore::WalkParallel {
+    ignore::WalkBuilder::new(dir)
         .require_git(false)
         .follow_links(false)
+        .max_depth(max_depth)
         .filter_entry(|e| {
             !(e.file_type().is_some_and(|t| t.is_dir())
                 && e.depth() > 0
                 && SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
         })
         .build_parallel()
-        .run(|| {
-            let tx = tx.clone();
-            Box::new(move |entry| {
-                let item = match entry {
-                    Ok(e) => found(root, &e).map(Ok),
-                    Err(e) => Some(Err(e)),
-                };
-                if let Some(item) = item
-                    && tx.send(item).is_err()
-                {
-                    return ignore::WalkState::Quit;
-                }
-                ignore::WalkState::Continue
-            })
-        });
+}
+
+/// What a walk of `dir` (under `root`, at most `max_depth` deep) found, unsorted, with the
+/// folders it entered.
+fn collect(root: &Path, dir: &Path, max_depth: Option<usize>) -> (Walked, Vec<Found>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    walker(dir, max_depth).run(|| {
+        let tx = tx.clone();
+        Box::new(move |entry| {
+            let item = match entry {
+                Ok(e) => found(root, &e).map(Ok),
+                Err(e) => Some(Err(e)),
+            };
+            if let Some(item) = item
+                && tx.send(item).is_err()
+            {
+                return ignore::WalkState::Quit;
+            }
+            ignore::WalkState::Continue
+        })
+    });
     drop(tx);
     let mut w = Walked::default();
+    let mut dirs = Vec::new();
     for item in rx {
         match item {
             Ok((Role::Source, f)) => w.sources.push(f),
             Ok((Role::Doc, f)) => w.docs.push(f),
             Ok((Role::Manifest, f)) => w.manifests.push(f.path),
+            Ok((Role::Dir, f)) => dirs.push(f),
             Err(e) => {
                 w.error.get_or_insert(e);
             }
         }
     }
+    (w, dirs)
+}
+
+/// Walk the whole project under `root` on all cores (see [`walker`]); the lists come out
+/// sorted, so the result does not depend on the order the threads saw the files in.
+pub(crate) fn walk(root: &Path) -> Walked {
+    let (mut w, dirs) = collect(root, root, None);
     w.sources.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     w.docs.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     w.manifests.sort_unstable();
+    w.cache = WalkCache::new(root, dirs, w.manifests.clone());
     w
 }
 
+/// The modification time of a file's metadata: seconds and nanoseconds since the epoch.
+pub(crate) fn mtime_of(meta: &std::fs::Metadata) -> (i64, u32) {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or((0, 0), |d| {
+            (
+                i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+                d.subsec_nanos(),
+            )
+        })
+}
+
 fn found(root: &Path, e: &ignore::DirEntry) -> Option<(Role, Found)> {
-    if !e.file_type().is_some_and(|t| t.is_file()) {
-        return None;
-    }
-    let name = e.file_name().to_str()?;
-    let ext = name.rsplit_once('.').map_or("", |(_, x)| x);
+    let t = e.file_type()?;
     let rel = || -> Option<String> {
         Some(
             e.path()
@@ -144,36 +177,34 @@ fn found(root: &Path, e: &ignore::DirEntry) -> Option<(Role, Found)> {
                 .replace('\\', "/"),
         )
     };
-    let role = if SOURCE_EXTS.contains(&ext) {
-        Role::Source
-    } else if MANIFESTS.contains(&name) {
-        Role::Manifest
-    } else if ext == "md" || ext == "markdown" {
-        Role::Doc
-    } else {
+    let role = if t.is_dir() {
+        Role::Dir
+    } else if !t.is_file() {
         return None;
+    } else {
+        let name = e.file_name().to_str()?;
+        let ext = name.rsplit_once('.').map_or("", |(_, x)| x);
+        if SOURCE_EXTS.contains(&ext) {
+            Role::Source
+        } else if MANIFESTS.contains(&name) {
+            Role::Manifest
+        } else if ext == "md" || ext == "markdown" {
+            Role::Doc
+        } else {
+            return None;
+        }
     };
     let path = rel()?; // not UTF-8: cannot be named in a prompt or the Pin
     if matches!(role, Role::Doc) && !describes_code(&path) {
         return None;
     }
     let meta = e.metadata().ok();
-    let mtime = meta
-        .as_ref()
-        .and_then(|m| m.modified().ok())
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or((0, 0), |d| {
-            (
-                i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-                d.subsec_nanos(),
-            )
-        });
     Some((
         role,
         Found {
             path,
-            size: meta.map_or(0, |m| m.len()),
-            mtime,
+            size: meta.as_ref().map_or(0, |m| m.len()),
+            mtime: meta.as_ref().map_or((0, 0), mtime_of),
         },
     ))
 }

@@ -1,0 +1,491 @@
+//! One segment of the index, on disk and in memory: the base (every file) or the delta (the
+//! files changed since, see [`super`]).
+//!
+//! Owns the format. A preamble (magic number, format version, the lengths of the head and the
+//! body, a check of the head's bytes) comes first, then the *head*, encoded with `postcard`:
+//! the sorted dictionary of the segment's terms (a term's id is its place in it; a lookup is a
+//! binary search), each file's path, size, modification time, kind and field lengths, where in
+//! the *body* each term's posting list and each file's details (definitions, summary, imports,
+//! links, module doc) are, and the state the refresh keeps (git history, the walk's folders). A
+//! query reads the head, then only the posting lists of its own terms and the details of the
+//! files it shows.
+//!
+//! Nothing read is trusted: another version, a file of the wrong length (truncated or grown), a
+//! head whose check fails or that does not decode or whose spans leave the body loads as
+//! `None`; every span of the body ends in a check of its bytes, so a damaged list or details
+//! read as [`Damaged`]. Does not decide what is stale nor rank. Building one: [`super::Builder`].
+
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::Read;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::super::cochange::CoChange;
+use super::super::facts::{FIELDS as NF, Facts, Symbol};
+use super::super::kind::Kind;
+use super::super::walk::WalkCache;
+use super::CACHE_PATH;
+
+const MAGIC: &[u8; 8] = b"RALPHCIX";
+/// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.
+const VERSION: u32 = 5;
+/// Magic, version, the head's length, the body's length, the head's check.
+pub(super) const PREAMBLE: usize = 8 + 4 + 8 + 8 + 8;
+/// A segment file larger than this is not read (it cannot be ours).
+const MAX_FILE: u64 = 1 << 31;
+/// Bytes of the check that ends every span of the body.
+pub(super) const CHECK: usize = 4;
+
+/// The cache turned out damaged while it was read (a span outside the body, a check that does
+/// not match, bytes that do not decode): rebuild the index.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{CACHE_PATH} is damaged ({0}); it is rebuilt")]
+pub struct Damaged(pub &'static str);
+
+/// A byte range of the body: the bytes, then a check of them ([`CHECK`] bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct Span {
+    pub(super) at: u64,
+    pub(super) len: u32,
+}
+
+/// What the index knows of a file without reading its details.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRec {
+    pub path: String,
+    pub size: u64,
+    /// Modification time (seconds, nanoseconds since the epoch), to tell a changed file.
+    pub mtime: (i64, u32),
+    pub kind: Kind,
+    /// Terms per field (what BM25 normalises by).
+    pub lens: [u32; NF],
+    pub(super) details: Span,
+}
+
+/// What a prompt shows of a file and what the Pin reads of it: its definitions, summary,
+/// imports, links and module doc.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Details {
+    /// One definition per line: `kind \t line \t name \t signature`.
+    pub symbols: String,
+    pub summary: String,
+    /// One imported module per line, as written.
+    pub imports: String,
+    /// One linked sibling module per line (see [`Facts::links`]).
+    pub links: String,
+    /// The module doc, one line each.
+    pub module_doc: String,
+}
+
+impl Details {
+    pub(super) fn of(f: &Facts) -> Details {
+        let clean = |s: &str| match s.contains(['\t', '\n', '\r']) {
+            true => s.replace(['\t', '\n', '\r'], " "),
+            false => s.to_string(),
+        };
+        let mut symbols = String::new();
+        for s in &f.symbols {
+            symbols.push_str(&format!(
+                "{}\t{}\t{}\t{}\n",
+                clean(&s.kind),
+                s.line,
+                clean(&s.name),
+                clean(&s.sig)
+            ));
+        }
+        let lines = |items: &[String]| -> String {
+            let clean: Vec<String> = items.iter().map(|i| clean(i)).collect();
+            clean.join("\n")
+        };
+        Details {
+            symbols,
+            summary: clean(&f.summary),
+            imports: lines(&f.imports),
+            links: lines(&f.links),
+            module_doc: f.module_doc.clone(),
+        }
+    }
+
+    /// The file's definitions, in line order (a malformed line is skipped).
+    pub fn symbols(&self) -> impl Iterator<Item = Symbol> + '_ {
+        self.symbols.lines().filter_map(|l| {
+            let mut it = l.splitn(4, '\t');
+            let kind = it.next()?.to_string();
+            let line = it.next()?.parse().ok()?;
+            let name = it.next()?.to_string();
+            let sig = it.next()?.to_string();
+            Some(Symbol {
+                kind,
+                name,
+                line,
+                sig,
+            })
+        })
+    }
+}
+
+/// What the refresh keeps besides the files: the git history it read and the folders the walk
+/// entered.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub cochange: Option<CoChange>,
+    /// When it was built (seconds since the epoch): a file modified in the same second or later
+    /// may have changed after it was read, so it is read again next time.
+    pub built_at: i64,
+    pub walk: WalkCache,
+}
+
+/// What a delta changes of its base.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct Overlay {
+    /// The check of the base's head: a delta of another base is not used.
+    pub(super) base: u64,
+    /// The base's files (indexes, ascending) that changed or went: the delta's version counts.
+    pub(super) dead: Vec<u32>,
+    pub(super) dead_docs: Vec<u32>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(super) struct Head {
+    /// The terms, sorted, one after the other; `ends` holds, four bytes little-endian each,
+    /// where each term ends.
+    pub(super) terms: String,
+    #[serde(with = "serde_bytes")]
+    pub(super) ends: Vec<u8>,
+    /// Sorted by path.
+    pub(super) files: Vec<FileRec>,
+    /// Markdown files about the code (see [`super::super::walk::describes_code`]), sorted by
+    /// path: the Pin reads their headings; they are not searched (no terms).
+    pub(super) docs: Vec<FileRec>,
+    /// Per term id, its posting list.
+    pub(super) lists: Vec<Span>,
+    /// Field lengths summed over the files (what BM25's averages need).
+    pub(super) lens: [u64; NF],
+    pub(super) overlay: Option<Overlay>,
+    pub(super) state: State,
+}
+
+/// Where the body is: in memory (just built) or in the segment's file (read on demand).
+#[derive(Debug)]
+pub(super) enum Body {
+    Mem(Vec<u8>),
+    File { file: File, at: u64, len: u64 },
+}
+
+/// One segment: the head in memory, the body read a span at a time.
+#[derive(Debug)]
+pub(super) struct Segment {
+    pub(super) head: Head,
+    pub(super) body: Body,
+    /// The check of its encoded head, once encoded or loaded: what identifies a base.
+    pub(super) check: u64,
+}
+
+impl Default for Segment {
+    fn default() -> Segment {
+        Segment {
+            head: Head::default(),
+            body: Body::Mem(Vec::new()),
+            check: 0,
+        }
+    }
+}
+
+/// A file's terms: (term id, counts per field), ascending id.
+pub type Terms = Vec<(u32, [u8; NF])>;
+
+/// The files that have a term, ascending: (file index, counts per field).
+pub type Postings = Vec<(usize, [u8; NF])>;
+
+/// Where term `i` ends in a head's `terms` (0 past the end).
+fn end_of(ends: &[u8], i: usize) -> usize {
+    ends.get(4 * i..4 * i + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map_or(0, |b| u32::from_le_bytes(b) as usize)
+}
+
+impl Segment {
+    /// How many terms the dictionary holds.
+    pub(super) fn n_terms(&self) -> usize {
+        self.head.ends.len() / 4
+    }
+
+    /// Term `id`'s bytes.
+    pub(super) fn term(&self, id: usize) -> &[u8] {
+        let start = if id == 0 {
+            0
+        } else {
+            end_of(&self.head.ends, id - 1)
+        };
+        let end = end_of(&self.head.ends, id);
+        self.head
+            .terms
+            .as_bytes()
+            .get(start..end)
+            .unwrap_or_default()
+    }
+
+    /// The id of `term` (`None`: no file of the segment has it). A binary search.
+    pub(super) fn term_id(&self, term: &str) -> Option<u32> {
+        let (mut lo, mut hi) = (0, self.n_terms());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.term(mid).cmp(term.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return u32::try_from(mid).ok(),
+            }
+        }
+        None
+    }
+
+    /// The files that have term `id` (none for an id outside the dictionary).
+    pub(super) fn postings(&self, id: u32) -> Result<Postings, Damaged> {
+        let Some(span) = self.head.lists.get(id as usize) else {
+            return Ok(Vec::new());
+        };
+        decode_list(&self.read(*span)?, self.head.files.len())
+    }
+
+    /// The details at `span` (a file's or a doc's).
+    pub(super) fn details(&self, span: Span) -> Result<Details, Damaged> {
+        match postcard::take_from_bytes(&self.read(span)?) {
+            Ok((details, [])) => Ok(details),
+            _ => Err(Damaged("details that do not decode")),
+        }
+    }
+
+    /// The bytes of `span`, when they are inside the body and match their check.
+    pub(super) fn read(&self, span: Span) -> Result<Vec<u8>, Damaged> {
+        let len = span.len as usize;
+        let end = span.at.saturating_add(u64::from(span.len));
+        let mut bytes = match &self.body {
+            Body::Mem(b) => usize::try_from(span.at)
+                .ok()
+                .and_then(|a| b.get(a..a.checked_add(len)?))
+                .ok_or(Damaged("a span outside the body"))?
+                .to_vec(),
+            Body::File {
+                file,
+                at,
+                len: body,
+            } => {
+                if end > *body {
+                    return Err(Damaged("a span outside the body"));
+                }
+                let mut buf = vec![0; len];
+                file.read_exact_at(&mut buf, at + span.at)
+                    .map_err(|_| Damaged("a span that cannot be read"))?;
+                buf
+            }
+        };
+        let Some(data) = len.checked_sub(CHECK) else {
+            return Err(Damaged("a span shorter than its check"));
+        };
+        if bytes[data..] != span_check(&bytes[..data]) {
+            return Err(Damaged("a span whose check does not match"));
+        }
+        bytes.truncate(data);
+        Ok(bytes)
+    }
+}
+
+/// The check of a span's bytes.
+pub(super) fn span_check(bytes: &[u8]) -> [u8; CHECK] {
+    let h = foldhash::fast::FixedState::with_seed(u64::from(VERSION)).hash_one(bytes);
+    let mut out = [0; CHECK];
+    out.copy_from_slice(&h.to_le_bytes()[..CHECK]);
+    out
+}
+
+/// The check of the head's bytes.
+fn head_check(bytes: &[u8]) -> u64 {
+    foldhash::fast::FixedState::with_seed(u64::from(!VERSION)).hash_one(bytes)
+}
+
+/// The entries of an encoded posting list: per file, the distance from the previous file's
+/// index (LEB128), a byte whose bit `f` says field `f` has the term, then those fields'
+/// counts, one byte each. Files must ascend and be among the `n_files`.
+pub(super) fn decode_list(b: &[u8], n_files: usize) -> Result<Postings, Damaged> {
+    const BAD: Damaged = Damaged("a posting list that does not decode");
+    let mut out = Vec::new();
+    let mut file = 0usize;
+    let mut at = 0;
+    while at < b.len() {
+        let (delta, next) = leb128(b, at).ok_or(BAD)?;
+        if delta == 0 && !out.is_empty() {
+            return Err(BAD);
+        }
+        file = file.checked_add(delta as usize).ok_or(BAD)?;
+        let &mask = b.get(next).ok_or(BAD)?;
+        if file >= n_files || mask >> NF != 0 {
+            return Err(BAD);
+        }
+        at = next + 1;
+        let mut tf = [0u8; NF];
+        for (field, count) in tf.iter_mut().enumerate() {
+            if mask & (1 << field) != 0 {
+                *count = *b.get(at).ok_or(BAD)?;
+                at += 1;
+            }
+        }
+        out.push((file, tf));
+    }
+    Ok(out)
+}
+
+/// The LEB128 number at `b[at..]` and where it ends; `None` when truncated or too long.
+fn leb128(b: &[u8], mut at: usize) -> Option<(u32, usize)> {
+    let mut v = 0u32;
+    for shift in (0..35).step_by(7) {
+        let byte = *b.get(at)?;
+        at += 1;
+        v |= u32::from(byte & 0x7f).checked_shl(shift)?;
+        if byte & 0x80 == 0 {
+            return Some((v, at));
+        }
+    }
+    None
+}
+
+/// The lengths of the head and the body and the head's check, when `pre` starts a cache of
+/// this version.
+pub(super) fn preamble(pre: &[u8; PREAMBLE]) -> Option<(u64, u64, u64)> {
+    let rest = pre.strip_prefix(MAGIC.as_slice())?;
+    let (version, rest) = rest.split_first_chunk::<4>()?;
+    if u32::from_le_bytes(*version) != VERSION {
+        return None;
+    }
+    let (head, rest) = rest.split_first_chunk::<8>()?;
+    let (body, rest) = rest.split_first_chunk::<8>()?;
+    let check = rest.first_chunk::<8>()?;
+    Some((
+        u64::from_le_bytes(*head),
+        u64::from_le_bytes(*body),
+        u64::from_le_bytes(*check),
+    ))
+}
+
+/// Whether a head's dictionary is well formed: `ends` a whole number of ascending ends inside
+/// `terms`, at char boundaries, the last one its end; the terms non-empty, sorted and distinct.
+fn dictionary_ok(terms: &str, ends: &[u8]) -> bool {
+    if !ends.len().is_multiple_of(4) {
+        return false;
+    }
+    let n = ends.len() / 4;
+    let mut start = 0;
+    let mut prev: &[u8] = &[];
+    for i in 0..n {
+        let end = end_of(ends, i);
+        if end <= start || end > terms.len() || !terms.is_char_boundary(end) {
+            return false;
+        }
+        let term = &terms.as_bytes()[start..end];
+        if i > 0 && term <= prev {
+            return false;
+        }
+        prev = term;
+        start = end;
+    }
+    start == terms.len()
+}
+
+/// The head encoded in `bytes`, when they match `check` and decode to a head consistent with
+/// a body of `body_len` bytes.
+fn open_head(bytes: &[u8], check: u64, body_len: u64) -> Option<Head> {
+    if head_check(bytes) != check {
+        return None;
+    }
+    let (head, rest): (Head, &[u8]) = postcard::take_from_bytes(bytes).ok()?;
+    let inside =
+        |s: &Span| s.len as usize >= CHECK && s.at.saturating_add(u64::from(s.len)) <= body_len;
+    let ok = rest.is_empty()
+        && dictionary_ok(&head.terms, &head.ends)
+        && head.lists.len() == head.ends.len() / 4
+        && head.lists.iter().all(inside)
+        && head
+            .files
+            .iter()
+            .chain(&head.docs)
+            .all(|f| inside(&f.details))
+        && head.files.windows(2).all(|w| w[0].path < w[1].path)
+        && head.docs.windows(2).all(|w| w[0].path < w[1].path);
+    ok.then_some(head)
+}
+
+/// The segment in the file at `path`, or `None` when there is none or it cannot be used (see
+/// the module doc). Reads the preamble and the head only.
+pub(super) fn load(path: &Path) -> Option<Segment> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE {
+        return None;
+    }
+    let mut file = File::open(path).ok()?;
+    let total = file.metadata().ok()?.len();
+    let mut pre = [0u8; PREAMBLE];
+    file.read_exact(&mut pre).ok()?;
+    let (head_len, body_len, check) = preamble(&pre)?;
+    let body_at = (PREAMBLE as u64).checked_add(head_len)?;
+    if body_at.checked_add(body_len)? != total {
+        return None;
+    }
+    let mut head = vec![0; usize::try_from(head_len).ok()?];
+    file.read_exact(&mut head).ok()?;
+    Some(Segment {
+        head: open_head(&head, check, body_len)?,
+        body: Body::File {
+            file,
+            at: body_at,
+            len: body_len,
+        },
+        check,
+    })
+}
+
+#[cfg(test)]
+/// Decode a whole segment file's bytes (`None` when they are not a usable segment of this
+/// version).
+#[cfg(test)]
+pub(super) fn decode(bytes: &[u8]) -> Option<Segment> {
+    let (head_len, body_len, check) = preamble(bytes.first_chunk()?)?;
+    let body_at = PREAMBLE.checked_add(usize::try_from(head_len).ok()?)?;
+    let body = bytes.get(body_at..)?;
+    if body.len() as u64 != body_len {
+        return None;
+    }
+    Some(Segment {
+        head: open_head(bytes.get(PREAMBLE..body_at)?, check, body_len)?,
+        body: Body::Mem(body.to_vec()),
+        check,
+    })
+}
+
+/// The bytes of a segment file, and the check of its head (the segment's identity once
+/// written). An error only when a body still in its file cannot be read.
+pub(super) fn encode(seg: &Segment) -> std::io::Result<(Vec<u8>, u64)> {
+    // Serialising plain data into a Vec cannot fail.
+    let head = postcard::to_stdvec(&seg.head).unwrap_or_default();
+    let read;
+    let body = match &seg.body {
+        Body::Mem(b) => b.as_slice(),
+        Body::File { file, at, len } => {
+            let mut b = vec![0; usize::try_from(*len).map_err(std::io::Error::other)?];
+            file.read_exact_at(&mut b, *at)?;
+            read = b;
+            read.as_slice()
+        }
+    };
+    let check = head_check(&head);
+    let mut out = Vec::with_capacity(PREAMBLE + head.len() + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(head.len() as u64).to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&check.to_le_bytes());
+    out.extend(head);
+    out.extend_from_slice(body);
+    Ok((out, check))
+}
