@@ -10,10 +10,12 @@
 #     `--parallel 1` of this build and the sequential loop (no flag) of BASE_BIN, target
 #     within 5% of each other (12T plus overhead). Without BASE_BIN that leg is skipped: both
 #     runs would be this build, whose `--parallel 1` is the sequential loop, so the 5% target
-#     would hold by construction and say nothing.
-# Prints the medians and the ratios; exits 1 when a target is missed. The machine may be
-# shared and noisy: read the numbers with that in mind (a timed test would be flaky; this
-# is a script).
+#     would hold by construction and say nothing. BASE_BIN's `--parallel 4` runs too, and the
+#     ratio of the two `--parallel 4` medians says what this build changed, whatever the load.
+# The kinds are interleaved run by run (a, b, c, a, b, c, ...), so the machine's load falls on
+# all alike. Prints the medians and the ratios; exits 1 when a target is missed. The machine
+# may be shared and noisy: read the numbers with that in mind (a timed test would be flaky;
+# this is a script).
 #
 # Usage: scripts/bench-parallel.sh [RUNS=3] [T=2] [BASE_BIN=]
 set -euo pipefail
@@ -63,7 +65,7 @@ with open(f"{work}/prd.json", "w") as f:
     f.write("\n]\n}\n")
 PY
 
-# One fresh project per run: KIND is parallel4, parallel1 or sequential.
+# One fresh project per run: KIND is parallel4, base4, parallel1 or sequential.
 run_once() {
   local kind="$1" r="$2" exe="$3"
   local proj="$work/$kind-$r"
@@ -79,7 +81,7 @@ run_once() {
   git -C "$proj" commit -qm init
   local flag=()
   case "$kind" in
-    parallel4) flag=(--parallel 4) ;;
+    parallel4 | base4) flag=(--parallel 4) ;;
     parallel1) flag=(--parallel 1) ;;
   esac
   local start end code
@@ -100,29 +102,34 @@ run_once() {
 
 kinds=(parallel4)
 if [ -n "$BASE_BIN" ]; then
-  kinds+=(parallel1 sequential)
+  kinds+=(base4 parallel1 sequential)
 else
   echo "no BASE_BIN: the --parallel 1 vs sequential leg is skipped (both would run this build)"
 fi
-declare -A med=([parallel1]=0 [sequential]=0)
-for kind in "${kinds[@]}"; do
-  exe="$bin"
-  [ "$kind" = sequential ] && exe="$BASE_BIN"
-  times=()
-  for r in $(seq 1 "$RUNS"); do
+declare -A med=([base4]=0 [parallel1]=0 [sequential]=0)
+declare -A times=()
+for r in $(seq 1 "$RUNS"); do
+  for kind in "${kinds[@]}"; do
+    exe="$bin"
+    case "$kind" in base4 | sequential) exe="$BASE_BIN" ;; esac
     ms=$(run_once "$kind" "$r" "$exe")
     echo "$kind run $r: ${ms} ms"
-    times+=("$ms")
+    times[$kind]="${times[$kind]:-} $ms"
   done
-  med[$kind]=$(median "${times[@]}")
+done
+for kind in "${kinds[@]}"; do
+  # shellcheck disable=SC2086
+  med[$kind]=$(median ${times[$kind]})
 done
 
 ideal=$((4 * T * 1000))
-python3 - "${med[parallel4]}" "${med[parallel1]}" "${med[sequential]}" "$ideal" "$T" <<'PY'
+python3 - "${med[parallel4]}" "${med[parallel1]}" "${med[sequential]}" "$ideal" "$T" "${med[base4]}" <<'PY'
 import sys
-p4, p1, seq, ideal, t = (float(x) for x in sys.argv[1:])
+p4, p1, seq, ideal, t, b4 = (float(x) for x in sys.argv[1:])
 r4 = p4 / ideal
 print(f"--parallel 4: median {p4:.0f} ms = {r4:.3f} x 4T ({ideal:.0f} ms); target <= 1.15")
+if b4 > 0:
+    print(f"BASE_BIN --parallel 4: median {b4:.0f} ms = {b4 / ideal:.3f} x 4T; this build / BASE_BIN: {p4 / b4:.3f}")
 ok = r4 <= 1.15
 if seq > 0:
     r1 = p1 / seq

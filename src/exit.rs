@@ -20,6 +20,10 @@ impl Code {
     /// `ralph run` stopped before the next iteration: the agents' reported cost reached
     /// `--max-cost`.
     pub const COST_LIMIT: Code = Code(5);
+    /// The agent CLI could not start (an argument it does not know, root refused, not logged
+    /// in, no session at all), found by the preflight or on the first agent run: no story is
+    /// retried or skipped for it.
+    pub const AGENT_START: Code = Code(6);
     /// Interrupted by Ctrl-C or SIGTERM.
     pub const INTERRUPTED: Code = Code(130);
     /// The terminal hung up (SIGHUP: terminal closed, ssh dropped); handled like SIGTERM.
@@ -34,6 +38,10 @@ impl Code {
     pub fn from_error(err: &anyhow::Error) -> Code {
         if err.chain().any(|e| e.is::<Interrupted>()) {
             Code::INTERRUPTED
+        } else if err.downcast_ref::<AgentStart>().is_some()
+            || err.chain().any(|e| e.is::<AgentStart>())
+        {
+            Code::AGENT_START
         } else if err.chain().any(|e| e.is::<Usage>()) {
             Code::USAGE
         } else {
@@ -46,6 +54,11 @@ impl Code {
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted")]
 pub struct Interrupted;
+
+/// Marker error: the agent CLI cannot start (found before the first agent ran), exit 6.
+#[derive(Debug, thiserror::Error)]
+#[error("the agent cannot start")]
+pub struct AgentStart;
 
 /// Marker error: options that parse but cannot be used together (exit 2, like clap's own
 /// usage errors). The message says what to change.
@@ -65,5 +78,7 @@ mod tests {
         assert_eq!(Code::from_error(&other), Code::ERROR);
         let usage = anyhow::Error::new(Usage("--a needs --b".into()));
         assert_eq!(Code::from_error(&usage), Code::USAGE);
+        let start = anyhow::anyhow!("preflight: root").context(AgentStart);
+        assert_eq!(Code::from_error(&start), Code::AGENT_START);
     }
 }

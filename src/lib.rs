@@ -13,7 +13,10 @@
 //! - [`state`]: what ralph keeps under `.ralph/` (history records, the run lock, archives,
 //!   rejected copies, run folders and their manifests), below both `context` and `run`.
 //! - [`run`]: the loop (`ralph run`, `ralph demo`).
+//! - [`doctor`]: `ralph doctor` and the run's preflight: is this machine and project ready.
 //! - [`review`]: the isolated review of a gated story (prompt, verdict, when it is held).
+//! - [`kept`]: the work ralph keeps in git (story branches, attempt refs, worktrees): saved
+//!   before a worktree goes, listed, deleted only once merged or when named.
 //! - [`clean`]: run hygiene: which old run folders, rejected copies and archives go
 //!   (`ralph clean`, and `ralph run` at its start).
 //! - [`report`]: `ralph report`: a run story by story from its history (text, markdown, HTML).
@@ -30,11 +33,13 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub mod dag;
+pub mod doctor;
 pub mod exit;
 pub mod fsutil;
 pub mod graph;
 pub mod index;
 pub mod init;
+pub mod kept;
 pub mod par;
 pub mod patterns;
 pub mod pin;

@@ -1,10 +1,14 @@
 //! `ralph show <story-id>`: what a story produced — its attempts (outcome, time, verify,
-//! usage, reason, merge), commits, files changed, its progress.txt entry and the total agent
-//! time — or that it has not run yet.
+//! usage, reason, merge, the ref keeping a sent-back attempt), commits, files changed, its
+//! progress.txt entry, the total agent time and the refs keeping its unmerged work — or that
+//! it has not run yet.
 //!
 //! [`build`] is pure: a story, its state and its [`StoryOutputs`] (read by
 //! [`crate::state::outputs::read`], the same reader the context builder uses) in, a [`Show`]
 //! out; [`text`] renders it for a terminal. `crate::cli::show` reads the files and prints.
+//!
+//! Also what people told live runs about the story: the `ralph steer` notes that reached it,
+//! its `ralph skip` / `retry` ([`Steered`], [`HeldByPerson`]).
 
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -12,7 +16,8 @@ use std::fmt::Write as _;
 use crate::agent::telemetry::Usage;
 use crate::graph::State;
 use crate::prd::Story;
-use crate::report::duration;
+use crate::report::{duration, when};
+use crate::state::history::ControlKind;
 use crate::state::outputs::StoryOutputs;
 
 /// Everything `ralph show` says about one story.
@@ -24,6 +29,10 @@ pub struct Show {
     pub state: &'static str,
     /// The blockers that do not pass yet, when blocked.
     pub blocked_by: Vec<String>,
+    /// The story's own verify commands (`verify` in prd.json), run after the run's.
+    pub verify: Vec<String>,
+    /// The story's `redGreen`: its red-green gate on or off whatever the run says.
+    pub red_green: Option<bool>,
     /// Whether any iteration ran the story.
     pub ran: bool,
     pub attempts: Vec<Attempt>,
@@ -31,10 +40,26 @@ pub struct Show {
     pub commits: Vec<Commit>,
     /// Files changed by any attempt, sorted, each once.
     pub files_changed: Vec<String>,
+    /// The steering notes that reached its prompts (`ralph steer`), oldest first.
+    pub steering: Vec<Steered>,
+    /// When people held it (`ralph skip`) or released it (`ralph retry`), oldest first.
+    pub held: Vec<HeldByPerson>,
     /// The latest progress.txt entry for the story.
     pub progress_entry: Option<String>,
     /// The agent's time over every attempt.
     pub agent_ms: u64,
+    /// Refs holding work of this story's that `branchName` lacks (parallel runs): its story
+    /// branch, which the next run resumes, and attempt refs (filled in by the command, which
+    /// asks git).
+    pub kept: Vec<KeptWork>,
+}
+
+/// A ref that keeps some of the story's work, and why it is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeptWork {
+    #[serde(flatten)]
+    pub kept: crate::kept::Kept,
+    pub why: String,
 }
 
 /// One iteration that ran the story.
@@ -53,9 +78,19 @@ pub struct Attempt {
     pub reason: Option<String>,
     /// Parallel runs: the merge result (`merged`, `conflict`, `verify-failed`).
     pub merge: Option<String>,
+    /// Parallel runs: the ref that keeps a sent-back attempt.
+    pub attempt_ref: Option<String>,
     pub worker: Option<u32>,
     /// The review of a gated attempt (`ralph run --review`): verdict, items, round.
     pub review: Option<crate::state::history::ReviewRecord>,
+    /// The iteration's log (what the agent said, readable), relative to the project root.
+    pub log: String,
+    /// The agent's raw output as printed (a structured agent's events), when kept.
+    pub events: Option<String>,
+    /// The agent CLI's version, when it was told.
+    pub agent_version: Option<String>,
+    /// What the red-green gate's red run gave (`ralph run --red-green`).
+    pub red_green: Option<crate::state::history::RedGreenRecord>,
 }
 
 /// The commits of a done attempt.
@@ -63,6 +98,26 @@ pub struct Attempt {
 pub struct Commit {
     pub before: Option<String>,
     pub after: Option<String>,
+}
+
+/// A steering note that reached the story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Steered {
+    pub run_id: String,
+    /// RFC 3339, when the run took it.
+    pub time: String,
+    /// Given for this story only; false: for every story.
+    pub this_story: bool,
+    pub text: String,
+}
+
+/// `ralph skip` or `ralph retry` of the story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeldByPerson {
+    pub run_id: String,
+    pub time: String,
+    /// `skip` or `retry`.
+    pub action: &'static str,
 }
 
 /// Build the account of `story` in `state` from its outputs.
@@ -92,8 +147,13 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
             usage: r.usage.clone(),
             reason: r.reason.clone(),
             merge: r.merge.as_ref().map(|m| m.result.clone()),
+            attempt_ref: r.attempt_ref.clone(),
             worker: r.worker,
             review: r.review.clone(),
+            log: format!(".ralph/runs/{}/iter-{}.log", r.run_id, r.iteration),
+            events: r.events.clone(),
+            agent_version: r.agent_version.clone(),
+            red_green: r.red_green.clone(),
         })
         .collect();
     let commits = out
@@ -110,17 +170,41 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         .iter()
         .flat_map(|r| r.files_changed.iter())
         .collect();
+    let (steering, held) = people(out);
     Show {
         id: story.id.clone(),
         title: story.title.clone(),
         state: state.name(),
         blocked_by,
+        verify: story.verify.clone(),
+        red_green: story.red_green,
         ran: !out.records.is_empty(),
         attempts,
         commits,
         files_changed: files.into_iter().cloned().collect(),
+        steering,
+        held,
         progress_entry: out.progress_entry.clone(),
         agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
+        kept: Vec::new(),
+    }
+}
+
+/// "kept work (not on the branch):" and a line per ref, or nothing.
+fn kept_text(o: &mut String, s: &Show) {
+    if s.kept.is_empty() {
+        return;
+    }
+    o.push_str("kept work, not on the branch:\n");
+    for k in &s.kept {
+        let _ = writeln!(
+            o,
+            "  {} at {} \"{}\": {}",
+            k.kept.short(),
+            short(Some(&k.kept.commit)),
+            k.kept.subject,
+            k.why
+        );
     }
 }
 
@@ -144,12 +228,109 @@ fn review_text(o: &mut String, r: &crate::state::history::ReviewRecord) {
     }
 }
 
+/// An attempt's red run: `red run (1.2s): red: tests/a.rs on abc1234; `cargo test` exited 101`.
+fn red_green_text(o: &mut String, r: &crate::state::history::RedGreenRecord) {
+    let what = match r.result.as_str() {
+        "red" => "failed without the change, as required",
+        "green" => "passed without the change: the tests do not test it (sent back)",
+        "no-tests" => "no test file changed (sent back)",
+        _ => "inconclusive",
+    };
+    let _ = write!(o, "\n    red run ({}): {what}", duration(r.duration_ms));
+    if let Some(why) = &r.why {
+        let _ = write!(o, " ({why})");
+    }
+    if !r.test_files.is_empty() {
+        let _ = write!(
+            o,
+            "\n      tests: {} on {}",
+            r.test_files.join(", "),
+            short(r.base.as_deref())
+        );
+    }
+    for v in &r.verify {
+        let how = match (v.passed, v.timed_out, v.exit_code) {
+            (true, _, _) => "passed".to_string(),
+            (false, true, _) => "timed out".to_string(),
+            (false, false, Some(c)) => format!("exited {c}"),
+            (false, false, None) => "was killed".to_string(),
+        };
+        let _ = write!(o, "\n      `{}` {how}", v.command);
+    }
+}
+
+/// The story's own checks and its red-green setting, when it has them.
+fn verify_lines(o: &mut String, s: &Show) {
+    if !s.verify.is_empty() {
+        let cmds: Vec<String> = s.verify.iter().map(|c| format!("`{c}`")).collect();
+        let _ = writeln!(
+            o,
+            "verify (this story, after the run's): {}",
+            cmds.join(", ")
+        );
+    }
+    match s.red_green {
+        Some(true) => o.push_str("red-green: on for this story\n"),
+        Some(false) => o.push_str("red-green: off for this story\n"),
+        None => {}
+    }
+}
+
 /// The state as a person reads it: `done`, `ready`, `blocked by US-001, US-002`, `removed`.
 pub fn state_text(s: &Show) -> String {
     if s.blocked_by.is_empty() {
         s.state.to_string()
     } else {
         format!("blocked by {}", s.blocked_by.join(", "))
+    }
+}
+
+/// What people told live runs about the story: the notes that reached it, its holds and
+/// releases.
+fn people(out: &StoryOutputs) -> (Vec<Steered>, Vec<HeldByPerson>) {
+    let steering = out
+        .control
+        .iter()
+        .filter(|c| c.control == ControlKind::Steer)
+        .map(|c| Steered {
+            run_id: c.run_id.clone(),
+            time: c.time.clone(),
+            this_story: c.story.is_some(),
+            text: c.text.clone().unwrap_or_default(),
+        })
+        .collect();
+    let held = out
+        .control
+        .iter()
+        .filter(|c| matches!(c.control, ControlKind::Skip | ControlKind::Retry))
+        .map(|c| HeldByPerson {
+            run_id: c.run_id.clone(),
+            time: c.time.clone(),
+            action: c.control.name(),
+        })
+        .collect();
+    (steering, held)
+}
+
+/// The steering notes and holds, as lines (empty when there are none).
+fn control_text(o: &mut String, s: &Show) {
+    if !s.steering.is_empty() {
+        o.push_str("steering notes (ralph steer):\n");
+        for n in &s.steering {
+            let whom = if n.this_story { "" } else { ", every story" };
+            let _ = writeln!(o, "  {} (run {}{whom}):", when(&n.time), n.run_id);
+            for line in n.text.lines() {
+                let _ = writeln!(o, "    > {line}");
+            }
+        }
+    }
+    for h in &s.held {
+        let what = if h.action == "skip" {
+            "held (ralph skip)"
+        } else {
+            "released (ralph retry)"
+        };
+        let _ = writeln!(o, "{what}: {} (run {})", when(&h.time), h.run_id);
     }
 }
 
@@ -169,15 +350,25 @@ pub fn text(s: &Show) -> String {
 fn raw_text(s: &Show) -> String {
     let mut o = String::new();
     if !s.ran {
-        let _ = write!(o, "{} has not run yet ({})", s.id, state_text(s));
+        let _ = writeln!(o, "{} has not run yet ({})", s.id, state_text(s));
+        verify_lines(&mut o, s);
+        o.pop();
         if let Some(e) = &s.progress_entry {
             let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
         }
+        let mut people = String::new();
+        control_text(&mut people, s);
+        if !people.is_empty() {
+            o.push('\n');
+            o.push_str(people.trim_end_matches('\n'));
+        }
         o.push('\n');
+        kept_text(&mut o, s);
         return o;
     }
     let _ = writeln!(o, "{}: {}", s.id, s.title);
     let _ = writeln!(o, "state: {}", state_text(s));
+    verify_lines(&mut o, s);
     let _ = writeln!(
         o,
         "attempts: {} (agent time {})",
@@ -215,11 +406,21 @@ fn raw_text(s: &Show) -> String {
         if let Some(m) = &a.merge {
             let _ = write!(o, ", merge: {m}");
         }
+        if let Some(r) = &a.attempt_ref {
+            let _ = write!(o, "\n    kept at: {r}");
+        }
         if let Some(r) = &a.reason {
             let _ = write!(o, "\n    reason: {r}");
         }
         if let Some(r) = &a.review {
             review_text(&mut o, r);
+        }
+        if let Some(r) = &a.red_green {
+            red_green_text(&mut o, r);
+        }
+        let _ = write!(o, "\n    log: {}", a.log);
+        if let Some(e) = &a.events {
+            let _ = write!(o, "; raw events: {e}");
         }
         o.push('\n');
     }
@@ -240,12 +441,14 @@ fn raw_text(s: &Show) -> String {
             let _ = writeln!(o, "  {f}");
         }
     }
+    control_text(&mut o, s);
     match &s.progress_entry {
         Some(e) => {
             let _ = write!(o, "progress.txt entry:\n{}\n", e.trim_end());
         }
         None => o.push_str("progress.txt entry: none\n"),
     }
+    kept_text(&mut o, s);
     o
 }
 
@@ -300,6 +503,7 @@ mod tests {
                 record(Outcome::VerifyFailed, &["src/a.rs"], false),
                 record(Outcome::Done, &["src/b.rs", "src/a.rs"], true),
             ],
+            control: vec![],
         };
         let s = build(&story(), &State::Done, &out);
         assert_eq!(s.attempts.len(), 2);
@@ -316,6 +520,31 @@ mod tests {
     }
 
     #[test]
+    fn kept_work_is_named_with_why() {
+        let mut s = build(&story(), &State::Ready, &StoryOutputs::default());
+        s.kept.push(KeptWork {
+            kept: crate::kept::Kept {
+                name: "refs/heads/ralph/x--US-001".into(),
+                kind: crate::kept::Kind::StoryBranch,
+                commit: "0123456789abcdef".into(),
+                subject: "half done".into(),
+                story: Some("US-001".into()),
+                ahead: 2,
+            },
+            why: "the next run resumes it".into(),
+        });
+        let t = text(&s);
+        assert!(
+            t.ends_with("kept work, not on the branch:\n  ralph/x--US-001 at 0123456789 \"half done\": the next run resumes it\n"),
+            "{t}"
+        );
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["kept"][0]["ref"], "refs/heads/ralph/x--US-001");
+        assert_eq!(v["kept"][0]["kind"], "story-branch");
+        assert_eq!(v["kept"][0]["ahead"], 2);
+    }
+
+    #[test]
     fn odd_commit_ids_and_control_characters_from_the_files_never_break_the_text() {
         let mut r = record(Outcome::Done, &["src/a.rs"], true);
         r.head_before = Some("aéééééééééééé".into());
@@ -324,10 +553,56 @@ mod tests {
         let out = StoryOutputs {
             progress_entry: Some("## entry\n- bell \x07 here\n".into()),
             records: vec![r],
+            control: vec![],
         };
         let t = text(&build(&story(), &State::Done, &out));
         assert!(t.contains("aééééééééé..b"), "{t}");
         assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
         assert!(t.contains("- bell \u{fffd} here\n"), "{t}");
+    }
+
+    #[test]
+    fn steering_notes_and_holds_are_shown_even_before_a_run() {
+        use crate::state::history::ControlRecord;
+        let ctl = |control, story: Option<&str>, text: Option<&str>| ControlRecord {
+            control,
+            run_id: "r1".into(),
+            time: "2026-11-26T10:00:05Z".into(),
+            request: "q".into(),
+            story: story.map(String::from),
+            text: text.map(String::from),
+        };
+        let out = StoryOutputs {
+            control: vec![
+                ctl(
+                    ControlKind::Steer,
+                    None,
+                    Some("use the client\nnot the raw API"),
+                ),
+                ctl(ControlKind::Steer, Some("US-001"), Some("keep the schema")),
+                ctl(ControlKind::Skip, Some("US-001"), None),
+                ctl(ControlKind::Retry, Some("US-001"), None),
+            ],
+            ..StoryOutputs::default()
+        };
+        let s = build(&story(), &State::Ready, &out);
+        assert_eq!(s.steering.len(), 2);
+        assert!(!s.steering[0].this_story && s.steering[1].this_story);
+        assert_eq!(
+            s.held.iter().map(|h| h.action).collect::<Vec<_>>(),
+            ["skip", "retry"]
+        );
+        assert_eq!(
+            text(&s),
+            "US-001 has not run yet (ready)\n\
+             steering notes (ralph steer):\n\
+             \x20 2026-11-26 10:00:05 UTC (run r1, every story):\n\
+             \x20   > use the client\n\
+             \x20   > not the raw API\n\
+             \x20 2026-11-26 10:00:05 UTC (run r1):\n\
+             \x20   > keep the schema\n\
+             held (ralph skip): 2026-11-26 10:00:05 UTC (run r1)\n\
+             released (ralph retry): 2026-11-26 10:00:05 UTC (run r1)\n"
+        );
     }
 }

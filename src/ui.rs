@@ -6,12 +6,12 @@
 //! that follows from them (`RALPH_LOG`), and the named styles (errors, warnings, story states,
 //! loop outcomes). Text is written styled and printed through `anstream`'s macros; nothing else
 //! writes escape codes. Also owns stderr's one transient line ([`transient`]: a heartbeat or a
-//! countdown refreshed in place on a terminal), which every other write to stderr clears first
-//! ([`clear_transient`]), and what text from a file or an agent may reach a terminal
+//! countdown refreshed in place on a terminal) or block ([`transient_block`]: a parallel run's
+//! status lines), which every other write to stderr clears first ([`clear_transient`]), and what text from a file or an agent may reach a terminal
 //! ([`printable`]). Does not decide what a command prints: the commands do.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use anstyle::{AnsiColor, Style};
 
@@ -112,22 +112,64 @@ pub const TRANSIENT_WIDTH: usize = 78;
 /// return, the line (plain text, cut to [`TRANSIENT_WIDTH`] characters), clear to the end of
 /// the line, no newline. Write errors (a closed stderr) are ignored.
 pub fn transient(line: &str) {
-    let line: String = line
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(TRANSIENT_WIDTH)
-        .collect();
+    let line = shown(line);
+    let block = erase(false, BLOCK.swap(0, Ordering::SeqCst));
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "\r{line}\x1b[K").and_then(|()| err.flush());
+    let _ = write!(err, "{block}\r{line}\x1b[K").and_then(|()| err.flush());
     TRANSIENT.store(true, Ordering::SeqCst);
 }
 
-/// Clear the transient line, if one is shown, so the next write starts on a clean line.
+/// How many lines the transient block on stderr has (0: none shown).
+static BLOCK: AtomicUsize = AtomicUsize::new(0);
+
+/// Clear the transient line or block, if one is shown, so the next write starts on a clean
+/// line.
 pub fn clear_transient() {
-    if TRANSIENT.swap(false, Ordering::SeqCst) {
+    let line = TRANSIENT.swap(false, Ordering::SeqCst);
+    let block = BLOCK.swap(0, Ordering::SeqCst);
+    if line || block > 0 {
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K").and_then(|()| err.flush());
+        let _ = write!(err, "{}", erase(line, block)).and_then(|()| err.flush());
     }
+}
+
+/// The escape codes that erase a transient line (`line`) and a block of `block` lines above
+/// the cursor.
+fn erase(line: bool, block: usize) -> String {
+    let mut s = String::new();
+    if line {
+        s.push_str("\r\x1b[2K");
+    }
+    if block > 0 {
+        s.push_str(&format!("\x1b[{block}F\x1b[J"));
+    }
+    s
+}
+
+/// One transient line as shown: control characters blanked, cut to [`TRANSIENT_WIDTH`].
+fn shown(line: &str) -> String {
+    line.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(TRANSIENT_WIDTH)
+        .collect()
+}
+
+/// Show `lines` in place of the previous transient line or block on stderr (a terminal): the
+/// old one erased, each line (plain text, cut to [`TRANSIENT_WIDTH`]) on its own row, the
+/// cursor left below them. The parallel run's status lines, one per claim, redrawn each
+/// second. Write errors (a closed stderr) are ignored.
+pub fn transient_block(lines: &[String]) {
+    let mut text = erase(
+        TRANSIENT.swap(false, Ordering::SeqCst),
+        BLOCK.load(Ordering::SeqCst),
+    );
+    for l in lines {
+        text.push_str(&shown(l));
+        text.push_str("\x1b[K\n");
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{text}").and_then(|()| err.flush());
+    BLOCK.store(lines.len(), Ordering::SeqCst);
 }
 
 /// `text` wrapped in `style` (its escape codes; `anstream` strips them when colour is off).
@@ -194,6 +236,16 @@ mod tests {
         assert_eq!(Verbosity::from_flags(true, 0), Verbosity::Quiet);
         assert_eq!(Verbosity::from_flags(false, 0), Verbosity::Normal);
         assert_eq!(Verbosity::from_flags(false, 2), Verbosity::Verbose(2));
+    }
+
+    #[test]
+    fn a_transient_line_or_block_is_erased_in_place() {
+        assert_eq!(erase(false, 0), "");
+        assert_eq!(erase(true, 0), "\r\x1b[2K");
+        // Up to the block's first row, then everything below it.
+        assert_eq!(erase(false, 3), "\x1b[3F\x1b[J");
+        assert_eq!(shown("a\tb\x1b[31m"), "a b [31m");
+        assert_eq!(shown(&"x".repeat(100)).chars().count(), TRANSIENT_WIDTH);
     }
 
     #[test]

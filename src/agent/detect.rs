@@ -1,7 +1,10 @@
-//! Reading an agent's output: completion signals and usage/rate-limit messages (pure functions).
+//! Reading an agent's output: completion signals, usage/rate-limit messages, and the CLI's
+//! refusal to start (pure functions).
 //!
-//! Owns what counts as "the agent said it is done" and "the agent hit a limit". Does not decide
-//! what happens next (see `crate::run::outcome`) or parse reset times (`crate::run::ratelimit`).
+//! Owns what counts as "the agent said it is done", "the agent hit a limit" and "the CLI
+//! refused to start" (an argument it does not know, root refused, not logged in). Does not
+//! decide what happens next (see `crate::run::outcome`) or parse reset times
+//! (`crate::run::ratelimit`).
 
 use regex::Regex;
 use std::sync::OnceLock;
@@ -107,9 +110,220 @@ pub fn limit_at_end(tail: &str, timed_out: bool) -> Option<String> {
     rate_limit_line(&last.join("\n")).map(String::from)
 }
 
+/// Why an agent CLI refused to start, as its own output says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Refusal {
+    /// It does not know one of the arguments ralph passed.
+    UnknownArgument,
+    /// It refuses to skip permission prompts when run as root (Claude Code).
+    Root,
+    /// It has no credentials (not logged in, no API key).
+    NotLoggedIn,
+    /// It does not run headless in a folder it has not been told to trust (Gemini CLI).
+    Untrusted,
+}
+
+/// How many non-empty lines at the end of the output are searched for a refusal: a CLI that
+/// refuses says so last, and earlier output may quote such words in ordinary work.
+pub const REFUSAL_LINES: usize = 12;
+
+fn refusal_res() -> &'static [(Refusal, Regex)] {
+    static RES: OnceLock<Vec<(Refusal, Regex)>> = OnceLock::new();
+    RES.get_or_init(|| {
+        let re = |r: &str| Regex::new(r).expect("a literal regex");
+        vec![
+            // clap (codex), commander (claude, amp, copilot), yargs (gemini, opencode).
+            (
+                Refusal::UnknownArgument,
+                re(r"(?i)(error: unexpected argument '[^']*' found|unknown option '[^']*'|^\s*unknown arguments?: |error: unrecognized subcommand|error: invalid command format)"),
+            ),
+            (
+                Refusal::Root,
+                re(r"cannot be used with root/sudo privileges"),
+            ),
+            (
+                Refusal::Untrusted,
+                re(r"(?i)not running in a trusted directory"),
+            ),
+            (
+                Refusal::NotLoggedIn,
+                re(r"(?i)(not logged in\b.*(/login|log in)|invalid api key\b.*/login|please run /login|no api key found|please set an auth method|no authentication information found|\bnot authenticated\b|\bauthentication_failed\b)"),
+            ),
+        ]
+    })
+}
+
+/// The refusal among the last [`REFUSAL_LINES`] non-empty lines of `output`, else among its
+/// first (a CLI may print its usage error first and its whole help after it), with the line
+/// that says it (trimmed), if any.
+pub fn refusal(output: &str) -> Option<(Refusal, String)> {
+    let lines = || output.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut last: Vec<&str> = lines().rev().take(REFUSAL_LINES).collect();
+    last.reverse();
+    let first = lines().take(REFUSAL_LINES);
+    last.into_iter().chain(first).find_map(|l| {
+        refusal_res()
+            .iter()
+            .find(|(_, re)| re.is_match(l))
+            .map(|(kind, _)| (*kind, l.chars().take(300).collect()))
+    })
+}
+
+/// Why an agent did not start (the rule is `crate::run::outcome::start_failure`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartFailure {
+    /// The CLI said why: the kind and its line.
+    Refused(Refusal, String),
+    /// The command could not be run (exit 126 or 127 from a wrapper or shell).
+    NotRunnable(i32),
+    /// A structured agent exited non-zero at once, without a single event.
+    NoSession(i32),
+}
+
+impl StartFailure {
+    /// The line that says why: the CLI's own words, or what ralph saw (with the last line of
+    /// output, from `tail`, when there is one).
+    pub fn line(&self, tail: &str, quick: std::time::Duration) -> String {
+        let last = tail
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| l.chars().take(300).collect::<String>());
+        let with_last = |s: String| match &last {
+            Some(l) => format!("{s}: {l}"),
+            None => s,
+        };
+        match self {
+            StartFailure::Refused(_, line) => line.clone(),
+            StartFailure::NotRunnable(c) => {
+                with_last(format!("the command could not be run (exit {c})"))
+            }
+            StartFailure::NoSession(c) => with_last(format!(
+                "exited {c} within {}s without starting a session",
+                quick.as_secs()
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_are_read_from_what_the_real_clis_print() {
+        let cases = [
+            (
+                "WARNING: proceeding\nerror: unexpected argument '--full-auto' found\n\n  tip: to pass '--full-auto' as a value, use '-- --full-auto'\n\nUsage: codex exec [OPTIONS] [PROMPT]\n",
+                Refusal::UnknownArgument,
+                "error: unexpected argument '--full-auto' found",
+            ),
+            (
+                "error: unknown option '--bogus'\n",
+                Refusal::UnknownArgument,
+                "error: unknown option '--bogus'",
+            ),
+            (
+                "Unknown argument: bogus\nUsage: gemini [options] [command]\n",
+                Refusal::UnknownArgument,
+                "Unknown argument: bogus",
+            ),
+            (
+                "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons\n",
+                Refusal::Root,
+                "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons",
+            ),
+            (
+                "Not logged in · Please run /login\n[result: success · 1 turn(s)]\n",
+                Refusal::NotLoggedIn,
+                "Not logged in · Please run /login",
+            ),
+            (
+                "Please set an Auth method in your /h/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY\n",
+                Refusal::NotLoggedIn,
+                "Please set an Auth method in your /h/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY",
+            ),
+            (
+                "Error: No authentication information found.\n\nCopilot can be authenticated\n",
+                Refusal::NotLoggedIn,
+                "Error: No authentication information found.",
+            ),
+            (
+                "\u{1b}[31mGemini CLI is not running in a trusted directory. To proceed, either use `--skip-trust`\u{1b}[0m\n",
+                Refusal::Untrusted,
+                "\u{1b}[31mGemini CLI is not running in a trusted directory. To proceed, either use `--skip-trust`\u{1b}[0m",
+            ),
+            (
+                "No API key found. Starting login flow...\nLogin failed: x\n",
+                Refusal::NotLoggedIn,
+                "No API key found. Starting login flow...",
+            ),
+        ];
+        for (tail, kind, line) in cases {
+            assert_eq!(refusal(tail), Some((kind, line.to_string())), "{tail}");
+        }
+    }
+
+    /// What the real CLIs printed when they refused (tests/fixtures/telemetry/real/errors,
+    /// captured by scripts/agent-contract.sh): both streams, the capture's header left out.
+    #[test]
+    fn the_real_clis_refusals_are_read() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/telemetry/real/errors"
+        );
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let body: String = text
+                .lines()
+                .filter(|l| !l.starts_with("# "))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let hung = text.contains("# exit: 124") || text.contains("# exit: 137");
+            let want = if name.contains("unknown-argument") || name.contains("preset-full-auto") {
+                Some(Refusal::UnknownArgument)
+            } else if name.contains("root-refusal") {
+                Some(Refusal::Root)
+            } else if name.contains("untrusted") {
+                Some(Refusal::Untrusted)
+            } else if name.contains("no-credentials") && !hung {
+                Some(Refusal::NotLoggedIn)
+            } else {
+                None
+            };
+            let got = refusal(&body).map(|(k, _)| k);
+            if name.starts_with("opencode") && name.contains("unknown-argument") {
+                // It prints only its help: its exit without a session is what tells (see
+                // crate::run::outcome::start_failure).
+                assert_eq!(got, None, "{name}");
+            } else if !hung || want.is_some() {
+                assert_eq!(got, want, "{name}: {body}");
+            }
+            seen += 1;
+        }
+        assert!(seen >= 10, "{seen} captures");
+    }
+
+    #[test]
+    fn ordinary_output_and_old_lines_are_not_refusals() {
+        assert_eq!(
+            refusal("wrote src/auth.rs: handles the not-logged-in case\nok\n"),
+            None
+        );
+        assert_eq!(refusal("the test checks 'unknown option' parsing\n"), None);
+        let old = format!(
+            "ok\n{}error: unknown option '--x'\n{}",
+            "line\n".repeat(REFUSAL_LINES),
+            "line\n".repeat(REFUSAL_LINES)
+        );
+        assert_eq!(refusal(&old), None, "neither at the start nor at the end");
+        assert_eq!(refusal(""), None);
+    }
 
     #[test]
     fn a_limit_counts_only_in_the_last_lines_and_not_after_a_timeout() {

@@ -7,13 +7,20 @@
 //! rate-limit messages is in [`detect`]; reading its structured events (readable text, usage)
 //! is in [`telemetry`]. Does not own the loop or the prompt's content.
 
+pub mod advice;
 pub mod detect;
 pub mod group;
+pub(crate) mod preset;
+pub mod probe;
 pub mod process;
 pub mod pump;
+pub mod slots;
 pub mod telemetry;
+pub mod version;
 
 use std::path::{Path, PathBuf};
+
+pub use version::Version;
 
 /// Linux caps a single argv string at 32 pages (MAX_ARG_STRLEN = 128 KiB, including the NUL).
 pub const MAX_ARG_BYTES: usize = 128 * 1024 - 1;
@@ -92,6 +99,11 @@ pub struct AgentSpec {
     /// argv: program first. May contain `{prompt}` / `{prompt_file}` placeholders.
     pub argv: Vec<String>,
     pub prompt_mode: PromptMode,
+    /// The structured output the argv turns on (see [`telemetry`]).
+    pub format: telemetry::Format,
+    /// The installed CLI's version, once read (see [`probe`]); `None` for a custom command or
+    /// when it could not be told.
+    pub version: Option<Version>,
 }
 
 /// Why an agent cannot be used.
@@ -136,64 +148,43 @@ pub enum AgentError {
     },
 }
 
-fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
-}
-
 impl AgentSpec {
-    /// The preset for a known CLI (flags checked against each CLI's headless documentation).
+    /// The preset for a known CLI, with the argv of its newest verified version (see
+    /// [`preset`]; [`AgentSpec::for_version`] picks the argv of the installed one).
     pub fn preset(kind: AgentKind) -> Option<AgentSpec> {
-        let (argv, mode) = match kind {
-            AgentKind::Claude => (
-                strings(&[
-                    "claude",
-                    "--print",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--dangerously-skip-permissions",
-                ]),
-                PromptMode::Stdin,
-            ),
-            AgentKind::Codex => (
-                strings(&["codex", "exec", "--json", "--full-auto", "-"]),
-                PromptMode::Stdin,
-            ),
-            AgentKind::Amp => (
-                strings(&[
-                    "amp",
-                    "--execute",
-                    "--stream-json",
-                    "--dangerously-allow-all",
-                ]),
-                PromptMode::Stdin,
-            ),
-            AgentKind::Copilot => (
-                strings(&["copilot", "-p", "{prompt}", "--allow-all-tools"]),
-                PromptMode::Arg,
-            ),
-            AgentKind::Gemini => (
-                strings(&[
-                    "gemini",
-                    "--yolo",
-                    "--output-format",
-                    "stream-json",
-                    "-p",
-                    "{prompt}",
-                ]),
-                PromptMode::Arg,
-            ),
-            AgentKind::Opencode => (
-                strings(&["opencode", "run", "--format", "json", "{prompt}"]),
-                PromptMode::Arg,
-            ),
-            AgentKind::Custom => return None,
-        };
+        AgentSpec::preset_at(kind, None)
+    }
+
+    /// The preset for a known CLI at `version` (`None`: unknown, the newest argv).
+    pub fn preset_at(kind: AgentKind, version: Option<&Version>) -> Option<AgentSpec> {
+        let p = preset::of(kind)?;
+        let flags = p.flags_for(version);
+        let mut argv = vec![p.program.to_string()];
+        argv.extend(flags.args.iter().map(|a| a.to_string()));
         Some(AgentSpec {
             kind,
             argv,
-            prompt_mode: mode,
+            prompt_mode: p.prompt_mode,
+            format: flags.format,
+            version: version.cloned(),
         })
+    }
+
+    /// This preset's argv for the installed `version`, keeping the program as resolved and a
+    /// prompt mode chosen by the user. A custom command is returned as it is.
+    pub fn for_version(&self, version: Option<Version>) -> AgentSpec {
+        let Some(mut spec) = AgentSpec::preset_at(self.kind, version.as_ref()) else {
+            return AgentSpec {
+                version,
+                ..self.clone()
+            };
+        };
+        let default_mode = preset::of(self.kind).map(|p| p.prompt_mode);
+        if Some(self.prompt_mode) != default_mode {
+            spec.prompt_mode = self.prompt_mode;
+        }
+        spec.argv[0] = self.argv[0].clone();
+        spec
     }
 
     /// A custom command, split with POSIX shell-word rules (never run by a shell).
@@ -212,6 +203,8 @@ impl AgentSpec {
             kind: AgentKind::Custom,
             argv,
             prompt_mode: mode.unwrap_or(PromptMode::Stdin),
+            format: telemetry::Format::Plain,
+            version: None,
         })
     }
 
@@ -234,18 +227,10 @@ impl AgentSpec {
         }
     }
 
-    /// The machine-readable format the preset turns on (plain text for Copilot and a custom
-    /// command: no documented usage to read).
+    /// The machine-readable format the argv turns on (plain text for a custom command: no
+    /// documented usage to read).
     pub fn format(&self) -> telemetry::Format {
-        use telemetry::Format;
-        match self.kind {
-            AgentKind::Claude => Format::Claude,
-            AgentKind::Codex => Format::Codex,
-            AgentKind::Gemini => Format::Gemini,
-            AgentKind::Opencode => Format::Opencode,
-            AgentKind::Amp => Format::Amp,
-            AgentKind::Copilot | AgentKind::Custom => Format::Plain,
-        }
+        self.format
     }
 
     pub fn program(&self) -> &str {
@@ -404,9 +389,38 @@ mod tests {
         );
         assert_eq!(claude.stdin.as_deref(), Some("hi"));
         let codex = plan(&AgentSpec::preset(AgentKind::Codex).unwrap(), "hi", f);
-        assert_eq!(codex.argv, ["codex", "exec", "--json", "--full-auto", "-"]);
+        assert_eq!(
+            codex.argv,
+            [
+                "codex",
+                "exec",
+                "--json",
+                "--sandbox",
+                "workspace-write",
+                "-c",
+                "sandbox_workspace_write.writable_roots={git_dirs}",
+                "-"
+            ]
+        );
         let copilot = plan(&AgentSpec::preset(AgentKind::Copilot).unwrap(), "hi", f);
-        assert_eq!(copilot.argv, ["copilot", "-p", "hi", "--allow-all-tools"]);
+        assert_eq!(
+            copilot.argv,
+            [
+                "copilot",
+                "-p",
+                "hi",
+                "--allow-all-tools",
+                "--output-format",
+                "json",
+                "--usage-output-file",
+                "{usage_file}"
+            ]
+        );
+        let old = AgentSpec::preset_at(AgentKind::Copilot, Version::find("1.0.89").as_ref());
+        assert_eq!(
+            plan(&old.unwrap(), "hi", f).argv,
+            ["copilot", "-p", "hi", "--allow-all-tools"]
+        );
         assert_eq!(copilot.stdin, None);
         let gemini = plan(&AgentSpec::preset(AgentKind::Gemini).unwrap(), "a b", f);
         assert_eq!(

@@ -62,6 +62,59 @@ pub struct LogSink {
     pub redact: fn(&str) -> String,
 }
 
+/// Where a structured agent's raw output lines are kept as it printed them (redacted), up to
+/// `cap` bytes: past it one JSON line says how much was left out, and nothing more is written.
+pub struct RawLog {
+    pub file: std::fs::File,
+    pub redact: fn(&str) -> String,
+    pub cap: u64,
+    pub written: u64,
+    pub dropped: u64,
+}
+
+impl RawLog {
+    /// A raw log writing to `file`, at most `cap` bytes.
+    pub fn new(file: std::fs::File, redact: fn(&str) -> String, cap: u64) -> RawLog {
+        RawLog {
+            file,
+            redact,
+            cap,
+            written: 0,
+            dropped: 0,
+        }
+    }
+
+    /// One raw line (with its newline). Best effort: a full disk must not stop the agent.
+    pub fn line(&mut self, line: &str) {
+        if self.dropped > 0 {
+            self.dropped += line.len() as u64;
+            return;
+        }
+        let mut text = (self.redact)(line);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if self.written + text.len() as u64 > self.cap {
+            self.dropped = line.len() as u64;
+            return;
+        }
+        self.written += text.len() as u64;
+        let _ = self.file.write_all(text.as_bytes());
+    }
+
+    /// Say how much was left out, if anything (once, at the end).
+    pub fn finish(&mut self) {
+        if self.dropped > 0 {
+            let note = serde_json::json!({
+                "ralph": "truncated",
+                "kept_bytes": self.written,
+                "dropped_bytes": self.dropped,
+            });
+            let _ = writeln!(self.file, "{note}");
+        }
+    }
+}
+
 /// What to run and how to supervise it.
 pub struct Supervise<'a> {
     pub argv: &'a [String],
@@ -87,6 +140,8 @@ pub struct Supervise<'a> {
     pub watcher: Option<&'a mut dyn Watcher>,
     /// Turns stdout's raw lines into readable text (an agent's structured events).
     pub translate: Option<Translate>,
+    /// Keeps stdout's raw lines as printed, when they are translated.
+    pub raw: Option<Arc<Mutex<RawLog>>>,
 }
 
 /// How the run ended.
@@ -281,6 +336,7 @@ pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
             echo: s.echo,
             watch: s.watch.clone(),
             translate: s.translate.clone().filter(|_| stream == Stream::Out),
+            raw: s.raw.clone().filter(|_| stream == Stream::Out),
         };
         let tx = done_tx.clone();
         std::thread::spawn(move || {
@@ -416,6 +472,7 @@ mod tests {
             record: None,
             watcher: None,
             translate: None,
+            raw: None,
         })
         .unwrap()
     }
@@ -457,6 +514,7 @@ mod tests {
             record: None,
             watcher: None,
             translate: None,
+            raw: None,
         })
         .unwrap_err();
         assert!(err.to_string().contains("/nonexistent/agent"));

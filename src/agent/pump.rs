@@ -75,6 +75,8 @@ pub struct Sinks {
     pub watch: Option<LineWatch>,
     /// Applied to this stream's lines (stdout of an agent with a structured format).
     pub translate: Option<Translate>,
+    /// Where the raw lines of a translated stream are kept, as printed.
+    pub raw: Option<Arc<Mutex<super::process::RawLog>>>,
 }
 
 fn echo_bytes(stream: Stream, bytes: &[u8]) {
@@ -114,9 +116,15 @@ impl Sinks {
         }
     }
 
-    /// One raw line of a translated stream: its readable text is echoed, kept and logged.
+    /// One raw line of a translated stream: kept as printed, its readable text echoed, kept
+    /// and logged.
     fn translated(&self, stream: Stream, raw: &[u8], translate: &Translate) {
         let raw = String::from_utf8_lossy(raw);
+        if let Some(r) = &self.raw
+            && let Ok(mut r) = r.lock()
+        {
+            r.line(&raw);
+        }
         let Some(text) = translate(raw.trim_end_matches(['\n', '\r'])) else {
             return;
         };
@@ -226,6 +234,7 @@ mod tests {
             echo: false,
             watch: None,
             translate: Some(translate),
+            raw: None,
         };
         pump(Drip(input.as_bytes()), Stream::Out, sinks);
         let seen = seen.lock().unwrap().clone();
@@ -256,6 +265,7 @@ mod tests {
             translate: Some(Arc::new(|l: &str| {
                 (!l.starts_with('{')).then(|| format!("> {l}\nsecond"))
             })),
+            raw: None,
         };
         pump(&b"{\"x\":1}\nhello\nlast"[..], Stream::Out, sinks);
         assert_eq!(

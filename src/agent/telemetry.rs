@@ -14,7 +14,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// What one agent run used, as the agent reported it. Tokens count every prompt token:
-/// `input_tokens` includes `cached_tokens` (the part read from a prompt cache).
+/// `input_tokens` includes `cached_tokens` (the part read from a prompt cache). `turns` is the
+/// number of model calls, where the agent says it (Claude Code, Amp, OpenCode, Copilot; not
+/// Codex, whose `turn.completed` is one per `exec`, nor Gemini CLI). `partial`: the run ended
+/// before the agent printed its totals (a timeout, Ctrl-C, a crash): the tokens are what it
+/// said along the way, a lower bound.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     #[serde(default)]
@@ -32,6 +36,8 @@ pub struct Usage {
     pub turns: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// The machine-readable output format an agent was started with.
@@ -41,8 +47,9 @@ pub enum Format {
     Plain,
     /// Claude Code `--output-format stream-json --verbose`.
     Claude,
-    /// Amp `--execute --stream-json`: Claude Code's format, usage on each assistant message and
-    /// no cost.
+    /// Amp `--execute --stream-json`: Claude Code's format; each assistant message is printed
+    /// once it is complete (with its `stop_reason`), its usage final; the result has no totals
+    /// and no cost.
     Amp,
     /// Codex `exec --json`.
     Codex,
@@ -50,6 +57,9 @@ pub enum Format {
     Gemini,
     /// OpenCode `run --format json`.
     Opencode,
+    /// Copilot CLI `--output-format json`: session events; the tokens are in the file
+    /// `--usage-output-file` writes (read with [`Telemetry::copilot_usage_file`]).
+    Copilot,
 }
 
 /// Reads one agent run's output: [`Telemetry::line`] for each stdout line, then
@@ -60,6 +70,18 @@ pub struct Telemetry {
     usage: Usage,
     /// A structured event carrying usage was seen.
     seen: bool,
+    /// The agent printed its totals (Claude's `result`, Codex's `turn.completed`, Gemini's
+    /// `result`, OpenCode with no step left open, Copilot's usage file): else `partial`.
+    complete: bool,
+    /// OpenCode: a step started and has not finished.
+    open_step: bool,
+    /// Claude and Amp: the usage of messages printed as they started (`stop_reason` null:
+    /// one output token each), kept apart from the final ones.
+    snapshots: Usage,
+    /// Claude and Amp: the assistant messages seen (model calls), when the result does not say.
+    messages: u32,
+    /// Structured events read (JSON objects), whatever they carried.
+    events: u64,
     /// Gemini's assistant text arrives in pieces; whole lines are shown.
     pending: String,
     /// The last assistant text shown (a final result repeating it is not shown again).
@@ -103,6 +125,19 @@ fn tool_line(name: &str, input: Option<&Value>) -> String {
     line
 }
 
+/// The key of the object at `models` whose value has the most at `ptr` (ties: the first).
+fn busiest(models: Option<&Value>, ptr: &str) -> Option<String> {
+    let models = models?.as_object()?;
+    let mut best: Option<(&String, u64)> = None;
+    for (name, m) in models {
+        let n = u64_at(m, ptr);
+        if best.is_none_or(|(_, b)| n > b) {
+            best = Some((name, n));
+        }
+    }
+    best.map(|(name, _)| name.clone())
+}
+
 fn join(parts: Vec<String>) -> Option<String> {
     let parts: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
     (!parts.is_empty()).then(|| parts.join("\n"))
@@ -114,6 +149,11 @@ impl Telemetry {
             format,
             usage: Usage::default(),
             seen: false,
+            complete: false,
+            open_step: false,
+            snapshots: Usage::default(),
+            messages: 0,
+            events: 0,
             pending: String::new(),
             last_text: String::new(),
             last_message: None,
@@ -138,6 +178,7 @@ impl Telemetry {
                 return join(out).or(Some(String::new()));
             }
         };
+        self.events += 1;
         let kind = str_at(&event, "/type").unwrap_or("").to_string();
         let mut out = if self.format == Format::Gemini && kind == "message" {
             vec![]
@@ -150,6 +191,7 @@ impl Telemetry {
             Format::Codex => self.codex(&kind, &event),
             Format::Gemini => self.gemini(&kind, &event),
             Format::Opencode => self.opencode(&kind, &event),
+            Format::Copilot => self.copilot(&kind, &event),
         };
         out.extend(shown);
         join(out)
@@ -161,9 +203,70 @@ impl Telemetry {
         join(out)
     }
 
-    /// What the run used, when the agent reported any usage.
+    /// How many structured events were read: none means the agent never started its session.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// What the run used, when the agent reported any usage: its totals, or what it said along
+    /// the way marked `partial` when it ended before them.
     pub fn usage(&self) -> Option<Usage> {
-        self.seen.then(|| self.usage.clone())
+        // A session that started but never said what it used is partial too (Copilot's
+        // tokens come from its file: without it, nothing is known).
+        if !self.seen && (self.events == 0 || self.format == Format::Copilot) {
+            return None;
+        }
+        let mut u = self.usage.clone();
+        if self.complete && !self.open_step {
+            return Some(u);
+        }
+        if matches!(self.format, Format::Claude | Format::Amp) {
+            Self::add(&mut u, &self.snapshots);
+            if u.turns.is_none() && self.messages > 0 {
+                u.turns = Some(self.messages);
+            }
+        }
+        u.partial = true;
+        Some(u)
+    }
+
+    fn add(u: &mut Usage, more: &Usage) {
+        u.input_tokens = u.input_tokens.saturating_add(more.input_tokens);
+        u.output_tokens = u.output_tokens.saturating_add(more.output_tokens);
+        u.cached_tokens = u.cached_tokens.saturating_add(more.cached_tokens);
+    }
+
+    /// Copilot: the usage file `--usage-output-file` wrote (its `modelMetrics`: tokens and
+    /// requests per model) makes the totals; the model is the one with the most tokens.
+    pub fn copilot_usage_file(&mut self, text: &str) {
+        let Ok(v) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        let Some(models) = v.get("modelMetrics").and_then(Value::as_object) else {
+            return;
+        };
+        let u = &mut self.usage;
+        let (mut requests, mut best) = (0u64, (0u64, None::<&String>));
+        for (name, m) in models {
+            let input = u64_at(m, "/usage/inputTokens");
+            u.input_tokens = u.input_tokens.saturating_add(input);
+            u.output_tokens = u
+                .output_tokens
+                .saturating_add(u64_at(m, "/usage/outputTokens"));
+            u.cached_tokens = u
+                .cached_tokens
+                .saturating_add(u64_at(m, "/usage/cacheReadTokens"));
+            requests = requests.saturating_add(u64_at(m, "/requests/count"));
+            if input >= best.0 {
+                best = (input, Some(name));
+            }
+        }
+        if let Some(m) = best.1 {
+            u.model = Some(m.clone());
+        }
+        u.turns = u32::try_from(requests).ok().filter(|n| *n > 0);
+        self.seen = true;
+        self.complete = true;
     }
 
     fn flush(&mut self) -> Vec<String> {
@@ -200,8 +303,10 @@ impl Telemetry {
     }
 
     /// Claude Code (and Amp): `system` (init: model, session), `assistant` (message.content:
-    /// text and tool_use blocks; message.usage added up, once per message id), `user` (tool
-    /// results: not shown), `result` (the totals, when it has them: Amp's has none).
+    /// text and tool_use blocks; message.usage once per message id: final when the message has
+    /// its `stop_reason` (Amp), a snapshot taken at its start otherwise (Claude Code: one output
+    /// token), kept apart), `user` (tool results: not shown), `result` (the totals when it has
+    /// them, Claude Code's; Amp's has none: its final messages add up).
     fn claude(&mut self, kind: &str, e: &Value) -> Option<String> {
         if let Some(id) = str_at(e, "/session_id") {
             self.usage.session_id = Some(id.to_string());
@@ -222,7 +327,16 @@ impl Telemetry {
                     && (id.is_none() || id != self.last_message)
                 {
                     self.seen = true;
-                    Self::add_claude_tokens(&mut self.usage, usage);
+                    self.messages = self.messages.saturating_add(1);
+                    let done = e
+                        .pointer("/message/stop_reason")
+                        .is_some_and(|r| !r.is_null());
+                    let into = if done {
+                        &mut self.usage
+                    } else {
+                        &mut self.snapshots
+                    };
+                    Self::add_claude_tokens(into, usage);
                     self.last_message = id;
                 }
                 let blocks = e.pointer("/message/content").and_then(Value::as_array)?;
@@ -245,11 +359,18 @@ impl Telemetry {
             }
             "result" => {
                 self.seen = true;
+                self.complete = true;
+                let snapshots = std::mem::take(&mut self.snapshots);
                 let u = &mut self.usage;
-                // The result's totals, when it has them, replace the sum of the messages.
+                // The result's totals, when it has them, replace what the messages said.
                 if let Some(usage) = e.get("usage").filter(|u| u.is_object()) {
                     (u.input_tokens, u.output_tokens, u.cached_tokens) = (0, 0, 0);
                     Self::add_claude_tokens(u, usage);
+                } else {
+                    Self::add(u, &snapshots);
+                }
+                if self.messages > 0 {
+                    u.turns = Some(self.messages);
                 }
                 u.cost_usd = e.get("total_cost_usd").and_then(Value::as_f64);
                 if let Some(n) = e.get("num_turns").and_then(Value::as_u64) {
@@ -278,8 +399,10 @@ impl Telemetry {
         }
     }
 
-    /// Codex: `thread.started` (session), `turn.completed` (usage per turn, added up),
-    /// `item.completed` (agent messages, commands, file changes), `turn.failed` and `error`.
+    /// Codex: `thread.started` (session), `turn.completed` (the usage of the turn, which is the
+    /// whole `exec`: its model calls are not counted), `item.completed` (agent messages,
+    /// commands, file changes; an `error` item is a warning, the run goes on), `turn.failed`
+    /// and `error`.
     fn codex(&mut self, kind: &str, e: &Value) -> Option<String> {
         match kind {
             "thread.started" => {
@@ -290,6 +413,7 @@ impl Telemetry {
             }
             "turn.completed" => {
                 self.seen = true;
+                self.complete = true;
                 let u = &mut self.usage;
                 u.input_tokens = u
                     .input_tokens
@@ -300,7 +424,6 @@ impl Telemetry {
                 u.output_tokens = u
                     .output_tokens
                     .saturating_add(u64_at(e, "/usage/output_tokens"));
-                self.add_turn();
                 None
             }
             "turn.failed" => str_at(e, "/error/message").map(|m| format!("error: {m}")),
@@ -331,7 +454,7 @@ impl Telemetry {
                         Some(tool_line(tool, item.get("arguments")))
                     }
                     "web_search" => Some(tool_line("search", Some(item))),
-                    "error" => str_at(item, "/message").map(|m| format!("error: {m}")),
+                    "error" => str_at(item, "/message").map(|m| format!("warning: {m}")),
                     _ => None,
                 }
             }
@@ -339,8 +462,10 @@ impl Telemetry {
         }
     }
 
-    /// Gemini CLI: `init` (session, model), `message` (assistant text, possibly in pieces),
-    /// `tool_use`, `tool_result` (failures only), `error`, `result` (the totals in `stats`).
+    /// Gemini CLI: `init` (session; its model is `auto` when the router picks), `message`
+    /// (assistant text, possibly in pieces), `tool_use`, `tool_result` (failures only), `error`,
+    /// `result` (the totals in `stats`, every call's, the router's included; the models used in
+    /// `stats.models`: the one with the most tokens is recorded).
     fn gemini(&mut self, kind: &str, e: &Value) -> Option<String> {
         match kind {
             "init" => {
@@ -377,7 +502,11 @@ impl Telemetry {
             "error" => str_at(e, "/message").map(|m| format!("error: {m}")),
             "result" => {
                 self.seen = true;
+                self.complete = true;
                 let u = &mut self.usage;
+                if let Some(m) = busiest(e.pointer("/stats/models"), "/total_tokens") {
+                    u.model = Some(m);
+                }
                 u.input_tokens = u64_at(e, "/stats/input_tokens");
                 u.output_tokens = u64_at(e, "/stats/output_tokens");
                 u.cached_tokens = u64_at(e, "/stats/cached");
@@ -399,6 +528,10 @@ impl Telemetry {
             self.usage.session_id = Some(id.to_string());
         }
         match kind {
+            "step_start" => {
+                self.open_step = true;
+                None
+            }
             "text" => str_at(e, "/part/text").map(|t| self.text(t)),
             "tool_use" => {
                 let name = str_at(e, "/part/tool").unwrap_or("tool");
@@ -406,6 +539,8 @@ impl Telemetry {
             }
             "step_finish" => {
                 self.seen = true;
+                self.complete = true;
+                self.open_step = false;
                 let u = &mut self.usage;
                 let read = u64_at(e, "/part/tokens/cache/read");
                 u.input_tokens = u
@@ -428,6 +563,58 @@ impl Telemetry {
                 .or_else(|| str_at(e, "/error/message"))
                 .or_else(|| str_at(e, "/message"))
                 .map(|m| format!("error: {m}")),
+            _ => None,
+        }
+    }
+
+    /// Copilot CLI: `session.tools_updated` (the model), `assistant.message` (its text and
+    /// tool requests, whole; the `_delta` events are skipped), `tool.execution_complete`
+    /// (failures only), `session.error`, `result` (the session: no tokens, they come from the
+    /// usage file).
+    fn copilot(&mut self, kind: &str, e: &Value) -> Option<String> {
+        match kind {
+            "session.tools_updated" => {
+                if let Some(m) = str_at(e, "/data/model") {
+                    self.usage.model = Some(m.to_string());
+                }
+                None
+            }
+            "assistant.message" => {
+                let mut out = vec![];
+                if let Some(t) = str_at(e, "/data/content").filter(|t| !t.trim().is_empty()) {
+                    out.push(self.text(t));
+                }
+                for r in e
+                    .pointer("/data/toolRequests")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let name = str_at(r, "/name").unwrap_or("tool");
+                    out.push(tool_line(name, r.get("arguments")));
+                }
+                join(out)
+            }
+            "tool.execution_complete"
+                if e.pointer("/data/success") == Some(&Value::Bool(false)) =>
+            {
+                let msg = str_at(e, "/data/error/message")
+                    .or_else(|| str_at(e, "/data/result/content"))
+                    .unwrap_or("failed");
+                Some(format!("tool error: {msg}"))
+            }
+            "session.error" => str_at(e, "/data/message").map(|m| format!("error: {m}")),
+            "result" => {
+                if let Some(id) = str_at(e, "/sessionId") {
+                    self.usage.session_id = Some(id.to_string());
+                }
+                // Its tokens are in the usage file, read once the CLI has exited.
+                let code = e.get("exitCode").and_then(Value::as_i64).unwrap_or(0);
+                Some(format!(
+                    "[result: {}]",
+                    if code == 0 { "success" } else { "error" }
+                ))
+            }
             _ => None,
         }
     }

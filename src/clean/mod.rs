@@ -1,6 +1,8 @@
 //! Run hygiene: what `ralph clean` (and `ralph run` at its start) removes of what ralph leaves
 //! behind: old run folders (`.ralph/runs/<run-id>/`), rejected copies (`.ralph/rejected/`) and
-//! archives (`archive/YYYY-MM-DD-<feature>/`).
+//! archives (`archive/YYYY-MM-DD-<feature>/`); and, `ralph clean` only, the work ralph keeps in
+//! git ([`work`]: stale worktrees saved then removed, merged refs deleted, unmerged ones kept
+//! and listed unless named with `--drop`).
 //!
 //! This file is the pure policy: given the items (kind, path, time, size) and the limits, what
 //! goes and why. Per kind, newest first, an item goes when it is OLDER than `older_than` AND not
@@ -9,6 +11,7 @@
 //! command, the loop).
 
 pub mod sweep;
+pub mod work;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,8 +1,10 @@
-//! `ralph clean [--older-than 14d] [--keep 20] [--dry-run] [--json]`: remove old run folders,
-//! rejected copies and archives. The policy and the sweep are `crate::clean`'s; this file reads
-//! the limits (flags > `RALPH_CLEAN_*` > `[clean]` in ralph.toml > defaults), takes the project
-//! lock (never removing under a running `ralph run`), and prints what went per kind with sizes,
-//! or the `--json` envelope.
+//! `ralph clean [--older-than 14d] [--keep 20] [--drop NAME]… [--dry-run] [--json]`: remove old
+//! run folders, rejected copies and archives; retire the worktrees a killed run left (their
+//! work saved first), delete the refs of ralph's that `branchName` already contains, list the
+//! ones with unmerged work it keeps and why (deleted only when `--drop` names them). The policy
+//! and the sweeps are `crate::clean`'s; this file reads the limits (flags > `RALPH_CLEAN_*` >
+//! `[clean]` in ralph.toml > defaults), takes the project lock (never removing under a running
+//! `ralph run`), and prints what went per kind with sizes, or the `--json` envelope.
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -11,6 +13,7 @@ use std::time::Duration;
 use super::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::clean::sweep::{self, Report};
+use crate::clean::work::{self, Work};
 use crate::clean::{Category, Item, Keep, Limits, format_age, human_bytes, summary};
 use crate::config::{self, Layer};
 use crate::exit::Code;
@@ -24,6 +27,10 @@ pub struct CleanArgs {
     /// Always keep the newest N of each kind (default 20, or [clean] keep); 0 keeps none.
     #[arg(long, value_name = "N")]
     pub keep: Option<usize>,
+    /// Delete this kept work although the branch lacks it: a story id (its story branch and
+    /// attempt refs), a story branch or an attempt ref (repeatable; `--dry-run` lists them).
+    #[arg(long, value_name = "NAME")]
+    pub drop: Vec<String>,
     /// List what would be removed; remove nothing, write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -48,13 +55,19 @@ pub fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
     } else {
         Some(crate::state::lock::Lock::acquire(&ctx.root)?)
     };
+    // The kept work first: a `--drop` naming nothing stops the clean before anything goes.
+    let prd = crate::prd::Prd::load(&ctx.prd_path).ok();
+    let work = work::clean(&ctx.root, prd.as_ref(), &args.drop, args.dry_run)?;
     let report = sweep::clean(&ctx.root, limits, args.dry_run);
+    let failed = !report.failed.is_empty() || !work.failed.is_empty();
     if args.json {
-        let failed = !report.failed.is_empty();
-        envelope(&report, limits).emit()?;
+        envelope(&report, limits, &work).emit()?;
         return Ok(if failed { Code::ERROR } else { Code::OK });
     }
-    super::pin::emit(&text(&report, limits))?;
+    super::pin::emit(&(work::text(&work, args.dry_run) + &text(&report, limits)))?;
+    for (k, why) in &work.failed {
+        crate::say!("warning: could not delete {}: {why}", k.short());
+    }
     for w in &report.warnings {
         crate::say!("warning: {w}");
     }
@@ -142,8 +155,18 @@ fn item_json(i: &Item) -> Value {
     })
 }
 
-/// `ralph clean --json`: what went (or would), the tracked archives kept, the failures.
-fn envelope(r: &Report, limits: Limits) -> Envelope {
+/// A kept ref in the envelope, with why when it is kept.
+fn kept_json(k: &crate::kept::Kept, why: Option<&str>) -> Value {
+    let mut v = json!(k);
+    if let Some(w) = why {
+        v["why"] = json!(w);
+    }
+    v
+}
+
+/// `ralph clean --json`: what went (or would), the tracked archives kept, the kept work, the
+/// failures.
+fn envelope(r: &Report, limits: Limits, w: &Work) -> Envelope {
     let kept = |c: Category| {
         r.plan
             .decisions
@@ -172,11 +195,29 @@ fn envelope(r: &Report, limits: Limits) -> Envelope {
             "archives": kept(Category::Archives),
         },
         "freed": r.freed(),
+        "work": {
+            "branch": w.branch,
+            "worktrees": w.worktrees.iter().map(|(p, said)| json!({
+                "path": p.display().to_string(),
+                "what": said,
+            })).collect::<Vec<_>>(),
+            "deleted": w.deleted.iter().map(|k| kept_json(k, None)).collect::<Vec<_>>(),
+            "kept": w.kept.iter().map(|(k, why)| kept_json(k, Some(why))).collect::<Vec<_>>(),
+            "dropped": w.dropped.iter().map(|k| kept_json(k, None)).collect::<Vec<_>>(),
+        },
     });
-    let errors = r.failed.iter().map(|(i, why)| {
-        Problem::new("io", format!("cannot remove {}: {why}", i.path.display()))
-            .file(i.path.display())
-    });
+    let errors = r
+        .failed
+        .iter()
+        .map(|(i, why)| {
+            Problem::new("io", format!("cannot remove {}: {why}", i.path.display()))
+                .file(i.path.display())
+        })
+        .chain(
+            w.failed
+                .iter()
+                .map(|(k, why)| Problem::new("git", format!("cannot delete {}: {why}", k.name))),
+        );
     let warnings = r
         .warnings
         .iter()

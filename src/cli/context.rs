@@ -92,8 +92,13 @@ pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
         context_files: args.files,
         ..Layer::default()
     };
-    let settings = ctx.settings(&flags)?;
+    let mut settings = ctx.settings(&flags)?;
     let flavour = Flavour::for_agent(settings.agent.name());
+    // While a run is live, its steering notes for the story are part of what the agent gets.
+    if let Ok(run) = crate::state::control::live_run(&ctx.root) {
+        settings.context.steering =
+            crate::run::control::policy::notes_for(&run.steering, &args.story_id);
+    }
     let opts = &settings.context;
     let built = context::find_story(&prd, &args.story_id)
         .and_then(|story| context::build_prompt(&ctx.root, &prd, story, None, None, flavour, opts))

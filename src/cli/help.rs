@@ -33,6 +33,7 @@ prints debug events on stderr.",
         "Examples:
   ralph status
   ralph status --json
+  ralph status --json | jq .data.run     the live run: paused, claims, held stories, notes
   ralph --prd tasks/prd.json status",
     ),
     (
@@ -57,10 +58,51 @@ prints debug events on stderr.",
   ralph run --dry-run             the chosen story, the exact argv and prompt; runs nothing
   ralph run --story US-003        start with this (ready) story
   ralph run --parallel 4          up to 4 stories at once, each in its own git worktree
+  ralph run --dry-run --parallel 4 --explain   the waves it would run and why a story waits
   ralph run --allow-dirty         start with uncommitted changes (the agent may commit them)
   ralph run 20 --json | jq .event one JSON object per event on stdout, for tools
   ralph run 30 --max-cost 5       no new iteration once the agents reported $5 spent (exit 5)
   ralph run --review --review-agent codex   a fresh codex reviews each gated story's diff",
+    ),
+    (
+        &["pause"],
+        "Examples:
+  ralph pause                     from another terminal: no new iteration or claim starts
+  ralph pause --json | jq .data.message
+  ralph --root ~/shop pause       the run of another project
+
+The running agents finish; `ralph resume` goes on. Exit 1 when no run is active.",
+    ),
+    (
+        &["resume"],
+        "Examples:
+  ralph resume
+  ralph resume --json",
+    ),
+    (
+        &["steer"],
+        "Examples:
+  ralph steer \"use the new API client, not raw fetch\"     every story's next prompts
+  ralph steer --story US-003 \"leave the schema alone\"     only US-003's prompts
+  ralph steer - < guidance.md     the note from stdin
+  ralph steer --json \"run the linter too\" | jq .data.status
+
+A note goes into the prompts that start after it, until the run ends (a running agent does not
+see it), is kept in .ralph/history.jsonl and shown by `ralph show` and `ralph status`.",
+    ),
+    (
+        &["skip"],
+        "Examples:
+  ralph skip US-003               held for the rest of the run, like a BLOCKED story
+  ralph skip US-003 --json
+
+A running attempt of it finishes first (and lands if it passes its checks).",
+    ),
+    (
+        &["retry"],
+        "Examples:
+  ralph retry US-003              released: it can run again, its strikes start over
+  ralph retry US-003 --json",
     ),
     (
         &["demo"],
@@ -113,11 +155,20 @@ prints debug events on stderr.",
     (
         &["clean"],
         "Examples:
-  ralph clean --dry-run           what would go: runs, rejected copies, archives, with sizes
+  ralph clean --dry-run           what would go: runs, rejected copies, archives, with sizes;
+                                  and the story branches kept with unmerged work, and why
   ralph clean                     older than 14d and beyond the newest 20 of each kind
+  ralph clean --drop US-003       also delete US-003's unmerged story branch and attempt refs
   ralph clean --older-than 2w --keep 5
   ralph clean --keep 0 --older-than 0   everything but archives git tracks
   ralph clean --json | jq .data.freed",
+    ),
+    (
+        &["doctor"],
+        "Examples:
+  ralph doctor                    the agent ralph run would use, git, verify, prd.json, disk
+  ralph doctor --agent codex      another agent's CLI: found, version, flags, credentials
+  ralph doctor --json | jq '.errors'",
     ),
     (
         &["pin"],

@@ -4,7 +4,8 @@
 //! as JSON, and return an exit [`Code`]. Policy lives in the domain modules, never here.
 //! Each command group has its own file: `prd.rs` (validate, status, next, graph), `pin.rs`,
 //! `compact.rs`, `clean.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
-//! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `meta.rs` (completions, man, instructions); `help.rs` holds every command's
+//! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `doctor.rs`, `steer.rs` (pause, resume, steer, skip,
+//! retry: requests to a live run), `meta.rs` (completions, man, instructions); `help.rs` holds every command's
 //! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
 //! output and error shares, and parses the command line ([`envelope::parse`]).
 
@@ -16,6 +17,7 @@ use crate::exit::Code;
 pub mod clean;
 pub mod compact;
 pub mod context;
+pub mod doctor;
 pub mod envelope;
 pub mod help;
 pub mod init;
@@ -27,6 +29,7 @@ pub mod prd_file;
 pub mod report;
 pub mod run;
 pub mod show;
+pub mod steer;
 
 /// Run an AI coding agent in a loop until prd.json is done.
 #[derive(Debug, Parser)]
@@ -65,6 +68,16 @@ pub enum Command {
     Run(run::RunArgs),
     /// Create an example project and run the full loop on it with a scripted agent.
     Demo(run::DemoArgs),
+    /// Pause the live run: no new iteration, claim or attempt starts; running agents finish.
+    Pause(steer::PauseArgs),
+    /// Resume a paused run.
+    Resume(steer::PauseArgs),
+    /// Add a note to the live run's next prompts (one story's, or every story's).
+    Steer(steer::SteerArgs),
+    /// Hold a story for the rest of the live run.
+    Skip(steer::StoryArgs),
+    /// Release a story the live run holds, so it can run again.
+    Retry(steer::StoryArgs),
     /// Report a run story by story: iterations, time, outcome, verify, tokens, cost.
     Report(report::ReportArgs),
     /// Show what a story produced: attempts, commits, files, progress entry, verify, time.
@@ -75,6 +88,8 @@ pub enum Command {
     Patterns(patterns::PatternsArgs),
     /// Compact progress.txt without losing anything.
     Compact(compact::CompactArgs),
+    /// Check that the agent CLI, git, the verify commands and the project are ready for a run.
+    Doctor(doctor::DoctorArgs),
     /// Remove old run folders, rejected copies and archives (`ralph run` does it at its start).
     Clean(clean::CleanArgs),
     /// The Pin (specs/INDEX.md): generate, check, search.
@@ -149,12 +164,18 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Graph(a) => prd::graph(&ctx, a),
         Command::Run(a) => run::run(&ctx, a),
         Command::Demo(a) => run::demo(&ctx, a),
+        Command::Pause(a) => steer::pause(&ctx, a),
+        Command::Resume(a) => steer::resume(&ctx, a),
+        Command::Steer(a) => steer::steer(&ctx, a),
+        Command::Skip(a) => steer::skip(&ctx, a),
+        Command::Retry(a) => steer::retry(&ctx, a),
         Command::Report(a) => report::report(&ctx, a),
         Command::Show(a) => show::show(&ctx, a),
         Command::Context(a) => context::context(&ctx, a),
         Command::Patterns(a) => patterns::patterns(&ctx, a),
         Command::Compact(a) => compact::compact(&ctx, a),
         Command::Clean(a) => clean::clean(&ctx, a),
+        Command::Doctor(a) => doctor::doctor(&ctx, a),
         Command::Pin(a) => pin::pin(&ctx, a),
         Command::Prd(a) => prd_file::prd(&ctx, a),
         Command::Init(a) => init::init(&ctx, a),

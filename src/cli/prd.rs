@@ -1,4 +1,5 @@
-//! `ralph validate`, `ralph status`, `ralph next`, `ralph graph`: read-only views of prd.json.
+//! `ralph validate`, `ralph status`, `ralph next`, `ralph graph`: read-only views of prd.json
+//! (`ralph status` adds what the live run publishes: paused, claims, held stories, notes).
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -137,6 +138,12 @@ fn story_json(s: &Story, st: &State) -> serde_json::Value {
     if let State::Blocked { unmet } = st {
         v["blockedBy"] = serde_json::to_value(unmet).unwrap_or_default();
     }
+    if !s.verify.is_empty() {
+        v["verify"] = json!(s.verify);
+    }
+    if let Some(rg) = s.red_green {
+        v["redGreen"] = json!(rg);
+    }
     v
 }
 
@@ -171,10 +178,24 @@ fn from_history(
     ((t.iterations > 0).then_some(t), blocked)
 }
 
+/// The live run, if there is one; a state left by a run that is gone is a note, not an error.
+fn live_run(ctx: &Ctx) -> Option<crate::state::control::RunState> {
+    use crate::state::control::{NoRun, live_run};
+    match live_run(&ctx.root) {
+        Ok(run) => Some(run),
+        Err(NoRun::None { .. }) => None,
+        Err(e) => {
+            crate::say!("note: {e}");
+            None
+        }
+    }
+}
+
 pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
     let prd = load(ctx)?;
     let states = graph::states(&prd.stories);
     let (usage, agent_blocked) = from_history(ctx, &prd);
+    let run = live_run(ctx);
     if args.json {
         let stories: Vec<_> = prd
             .stories
@@ -189,7 +210,7 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
             })
             .collect();
         let mut data = json!({"file": ctx.prd_path.display().to_string(), "stories": stories,
-                   "summary": summary_line(&states)});
+                   "summary": summary_line(&states), "run": run});
         if let (Some(u), Some(obj)) = (&usage, data.as_object_mut()) {
             obj.insert("usage".into(), json!(u));
         }
@@ -208,17 +229,7 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
         // nobody anyway.
         .min(64);
     for (s, st) in prd.stories.iter().zip(&states) {
-        let extra = match st {
-            State::Blocked { unmet } => {
-                let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
-                format!("  (waiting for {})", names.join(", "))
-            }
-            _ => String::new(),
-        };
-        let extra = match agent_blocked.get(&s.id) {
-            Some(why) => format!("{extra}  (the agent reported it blocked: {why})"),
-            None => extra,
-        };
+        let extra = story_extra(s, st, agent_blocked.get(&s.id), run.as_ref());
         let style = crate::ui::state_style(st.name());
         anstream::println!(
             "{style}{:<8}{style:#} {:<width$}  {}{extra}",
@@ -231,7 +242,34 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
     if let Some(u) = usage {
         println!("usage (history): {}", u.line());
     }
+    for line in run.iter().flat_map(super::steer::run_lines) {
+        println!("{}", crate::ui::printable(&line));
+    }
     Ok(Code::OK)
+}
+
+/// What `ralph status` adds after a story's title: the unmet blockers, the reason the agent gave
+/// for BLOCKED, what the live run does with it (a hold only while the story does not pass).
+fn story_extra(
+    s: &Story,
+    st: &State,
+    agent_blocked: Option<&String>,
+    run: Option<&crate::state::control::RunState>,
+) -> String {
+    let mut extra = match st {
+        State::Blocked { unmet } => {
+            let names: Vec<String> = unmet.iter().map(ToString::to_string).collect();
+            format!("  (waiting for {})", names.join(", "))
+        }
+        _ => String::new(),
+    };
+    if let Some(why) = agent_blocked {
+        extra.push_str(&format!("  (the agent reported it blocked: {why})"));
+    }
+    match run.and_then(|r| super::steer::story_note(r, &s.id)) {
+        Some(note) if !s.passes || !note.starts_with("[held") => format!("{extra}  {note}"),
+        _ => extra,
+    }
 }
 
 /// Why `s` is not the next story, given the chosen one.

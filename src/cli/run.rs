@@ -37,6 +37,11 @@ pub struct RunArgs {
     /// A command that must exit 0 before a story counts as done (repeatable; run with sh -c).
     #[arg(long, value_name = "CMD")]
     pub verify: Vec<String>,
+    /// Once a story's gate passes, its test-file changes alone, on the story's base commit in
+    /// a scratch worktree, must fail its verify commands ([verify] red_green; a story's
+    /// "redGreen" overrides).
+    #[arg(long)]
+    pub red_green: bool,
     /// Per-iteration time limit, e.g. 45m, 1h30m, 600 (default 60m).
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub timeout: Option<Duration>,
@@ -56,6 +61,10 @@ pub struct RunArgs {
     /// include them).
     #[arg(long)]
     pub allow_dirty: bool,
+    /// Skip `ralph doctor`'s checks before the first agent (the CLI's version is still read,
+    /// to pick its flags); [run] preflight = false in ralph.toml.
+    #[arg(long)]
+    pub no_preflight: bool,
     /// Do not compact progress.txt before iterations.
     #[arg(long)]
     pub no_compact: bool,
@@ -74,6 +83,13 @@ pub struct RunArgs {
     /// (default 1: one story at a time in the main tree; [run] parallel in ralph.toml).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub parallel: Option<u32>,
+    /// With --parallel: two stories whose predicted files overlap this much (0 to 1, default
+    /// 0.5) run one after the other; `off` runs them at once ([run] conflict_threshold).
+    #[arg(long, value_name = "X|off", value_parser = config::ConflictThreshold::parse)]
+    pub conflict_threshold: Option<config::ConflictThreshold>,
+    /// With --dry-run --parallel K: the files each story is predicted to touch.
+    #[arg(long, requires = "dry_run")]
+    pub explain: bool,
     /// After a story passes its verify gate, a fresh agent reviews its diff against the
     /// acceptance criteria; CHANGES sends it back ([review] in ralph.toml).
     #[arg(long)]
@@ -132,8 +148,11 @@ impl RunArgs {
             no_wait: self.no_wait.then_some(true),
             compact: self.no_compact.then_some(false),
             parallel: self.parallel,
+            conflict_threshold: self.conflict_threshold,
             allow_dirty: self.allow_dirty.then_some(true),
+            preflight: self.no_preflight.then_some(false),
             verify: (!self.verify.is_empty()).then(|| self.verify.clone()),
+            red_green: self.red_green.then_some(true),
             grace: self.grace,
             max_wait: self.max_wait,
             max_cost: self.max_cost,
@@ -200,7 +219,89 @@ fn reviewer(settings: &config::Settings) -> anyhow::Result<Option<AgentSpec>> {
     )?))
 }
 
-fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
+/// `--dry-run --parallel K`: the waves the run would go in, why a story waits for another,
+/// the first wave's worktrees and branches, the kept work it would resume; with `explain`,
+/// each story's predicted files.
+fn print_parallel_plan(opts: &Options, explain: bool) -> anyhow::Result<()> {
+    let prd = crate::prd::Prd::load(&opts.prd_path)
+        .with_context(|| format!("cannot use {}", opts.prd_path.display()))?;
+    let s = &opts.settings;
+    let threshold = s.conflict_threshold.value();
+    let plan = run::parallel::conflicts::plan(
+        &opts.root,
+        &prd,
+        s.parallel as usize,
+        threshold,
+        opts.story.as_deref(),
+    );
+    let rule = threshold.map_or_else(
+        || "conflict-awareness off: stories run at once whatever files they touch".to_string(),
+        |t| format!("a story waits while a claim's predicted files overlap its own by {t:.2} or more (--conflict-threshold)"),
+    );
+    println!("parallel: up to {} stories at once; {rule}", s.parallel);
+    for (n, w) in plan.waves.iter().enumerate() {
+        println!("wave {}: {}", n + 1, w.stories.join(", "));
+        for wait in &w.waits {
+            println!(
+                "  {} waits for {}: both would touch {} (overlap {:.2})",
+                wait.story, wait.with, wait.overlap.file, wait.overlap.score
+            );
+        }
+    }
+    let branch = prd
+        .value
+        .get("branchName")
+        .and_then(|b| b.as_str())
+        .unwrap_or("");
+    let ids: Vec<&str> = prd.stories.iter().map(|s| s.id.as_str()).collect();
+    let keys: std::collections::HashMap<String, String> = ids
+        .iter()
+        .map(|s| s.to_string())
+        .zip(crate::kept::story_keys(&ids))
+        .collect();
+    if let Some(first) = plan.waves.first() {
+        println!("wave 1's worktrees:");
+        for id in &first.stories {
+            let key = keys.get(id).cloned().unwrap_or_default();
+            println!(
+                "  {id}: {} on {}",
+                crate::state::worktrees_dir(std::path::Path::new(""))
+                    .join(&key)
+                    .display(),
+                crate::kept::story_branch(branch, &key)
+            );
+        }
+    }
+    print_resumable(opts, branch, keys);
+    if explain {
+        println!("predicted files (named in the story, or ranked for it, with their weight):");
+        for (id, p) in &plan.predictions {
+            println!("  {id}: {}", p.describe());
+        }
+    }
+    Ok(())
+}
+
+/// The story branches an earlier run left with work the branch lacks: the run resumes them.
+fn print_resumable(opts: &Options, branch: &str, keys: std::collections::HashMap<String, String>) {
+    let by_key = keys.into_iter().map(|(id, k)| (k, id)).collect();
+    for k in crate::kept::git::list(&opts.root, branch, &by_key) {
+        if k.kind == crate::kept::Kind::StoryBranch && k.ahead > 0 {
+            println!(
+                "resumes: {} on {} ({} commit(s) of an earlier run)",
+                k.story.as_deref().unwrap_or("?"),
+                k.short(),
+                k.ahead
+            );
+        }
+    }
+}
+
+fn print_dry_run(
+    opts: &Options,
+    findings: &[crate::doctor::Finding],
+    explain: bool,
+) -> anyhow::Result<Code> {
     // A dry run writes nothing, not even the code index cache.
     let mut opts = opts.clone();
     opts.settings.context.save_index = false;
@@ -253,8 +354,14 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
     if let Some(l) = &plan.clean {
         println!("{l}");
     }
-    if !s.verify.is_empty() {
-        println!("verify: {}", s.verify.join(" && "));
+    if !plan.verify.is_empty() {
+        println!("verify: {}", plan.verify.join(" && "));
+    }
+    if let Some(rg) = &plan.red_green {
+        println!("{rg}");
+    }
+    if s.parallel >= 2 {
+        print_parallel_plan(opts, explain)?;
     }
     if let Some(r) = &opts.reviewer {
         println!(
@@ -263,15 +370,50 @@ fn print_dry_run(opts: &Options) -> anyhow::Result<Code> {
             s.review.max_rounds
         );
     }
+    print_preflight(findings);
     println!("--- prompt ---");
     print!("{}", plan.prompt);
     Ok(Code::OK)
 }
 
+/// The preflight in a dry run: what is not ok (the whole list is `ralph doctor`'s).
+fn print_preflight(findings: &[crate::doctor::Finding]) {
+    use crate::doctor::Status;
+    if findings.is_empty() {
+        return;
+    }
+    let not_ok: Vec<crate::doctor::Finding> = findings
+        .iter()
+        .filter(|f| f.status != Status::Ok)
+        .cloned()
+        .collect();
+    let count = |s: Status| not_ok.iter().filter(|f| f.status == s).count();
+    println!(
+        "preflight: {} problem(s), {} warning(s) (`ralph doctor` shows every check)",
+        count(Status::Problem),
+        count(Status::Warning)
+    );
+    for l in crate::doctor::lines(&not_ok) {
+        println!("  {}", anstream::adapter::strip_str(&l));
+    }
+}
+
 pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
-    let opts = options(ctx, &args)?;
+    let mut opts = options(ctx, &args)?;
+    let checked = run::preflight::check(&opts, opts.settings.preflight);
+    opts.agent = checked.agent;
+    opts.reviewer = checked.reviewer;
     if args.dry_run {
-        return print_dry_run(&opts);
+        return print_dry_run(&opts, &checked.findings, args.explain);
+    }
+    if let Err(e) = run::preflight::enforce(&opts, &checked.findings) {
+        let agent = e.agent;
+        let err = anyhow::Error::new(e);
+        return Err(if agent {
+            err.context(crate::exit::AgentStart)
+        } else {
+            err
+        });
     }
     let flag = signals::install().context("cannot install the Ctrl-C handler")?;
     let exit = if opts.settings.parallel >= 2 {

@@ -40,8 +40,16 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
         parallel: v("RALPH_PARALLEL")
             .map(|s| parse_count("RALPH_PARALLEL", &s))
             .transpose()?,
+        conflict_threshold: v("RALPH_CONFLICT_THRESHOLD")
+            .map(|s| {
+                super::ConflictThreshold::parse(&s).map_err(|m| bad("RALPH_CONFLICT_THRESHOLD", m))
+            })
+            .transpose()?,
         allow_dirty: v("RALPH_ALLOW_DIRTY")
             .map(|s| parse_bool("RALPH_ALLOW_DIRTY", &s))
+            .transpose()?,
+        preflight: v("RALPH_PREFLIGHT")
+            .map(|s| parse_bool("RALPH_PREFLIGHT", &s))
             .transpose()?,
         verify: v("RALPH_VERIFY").map(|s| {
             s.lines()
@@ -72,6 +80,9 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigErr
         max_wait: dur("RALPH_MAX_WAIT")?,
         max_cost: v("RALPH_MAX_COST")
             .map(|s| parse_dollars("RALPH_MAX_COST", &s))
+            .transpose()?,
+        red_green: v("RALPH_RED_GREEN")
+            .map(|s| parse_bool("RALPH_RED_GREEN", &s))
             .transpose()?,
         review: v("RALPH_REVIEW")
             .map(|s| parse_bool("RALPH_REVIEW", &s))

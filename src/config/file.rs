@@ -146,7 +146,16 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                 ("run", "no_wait") => layer.no_wait = Some(boolean(v)?),
                 ("run", "compact") => layer.compact = Some(boolean(v)?),
                 ("run", "parallel") => layer.parallel = Some(count(v)?),
+                ("run", "conflict_threshold") => {
+                    let text = match v {
+                        toml::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    layer.conflict_threshold =
+                        Some(super::ConflictThreshold::parse(&text).map_err(|m| bad(&place, m))?);
+                }
                 ("run", "allow_dirty") => layer.allow_dirty = Some(boolean(v)?),
+                ("run", "preflight") => layer.preflight = Some(boolean(v)?),
                 ("run", "max_cost") => {
                     layer.max_cost = Some(match v {
                         toml::Value::Integer(n) => parse_dollars(&place, &n.to_string())?,
@@ -205,6 +214,35 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
                     )
                 }
                 ("clean", "auto") => layer.clean_auto = Some(boolean(v)?),
+                ("verify", "red_green") => layer.red_green = Some(boolean(v)?),
+                ("verify", "red_green_setup") => {
+                    let cmd = str_of(&place, v)?;
+                    if cmd.trim().is_empty() {
+                        return Err(bad(
+                            &place,
+                            "expected a command for /bin/sh -c, like \"npm ci\"; remove the key to run none",
+                        ));
+                    }
+                    layer.red_green_setup = Some(cmd.to_string());
+                }
+                ("verify", "test_patterns") => {
+                    let globs = match v {
+                        toml::Value::Array(a) => a
+                            .iter()
+                            .map(|x| str_of(&place, x).map(String::from))
+                            .collect::<Result<Vec<_>, _>>()?,
+                        other => {
+                            return Err(bad(
+                                &place,
+                                format!(
+                                    "expected a list of globs like [\"tests/**\"], got {other}"
+                                ),
+                            ));
+                        }
+                    };
+                    check_globs(&place, &globs)?;
+                    layer.test_patterns = Some(globs);
+                }
                 ("hooks", "timeout") => {
                     let d = dur(v)?;
                     if d.is_zero() {
@@ -284,6 +322,15 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
         }
     }
     Ok(layer)
+}
+
+/// Every test pattern must be a glob ralph can match (an empty list matches no file).
+fn check_globs(place: &str, globs: &[String]) -> Result<(), ConfigError> {
+    for g in globs {
+        globset::Glob::new(g)
+            .map_err(|e| bad(place, format!("\"{g}\" is not a glob: {}", e.kind())))?;
+    }
+    Ok(())
 }
 
 /// Read `<root>/ralph.toml`; a missing file is an empty layer.

@@ -19,9 +19,14 @@
 //! no_wait = false
 //! compact = true
 //! parallel = 1             # stories at once, each in its own git worktree (specs/parallel.md)
+//! conflict_threshold = 0.5 # two stories whose predicted files overlap this much wait ("off")
 //! allow_dirty = false      # start with uncommitted changes in the work tree
+//! preflight = true         # `ralph doctor`'s checks before the first agent
 //! [verify]
 //! commands = ["cargo test"]
+//! red_green = true         # or `ralph run --red-green`: new tests must fail without the change
+//! test_patterns = ["tests/**", "**/*_test.go"] # what a test file is (default: per language)
+//! red_green_setup = "npm ci --prefer-offline" # run in the scratch worktree before the red run
 //! [compact]
 //! threshold = 400          # compact progress.txt when it has more lines than this
 //! keep_recent = 200        # lines of recent entries kept verbatim
@@ -69,10 +74,12 @@ const RUN_KEYS: &[&str] = &[
     "no_wait",
     "compact",
     "parallel",
+    "conflict_threshold",
     "allow_dirty",
     "max_cost",
+    "preflight",
 ];
-const VERIFY_KEYS: &[&str] = &["commands"];
+const VERIFY_KEYS: &[&str] = &["commands", "red_green", "test_patterns", "red_green_setup"];
 const HOOKS_KEYS: &[&str] = &["on_story_done", "on_blocked", "on_run_end", "timeout"];
 const REVIEW_KEYS: &[&str] = &["enabled", "agent", "cmd", "max_rounds", "instructions"];
 const COMPACT_KEYS: &[&str] = &["threshold", "keep_recent"];
@@ -149,6 +156,19 @@ impl Default for Review {
     }
 }
 
+/// The red-green gate (`--red-green`, `[verify] red_green`, a story's `redGreen`): once a
+/// story's gate passes, its test-file changes alone, on its base commit in a scratch worktree,
+/// must fail its verify commands (see `crate::run::redgreen`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedGreen {
+    pub enabled: bool,
+    /// Globs (relative to the project root) naming test files; `None`: the built-in defaults
+    /// for Rust, Go, Python, JS/TS, Java and more.
+    pub test_patterns: Option<Vec<String>>,
+    /// A command (`sh -c`) run in the scratch worktree before the red run, e.g. `npm ci`.
+    pub setup: Option<String>,
+}
+
 impl Hooks {
     /// Whether any hook is set.
     pub fn any(&self) -> bool {
@@ -195,9 +215,16 @@ pub struct Layer {
     pub compact: Option<bool>,
     /// `--parallel K`: stories run at once (1: the sequential loop).
     pub parallel: Option<u32>,
+    /// `--conflict-threshold`: predicted overlap from which two stories do not run at once.
+    pub conflict_threshold: Option<ConflictThreshold>,
     /// Start with uncommitted changes in the work tree (`--allow-dirty`).
     pub allow_dirty: Option<bool>,
+    pub preflight: Option<bool>,
     pub verify: Option<Vec<String>>,
+    /// `--red-green` / `[verify] red_green`, `test_patterns`, `red_green_setup`.
+    pub red_green: Option<bool>,
+    pub test_patterns: Option<Vec<String>>,
+    pub red_green_setup: Option<String>,
     /// progress.txt compaction: line threshold and recent lines kept verbatim.
     pub compact_threshold: Option<usize>,
     pub compact_keep_recent: Option<usize>,
@@ -249,8 +276,13 @@ pub struct Settings {
     pub compact: bool,
     /// Stories run at once, each in its own worktree (1: the sequential loop).
     pub parallel: u32,
+    /// Parallel runs: two stories whose predicted files overlap this much do not run at once.
+    pub conflict_threshold: ConflictThreshold,
     pub allow_dirty: bool,
+    /// Run `ralph doctor`'s checks before the first agent (`--no-preflight`).
+    pub preflight: bool,
     pub verify: Vec<String>,
+    pub red_green: RedGreen,
     pub compact_threshold: usize,
     pub compact_keep_recent: usize,
     pub context: crate::context::Options,
@@ -298,8 +330,11 @@ impl Default for Settings {
             no_wait: false,
             compact: true,
             parallel: 1,
+            conflict_threshold: ConflictThreshold::DEFAULT,
             allow_dirty: false,
+            preflight: true,
             verify: vec![],
+            red_green: RedGreen::default(),
             compact_threshold: crate::progress::compact::DEFAULT_THRESHOLD,
             compact_keep_recent: crate::progress::compact::DEFAULT_KEEP_RECENT,
             context: crate::context::Options::default(),
@@ -382,8 +417,15 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
         no_wait: pick!(no_wait, d.no_wait),
         compact: pick!(compact, d.compact),
         parallel: pick!(parallel, d.parallel),
+        conflict_threshold: pick!(conflict_threshold, d.conflict_threshold),
         allow_dirty: pick!(allow_dirty, d.allow_dirty),
+        preflight: pick!(preflight, d.preflight),
         verify: pick!(verify, d.verify.clone()),
+        red_green: RedGreen {
+            enabled: pick!(red_green, d.red_green.enabled),
+            test_patterns: layers.iter().find_map(|l| l.test_patterns.clone()),
+            setup: layers.iter().find_map(|l| l.red_green_setup.clone()),
+        },
         compact_threshold: pick!(compact_threshold, d.compact_threshold),
         compact_keep_recent: pick!(compact_keep_recent, d.compact_keep_recent),
         context: {
@@ -415,6 +457,7 @@ pub fn resolve(layers: &[&Layer]) -> Settings {
                     .unwrap_or(d.context.files),
                 // The prompt names the checks the gate will run.
                 verify: pick!(verify, d.verify.clone()),
+                red_green: pick!(red_green, d.red_green.enabled),
                 instructions: layers.iter().find_map(|l| l.instructions.clone()),
                 ..d.context
             }
@@ -504,6 +547,45 @@ impl Dollars {
         t.parse::<f64>().ok().and_then(Dollars::new).ok_or_else(|| {
             format!("\"{s}\" is not an amount of US dollars above 0; use e.g. 5 or 2.50")
         })
+    }
+}
+
+/// How strongly the predicted files of two stories must overlap (0 to 1) before a parallel run
+/// keeps them apart (`[run] conflict_threshold`, `--conflict-threshold`,
+/// `RALPH_CONFLICT_THRESHOLD`), or `off`: stories run at once whatever they touch. Kept in
+/// hundredths, so settings compare exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConflictThreshold(Option<u8>);
+
+impl ConflictThreshold {
+    /// 0.5: both stories predict the same file strongly (see `run::parallel::predict`).
+    pub const DEFAULT: ConflictThreshold = ConflictThreshold(Some(50));
+    pub const OFF: ConflictThreshold = ConflictThreshold(None);
+
+    /// The threshold, `None` when off.
+    pub fn value(self) -> Option<f64> {
+        self.0.map(|h| f64::from(h) / 100.0)
+    }
+
+    /// `0.5`, `0`, `1`, `50%`, `off`; the error says what is wrong, without a place.
+    pub fn parse(s: &str) -> Result<ConflictThreshold, String> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("false") {
+            return Ok(ConflictThreshold::OFF);
+        }
+        let v = match t.strip_suffix('%') {
+            Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+            None => t.parse::<f64>(),
+        };
+        match v {
+            // In range, so the rounded hundredths fit a u8.
+            Ok(x) if (0.0..=1.0).contains(&x) => {
+                Ok(ConflictThreshold(Some((x * 100.0).round() as u8)))
+            }
+            _ => Err(format!(
+                "\"{s}\" is not an overlap between 0 and 1 (e.g. 0.5 or 50%) nor \"off\""
+            )),
+        }
     }
 }
 

@@ -316,3 +316,38 @@ fn clean_settings_come_from_the_file_and_the_environment_with_defaults() {
         .to_string();
     assert!(e.contains("RALPH_CLEAN_KEEP"), "{e}");
 }
+
+#[test]
+fn the_conflict_threshold_is_an_overlap_or_off_in_every_layer() {
+    let p = Path::new("ralph.toml");
+    assert_eq!(resolve(&[]).conflict_threshold.value(), Some(0.5));
+    for (text, want) in [
+        ("0.3", Some(0.3)),
+        ("1", Some(1.0)),
+        ("0", Some(0.0)),
+        ("\"off\"", None),
+        ("\"75%\"", Some(0.75)),
+    ] {
+        let l = parse_file(p, &format!("[run]\nconflict_threshold = {text}\n")).unwrap();
+        assert_eq!(resolve(&[&l]).conflict_threshold.value(), want, "{text}");
+    }
+    let e = parse_file(p, "[run]\nconflict_threshold = 2\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("conflict_threshold") && e.contains("between 0 and 1"),
+        "{e}"
+    );
+    let env =
+        super::env::from_env(|k| (k == "RALPH_CONFLICT_THRESHOLD").then(|| "off".to_string()))
+            .unwrap();
+    let file = parse_file(p, "[run]\nconflict_threshold = 0.9\n").unwrap();
+    assert_eq!(
+        resolve(&[&env, &file]).conflict_threshold,
+        ConflictThreshold::OFF
+    );
+    let e = super::env::from_env(|k| (k == "RALPH_CONFLICT_THRESHOLD").then(|| "x".to_string()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("RALPH_CONFLICT_THRESHOLD"), "{e}");
+}

@@ -1,10 +1,12 @@
 //! The pure prompt assembler: plain inputs in, the prompt and a report of what was kept out.
 //!
-//! Owns the policy: the section order (instructions, story, dependency outputs, where to look,
-//! Codebase Patterns, errors seen before, Pin entries, recent progress, remaining stories), the
-//! zones (at 60% of the budget spec excerpts shrink, at 75% lower-ranked Pin entries keep only
-//! name and files, at 85% recent progress and the errors seen before go, at 95% only
-//! instructions + story + patterns remain), and the hard invariant:
+//! Owns the policy: the section order (instructions, story, steering notes, dependency outputs,
+//! where to look, Codebase Patterns, errors seen before, Pin entries, recent progress, remaining
+//! stories), the zones (at 60% of the budget spec excerpts shrink, at 75% lower-ranked Pin
+//! entries keep only name and files, at 85% recent progress and the errors seen before go, at
+//! 95% only instructions + story + steering + patterns remain; steering notes keep the newest
+//! that fit an eighth of the budget, and give way after the patterns when even that is too
+//! much), and the hard invariant:
 //! the prompt's estimate never exceeds the budget. Every input text is redacted first.
 //! Reads no files: gathering the inputs is [`super::gather`]'s job.
 
@@ -15,9 +17,12 @@ use super::render::{self, PinView};
 use super::report::{
     Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
 };
+use super::steering::{self, SteerNote};
 use super::{ContextError, Options};
 use crate::index::Ranked;
 use crate::prd::Story;
+
+mod fit;
 
 /// What a `blockedBy` story produced.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -59,6 +64,8 @@ pub struct Inputs {
     pub story: Story,
     /// Why the previous attempt at this story failed (verification output tail, timeout, …).
     pub retry: Option<String>,
+    /// What the person running ralph told the live run (`ralph steer`), oldest first.
+    pub steering: Vec<SteerNote>,
     pub deps: Vec<DepOutput>,
     /// The body of progress.txt's `## Codebase Patterns` section.
     pub patterns: Option<String>,
@@ -92,6 +99,7 @@ struct Prepared {
     story: Story,
     retry: Option<(String, bool)>,
     core_red: Redactions,
+    steering: steering::Prepared,
     deps: Vec<(DepOutput, Option<String>, bool)>,
     deps_red: Redactions,
     patterns: Option<(String, bool)>,
@@ -136,6 +144,8 @@ impl Prepared {
             let (kept, cut) = budget::tail(&t, cap);
             (kept.to_string(), cut)
         });
+
+        let steering = steering::Prepared::new(&inp.steering, cap);
 
         let mut deps_red = Redactions::default();
         let deps = inp
@@ -229,7 +239,11 @@ impl Prepared {
             .count();
         core_red.merge(&rest_red); // ids and titles of other stories: counted with the story
         let work = redact_into(
-            &render::work(inp.branch.as_deref(), &opts.verify),
+            &render::work(
+                inp.branch.as_deref(),
+                &inp.story.gate_commands(&opts.verify),
+                inp.story.red_green.unwrap_or(opts.red_green),
+            ),
             &mut core_red,
         );
         let mut files_red = Redactions::default();
@@ -244,6 +258,7 @@ impl Prepared {
             story,
             retry,
             core_red,
+            steering,
             deps,
             deps_red,
             patterns,
@@ -323,6 +338,7 @@ fn build(p: &Prepared, opts: &Options, level: usize) -> (Vec<Part>, Vec<PinStatu
             Status::Kept,
         ),
         core_story(p),
+        steering_part(p),
     ];
 
     parts.push(if p.deps.is_empty() {
@@ -414,6 +430,15 @@ fn build(p: &Prepared, opts: &Options, level: usize) -> (Vec<Part>, Vec<PinStatu
     (parts, pin_status)
 }
 
+/// The steering notes: kept at every level (a person's word outranks the reductions); cut to
+/// fit by [`fit_steering`] when the prompt is still over.
+fn steering_part(p: &Prepared) -> Part {
+    match p.steering.section() {
+        None => empty("steering"),
+        Some((text, cut)) => part("steering", text, shortened_if(cut)),
+    }
+}
+
 fn shortened_if(cut: bool) -> Status {
     if cut { Status::Shortened } else { Status::Kept }
 }
@@ -436,38 +461,6 @@ fn header_shown(text: &str, id: &str) -> bool {
     let tail = format!("(pattern {id})");
     text.lines()
         .any(|l| l.starts_with("## `") && l.ends_with(&tail))
-}
-
-/// Shrink the patterns section (the only optional one left at level 4) until the prompt fits,
-/// or drop it.
-fn fit_patterns(parts: &mut [Part], p: &Prepared, max: usize) {
-    let total: usize = parts.iter().map(|x| chars(&x.text)).sum();
-    let Some(idx) = parts.iter().position(|x| x.name == "patterns") else {
-        return;
-    };
-    if total <= max {
-        return;
-    }
-    let others = total - chars(&parts[idx].text);
-    let available = max.saturating_sub(others);
-    let content = p.patterns.as_ref().map_or("", |(t, _)| t.as_str());
-    let mut n = available;
-    loop {
-        let (cut, _) = budget::head(content, n);
-        if cut.trim().is_empty() {
-            break;
-        }
-        let text = render::patterns(cut, true);
-        let len = chars(&text);
-        if len <= available {
-            parts[idx].text = text;
-            parts[idx].status = Status::Shortened;
-            return;
-        }
-        n = n.saturating_sub(len - available);
-    }
-    parts[idx].text.clear();
-    parts[idx].status = Status::Dropped;
 }
 
 /// Build the prompt for one story under `opts.budget` tokens.
@@ -500,7 +493,8 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
         }
         level += 1;
     };
-    fit_patterns(&mut parts, &p, max);
+    fit::patterns(&mut parts, &p, max);
+    fit::steering(&mut parts, &p, max);
 
     let prompt: String = parts.iter().map(|x| x.text.as_str()).collect();
     let tokens = budget::estimate(&prompt);
@@ -523,6 +517,7 @@ pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextErr
         });
         let red = match x.name {
             "dependencies" => Some(&p.deps_red),
+            "steering" => Some(&p.steering.red),
             "patterns" => Some(&p.patterns_red),
             "errors" => Some(&p.errors_red),
             "pin" => Some(&p.pins_red),

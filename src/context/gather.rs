@@ -158,6 +158,7 @@ pub fn gather(
         instructions,
         story: story.clone(),
         retry: retry.map(str::to_string),
+        steering: opts.steering.clone(),
         deps,
         patterns,
         errors,

@@ -2,11 +2,11 @@
 //!
 //! Each agent starts fresh: the prompt is all it knows. This module owns what goes into it and in
 //! which order (instructions with the DISCOVERY PROTOCOL, the story and why its last attempt
-//! failed, what its blockers produced, the Codebase Patterns, the error patterns learned from
-//! earlier verify failures, the top Pin entries with spec excerpts, recent progress, the
-//! remaining stories), the token budget and its zones, and secret
-//! redaction. It does not run agents (see [`crate::run`]) nor own the Pin or progress.txt formats
-//! (see [`crate::pin`], [`crate::progress`]).
+//! failed, the steering notes of a live run (`ralph steer`), what its blockers produced, the
+//! Codebase Patterns, the error patterns learned from earlier verify failures, the top Pin
+//! entries with spec excerpts, recent progress, the remaining stories), the token budget and its
+//! zones, and secret redaction. It does not run agents (see [`crate::run`]) nor own the Pin or
+//! progress.txt formats (see [`crate::pin`], [`crate::progress`]).
 //!
 //! - [`budget`]: token estimate (chars/4 + 15%), zones, cutting text to size.
 //! - [`redact`]: secret patterns and counts.
@@ -26,6 +26,7 @@ pub mod redact;
 pub mod report;
 
 mod render;
+pub mod steering;
 #[cfg(test)]
 mod tests;
 
@@ -39,6 +40,7 @@ pub use render::fence_as;
 pub use report::{
     Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
 };
+pub use steering::SteerNote;
 
 /// Knobs of the context builder. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,14 +60,21 @@ pub struct Options {
     pub recent_entries: usize,
     /// How many files the "where to look" section names, best first. Default 15.
     pub files: usize,
-    /// The verify commands the gate runs (named in the prompt so the agent runs them first).
+    /// The verify commands the gate runs (named in the prompt so the agent runs them first);
+    /// the story's own (`verify` in prd.json) are added after them.
     pub verify: Vec<String>,
+    /// The red-green gate is on for the run (a story's `redGreen` overrides it): the prompt
+    /// says the story's new tests must fail without its change.
+    pub red_green: bool,
     /// Save the refreshed code index under `.ralph/` (false for `ralph run --dry-run`, which
     /// writes nothing). Default true.
     pub save_index: bool,
     /// The project's own instructions file (`[agent] instructions`, relative to the root),
     /// used instead of the built-in instructions for every agent. Default none.
     pub instructions: Option<PathBuf>,
+    /// The steering notes for this prompt (`ralph steer` during a run), oldest first. Not a
+    /// setting: the loop sets them for each prompt it builds. Default none.
+    pub steering: Vec<SteerNote>,
 }
 
 impl Default for Options {
@@ -79,8 +88,10 @@ impl Default for Options {
             recent_entries: 3,
             files: 15,
             verify: Vec::new(),
+            red_green: false,
             save_index: true,
             instructions: None,
+            steering: Vec::new(),
         }
     }
 }

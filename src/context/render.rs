@@ -59,8 +59,16 @@ fn code(text: &str) -> String {
     format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
-/// Under the story: the branch its work belongs on and the checks the gate will run.
-pub fn work(branch: Option<&str>, verify: &[String]) -> String {
+/// The red-green gate, as the agent needs to know it.
+const RED_GREEN: &str = "\nThen ralph checks that your tests test your change: it takes only your changes to \
+test files onto the commit the story started from, in a scratch copy, and runs the checks \
+there. They must fail without the rest of your change; if they pass, or you changed no test \
+file, the story goes back to you. Write the tests in test files (a test inside a source file \
+cannot be taken alone) and make them fail on the old code.\n";
+
+/// Under the story: the branch its work belongs on, the checks the gate will run (the run's,
+/// then the story's own), and the red-green gate when it is on for the story.
+pub fn work(branch: Option<&str>, verify: &[String], red_green: bool) -> String {
     let mut out = String::new();
     if let Some(b) = branch {
         out.push_str(&format!(
@@ -79,6 +87,9 @@ pub fn work(branch: Option<&str>, verify: &[String]) -> String {
         );
         for v in verify {
             out.push_str(&format!("- {}\n", code(v)));
+        }
+        if red_green {
+            out.push_str(RED_GREEN);
         }
     }
     out
@@ -115,6 +126,47 @@ pub fn story(s: &Story, work: &str, retry: Option<&str>, retry_cut: bool) -> Str
         }
         out.push_str(&fence(r));
         out.push_str("Fix this first; the checks must pass before the story counts as done.\n");
+    }
+    out
+}
+
+/// The steering section: the person's notes to the live run (`items` already redacted, cut and
+/// rendered by [`steer_item`], oldest first), and how many older ones the budget left out.
+pub fn steering(items: &[String], left_out: usize) -> String {
+    let mut out = String::from(
+        "\n# Steering from the person running ralph\n\n\
+         Written with `ralph steer` while this run goes on, after the story above was: where \
+         they differ from it, follow them. Oldest first.\n\n",
+    );
+    if left_out > 0 {
+        out.push_str(&format!(
+            "({left_out} earlier note(s) left out for the prompt's size)\n"
+        ));
+    }
+    for item in items {
+        out.push_str(item);
+    }
+    out
+}
+
+/// One steering note: who it is for and when, then its lines quoted (a quoted line never reads
+/// as a completion signal, nor as a heading of the prompt).
+pub fn steer_item(this_story: bool, when: &str, text: &str) -> String {
+    let whom = if this_story {
+        "For this story"
+    } else {
+        "For every story"
+    };
+    let when = if when.is_empty() {
+        String::new()
+    } else {
+        format!(" ({when})")
+    };
+    let mut out = format!("- {whom}{when}:\n");
+    for line in text.trim_end().lines() {
+        out.push_str("  > ");
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     out
 }

@@ -18,6 +18,8 @@ fn story(id: &str) -> Story {
         blocked_by: vec!["US-001".into()],
         removed: false,
         discovered_from: None,
+        verify: vec![],
+        red_green: None,
     }
 }
 
@@ -41,6 +43,7 @@ fn inputs() -> Inputs {
         instructions: Flavour::Claude.embedded().to_string(),
         story: story("US-002"),
         retry: None,
+        steering: vec![],
         deps: vec![DepOutput {
             id: "US-001".into(),
             title: "Validate blockedBy".into(),
@@ -138,12 +141,10 @@ fn sections_come_in_priority_order_with_everything_under_a_large_budget() {
     assert!(!p.contains("m1 spec line 101:"));
     assert!(p.ends_with("US-003 Pin format; US-004 Discovery protocol\n"));
     assert_eq!(a.reduced_for, Zone::Green);
-    // Every section but the errors seen before (none learned here) is there in full.
-    assert!(
-        a.sections
-            .iter()
-            .all(|s| s.status == Status::Kept || s.name == "errors" && s.status == Status::Empty)
-    );
+    // Every section but the errors seen before (none learned here) and the steering notes
+    // (no live run) is there in full.
+    assert!(a.sections.iter().all(|s| s.status == Status::Kept
+        || matches!(s.name, "errors" | "steering") && s.status == Status::Empty));
     assert!(a.pins.iter().all(|p| p.status == PinStatus::Full && !p.cut));
 }
 
@@ -391,7 +392,8 @@ fn patterns_are_cut_then_dropped_when_only_the_core_fits() {
         },
     )
     .unwrap();
-    assert_eq!(a.sections[4].status, Status::Shortened);
+    assert_eq!(a.sections[5].name, "patterns");
+    assert_eq!(a.sections[5].status, Status::Shortened);
     assert!(a.prompt.contains("- pattern 0\n"));
     assert!(!a.prompt.contains("- pattern 399"));
     assert!(a.tokens <= core + 100);
@@ -403,8 +405,111 @@ fn patterns_are_cut_then_dropped_when_only_the_core_fits() {
         },
     )
     .unwrap();
-    assert_eq!(a.sections[4].status, Status::Dropped);
+    assert_eq!(a.sections[5].status, Status::Dropped);
     assert!(!a.prompt.contains("# Codebase Patterns (from"));
+}
+
+fn note(this_story: bool, text: &str) -> SteerNote {
+    SteerNote {
+        this_story,
+        when: "14:20".into(),
+        text: text.into(),
+    }
+}
+
+#[test]
+fn steering_notes_follow_the_story_quoted_and_redacted() {
+    let mut inp = inputs();
+    inp.steering = vec![
+        note(false, "Use the new API client\nSTORY COMPLETE: US-002"),
+        note(
+            true,
+            "Leave the schema alone; key sk-ant-api03-abcdefghijklmnopqrstuvwx",
+        ),
+    ];
+    let a = assemble(&inp, &big()).unwrap();
+    let p = &a.prompt;
+    let story = p.find("# Your story: US-002").unwrap();
+    let steer = p
+        .find("\n# Steering from the person running ralph")
+        .unwrap();
+    let deps = p.find("# What the stories it depends on produced").unwrap();
+    assert!(story < steer && steer < deps, "{p}");
+    assert!(p.contains("- For every story (14:20):\n  > Use the new API client\n"));
+    assert!(p.contains("- For this story (14:20):\n  > Leave the schema alone"));
+    assert!(!p.contains("sk-ant-"));
+    assert_eq!(a.redactions.get("anthropic-key"), 1);
+    // A note's line never reads as the agent's signal (the echo check would then ignore the
+    // agent's own).
+    for line in p.lines() {
+        assert_eq!(
+            crate::agent::detect::signal_line(line, "US-002"),
+            None,
+            "{line}"
+        );
+    }
+    let s = a.sections.iter().find(|s| s.name == "steering").unwrap();
+    assert_eq!(s.status, Status::Kept);
+}
+
+#[test]
+fn steering_keeps_the_newest_notes_in_its_share_and_gives_way_last() {
+    let mut inp = inputs();
+    // Far over an eighth of the budget together: the oldest go first.
+    inp.steering = (0..40)
+        .map(|i| note(false, &format!("note {i}: {}", "word ".repeat(100))))
+        .collect();
+    let opts = Options {
+        budget: 12_000,
+        ..Options::default()
+    };
+    let a = assemble(&inp, &opts).unwrap();
+    assert!(a.prompt.contains("note 39:"));
+    assert!(!a.prompt.contains("note 0:"));
+    assert!(
+        a.prompt
+            .contains("earlier note(s) left out for the prompt's size")
+    );
+    let s = a.sections.iter().find(|s| s.name == "steering").unwrap();
+    assert_eq!(s.status, Status::Shortened);
+    // The critical zone leaves instructions, story, steering and patterns: the note stays.
+    let core = assemble(
+        &Inputs {
+            deps: vec![],
+            pins: vec![],
+            recent: vec![],
+            remaining: vec![],
+            patterns: None,
+            steering: vec![],
+            ..inp.clone()
+        },
+        &big(),
+    )
+    .unwrap()
+    .prompt;
+    let files = &core[core.find("\n# Where to look").unwrap()..];
+    let core = budget::tokens_for_chars(core.chars().count() - files.chars().count());
+    inp.steering = vec![note(true, "short and important")];
+    let tight = Options {
+        budget: core + 120,
+        ..Options::default()
+    };
+    let a = assemble(&inp, &tight).unwrap();
+    assert!(a.prompt.contains("short and important"), "{}", a.explain());
+    assert!(!a.prompt.contains("# Recent progress"));
+    assert!(a.tokens <= core + 120);
+    // Below what even the newest note needs: the section goes, the budget holds.
+    let a = assemble(
+        &inp,
+        &Options {
+            budget: core + 5,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(!a.prompt.contains("short and important"));
+    let s = a.sections.iter().find(|s| s.name == "steering").unwrap();
+    assert_eq!(s.status, Status::Dropped);
 }
 
 #[test]
@@ -456,7 +561,7 @@ fn explain_table_lists_sections_pins_and_redactions() {
     let v = a.to_json();
     assert!(v.get("schema_version").is_none(), "the envelope carries it");
     assert_eq!(v["story"], "US-002");
-    assert_eq!(v["sections"].as_array().unwrap().len(), 9);
+    assert_eq!(v["sections"].as_array().unwrap().len(), 10);
     assert_eq!(v["error_patterns"], serde_json::json!([]));
     assert_eq!(v["pins"][0]["name"], "Module 1");
     assert_eq!(v["redactions"]["password-assignment"], 1);
@@ -521,15 +626,24 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
         proptest::collection::vec(text(1), 0..40),
         files,
         proptest::collection::vec(text(2), 0..4),
+        proptest::collection::vec((any::<bool>(), text(40)), 0..4),
     )
         .prop_map(
-            |(instr, desc, retry, deps, patterns, pins, recent, rest, files, verify)| {
+            |(instr, desc, retry, deps, patterns, pins, recent, rest, files, verify, steer)| {
                 let mut s = story("US-002");
                 s.description = desc;
                 Inputs {
                     instructions: instr,
                     story: s,
                     retry,
+                    steering: steer
+                        .into_iter()
+                        .map(|(this_story, text)| SteerNote {
+                            this_story,
+                            when: "14:20".into(),
+                            text,
+                        })
+                        .collect(),
                     deps,
                     patterns,
                     errors: recent.iter().take(3).map(|t| chosen(t)).collect(),
@@ -571,8 +685,10 @@ proptest! {
             recent_entries,
             files: 15,
             verify: inp.notes.clone(),
+            red_green: budget % 2 == 0,
             save_index: false,
             instructions: None,
+            steering: vec![],
         };
         match assemble(&inp, &opts) {
             Ok(a) => {

@@ -26,6 +26,8 @@ pub(crate) mod tests {
             blocked_by: deps.iter().map(|d| d.to_string()).collect(),
             removed: false,
             discovered_from: None,
+            verify: vec![],
+            red_green: None,
         }
     }
 

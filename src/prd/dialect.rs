@@ -21,11 +21,25 @@ const TOP_ALIASES: &[(&str, &[&str])] = &[
     ("project", &["name", "projectName", "feature"]),
     ("description", &["taskDescription"]),
 ];
-/// Other spellings of story fields: (canonical, aliases).
+/// Other spellings of story fields: (canonical, aliases). A list field (`blockedBy`,
+/// `verify`) is read from an alias only when the alias holds a list: `"deps": null` says
+/// nothing, and is left alone (an unknown field).
 pub const STORY_ALIASES: &[(&str, &[&str])] = &[
     ("acceptanceCriteria", &["acceptance_criteria", "acceptance"]),
-    ("blockedBy", &["dependsOn", "depends_on", "dependencies"]),
+    (
+        "blockedBy",
+        &["dependsOn", "depends_on", "dependencies", "deps"],
+    ),
+    ("verify", &["verification", "checks"]),
 ];
+
+/// Whether `alias`'s value can be read as canonical story field `canonical`.
+pub fn alias_fits(canonical: &str, value: &Value) -> bool {
+    match canonical {
+        "blockedBy" | "verify" => value.is_array(),
+        _ => true,
+    }
+}
 /// `status` values that mean done, for stories without `passes`.
 const DONE_WORDS: &[&str] = &[
     "done",

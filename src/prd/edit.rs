@@ -62,6 +62,95 @@ pub fn set_member(bytes: &[u8], path: &[Step], key: &str, value: &str) -> Option
     Some(splice(bytes, at..at, text.as_bytes()))
 }
 
+/// Append `value` (a JSON value) to the array at `path`, laid out like the array's last item:
+/// on one line when that item is, otherwise pretty-printed with its indentation and indent
+/// unit; the separator before it is the one before the last item. `None` when `path` is not
+/// an array.
+pub fn append_item(bytes: &[u8], path: &[Step], value: &serde_json::Value) -> Option<Vec<u8>> {
+    let root = spans::scan(bytes)?;
+    let arr = find(&root, path)?;
+    let items = match &arr.kind {
+        spans::Kind::Array(v) => v,
+        _ => return None,
+    };
+    let Some(last) = items.last() else {
+        let at = arr.span.start + 1;
+        return Some(splice(bytes, at..at, one_line(value).as_bytes()));
+    };
+    let prev_end = match items.len() {
+        1 => arr.span.start + 1,
+        n => items[n - 2].span.end,
+    };
+    let gap = &bytes[prev_end..last.span.start];
+    let sep = match gap.iter().rposition(|&b| b == b'\n') {
+        Some(nl) => String::from_utf8_lossy(&gap[nl..]).into_owned(),
+        None => " ".to_string(),
+    };
+    let text = &bytes[last.span.clone()];
+    let laid_out = match text.iter().position(|&b| b == b'\n') {
+        None => one_line(value),
+        Some(nl) => {
+            // The item's own indentation (its line's) and the unit one level deeper adds.
+            let line_start = bytes[..last.span.start]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let own = indent_of(&bytes[line_start..]);
+            let unit = indent_of(&text[nl + 1..])
+                .strip_prefix(own.as_str())
+                .filter(|u| !u.is_empty())
+                .unwrap_or("  ")
+                .to_string();
+            pretty(value, &unit, &own)
+        }
+    };
+    let at = last.span.end;
+    Some(splice(
+        bytes,
+        at..at,
+        format!(",{sep}{laid_out}").as_bytes(),
+    ))
+}
+
+/// The leading spaces and tabs of `line`.
+fn indent_of(line: &[u8]) -> String {
+    line.iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .map(|&b| b as char)
+        .collect()
+}
+
+/// `value` on one line, with `": "` and `", "` as people write them.
+fn one_line(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(one_line).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(o) => format!(
+            "{{{}}}",
+            o.iter()
+                .map(|(k, v)| format!("{}: {}", Value::from(k.as_str()), one_line(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        scalar => scalar.to_string(),
+    }
+}
+
+/// `value` pretty-printed with `unit` per level, each line after the first prefixed by `own`.
+fn pretty(value: &serde_json::Value, unit: &str, own: &str) -> String {
+    use serde::Serialize;
+    let mut out = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(unit.as_bytes());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
+    if value.serialize(&mut ser).is_err() {
+        return one_line(value);
+    }
+    String::from_utf8_lossy(&out).replace('\n', &format!("\n{own}"))
+}
+
 fn splice(bytes: &[u8], range: std::ops::Range<usize>, with: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len() + with.len());
     out.extend_from_slice(&bytes[..range.start]);
@@ -100,6 +189,29 @@ mod tests {
         let one_line = set("{\"id\":\"A\"}", &[], "passes", "false");
         assert_eq!(one_line, "{\"id\":\"A\", \"passes\":false}");
         assert_eq!(set("{ }", &[], "k", "1"), "{\"k\": 1 }");
+    }
+
+    #[test]
+    fn an_appended_item_takes_the_layout_of_the_last_one() {
+        let v = serde_json::json!({"id": "C", "tags": ["a"], "passes": false});
+        let path = [Step::Key("s")];
+        let one = "{\"s\": [\n  {\"id\": \"A\"},\n  {\"id\": \"B\"}\n]}\n";
+        let out = String::from_utf8(append_item(one.as_bytes(), &path, &v).unwrap()).unwrap();
+        assert_eq!(
+            out,
+            "{\"s\": [\n  {\"id\": \"A\"},\n  {\"id\": \"B\"},\n  {\"id\": \"C\", \"tags\": [\"a\"], \"passes\": false}\n]}\n"
+        );
+        let pretty = "{\n\t\"s\": [\n\t\t{\n\t\t\t\"id\": \"A\"\n\t\t}\n\t]\n}\n";
+        let out = String::from_utf8(append_item(pretty.as_bytes(), &path, &v).unwrap()).unwrap();
+        assert_eq!(
+            out,
+            "{\n\t\"s\": [\n\t\t{\n\t\t\t\"id\": \"A\"\n\t\t},\n\t\t{\n\t\t\t\"id\": \"C\",\n\t\t\t\"tags\": [\n\t\t\t\t\"a\"\n\t\t\t],\n\t\t\t\"passes\": false\n\t\t}\n\t]\n}\n"
+        );
+        assert_eq!(
+            append_item(b"{\"s\": []}", &path, &serde_json::json!(1)).unwrap(),
+            b"{\"s\": [1]}"
+        );
+        assert!(append_item(b"{\"s\": {}}", &path, &v).is_none());
     }
 
     #[test]

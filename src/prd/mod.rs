@@ -6,6 +6,7 @@
 //! only those bytes of the file, in the file's own keys and layout (`spans` + `edit`). Does not
 //! own dependency policy (see [`crate::graph`]) or the loop.
 
+pub mod checks;
 pub mod dialect;
 pub mod edit;
 pub mod import;
@@ -41,6 +42,11 @@ pub struct Story {
     /// `status: "removed"`: out of scope, never runs.
     pub removed: bool,
     pub discovered_from: Option<String>,
+    /// The story's own verify commands (`verify`), run after the global ones.
+    pub verify: Vec<String>,
+    /// `redGreen`: this story's red-green gate on (`true`) or off (`false`) whatever the run
+    /// says; `None` follows `--red-green` / `[verify] red_green`.
+    pub red_green: Option<bool>,
 }
 
 impl Story {
@@ -76,7 +82,21 @@ impl Story {
                 .get("discoveredFrom")
                 .and_then(Value::as_str)
                 .map(String::from),
+            verify: checks::commands(v.get("verify")),
+            red_green: v.get("redGreen").and_then(Value::as_bool),
         }
+    }
+
+    /// The commands the gate runs for this story: `global` first, then the story's own that
+    /// are not already among them.
+    pub fn gate_commands(&self, global: &[String]) -> Vec<String> {
+        let mut out = global.to_vec();
+        for c in &self.verify {
+            if !out.contains(c) {
+                out.push(c.clone());
+            }
+        }
+        out
     }
 }
 
@@ -302,6 +322,20 @@ impl Prd {
         }
         let json = Value::from(notes).to_string();
         self.edit_bytes(index, id, "notes", &json)
+    }
+
+    /// Append `story` (a story object, e.g. one an agent discovered) to the stories, in the
+    /// file's own layout; the result is validated again (an invalid one is an error and this
+    /// value is left unchanged).
+    pub fn append_story(&mut self, story: &Value) -> Result<(), PrdError> {
+        let id = story.get("id").and_then(Value::as_str).unwrap_or("?");
+        let path = [edit::Step::Key(&self.dialect.stories_key)];
+        let bytes = edit::append_item(&self.bytes, &path, story).ok_or_else(|| PrdError::Edit {
+            path: self.path.clone(),
+            id: id.to_string(),
+        })?;
+        *self = Prd::from_bytes(&self.path, &bytes)?;
+        Ok(())
     }
 
     /// The document as ralph writes it: the file's own bytes with this value's edits (a file

@@ -159,6 +159,8 @@ fn field_help(name: &str) -> &'static str {
         "blockedBy" => "an array of story ids",
         "status" => "\"removed\" to take a story out of scope",
         "discoveredFrom" => "the id of the story this one was found during",
+        "verify" => "a list of shell commands, e.g. [\"npm test -- --filter priority\"]",
+        "redGreen" => "true or false: the story's red-green gate on or off",
         _ => "see schemas/prd.schema.json",
     }
 }

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::dialect::{Dialect, Normalized, STORY_ALIASES, is_done_word, rename_keys};
+use super::dialect::{Dialect, Normalized, STORY_ALIASES, alias_fits, is_done_word, rename_keys};
 use super::validate::Diagnostic;
 
 /// Stories that needed a default, by kind, for one aggregated warning each.
@@ -96,7 +96,10 @@ fn normalize_one(
         if map.contains_key(*canonical) {
             continue;
         }
-        if let Some(alias) = aliases.iter().find(|a| map.contains_key(**a)) {
+        if let Some(alias) = aliases
+            .iter()
+            .find(|a| map.get(**a).is_some_and(|v| alias_fits(canonical, v)))
+        {
             renames.push((alias.to_string(), *canonical));
             if !d.story.iter().any(|(c, _)| c == canonical) {
                 d.story.push((canonical, alias.to_string()));
@@ -105,6 +108,9 @@ fn normalize_one(
     }
     if !renames.is_empty() {
         rename_keys(map, &renames);
+        if renames.iter().any(|(_, c)| *c == "verify") {
+            super::checks::screen_dialect_items(map);
+        }
     }
     if let Some(Value::Array(deps)) = map.get_mut("blockedBy") {
         for dep in deps.iter_mut() {

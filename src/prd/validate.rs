@@ -89,6 +89,8 @@ pub const STORY_FIELDS: &[&str] = &[
     "blockedBy",
     "status",
     "discoveredFrom",
+    "verify",
+    "redGreen",
 ];
 
 /// Validate raw bytes. Returns the report and, when the file is a runnable prd.json in any
@@ -152,6 +154,7 @@ fn check_normalized(n: &mut Normalized) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
     let mut warnings = dialect_notes(d);
     warnings.append(&mut n.warnings);
     unknown_fields(&n.value, &mut errors, &mut warnings);
+    super::checks::check(&n.value, &mut errors, &mut warnings);
     let stories = story_refs(&n.value);
     let field = d.story_key("blockedBy");
     refs::check_ids(&stories, &mut errors);
@@ -201,24 +204,18 @@ fn unknown_fields(value: &Value, errors: &mut Vec<Diagnostic>, warnings: &mut Ve
         for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
             let id = obj.get("id").and_then(Value::as_str).map(String::from);
             let pointer = format!("{}/{}", base(), escape_pointer(key));
-            if known == STORY_FIELDS && is_dependency_near_miss(key) {
-                errors.push(Diagnostic::error(
-                    "dependency-field",
-                    &pointer,
-                    id,
-                    format!(
-                        "unknown field \"{key}\" looks like a dependency list, but ralph does not \
-                         read it: the stories it names would not hold this one back, so it would \
-                         run too early"
-                    ),
-                    format!(
-                        "rename \"{key}\" to \"blockedBy\" (ralph also reads \"dependsOn\", \
-                         \"depends_on\" and \"dependencies\")"
-                    ),
-                ));
+            let value = obj.get(key).unwrap_or(&Value::Null);
+            let near_miss = known == STORY_FIELDS && is_dependency_near_miss(key);
+            if near_miss && names_stories(value) {
+                errors.push(dependency_field(key, &pointer, id));
                 continue;
             }
             let hint = match crate::suggest::nearest(key, known.iter().copied()) {
+                _ if near_miss => format!(
+                    "ralph reads dependencies from a list of story ids (\"blockedBy\": [\"US-001\"]); \
+                     this {} names no story, so nothing waits for it",
+                    kind_of(value)
+                ),
                 Some(s) => format!("did you mean \"{s}\"?"),
                 None => {
                     "ralph keeps unknown fields but ignores them; remove it if it is a typo".into()
@@ -247,6 +244,60 @@ fn unknown_fields(value: &Value, errors: &mut Vec<Diagnostic>, warnings: &mut Ve
             check(obj, STORY_FIELDS, &|| format!("/userStories/{i}"));
         }
     }
+}
+
+/// Whether a dependency-like field's value names stories (a non-empty list or string): only
+/// then would ignoring it run a story too early. `"blocked": null`, `false`, `[]` name none.
+fn names_stories(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => !a.is_empty(),
+        Value::String(s) => !s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "empty string",
+        Value::Array(_) => "empty list",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The error for a dependency field ralph does not read: a near miss of `blockedBy`, or one
+/// of the read spellings holding a string instead of a list.
+fn dependency_field(key: &str, pointer: &str, id: Option<String>) -> Diagnostic {
+    let alias = super::dialect::STORY_ALIASES
+        .iter()
+        .any(|(c, a)| *c == "blockedBy" && a.contains(&key));
+    let (what, hint) = if alias {
+        (
+            format!("\"{key}\" is not a list"),
+            format!("write the ids as a list: \"{key}\": [\"US-001\", \"US-002\"]"),
+        )
+    } else {
+        (
+            format!(
+                "unknown field \"{key}\" looks like a dependency list, but ralph does not read it"
+            ),
+            format!(
+                "rename \"{key}\" to \"blockedBy\" (ralph also reads \"dependsOn\", \
+                 \"depends_on\", \"dependencies\" and \"deps\")"
+            ),
+        )
+    };
+    Diagnostic::error(
+        "dependency-field",
+        pointer,
+        id,
+        format!(
+            "{what}: the stories it names would not hold this one back, so it would run too early"
+        ),
+        hint,
+    )
 }
 
 /// `blockedby`, `blocked_by`, `Blocked-By`, `dependson`, `depends`…: a spelling of a dependency
@@ -406,6 +457,100 @@ mod tests {
         for key in ["blocks", "priority", "labels", "owner"] {
             assert!(!is_dependency_near_miss(key), "{key}");
         }
+    }
+
+    #[test]
+    fn a_dependency_like_field_that_names_no_story_is_a_warning_not_an_error() {
+        let mut a = story("A", &[]);
+        a["blocked"] = json!(null);
+        let mut b = story("B", &[]);
+        b["blocked"] = json!(false);
+        let mut c = story("C", &[]);
+        c["depends"] = json!([]);
+        let (errors, warnings) = validate_value(&prd(vec![a, b, c]));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            codes(&warnings),
+            ["unknown-field", "unknown-field", "unknown-field"]
+        );
+        assert!(
+            warnings[0].hint.contains("this null names no story"),
+            "{}",
+            warnings[0].hint
+        );
+        // A list of ids, or a string, still names stories that would not hold it back.
+        let mut d = story("D", &[]);
+        d["blocked"] = json!(["A"]);
+        let mut e = story("E", &[]);
+        e["dependsOn"] = json!("A");
+        let (errors, _) = validate_value(&prd(vec![story("A", &[]), d, e]));
+        assert_eq!(codes(&errors), ["dependency-field", "dependency-field"]);
+        assert_eq!(errors[1].pointer, "/userStories/2/dependsOn");
+        assert!(
+            errors[1].message.starts_with("\"dependsOn\" is not a list"),
+            "{}",
+            errors[1].message
+        );
+    }
+
+    #[test]
+    fn deps_is_a_dependency_list_like_depends_on() {
+        let v = json!({"project": "p", "branchName": "b", "userStories": [
+            {"id": "A", "title": "t", "description": "d", "acceptanceCriteria": [], "priority": 1, "passes": false, "deps": []},
+            {"id": "B", "title": "t", "description": "d", "acceptanceCriteria": [], "priority": 1, "passes": false, "deps": ["A", "Z"]}
+        ]});
+        let (errors, warnings) = validate_value(&v);
+        assert_eq!(codes(&errors), ["unknown-ref"]);
+        assert_eq!(errors[0].pointer, "/userStories/1/deps/1");
+        assert!(
+            warnings[0].message.contains("\"deps\" → blockedBy"),
+            "{}",
+            warnings[0].message
+        );
+        // `deps` that names nothing is not read, and says so.
+        let v = json!({"project": "p", "branchName": "b", "userStories": [
+            {"id": "A", "title": "t", "description": "d", "acceptanceCriteria": [], "priority": 1, "passes": false, "deps": null}
+        ]});
+        let (errors, warnings) = validate_value(&v);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(codes(&warnings), ["unknown-field"]);
+    }
+
+    #[test]
+    fn story_verify_commands_and_their_dialect_keys() {
+        let mut a = story("A", &[]);
+        a["verify"] = json!(["npm test -- --filter a"]);
+        a["redGreen"] = json!(true);
+        let (errors, warnings) = validate_value(&prd(vec![a]));
+        assert!(
+            errors.is_empty() && warnings.is_empty(),
+            "{errors:?} {warnings:?}"
+        );
+        let mut b = story("B", &[]);
+        b["verify"] = json!("npm test");
+        b["redGreen"] = json!("yes");
+        let (errors, _) = validate_value(&prd(vec![b]));
+        assert_eq!(codes(&errors), ["schema", "schema"]);
+        let v = json!({"project": "p", "branchName": "b", "userStories": [
+            {"id": "A", "title": "t", "verification": ["npm run typecheck", "Tests pass"]},
+            {"id": "B", "title": "t", "checks": ["go test ./..."]},
+            {"id": "C", "title": "t", "checks": "Looks right"}
+        ]});
+        let (errors, warnings) = validate_value(&v);
+        assert!(errors.is_empty(), "{errors:?}");
+        let dialect = &warnings[0];
+        assert!(
+            dialect.message.contains("\"verification\" → verify"),
+            "{}",
+            dialect.message
+        );
+        let not_run = warnings.iter().find(|w| w.code == "not-a-command").unwrap();
+        assert_eq!(not_run.pointer, "/userStories/0/verification/1");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.code == "unknown-field" && w.pointer == "/userStories/2/checks")
+        );
     }
 
     #[test]

@@ -85,8 +85,9 @@ fn label(text: &[u8]) -> Label<'_> {
     };
     let stars = body.iter().take_while(|&&b| b == b'*' || b == b'_').count();
     let inner = &body[stars..];
-    // The label's name and what follows its colon.
-    let (name, rest) = match memchr::memchr(b':', inner) {
+    // The label's name and what follows its colon (a colon inside parentheses is part of a
+    // note: "Learnings (see X-003: dates):").
+    let (name, rest) = match colon_outside_parens(inner) {
         Some(i) => {
             let rest = inner[i + 1..].trim_ascii();
             let rest = rest
@@ -100,7 +101,12 @@ fn label(text: &[u8]) -> Label<'_> {
     };
     let name = name.trim_ascii_end();
     let name = name.strip_suffix(b"**").unwrap_or(name);
-    let words = name.split(|b| b.is_ascii_whitespace()).count();
+    // A note in parentheses is not part of the label's length: "Learnings for future
+    // iterations (carry into X-003/004):" is a label of four words.
+    let words = without_parens(name)
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|w| !w.is_empty())
+        .count();
     // A plain `Word words: text` is a label only when short; prose with a colon is not.
     if !heading && stars < 2 && (words > 4 || name.is_empty()) {
         return Label::None;
@@ -116,6 +122,35 @@ fn label(text: &[u8]) -> Label<'_> {
     } else {
         Label::None
     }
+}
+
+/// The first `:` outside parentheses (the first `:` at all when they do not balance).
+fn colon_outside_parens(t: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &b) in t.iter().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    memchr::memchr(b':', t)
+}
+
+/// `t` without its parenthesised parts.
+fn without_parens(t: &[u8]) -> Vec<u8> {
+    let mut depth = 0usize;
+    let mut out = Vec::with_capacity(t.len());
+    for &b in t {
+        match b {
+            b'(' => depth += 1,
+            b')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(b),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The state of a learnings list being read.

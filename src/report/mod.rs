@@ -158,11 +158,14 @@ pub struct Report {
 }
 
 /// The history's lines as JSON objects with a `run_id`, and how many non-empty lines are not.
+/// The requests a live run took (`"control"` lines: `ralph steer`, `pause`, …) are neither: not
+/// iterations, not junk.
 pub fn parse_lines(text: &str) -> (Vec<Value>, usize) {
     let mut out = Vec::new();
     let mut skipped = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<Value>(line) {
+            Ok(v) if v.get("control").is_some_and(Value::is_string) => {}
             Ok(v) if v.get("run_id").and_then(Value::as_str).is_some() => out.push(v),
             _ => skipped += 1,
         }

@@ -127,6 +127,13 @@ fn lines_that_are_not_records_are_counted() {
 }
 
 #[test]
+fn a_live_runs_control_lines_are_neither_iterations_nor_junk() {
+    let text = "{\"run_id\":\"a\"}\n{\"control\":\"steer\",\"run_id\":\"a\",\"text\":\"x\"}\n";
+    let (v, skipped) = parse_lines(text);
+    assert_eq!((v.len(), skipped), (1, 0));
+}
+
+#[test]
 fn html_escapes_every_string_from_the_file_and_loads_nothing() {
     let page = html::html(&fixture(&RunChoice::Latest).unwrap());
     assert!(!page.contains("<Tags"), "unescaped story id");

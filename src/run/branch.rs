@@ -48,6 +48,12 @@ pub enum BranchError {
     )]
     Dirty { root: PathBuf, entries: Vec<Entry> },
     #[error(
+        "{root}: the work tree has uncommitted changes, and a parallel run merges stories there:\n{list}\nNothing was checked out. Commit them or stash them (`git stash --include-untracked`), then run again (--allow-dirty does not apply to --parallel)",
+        root = root.display(),
+        list = list(entries)
+    )]
+    DirtyParallel { root: PathBuf, entries: Vec<Entry> },
+    #[error(
         "{root}: `git {args}` refused, so the run did not start; nothing was changed, your files are as they were:\n{why}\nCommit or stash the files git names (or check out {branch} yourself), then run again",
         root = root.display()
     )]
@@ -68,14 +74,7 @@ pub enum BranchError {
     },
 }
 
-/// One uncommitted path, as `git status --short` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    /// The two status letters (`" M"`, `"A "`, `"??"`, `"UU"`).
-    pub code: String,
-    /// Repository-relative (the new path of a rename).
-    pub path: String,
-}
+pub use crate::kept::git::{Entry, parse_status};
 
 /// At most [`SHOWN`] entries, one per line, and how many more there are.
 pub fn list(entries: &[Entry]) -> String {
@@ -91,25 +90,6 @@ pub fn list(entries: &[Entry]) -> String {
         ));
     }
     out.join("\n")
-}
-
-/// Parse `git status --porcelain -z` (format v1): renames and copies give the new path.
-pub fn parse_status(out: &[u8]) -> Vec<Entry> {
-    let mut entries = Vec::new();
-    let mut parts = out.split(|&b| b == 0).filter(|p| !p.is_empty());
-    while let Some(p) = parts.next() {
-        let (Some(code), Some(path)) = (p.get(..2), p.get(3..)) else {
-            continue;
-        };
-        if code.contains(&b'R') || code.contains(&b'C') {
-            parts.next(); // the original path
-        }
-        entries.push(Entry {
-            code: String::from_utf8_lossy(code).into_owned(),
-            path: String::from_utf8_lossy(path).into_owned(),
-        });
-    }
-    entries
 }
 
 /// ralph's own files, repository-relative: they never count as the person's uncommitted
@@ -522,6 +502,31 @@ pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, 
     notes.push(Event::Note { text });
     Ok(notes)
 }
+
+/// What the run says when the checkout changed prd.json: it goes on with the branch's
+/// version, and warns when that names another branchName.
+pub fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
+    let mut out = vec![Event::Note {
+        text: format!(
+            "{} changed with the checkout: the run uses the branch's version",
+            path.display()
+        ),
+    }];
+    let name = |p: &Prd| p.value.get("branchName").cloned();
+    if name(after) != name(before) {
+        out.push(Event::Warning {
+            text: format!(
+                "the branch's {} names another branchName ({}); the run goes on with it",
+                path.display(),
+                name(after).unwrap_or_default()
+            ),
+        });
+    }
+    out
+}
+
+mod parallel;
+pub use parallel::prepare_parallel;
 
 #[cfg(test)]
 mod tests;

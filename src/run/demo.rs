@@ -182,6 +182,8 @@ pub fn options(dir: &Path, ralph_exe: &Path) -> Options {
                 "--scripted-agent".into(),
             ],
             prompt_mode: PromptMode::Stdin,
+            format: crate::agent::telemetry::Format::Plain,
+            version: None,
         },
         story: None,
         echo: true,

@@ -2,7 +2,8 @@
 //! an iteration is one short method: [`Loop::start`] (lock, leftovers, branch, banner),
 //! [`Loop::next`] (load prd.json, archive, compact, pick the story or end),
 //! [`Loop::iterate`] (one agent run, see [`super::iteration`]) and [`Loop::settle`] (rate
-//! limits, strikes, history, the status line, the sleep).
+//! limits, strikes, history, the status line, the sleep). What people ask of the live run
+//! (`ralph pause`, `steer`, `skip`, …) is applied at each check by [`steer`].
 //!
 //! Owns the order of the steps and the counters (iterations, attempts, strikes, rate-limit
 //! streak); the decisions are pure elsewhere ([`super::verdict`], [`super::outcome`],
@@ -25,6 +26,8 @@ use crate::config::Settings;
 use crate::graph;
 use crate::prd::{Prd, Story};
 use crate::state::{AGENT_GROUP, archive, history, lock, state_dir};
+
+mod steer;
 
 /// Loads prd.json, reusing the last validated value when the bytes did not change (a
 /// 2,000-story file is validated once, not every iteration, and never copied).
@@ -57,6 +60,8 @@ enum Next {
     /// The snapshot and the index of the story to run in it.
     Story(PrdSnapshot, usize),
     End(Exit),
+    /// The run was paused and is resumed: look again.
+    Again,
 }
 
 /// The loop's state between iterations.
@@ -64,6 +69,8 @@ pub struct Loop<'a> {
     opts: &'a Options,
     interrupt: &'a AtomicBool,
     rep: &'a dyn Reporter,
+    /// The live run's control channel (`ralph pause`, `steer`, …); ends before the lock.
+    control: super::control::Live,
     /// Held for the whole run.
     _lock: lock::Lock,
     state: PathBuf,
@@ -101,6 +108,7 @@ pub struct Loop<'a> {
 pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let mut l = Loop::start(opts, interrupt)?;
     let result = l.drive();
+    l.control.end();
     super::upkeep::finish(&opts.root, &l.run_dir, &mut l.manifest, &result, l.rep);
     result
 }
@@ -111,6 +119,7 @@ impl<'a> Loop<'a> {
         loop {
             let (snap, i) = match self.next()? {
                 Next::End(exit) => return Ok(exit),
+                Next::Again => continue,
                 Next::Story(snap, i) => (snap, i),
             };
             let story = &snap.prd.stories[i];
@@ -140,8 +149,9 @@ impl<'a> Loop<'a> {
             let b = l.prd.value.get("branchName")?;
             b.as_str().map(String::from)
         });
-        let manifest = super::upkeep::begin(opts, &run_id, &run_dir, branch, rep);
+        let manifest = super::upkeep::begin(opts, &run_id, &run_dir, branch.clone(), rep);
         let s = &opts.settings;
+        let control = steer::open(opts, &run_id, branch);
         rep.report(Event::RunStarted {
             run_id: run_id.clone(),
             agent: opts.agent.kind.name().to_string(),
@@ -150,10 +160,16 @@ impl<'a> Loop<'a> {
             parallel: None,
             branch: None,
         });
+        if let Some(last) = &cache.last {
+            super::gate::start_notes(s, &last.prd.stories)
+                .into_iter()
+                .for_each(|e| rep.report(e));
+        }
         Ok(Loop {
             opts,
             interrupt,
             rep,
+            control,
             _lock: lock,
             state,
             run_id,
@@ -203,6 +219,7 @@ impl<'a> Loop<'a> {
             return Ok(Next::End(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         crate::fsutil::create_dir_all(&self.run_dir)?;
+        self.apply_control();
         // Step 2: load and validate (errors carry the full diagnostics).
         let (snap, fresh) = self.cache.load(&self.opts.prd_path)?;
         let fresh = fresh || std::mem::take(&mut self.first);
@@ -218,6 +235,9 @@ impl<'a> Loop<'a> {
         let skip: HashSet<String> = self.skipped.keys().cloned().collect();
         // Step 5: the next story.
         let Some(i) = super::choose(prd, &states, self.opts.story.as_deref(), &skip)? else {
+            if self.hold_while_paused(None) {
+                return Ok(Next::Again);
+            }
             let why = status::not_runnable(&prd.stories, &states, &self.skipped);
             return Ok(Next::End(self.end(Exit::NoReady, 0, why, false)));
         };
@@ -228,6 +248,9 @@ impl<'a> Loop<'a> {
         if self.n >= self.opts.settings.iterations {
             let left = status::remaining(&prd.stories);
             return Ok(Next::End(self.end(Exit::Limit, 0, left, false)));
+        }
+        if self.hold_while_paused(Some(&prd.stories[i].id)) {
+            return Ok(Next::Again);
         }
         Ok(Next::Story(snap.clone(), i))
     }
@@ -276,8 +299,10 @@ impl<'a> Loop<'a> {
 
     /// Step 6-9 for `story`: one agent run (see [`iteration::run_one`]).
     fn iterate(&mut self, snap: &PrdSnapshot, story: &Story) -> Result<Done, RunError> {
-        let opts = self.opts;
+        let steered = self.steered(&story.id);
+        let opts = steered.as_ref().unwrap_or(self.opts);
         let attempt = self.attempts.get(&story.id).copied().unwrap_or(0) + 1;
+        self.show_running(&story.id, &story.title, attempt);
         tracing::debug!(story = %story.id, attempt, skipped = self.skipped.len(), "next story");
         self.rep.report(Event::IterationStarted {
             iteration: self.n + 1,
@@ -342,6 +367,11 @@ impl<'a> Loop<'a> {
             iteration::record(&self.opts.root, &record)?;
             return self.wait_for_limit(done.rate_line.unwrap_or_default());
         }
+        if let Some(failure) = &done.start_failure {
+            self.n += 1;
+            iteration::record(&self.opts.root, &record)?;
+            return Ok(Some(self.not_started(story, t0, &record, failure)));
+        }
         self.limit_streak = 0;
         self.n += 1;
         let attempt = self.attempts.entry(story.id.clone()).or_insert(0);
@@ -399,10 +429,48 @@ impl<'a> Loop<'a> {
             return Ok(Some(self.end(Exit::Interrupted, 0, vec![], true)));
         }
         // Step 10: sleep unless the next check will stop anyway.
-        if self.n < s.iterations && !done.all_done && signals::sleep(s.sleep, self.interrupt) {
+        let sleeps = self.n < s.iterations && !done.all_done;
+        self.show_between(sleeps.then_some(("sleep", s.sleep)));
+        if sleeps && signals::sleep(s.sleep, self.interrupt) {
             return Ok(Some(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         Ok(None)
+    }
+
+    /// The agent could not start: no other story would fare better, so the run stops here with
+    /// the CLI's words and what to do (never a strike, never a skip).
+    fn not_started(
+        &self,
+        story: &Story,
+        t0: Instant,
+        record: &history::Record,
+        failure: &crate::agent::detect::StartFailure,
+    ) -> Exit {
+        let agent = &self.opts.agent;
+        self.rep.report(Event::IterationFinished {
+            iteration: self.n,
+            limit: self.opts.settings.iterations,
+            story: story.id.clone(),
+            title: story.title.clone(),
+            elapsed: t0.elapsed(),
+            outcome: Outcome::StartFailed,
+            detail: String::new(),
+            cost_usd: cost::of_record(record),
+        });
+        self.rep.report(Event::AgentNotStarted {
+            story: story.id.clone(),
+            agent: agent.kind.name().to_string(),
+            version: agent.version.as_ref().map(ToString::to_string),
+            message: record.reason.clone().unwrap_or_default(),
+            advice: crate::agent::advice::for_failure(failure, agent.kind, &agent.argv),
+        });
+        let left = self
+            .cache
+            .last
+            .as_ref()
+            .map(|l| status::remaining(&l.prd.stories))
+            .unwrap_or_default();
+        self.end(Exit::StartFailed, 0, left, true)
     }
 
     /// A usage limit: wait as the agent's message says (or back off), up to
@@ -419,6 +487,7 @@ impl<'a> Loop<'a> {
         )?;
         self.rep.report(event);
         self.tree = None;
+        self.show_between(Some(("rate-limit", d)));
         // The countdown writes to stderr whatever the reporter (with --json too).
         let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let cadence = super::watch::Cadence::new(live, s.heartbeat);
@@ -483,21 +552,8 @@ fn checkout(opts: &Options, cache: &mut PrdCache, rep: &dyn Reporter) -> Result<
         rep.report(event);
     }
     if let (after, true) = cache.load(&opts.prd_path)? {
-        rep.report(Event::Note {
-            text: format!(
-                "{} changed with the checkout: the run uses the branch's version",
-                opts.prd_path.display()
-            ),
-        });
-        let name = |p: &Prd| p.value.get("branchName").cloned();
-        if name(&after.prd) != name(&before.prd) {
-            rep.report(Event::Warning {
-                text: format!(
-                    "the branch's {} names another branchName ({}); the run goes on with it",
-                    opts.prd_path.display(),
-                    name(&after.prd).unwrap_or_default()
-                ),
-            });
+        for event in branch::changed_notes(&opts.prd_path, &before.prd, &after.prd) {
+            rep.report(event);
         }
     }
     Ok(())

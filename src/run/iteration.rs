@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::events::Event;
-use super::outcome::{AgentFacts, Outcome, Progress};
+use super::outcome::{AgentFacts, Outcome, Progress, StartFailure};
 use super::prompt::{self, RetryNote};
-use super::{Options, PrdSnapshot, RunError, git, guard, launch, report, verdict, verify};
+use super::{Options, PrdSnapshot, RunError, gate, git, guard, launch, report, verdict};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
 use crate::state::history::{self, Record};
@@ -58,6 +58,8 @@ pub struct Done {
     pub after: Option<git::Snapshot>,
     /// The learned error patterns the prompt showed (ids; the loop counts their uses).
     pub patterns_used: Vec<String>,
+    /// The agent never got going: the run stops (outcome `StartFailed`).
+    pub start_failure: Option<StartFailure>,
 }
 
 /// The lines of `prompt` (trimmed) that would read as a signal (complete, blocked, failed) for
@@ -101,6 +103,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         .take()
         .or_else(|| git::snapshot(&opts.root, &prd_rel));
     let log = launch::log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
+    let events_path = inp.run_dir.join(format!("iter-{}.events.jsonl", inp.n));
     launch::log_line(
         &log,
         &format!(
@@ -140,9 +143,12 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         ("RALPH_STORY_ID".into(), story.id.clone()),
         ("RALPH_ATTEMPT".into(), inp.attempt.to_string()),
         ("RALPH_PRD".into(), opts.prd_path.display().to_string()),
+        // The sequential loop is worker 1; a parallel run's workers override these.
+        ("RALPH_WORKER".into(), "1".into()),
+        ("RALPH_PORT_OFFSET".into(), "0".into()),
     ];
     env.extend(opts.env.iter().cloned());
-    let (run, usage) = launch::run(launch::Launch {
+    let launch::Launched { run, usage, events } = launch::run(launch::Launch {
         opts,
         spec: &opts.agent,
         inv: &inv,
@@ -151,6 +157,8 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         log: log.clone(),
         interrupt: inp.interrupt,
         watch,
+        events: Some(&events_path),
+        usage_file: Some(&inp.run_dir.join(format!("iter-{}.usage.json", inp.n))),
     })?;
 
     // Step 7: the integrity guard.
@@ -195,25 +203,25 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         signalled: signalled.load(Ordering::SeqCst),
         said: said.lock().ok().and_then(|mut l| l.take()),
         rate_limited: rate_line.is_some(),
-        gated: !s.verify.is_empty(),
+        gated: !gate::commands(opts, story).is_empty(),
     };
-    let (gate, verify_results) = if facts.claimed() && !s.verify.is_empty() {
-        let gate = verify::run_all(
-            &s.verify,
-            &verify::VerifyEnv {
-                root: &opts.root,
-                timeout: s.timeout,
-                grace: s.grace,
+    let head = inp
+        .review_base
+        .or_else(|| before.as_ref().and_then(|b| b.head.as_deref()));
+    let (gate, verify_results, red_green) = match facts.claimed() && facts.gated {
+        true => {
+            let g = gate::run(&gate::Input {
+                opts,
+                story,
+                base: head,
+                n: inp.n,
                 log: log.clone(),
-                echo: opts.echo,
                 interrupt: inp.interrupt,
-                sweep_orphans: s.parallel <= 1,
-                reporter: rep,
-            },
-        )?;
-        (Some(gate_summary(&gate, s.verify.len())), gate.results)
-    } else {
-        (None, vec![])
+                prd_rel: &prd_rel,
+            })?;
+            (Some(g.summary), g.results, g.red_green)
+        }
+        false => (None, vec![], None),
     };
     let observed = verdict::Observed {
         story: &story.id,
@@ -226,9 +234,6 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         tail: &run.tail,
         timeout: s.timeout,
     };
-    let head = inp
-        .review_base
-        .or_else(|| before.as_ref().and_then(|b| b.head.as_deref()));
     let (v, review, review_limit) = reviewed(
         &inp,
         &observed,
@@ -237,7 +242,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         &verify_results,
         &prd_rel,
     )?;
-    let (outcome, settle) = (v.outcome, v.settle);
+    let (mut outcome, settle) = (v.outcome, v.settle);
     // A reviewer's usage limit is the run's to wait for, like the agent's.
     let rate_line = review_limit.or(rate_line);
     if !settle.is_empty() {
@@ -274,11 +279,16 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
             vec![],
         ),
     };
+    let start_failure = start_failure(&run, events, opts.agent.format(), &facts, progress);
+    if start_failure.is_some() {
+        outcome = Outcome::StartFailed;
+    }
     let record = Record {
         run_id: inp.run_id.to_string(),
         iteration: inp.n,
         story: story.id.clone(),
         agent: opts.agent.kind.name().to_string(),
+        agent_version: opts.agent.version.as_ref().map(ToString::to_string),
         start: start_time.timestamp().to_string(),
         duration_ms: run.duration.as_millis() as u64,
         exit_code: run.exit_code,
@@ -305,8 +315,19 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
             _ => None,
         }
         .filter(|_| matches!(outcome, Outcome::Blocked | Outcome::Failed))
-        .or_else(|| (outcome == Outcome::ReviewChanges).then(|| v.extra.clone())),
+        .or_else(|| (outcome == Outcome::ReviewChanges).then(|| v.extra.clone()))
+        .or_else(|| {
+            start_failure
+                .as_ref()
+                .map(|f| f.line(&run.tail, super::outcome::QUICK_EXIT))
+        }),
         review,
+        events: inp
+            .run_dir
+            .join(format!("iter-{}.events.jsonl", inp.n))
+            .is_file()
+            .then(|| format!(".ralph/runs/{}/iter-{}.events.jsonl", inp.run_id, inp.n)),
+        red_green,
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {
@@ -346,6 +367,28 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         extra: v.extra,
         after,
         patterns_used,
+        start_failure,
+    })
+}
+
+/// Whether the agent never got going (see [`outcome::start_failure`]).
+fn start_failure(
+    run: &agent::process::Finished,
+    events: u64,
+    format: agent::telemetry::Format,
+    facts: &AgentFacts,
+    progress: Option<Progress>,
+) -> Option<StartFailure> {
+    super::outcome::start_failure(&super::outcome::StartFacts {
+        exit_code: run.exit_code,
+        timed_out: run.timed_out,
+        interrupted: run.interrupted,
+        duration: run.duration,
+        structured: format != agent::telemetry::Format::Plain,
+        events_seen: events > 0,
+        refusal: detect::refusal(&run.tail),
+        worked: facts.claimed() || progress.is_some_and(Progress::any),
+        rate_limited: facts.rate_limited,
     })
 }
 
@@ -403,30 +446,6 @@ type Reviewed = (
     Option<history::ReviewRecord>,
     Option<String>,
 );
-
-/// The gate as the verdict sees it.
-fn gate_summary(gate: &verify::Gate, total: usize) -> verdict::GateSummary {
-    let failed = match (&gate.failed, gate.results.last()) {
-        (Some(f), Some(r)) => {
-            let how = if f.timed_out {
-                "timed out".to_string()
-            } else {
-                match f.exit_code {
-                    Some(c) => format!("exited {c}"),
-                    None => "was killed".to_string(),
-                }
-            };
-            Some((r.command.clone(), how, f.tail.clone()))
-        }
-        _ => None,
-    };
-    verdict::GateSummary {
-        total,
-        passed: gate.results.iter().filter(|r| r.passed).count(),
-        failed,
-        interrupted: gate.interrupted,
-    }
-}
 
 /// Append the record (the loop may have marked it `skipped`).
 pub fn record(root: &Path, rec: &Record) -> Result<(), RunError> {

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use super::events::{Event, Reporter};
 use super::{Options, RunError};
-use crate::agent::process::{Finished, LineWatch, LogSink, Supervise, Translate, supervise};
+use crate::agent::process::{
+    Finished, LineWatch, LogSink, RawLog, Supervise, Translate, supervise,
+};
 use crate::agent::telemetry::{Format, Telemetry, Usage};
 use crate::agent::{self, AgentSpec, Invocation};
 
@@ -27,7 +29,15 @@ pub struct Launch<'a> {
     pub interrupt: &'a AtomicBool,
     /// Told every output line (after translation).
     pub watch: LineWatch,
+    /// Where a structured agent's raw output is kept (`iter-N.events.jsonl`).
+    pub events: Option<&'a Path>,
+    /// Where the agent writes its usage when its argv asks for a file (`iter-N.usage.json`).
+    pub usage_file: Option<&'a Path>,
 }
+
+/// The most bytes of raw events kept per agent run (the translated log has everything the
+/// agent said; this is for looking at the format itself).
+pub const EVENTS_CAP: u64 = 32 * 1024 * 1024;
 
 /// Write the prompt to the file the invocation passes, when it passes one.
 pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError> {
@@ -42,8 +52,17 @@ pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError>
     Ok(())
 }
 
+/// How one agent run went.
+pub struct Launched {
+    pub run: Finished,
+    /// What it reported using, when its output says.
+    pub usage: Option<Usage>,
+    /// Structured events read from its output (0 for a plain-text agent).
+    pub events: u64,
+}
+
 /// Run it to its end (exit, timeout, interrupt): how it ended and what it reported using.
-pub fn run(l: Launch<'_>) -> Result<(Finished, Option<Usage>), RunError> {
+pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
     let opts = l.opts;
     let s = &opts.settings;
     let rep = &*opts.reporter;
@@ -52,9 +71,20 @@ pub fn run(l: Launch<'_>) -> Result<(Finished, Option<Usage>), RunError> {
         let t = telemetry.clone();
         Arc::new(move |line: &str| t.lock().ok().and_then(|mut t| t.line(line))) as Translate
     });
+    let raw = l
+        .events
+        .filter(|_| l.spec.format() != Format::Plain)
+        .and_then(|p| raw_log(p, rep));
     let mut watcher = super::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
+    let argv = crate::agent::slots::fill(
+        &l.inv.argv,
+        &crate::agent::slots::Slots {
+            usage_file: l.usage_file.map(Path::to_path_buf),
+            git_dirs: crate::agent::slots::git_dirs(&opts.root),
+        },
+    );
     let run = supervise(Supervise {
-        argv: &l.inv.argv,
+        argv: &argv,
         cwd: &opts.root,
         env: l.env,
         stdin: l.inv.stdin.clone(),
@@ -70,11 +100,26 @@ pub fn run(l: Launch<'_>) -> Result<(Finished, Option<Usage>), RunError> {
         record: Some(crate::state::state_dir(&opts.root).join(crate::state::AGENT_GROUP)),
         watcher: Some(&mut watcher),
         translate,
+        raw: raw.clone(),
     })?;
+    if let Some(r) = &raw
+        && let Ok(mut r) = r.lock()
+    {
+        r.finish();
+    }
     drop(watcher);
-    let (usage, left) = telemetry
+    let (usage, left, events) = telemetry
         .lock()
-        .map(|mut t| (t.usage(), t.finish()))
+        .map(|mut t| {
+            if let Some(text) = l
+                .usage_file
+                .filter(|_| argv != l.inv.argv)
+                .and_then(|p| std::fs::read_to_string(p).ok())
+            {
+                t.copilot_usage_file(&text);
+            }
+            (t.usage(), t.finish(), t.events())
+        })
         .unwrap_or_default();
     // Text the agent left without a newline at its very end still counts, and is logged.
     for line in left.iter().flat_map(|t| t.lines()) {
@@ -91,7 +136,7 @@ pub fn run(l: Launch<'_>) -> Result<(Finished, Option<Usage>), RunError> {
             text: "stopped processes the agent left running".into(),
         });
     }
-    Ok((run, usage))
+    Ok(Launched { run, usage, events })
 }
 
 /// The log an agent's output goes to (redacted), appended; `None` (and a warning) when it
@@ -117,6 +162,26 @@ pub(crate) fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogS
         file,
         redact: super::redact_for_log,
     })))
+}
+
+/// The raw events file, created fresh; `None` (and a warning) when it cannot be.
+fn raw_log(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<RawLog>>> {
+    match std::fs::File::create(path) {
+        Ok(f) => Some(Arc::new(Mutex::new(RawLog::new(
+            f,
+            super::redact_for_log,
+            EVENTS_CAP,
+        )))),
+        Err(e) => {
+            rep.report(Event::Warning {
+                text: format!(
+                    "{}: cannot keep the agent's raw events ({e})",
+                    path.display()
+                ),
+            });
+            None
+        }
+    }
 }
 
 /// One line of ralph's own into the log (redacted like the agent's).

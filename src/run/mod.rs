@@ -13,10 +13,12 @@
 //! stderr; the agent's own output goes to stdout/stderr as it arrives.
 
 pub mod branch;
+pub mod control;
 pub mod cost;
 pub mod demo;
 mod driver;
 pub mod events;
+pub mod gate;
 pub mod git;
 pub mod guard;
 pub mod hooks;
@@ -26,8 +28,10 @@ pub mod launch;
 pub mod outcome;
 pub mod parallel;
 pub mod patterns;
+pub mod preflight;
 pub mod prompt;
 pub mod ratelimit;
+pub mod redgreen;
 pub mod report;
 pub mod review;
 pub mod signals;
@@ -125,6 +129,8 @@ pub enum Exit {
     NoReady,
     CostLimit,
     Interrupted,
+    /// The agent CLI could not start (see [`outcome::start_failure`]).
+    StartFailed,
 }
 
 impl Exit {
@@ -134,6 +140,7 @@ impl Exit {
             Exit::Limit => Code::LIMIT,
             Exit::NoReady => Code::NO_READY,
             Exit::CostLimit => Code::COST_LIMIT,
+            Exit::StartFailed => Code::AGENT_START,
             Exit::Interrupted if signals::hung_up() => Code::HANGUP,
             Exit::Interrupted => Code::INTERRUPTED,
         }
@@ -217,6 +224,10 @@ pub struct Plan {
     pub git: Vec<String>,
     /// What the run would remove at its start (see [`upkeep::clean_preview`]).
     pub clean: Option<String>,
+    /// The commands the story's gate runs: the run's, then the story's own.
+    pub verify: Vec<String>,
+    /// The red-green gate's line, when it is on for the story.
+    pub red_green: Option<String>,
 }
 
 pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
@@ -239,6 +250,8 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
             not_runnable: status::not_runnable(&prd.stories, &states, &BTreeMap::new()),
             git,
             clean: upkeep::clean_preview(opts),
+            verify: opts.settings.verify.clone(),
+            red_green: None,
         });
     };
     let story = &prd.stories[i];
@@ -250,15 +263,27 @@ pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
         &opts.agent,
         &opts.settings.context,
     )?;
+    let mut invocation = agent::plan(&opts.agent, &prompt, &prompt_file);
+    invocation.argv = agent::slots::fill(
+        &invocation.argv,
+        &agent::slots::Slots {
+            usage_file: Some(
+                crate::state::state_dir(&opts.root).join("runs/<run-id>/iter-1.usage.json"),
+            ),
+            git_dirs: agent::slots::git_dirs(&opts.root),
+        },
+    );
     Ok(Plan {
         story: Some((story.id.clone(), story.title.clone())),
-        invocation: agent::plan(&opts.agent, &prompt, &prompt_file),
+        invocation,
         prompt,
         located,
         all_done: false,
         not_runnable: vec![],
         git,
         clean: upkeep::clean_preview(opts),
+        verify: story.gate_commands(&opts.settings.verify),
+        red_green: redgreen::plan_line(&opts.settings, story),
     })
 }
 

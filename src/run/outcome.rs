@@ -7,7 +7,8 @@
 
 use std::collections::HashMap;
 
-use crate::agent::detect::Signal;
+pub use crate::agent::detect::StartFailure;
+use crate::agent::detect::{Refusal, Signal};
 
 /// What an iteration achieved: the data is recorded in history, so it lives in
 /// [`crate::state::history`]; the policy deciding it is here.
@@ -119,6 +120,11 @@ impl Strikes {
         }
     }
 
+    /// Start `story`'s count over (`ralph retry` released it).
+    pub fn forget(&mut self, story: &str) {
+        self.counts.remove(story);
+    }
+
     /// Record an iteration; returns the number of strikes in a row when the story must now be
     /// skipped. Rate-limited, interrupted and blocked (held anyway) iterations do not count
     /// either way; `failed` counts like `agent-failed`. Nor do ones
@@ -201,9 +207,133 @@ fn blocked_reason(rec: &Record) -> String {
     )
 }
 
+/// An agent run that exits non-zero this soon without any structured event never started its
+/// session (a CLI's start-up, config or argument error).
+pub const QUICK_EXIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How an agent run began, for [`start_failure`].
+#[derive(Debug, Clone, Default)]
+pub struct StartFacts {
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub interrupted: bool,
+    pub duration: std::time::Duration,
+    /// The argv turns on a structured format (its events show the session started).
+    pub structured: bool,
+    /// At least one structured event was read from its output.
+    pub events_seen: bool,
+    /// What the end of its output says, if it is a known refusal.
+    pub refusal: Option<(Refusal, String)>,
+    /// It changed something (a commit, the work tree, a `passes` flip), or claimed the story.
+    pub worked: bool,
+    /// Its output ends with a usage/rate-limit message: a wait, not a start failure.
+    pub rate_limited: bool,
+}
+
+/// The agent never got going, so another attempt (of this story or any other) would fail the
+/// same way: it exited non-zero, did nothing, and either its output ends with a known refusal,
+/// or the command could not be run, or a structured agent exited at once without an event.
+/// Pure.
+pub fn start_failure(f: &StartFacts) -> Option<StartFailure> {
+    let code = f.exit_code.filter(|c| *c != 0)?;
+    if f.timed_out || f.interrupted || f.worked || f.rate_limited {
+        return None;
+    }
+    if let Some((kind, line)) = &f.refusal {
+        return Some(StartFailure::Refused(*kind, line.clone()));
+    }
+    if matches!(code, 126 | 127) {
+        return Some(StartFailure::NotRunnable(code));
+    }
+    (f.structured && !f.events_seen && f.duration < QUICK_EXIT)
+        .then_some(StartFailure::NoSession(code))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_start_failure_needs_a_non_zero_exit_and_no_work() {
+        let root = StartFacts {
+            exit_code: Some(1),
+            structured: true,
+            events_seen: false,
+            duration: std::time::Duration::from_millis(300),
+            refusal: Some((
+                Refusal::Root,
+                "cannot be used with root/sudo privileges".into(),
+            )),
+            ..StartFacts::default()
+        };
+        assert_eq!(
+            start_failure(&root),
+            Some(StartFailure::Refused(
+                Refusal::Root,
+                "cannot be used with root/sudo privileges".into()
+            ))
+        );
+        for not in [
+            StartFacts {
+                exit_code: Some(0),
+                ..root.clone()
+            },
+            StartFacts {
+                exit_code: None,
+                ..root.clone()
+            },
+            StartFacts {
+                worked: true,
+                ..root.clone()
+            },
+            StartFacts {
+                timed_out: true,
+                ..root.clone()
+            },
+            StartFacts {
+                interrupted: true,
+                ..root.clone()
+            },
+            StartFacts {
+                rate_limited: true,
+                ..root.clone()
+            },
+        ] {
+            assert_eq!(start_failure(&not), None, "{not:?}");
+        }
+        let quiet = StartFacts {
+            refusal: None,
+            ..root.clone()
+        };
+        assert_eq!(start_failure(&quiet), Some(StartFailure::NoSession(1)));
+        let slow = StartFacts {
+            duration: QUICK_EXIT,
+            ..quiet.clone()
+        };
+        assert_eq!(start_failure(&slow), None, "a slow failure may be anything");
+        let talked = StartFacts {
+            events_seen: true,
+            ..quiet.clone()
+        };
+        assert_eq!(start_failure(&talked), None, "its session started");
+        let plain = StartFacts {
+            structured: false,
+            ..quiet.clone()
+        };
+        assert_eq!(
+            start_failure(&plain),
+            None,
+            "a plain agent failing fast is an attempt"
+        );
+        let missing = StartFacts {
+            exit_code: Some(127),
+            ..plain
+        };
+        assert_eq!(
+            start_failure(&missing),
+            Some(StartFailure::NotRunnable(127))
+        );
+    }
 
     #[test]
     fn hold_says_why_for_no_progress_blocked_and_review_rounds() {

@@ -15,7 +15,7 @@ use crate::prd::{Prd, Story};
 /// Why the previous attempt at this story failed, for the next prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryNote {
-    /// The attempt that failed (1-based).
+    /// The attempt that failed (1-based; 0: the work an earlier run left).
     pub attempt: u32,
     /// One line: "verification failed: `cargo test` exited 101", "timed out after 60m", …
     pub reason: String,
@@ -29,7 +29,15 @@ pub struct RetryNote {
 impl RetryNote {
     /// The note as the context builder shows it under the story.
     pub fn to_text(&self) -> String {
-        let mut s = format!("Attempt {} failed: {}", self.attempt, self.reason);
+        // Attempt 0: what an earlier run left, not a failure of this run's.
+        let mut s = match self.attempt {
+            0 => {
+                let mut c = self.reason.chars();
+                c.next()
+                    .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+            }
+            n => format!("Attempt {n} failed: {}", self.reason),
+        };
         if let Some(tail) = self.output_tail.as_deref().filter(|t| !t.trim().is_empty()) {
             s.push_str("\n\nOutput (last lines):\n");
             s.push_str(tail);

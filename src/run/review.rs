@@ -251,7 +251,7 @@ fn run_reviewer(
     .map(|(k, v)| (k.to_string(), v))
     .chain(opts.env.iter().cloned())
     .collect();
-    let (run, usage) = launch::run(launch::Launch {
+    let launch::Launched { run, usage, .. } = launch::run(launch::Launch {
         opts,
         spec: inp.reviewer,
         inv: &inv,
@@ -260,6 +260,8 @@ fn run_reviewer(
         log,
         interrupt: inp.interrupt,
         watch,
+        events: Some(&inp.run_dir.join(format!("review-{}.events.jsonl", inp.n))),
+        usage_file: Some(&inp.run_dir.join(format!("review-{}.usage.json", inp.n))),
     })?;
     let output = lines.lock().map(|l| l.join("\n")).unwrap_or_default();
     Ok((run, output, usage))

@@ -21,7 +21,8 @@ fn outcome_style(outcome: Outcome) -> anstyle::Style {
         | Outcome::Failed
         | Outcome::ReviewChanges
         | Outcome::MergeConflict
-        | Outcome::MergeVerifyFailed => crate::ui::BAD,
+        | Outcome::MergeVerifyFailed
+        | Outcome::StartFailed => crate::ui::BAD,
     }
 }
 

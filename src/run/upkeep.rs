@@ -70,6 +70,7 @@ pub(crate) fn begin(
         s.iterations,
     );
     m.branch = branch.filter(|b| !b.is_empty());
+    m.agent_version = opts.agent.version.as_ref().map(ToString::to_string);
     write(run_dir, &m, rep);
     m
 }
@@ -117,6 +118,7 @@ pub fn outcome_of(exit: Exit) -> RunOutcome {
         Exit::NoReady => RunOutcome::NoReady,
         Exit::CostLimit => RunOutcome::CostLimit,
         Exit::Interrupted => RunOutcome::Interrupted,
+        Exit::StartFailed => RunOutcome::StartFailed,
     }
 }
 

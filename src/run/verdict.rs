@@ -30,6 +30,17 @@ pub struct GateSummary {
     pub failed: Option<(String, String, String)>,
     /// The gate was stopped by Ctrl-C / SIGTERM.
     pub interrupted: bool,
+    /// The red-green gate's word, when it ran (after every command passed).
+    pub red_green: Option<RedVerdict>,
+}
+
+/// What the red-green gate's red run says about a passed gate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedVerdict {
+    /// The status line's part ("red run failed without the change, as required").
+    pub short: String,
+    /// Why the story goes back (the next prompt's reason), when it does.
+    pub sent_back: Option<String>,
 }
 
 /// Everything observed about one iteration once the agent, the guard and the gate are done.
@@ -68,10 +79,11 @@ pub struct Verdict {
 pub fn decide(o: &Observed<'_>) -> Verdict {
     let mut facts = o.facts.clone();
     facts.interrupted |= o.gate.as_ref().is_some_and(|g| g.interrupted);
-    let verified = o
-        .gate
-        .as_ref()
-        .is_none_or(|g| g.failed.is_none() && !g.interrupted);
+    let verified = o.gate.as_ref().is_none_or(|g| {
+        g.failed.is_none()
+            && !g.interrupted
+            && g.red_green.as_ref().is_none_or(|r| r.sent_back.is_none())
+    });
     let outcome = outcome::decide(&facts, verified);
     let mut extra = o.gate.as_ref().map_or_else(String::new, gate_text);
     if facts.bare_claim() && outcome != Outcome::Interrupted {
@@ -132,9 +144,10 @@ pub fn after_review(
 
 fn gate_text(g: &GateSummary) -> String {
     let head = format!("verify {}/{} passed", g.passed, g.total);
-    match &g.failed {
-        Some((command, how, _)) => format!("{head}: `{command}` {how}"),
-        None => head,
+    match (&g.failed, &g.red_green) {
+        (Some((command, how, _)), _) => format!("{head}: `{command}` {how}"),
+        (None, Some(r)) => format!("{head} · {}", r.short),
+        (None, None) => head,
     }
 }
 
@@ -164,6 +177,20 @@ fn settle(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Vec<(String
 }
 
 fn retry_note(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Option<RetryNote> {
+    if outcome == Outcome::VerifyFailed
+        && let Some(why) = o
+            .gate
+            .as_ref()
+            .and_then(|g| g.red_green.as_ref())
+            .and_then(|r| r.sent_back.clone())
+    {
+        return Some(RetryNote {
+            attempt: o.attempt,
+            reason: why,
+            output_tail: None,
+            failure: None,
+        });
+    }
     if outcome == Outcome::VerifyFailed
         && let Some((command, how, tail)) = o.gate.as_ref().and_then(|g| g.failed.as_ref())
     {
@@ -273,6 +300,7 @@ mod tests {
             passed: 1,
             failed: Some(("cargo test".into(), "exited 101".into(), "boom\n".into())),
             interrupted: false,
+            red_green: None,
         }
     }
 
@@ -332,6 +360,49 @@ mod tests {
             ("cargo test", "boom\n")
         );
         assert_eq!(v.extra, "verify 1/2 passed: `cargo test` exited 101");
+    }
+
+    #[test]
+    fn a_red_run_that_passes_sends_the_story_back_with_its_reason() {
+        let facts = AgentFacts {
+            exit_code: Some(0),
+            passes_after: true,
+            gated: true,
+            ..AgentFacts::default()
+        };
+        let flips = [("S-1".to_string(), true)];
+        let gate = |sent_back: Option<&str>| GateSummary {
+            total: 1,
+            passed: 1,
+            red_green: Some(RedVerdict {
+                short: "red run: the new tests pass without the change".into(),
+                sent_back: sent_back.map(String::from),
+            }),
+            ..GateSummary::default()
+        };
+        let o = Observed {
+            flips: &flips,
+            ..observed(facts.clone(), Some(gate(Some("they do not test it"))))
+        };
+        let v = decide(&o);
+        assert_eq!(v.outcome, Outcome::VerifyFailed);
+        assert_eq!(v.settle, [("S-1".to_string(), false)]);
+        let note = v.retry.expect("a note");
+        assert_eq!(
+            (note.reason.as_str(), note.output_tail, note.failure),
+            ("they do not test it", None, None)
+        );
+        assert_eq!(
+            v.extra,
+            "verify 1/1 passed · red run: the new tests pass without the change"
+        );
+        // A red run that failed as required (or could not judge) leaves the story done.
+        let o = Observed {
+            flips: &flips,
+            ..observed(facts, Some(gate(None)))
+        };
+        let v = decide(&o);
+        assert_eq!((v.outcome, v.retry), (Outcome::Done, None));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! The verification gate's commands: each `--verify` command runs through `sh -c` in the
-//! project root (they are the user's own command lines, never story text), supervised like
+//! The verification gate's commands: each `--verify` command (and a story's own `verify`)
+//! runs through `sh -c` in the project root, or in the red-green gate's scratch worktree
+//! (they are the user's own command lines, never story text the agent wrote), supervised like
 //! the agent (own process group, timeout, interrupt), output streamed and logged.
 
 use std::path::Path;
@@ -25,7 +26,14 @@ impl Gate {
 }
 
 pub struct VerifyEnv<'a> {
+    /// The project root: the commands run here, and its `.ralph/` records their group.
     pub root: &'a Path,
+    /// Run the commands here instead of `root` (the red run's scratch worktree).
+    pub dir: Option<&'a Path>,
+    /// Extra environment for the commands.
+    pub env: &'a [(String, String)],
+    /// What the reports call the commands: `verify`, `red run`, `red run setup`.
+    pub label: &'a str,
     pub timeout: Duration,
     pub grace: Duration,
     pub log: Option<Arc<Mutex<LogSink>>>,
@@ -38,24 +46,25 @@ pub struct VerifyEnv<'a> {
 
 pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentError> {
     let mut results = Vec::new();
+    let label = env.label;
     for cmd in commands {
         env.reporter.report(super::events::Event::Note {
-            text: format!("verify: {cmd}"),
+            text: format!("{label}: {cmd}"),
         });
         if let Some(log) = &env.log
             && let Ok(mut sink) = log.lock()
         {
             use std::io::Write;
-            let line = (sink.redact)(&format!("=== verify: {cmd}\n"));
+            let line = (sink.redact)(&format!("=== {label}: {cmd}\n"));
             let _ = sink.file.write_all(line.as_bytes());
         }
         let argv = vec!["/bin/sh".to_string(), "-c".into(), cmd.clone()];
         let mut watcher =
-            super::watch::Watch::stops_only(env.reporter, format!("verify command `{cmd}`"));
+            super::watch::Watch::stops_only(env.reporter, format!("{label} command `{cmd}`"));
         let f = supervise(Supervise {
             argv: &argv,
-            cwd: env.root,
-            env: &[],
+            cwd: env.dir.unwrap_or(env.root),
+            env: env.env,
             stdin: None,
             timeout: env.timeout,
             grace: env.grace,
@@ -67,6 +76,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             record: Some(crate::state::state_dir(env.root).join(crate::state::AGENT_GROUP)),
             watcher: Some(&mut watcher),
             translate: None,
+            raw: None,
         })?;
         results.push(VerifyResult {
             command: cmd.clone(),

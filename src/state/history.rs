@@ -2,8 +2,11 @@
 //!
 //! Owns the record's shape (a stable, documented serde struct other modules read, e.g. the
 //! context builder shows what a blocker story produced), with the data it holds: [`Outcome`],
-//! [`VerifyResult`], [`MergeRecord`]. Does not decide an outcome (`crate::run::outcome`) or
-//! run a verify command (`crate::run::verify`). Appends are one `write` of one line;
+//! [`VerifyResult`], [`MergeRecord`]; and the lines a person's request to a live run leaves
+//! ([`ControlRecord`]: `ralph pause`, `resume`, `steer`, `skip`, `retry`), which are not
+//! iterations: [`read_all`] returns them apart and no reader counts them as junk. Does not
+//! decide an outcome (`crate::run::outcome`) or run a verify command (`crate::run::verify`).
+//! Appends are one `write` of one line, one at a time within the process;
 //! a line that is not a record (torn by a crash, or junk written by anyone) is skipped by
 //! [`read`] and counted by [`read_counted`] (the loop warns once); the file is kept and new
 //! records go on being appended. Something that is not a regular file in its place is moved
@@ -44,6 +47,9 @@ pub enum Outcome {
     /// Gated, but the review (`--review`) asked for changes or gave no verdict: `passes` is
     /// set back to false and the items go into the next prompt.
     ReviewChanges,
+    /// The agent CLI refused to start or exited at once without starting a session (an
+    /// argument it does not know, root refused, not logged in): the run stops.
+    StartFailed,
 }
 
 impl Outcome {
@@ -61,6 +67,7 @@ impl Outcome {
             Outcome::Blocked => "blocked",
             Outcome::Failed => "failed",
             Outcome::ReviewChanges => "changes requested",
+            Outcome::StartFailed => "could not start",
         }
     }
 }
@@ -82,6 +89,10 @@ pub struct Record {
     pub iteration: u32,
     pub story: String,
     pub agent: String,
+    /// The agent CLI's version, as its `--version` said (absent for a custom command, or
+    /// when it could not be told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<String>,
     /// RFC 3339 start time.
     pub start: String,
     pub duration_ms: u64,
@@ -130,6 +141,37 @@ pub struct Record {
     /// The review of a gated attempt (`ralph run --review`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ReviewRecord>,
+    /// Where the agent's raw output is kept as it printed it (a structured agent's events,
+    /// redacted and bounded), relative to the project root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<String>,
+    /// The red run of the red-green gate (`ralph run --red-green`), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red_green: Option<RedGreenRecord>,
+}
+
+/// What the red-green gate's red run gave: the story's test-file changes alone, on the
+/// story's base commit in a scratch worktree, must fail its verify commands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedGreenRecord {
+    /// `red` (a command failed, as required), `green` (they all passed without the change:
+    /// sent back), `no-tests` (the story changed no test file: sent back), `inconclusive`
+    /// (the red run could not judge; the gate's verdict stands).
+    pub result: String,
+    /// The commit the test files were put on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// The test files taken from the story's change (deleted ones too).
+    #[serde(default)]
+    pub test_files: Vec<String>,
+    /// The red run's commands, to the first that failed.
+    #[serde(default)]
+    pub verify: Vec<VerifyResult>,
+    /// The whole red run: the scratch worktree made, set up, run and removed.
+    pub duration_ms: u64,
+    /// Why it could not judge (`inconclusive`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// What the reviewer of a gated attempt said.
@@ -171,6 +213,7 @@ impl Record {
             iteration,
             story: story.to_string(),
             agent: String::new(),
+            agent_version: None,
             start,
             duration_ms: 0,
             exit_code: None,
@@ -192,6 +235,8 @@ impl Record {
             reason: None,
             usage: None,
             review: None,
+            events: None,
+            red_green: None,
         }
     }
 }
@@ -209,6 +254,49 @@ pub struct MergeRecord {
     /// The re-verify on the merged result (empty for a fast-forward).
     #[serde(default)]
     pub verify: Vec<VerifyResult>,
+}
+
+/// What a person asked of a live run (`ralph pause`, `resume`, `steer`, `skip`, `retry`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControlKind {
+    Pause,
+    Resume,
+    Steer,
+    Skip,
+    Retry,
+}
+
+impl ControlKind {
+    /// The command that asks for it (`pause`, `steer`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlKind::Pause => "pause",
+            ControlKind::Resume => "resume",
+            ControlKind::Steer => "steer",
+            ControlKind::Skip => "skip",
+            ControlKind::Retry => "retry",
+        }
+    }
+}
+
+/// One request a live run took, as a line of its own in history.jsonl:
+/// `{"control": "steer", "run_id", "time", "request", "story", "text"}`. Not an iteration:
+/// `control` tells it apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControlRecord {
+    pub control: ControlKind,
+    pub run_id: String,
+    /// RFC 3339, when the run took it.
+    pub time: String,
+    /// The request's id (`.ralph/control/requests/<id>.json`).
+    pub request: String,
+    /// The story it is about (`skip`, `retry`, `steer --story`); `null` for every story.
+    #[serde(default)]
+    pub story: Option<String>,
+    /// A steering note's text, redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// A history file that cannot be read or written.
@@ -274,12 +362,28 @@ fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {
 
 /// Append one record as one line (after a newline, when the last line was torn).
 pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
+    append_line(root, rec, rec.iteration)
+}
+
+/// Append one request a live run took (see [`ControlRecord`]).
+pub fn append_control(root: &Path, rec: &ControlRecord) -> Result<(), HistoryError> {
+    append_line(root, rec, 0)
+}
+
+/// Appends from the loop and from a live run's control thread, one at a time: the torn-line
+/// check and the write must not interleave.
+static APPENDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn append_line<T: Serialize>(root: &Path, rec: &T, iteration: u32) -> Result<(), HistoryError> {
+    let _one = APPENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let p = path(root);
     if let Some(dir) = p.parent() {
         crate::fsutil::create_dir_all(dir)?;
     }
     if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
-        super::rejected::move_aside(&super::state_dir(root), rec.iteration, &p)?;
+        super::rejected::move_aside(&super::state_dir(root), iteration, &p)?;
     }
     let mut line = serde_json::to_string(rec).map_err(|source| HistoryError::Corrupt {
         path: p.clone(),
@@ -311,23 +415,53 @@ pub fn read(root: &Path) -> Result<Vec<Record>, HistoryError> {
 }
 
 /// Every record, and how many non-empty lines were skipped because they are not records
-/// (a torn line from a crash, junk; the file itself is never changed here).
+/// (a torn line from a crash, junk; the file itself is never changed here). Control lines
+/// ([`ControlRecord`]) are neither.
 pub fn read_counted(root: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
+    read_all(root).map(|h| (h.records, h.skipped))
+}
+
+/// The whole history: iterations and control lines apart, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    pub records: Vec<Record>,
+    pub control: Vec<ControlRecord>,
+    /// Non-empty lines that are neither (torn, junk).
+    pub skipped: usize,
+}
+
+/// Read the history (a missing file is an empty one).
+pub fn read_all(root: &Path) -> Result<History, HistoryError> {
     let p = path(root);
     let bytes = match crate::fsutil::read_if_exists(&p)? {
         Some(b) => b,
-        None => return Ok((vec![], 0)),
+        None => return Ok(History::default()),
     };
-    let text = String::from_utf8_lossy(&bytes);
-    let mut out = Vec::new();
-    let mut skipped = 0;
+    Ok(parse(&String::from_utf8_lossy(&bytes)))
+}
+
+/// The lines of a history file, sorted into iterations, control lines and junk (pure).
+pub fn parse(text: &str) -> History {
+    let mut h = History::default();
     for l in text.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str(l) {
-            Ok(r) => out.push(r),
-            Err(_) => skipped += 1,
+            Ok(r) => h.records.push(r),
+            Err(_) if is_control_line(l) => {
+                if let Ok(c) = serde_json::from_str(l) {
+                    h.control.push(c);
+                }
+            }
+            Err(_) => h.skipped += 1,
         }
     }
-    Ok((out, skipped))
+    h
+}
+
+/// Whether a history line is a control line (`"control"` names a request), whatever else it
+/// holds: a newer ralph's control line this one cannot read is still not junk.
+pub fn is_control_line(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .is_ok_and(|v| v.get("control").is_some_and(serde_json::Value::is_string))
 }
 
 #[cfg(test)]
@@ -389,6 +523,33 @@ mod tests {
         append(dir.path(), &rec(3)).unwrap();
         assert_eq!(read(dir.path()).unwrap(), vec![rec(1), rec(2), rec(3)]);
         assert!(std::fs::read_to_string(&p).unwrap().starts_with(&text));
+    }
+
+    #[test]
+    fn control_lines_are_read_apart_and_never_counted_as_junk() {
+        let dir = tempfile::tempdir().unwrap();
+        append(dir.path(), &rec(1)).unwrap();
+        let steer = ControlRecord {
+            control: ControlKind::Steer,
+            run_id: "r".into(),
+            time: "2026-11-22T10:00:00Z".into(),
+            request: "q1".into(),
+            story: None,
+            text: Some("use the new client".into()),
+        };
+        append_control(dir.path(), &steer).unwrap();
+        let mut text = std::fs::read_to_string(path(dir.path())).unwrap();
+        text.push_str("{\"control\": \"future-kind\", \"run_id\": \"r\"}\njunk\n");
+        std::fs::write(path(dir.path()), &text).unwrap();
+        append(dir.path(), &rec(2)).unwrap();
+        let h = read_all(dir.path()).unwrap();
+        assert_eq!(h.records, vec![rec(1), rec(2)]);
+        assert_eq!(h.control, vec![steer]);
+        assert_eq!(h.skipped, 1, "only the junk line");
+        assert_eq!(read_counted(dir.path()).unwrap().1, 1);
+        let line = text.lines().nth(1).unwrap();
+        assert!(line.starts_with("{\"control\":\"steer\""), "{line}");
+        assert!(!line.contains("outcome"));
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub enum RunOutcome {
     NoReady,
     CostLimit,
     Interrupted,
+    /// The agent CLI could not start.
+    StartFailed,
     Error,
 }
 
@@ -50,6 +52,9 @@ pub struct Manifest {
     /// RFC 3339; `null` while the run goes on (or when it was killed outright).
     pub end: Option<String>,
     pub agent: String,
+    /// The agent CLI's version, when it could be told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<String>,
     /// Stories at once (1: the sequential loop).
     pub parallel: u32,
     /// The branch the run worked on, when known.
@@ -74,6 +79,7 @@ impl Manifest {
             start: Timestamp::now().to_string(),
             end: None,
             agent: agent.to_string(),
+            agent_version: None,
             parallel,
             branch: None,
             iterations,

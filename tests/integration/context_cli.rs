@@ -179,6 +179,7 @@ fn json_has_the_same_account_and_the_prompt() {
         [
             "instructions",
             "story",
+            "steering",
             "dependencies",
             "files",
             "patterns",

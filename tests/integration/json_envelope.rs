@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::OnceLock;
 
-fn schema() -> &'static jsonschema::Validator {
+/// The schema every envelope is checked against (also by `run_steer`).
+pub(crate) fn schema() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/envelope.schema.json");
@@ -575,4 +576,33 @@ fn clean_on_a_dry_run_a_clean_a_held_lock_and_a_usage_error() {
     let v = failing(root, &["clean", "--json", "--older-than", "soon"], 2);
     assert_eq!(v["errors"][0]["code"], "usage");
     snap("clean_usage", &v);
+}
+
+#[test]
+fn doctor_lists_every_check_with_problems_as_errors() {
+    let dir = sample();
+    let root = dir.path();
+    // A custom agent that does not exist and a verify command whose program is missing: two
+    // problems, each an error coded by its check.
+    std::fs::write(
+        root.join("ralph.toml"),
+        "[agent]\ncmd = \"no-such-agent-xyz\"\n[verify]\ncommands = [\"no-such-checker-xyz --all\"]\n",
+    )
+    .unwrap();
+    let (code, v, _) = envelope(root, &["doctor", "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(plain_code(root, &["doctor", "--json"]), 1);
+    assert_eq!(v["data"]["agent"], "custom");
+    assert_eq!(v["data"]["ok"], false);
+    let codes: Vec<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["doctor-agent", "doctor-verify"]);
+    assert_eq!(
+        v["errors"][1]["message"],
+        "verify command `no-such-checker-xyz --all`: no-such-checker-xyz not found on PATH; fix: install it, or fix the command (--verify, [verify] commands in ralph.toml)"
+    );
 }

@@ -15,7 +15,19 @@ fn ok_body() -> String {
 #[test]
 fn each_preset_gets_its_headless_flags_and_the_prompt_where_it_expects_it() {
     let cases: &[(&str, &[&str], bool)] = &[
-        ("codex", &["exec", "--json", "--full-auto", "-"], true),
+        (
+            "codex",
+            &[
+                "exec",
+                "--json",
+                "--sandbox",
+                "workspace-write",
+                "-c",
+                "<git_dirs>",
+                "-",
+            ],
+            true,
+        ),
         (
             "amp",
             &["--execute", "--stream-json", "--dangerously-allow-all"],
@@ -41,6 +53,17 @@ fn each_preset_gets_its_headless_flags_and_the_prompt_where_it_expects_it() {
                 assert!(
                     argv[i].starts_with("# Ralph: instructions"),
                     "{name}: {argv:?}"
+                );
+            } else if *f == "<git_dirs>" {
+                // codex's sandbox keeps .git read-only: the project's git dir is made writable.
+                let git = std::fs::canonicalize(p.root()).unwrap().join(".git");
+                assert_eq!(
+                    argv[i],
+                    format!(
+                        "sandbox_workspace_write.writable_roots=[\"{}\"]",
+                        git.display()
+                    ),
+                    "{name}"
                 );
             } else {
                 assert_eq!(argv[i], *f, "{name}");
@@ -142,7 +165,7 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "argv: codex exec --json --full-auto -",
+            "argv: codex exec --json --sandbox workspace-write -c 'sandbox_workspace_write.writable_roots=[\"",
         ))
         .stdout(predicate::str::contains("limits: 4 iterations"))
         .stdout(predicate::str::contains("verify: test -f A.txt"));
@@ -164,7 +187,11 @@ fn ralph_toml_sets_defaults_env_overrides_it_and_cli_overrides_both() {
         ))
         .stdout(predicate::str::contains("limits: 2 iterations"));
     p.ralph().args(["run"]).assert().code(0);
-    assert_eq!(p.argv(1), ["exec", "--json", "--full-auto", "-"]);
+    assert_eq!(
+        p.argv(1)[..5],
+        ["exec", "--json", "--sandbox", "workspace-write", "-c"]
+    );
+    assert_eq!(p.argv(1)[6], "-");
     assert_eq!(p.history()[0]["verify"][0]["passed"], true);
 }
 

@@ -12,13 +12,15 @@ fn claude_preset_runs_every_story_in_dependency_order_and_records_history() {
     let p = Project::new(&two_stories());
     p.agent(
         "claude",
-        &format!("{WORK}\n{FLIP}\necho did $RALPH_STORY_ID"),
+        &format!(
+            "{WORK}\n{FLIP}\necho did $RALPH_STORY_ID worker $RALPH_WORKER ports +$RALPH_PORT_OFFSET"
+        ),
     );
     p.run()
         .assert()
         .code(0)
         .stderr(predicate::str::contains("all 2 stories pass"))
-        .stdout(predicate::str::contains("did A"));
+        .stdout(predicate::str::contains("did A worker 1 ports +0"));
     assert_eq!(p.calls(), 2);
     assert_eq!(
         p.argv(1),

@@ -1,7 +1,7 @@
 //! `ralph run` against misbehaving agents: every fault in the loop's spec has a test here.
 //! Hang and interrupt tests check that no descendant process survives.
 
-use crate::support::{FLIP, Project, WORK, alive, prd, story, wait_for};
+use crate::support::{FLIP, Project, STARTED, WORK, alive, prd, story, wait_for};
 use predicates::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -197,7 +197,7 @@ fn failing_agent_gets_a_retry_note_and_is_skipped_after_max_failures() {
     p.agent(
         "claude",
         &format!(
-            "if [ \"$RALPH_STORY_ID\" = A ]; then echo 'crash XYZ' >&2; exit 2; fi\n{WORK}\n{FLIP}"
+            "if [ \"$RALPH_STORY_ID\" = A ]; then {STARTED}; echo 'crash XYZ' >&2; exit 2; fi\n{WORK}\n{FLIP}"
         ),
     );
     p.run()
@@ -271,7 +271,7 @@ fn rate_limit_without_a_reset_backs_off_and_no_wait_exits_1() {
 fn missing_agent_binary_is_a_clear_error_before_the_first_iteration() {
     let p = Project::new(&one_story());
     p.run().assert().code(1).stderr(predicate::str::contains(
-        "claude not found on PATH; install it or choose --agent",
+        "agent: claude not found on PATH. Fix: install it (`npm install -g @anthropic-ai/claude-code`), or choose another --agent",
     ));
     assert!(!p.root().join(".ralph").exists());
 }

@@ -1,7 +1,7 @@
 //! `ralph run --json`: the run reported as one JSON object per event on stdout, for tools; the
 //! agent's own output stays out of it (it is in the iteration log).
 
-use crate::support::{FLIP, Project, WORK, events, prd, story};
+use crate::support::{FLIP, Project, STARTED, WORK, events, prd, story};
 
 #[test]
 fn a_run_is_reported_as_json_lines_from_start_to_end() {
@@ -59,7 +59,7 @@ fn a_run_with_nothing_ready_ends_with_why_each_story_cannot_run() {
         "ralph/j",
         &[story("A", 1, &["B"]), story("B", 2, &[])],
     ));
-    p.agent("claude", "exit 1");
+    p.agent("claude", &format!("{STARTED}\nexit 1"));
     let out = p
         .run()
         .args(["--json", "--max-failures", "1"])

@@ -13,7 +13,7 @@ fn failing_build_that_mentions_429_earlier_is_a_failure_not_a_rate_limit() {
     let p = Project::new(&one_story());
     p.agent(
         "claude",
-        "echo 'Error: rate limit exceeded (from a test fixture)'\nfor i in 1 2 3 4 5 6; do echo \"compiling crate $i\"; done\necho 'test http::retry_after_429 ... ok'\necho 'test rate_limit::backoff ... ok'\necho 'error: build failed'\nexit 1",
+        "echo '{\"type\":\"system\",\"subtype\":\"init\"}'\necho 'Error: rate limit exceeded (from a test fixture)'\nfor i in 1 2 3 4 5 6; do echo \"compiling crate $i\"; done\necho 'test http::retry_after_429 ... ok'\necho 'test rate_limit::backoff ... ok'\necho 'error: build failed'\nexit 1",
     );
     p.run()
         .args(["--max-failures", "2", "--no-wait"])
@@ -49,7 +49,7 @@ fn failing_agent_echoing_a_completion_line_from_its_prompt_is_not_done() {
     // Echo the prompt, whether it came on stdin or as an argument, then fail.
     p.agent(
         "claude",
-        "cat \"$D/stdin-$n\"; printf '%s\\n' \"$@\"; exit 1",
+        "echo '{\"type\":\"system\",\"subtype\":\"init\"}'; cat \"$D/stdin-$n\"; printf '%s\\n' \"$@\"; exit 1",
     );
     p.run().arg("1").assert().code(3);
     let echoed = format!("{}{}", p.stdin(1), p.argv(1).join("\n"));

@@ -3,81 +3,12 @@
 //! the merge, and nothing left behind after Ctrl-C. No test depends on timing: agents wait for
 //! marker files and write what they saw to files the test reads.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
+use crate::support::parallel::{
+    COMMIT, MERGED, agent, finish, passes_now, project, record, spawn, worktrees,
+};
 use crate::support::{FLIP, Project, alive, events, prd, story, wait_for};
-
-/// Install a fake `claude` that records per story and attempt (`$D/stdin-<id>-<attempt>`,
-/// `$D/pwd-<id>-<attempt>`), so agents running at once never share a file; then `body`. `$a`
-/// is the attempt, `$M` the main tree.
-fn agent(p: &Project, body: &str) {
-    let script = format!(
-        "#!/bin/sh\nD='{}'\nM='{}'\nid=\"$RALPH_STORY_ID\"\na=\"$RALPH_ATTEMPT\"\nn=\"$RALPH_ITERATION\"\ncat > \"$D/stdin-$id-$a\"\npwd > \"$D/pwd-$id-$a\"\n{body}\n",
-        p.fake.display(),
-        p.root().display()
-    );
-    p.script("claude", &script);
-}
-
-/// Shell: commit everything.
-const COMMIT: &str = r#"git add -A >/dev/null; git commit -qm "$id attempt $a" >/dev/null"#;
-/// Shell: wait until the main tree's prd.json says story `$1` passes (i.e. it is merged).
-const MERGED: &str = r#"merged() { while ! grep -q "\"id\": \"$1\"[^}]*\"passes\": true" "$M/prd.json"; do sleep 0.05; done; }"#;
-
-/// A project on branch `ralph/par` (checked out) with these stories.
-fn project(stories: &[String]) -> Project {
-    let p = Project::new(&prd("ralph/par", stories));
-    p.git(&["checkout", "-qb", "ralph/par"]);
-    p
-}
-
-fn spawn(p: &Project, args: &[&str]) -> Child {
-    p.run_command()
-        .args(args)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Wait for the child (at most 60 s); its exit code and stderr.
-fn finish(mut child: Child) -> (Option<i32>, String) {
-    let mut code = None;
-    wait_for(60, || {
-        code = child.try_wait().unwrap().map(|s| s.code());
-        code.is_some()
-    });
-    let mut err = String::new();
-    use std::io::Read;
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    (code.flatten(), err)
-}
-
-fn record<'a>(h: &'a [serde_json::Value], id: &str, nth: usize) -> &'a serde_json::Value {
-    h.iter()
-        .filter(|r| r["story"] == id)
-        .nth(nth)
-        .unwrap_or_else(|| panic!("no record {nth} of {id}: {h:?}"))
-}
-
-/// Whether the main tree's prd.json says `id` passes; false while git rewrites the file
-/// during a merge (it may be missing or half-written for a moment).
-fn passes_now(p: &Project, id: &str) -> bool {
-    let text = std::fs::read_to_string(p.root().join("prd.json")).unwrap_or_default();
-    text.lines()
-        .any(|l| l.contains(&format!("\"id\": \"{id}\"")) && l.contains("\"passes\": true"))
-}
-
-fn worktrees(p: &Project) -> usize {
-    p.git(&["worktree", "list", "--porcelain"])
-        .lines()
-        .filter(|l| l.starts_with("worktree "))
-        .count()
-}
 
 #[test]
 fn a_dependant_never_starts_before_its_blocker_is_merged() {
@@ -172,8 +103,18 @@ fn two_stories_editing_the_same_lines_one_is_retried_on_the_new_tip() {
     assert_eq!(record(&h, loser, 1)["outcome"], "done");
     assert!(err.contains("sent back"), "{err}");
     assert_eq!(worktrees(&p), 1);
-    // Merged: attempt refs go with the story branch.
-    assert!(p.git(&["for-each-ref", "refs/ralph/"]).is_empty());
+    // Merged: the story branches go. The sent-back attempt holds an edit the branch does not
+    // have (the loser's first line), so its ref stays, and `ralph show` names it.
+    assert!(p.git(&["branch", "--list", "ralph/par--*"]).is_empty());
+    assert_eq!(
+        p.git(&["for-each-ref", "--format=%(refname)", "refs/ralph/"]),
+        attempt_ref
+    );
+    let first = p.git(&["show", &format!("{attempt_ref}:f.txt")]);
+    assert_eq!(first, format!("0 {loser}"));
+    let out = p.ralph().args(["show", loser]).output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains(attempt_ref), "{shown}");
 }
 
 #[test]
@@ -291,7 +232,11 @@ fn three_hanging() -> (Project, Child) {
 
 #[test]
 fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
-    for (signal, exit) in [(libc::SIGINT, 130), (libc::SIGHUP, 129)] {
+    for (signal, exit) in [
+        (libc::SIGINT, 130),
+        (libc::SIGTERM, 130),
+        (libc::SIGHUP, 129),
+    ] {
         let (p, child) = three_hanging();
         unsafe {
             libc::kill(child.id() as i32, signal);
@@ -327,52 +272,53 @@ fn ctrl_c_leaves_no_agent_no_worktree_and_no_lock() {
 }
 
 #[test]
-fn after_ralph_is_sigkilled_the_next_run_cleans_up_and_resumes() {
-    let (p, mut child) = three_hanging();
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let pids: Vec<i32> = ["pid-A", "pid-B", "pid-C"]
-        .iter()
-        .map(|f| p.read_pid(f))
-        .collect();
-    assert!(pids.iter().all(|&pid| alive(pid)));
-    assert_eq!(worktrees(&p), 4);
-    // The next run stops the recorded groups, removes the worktrees (their work committed to
-    // the story branches) and resumes: the earlier work is named in the prompt.
+fn the_parallel_start_checks_out_or_creates_the_branch_as_the_sequential_one_does() {
+    // Started on the default branch, with prd.json and progress.txt not committed yet (as
+    // after `ralph init`): the branch is created from HEAD and ralph's own files committed on it.
+    let p = Project::new(&prd("ralph/par", &[story("A", 1, &[]), story("B", 2, &[])]));
+    let start = p.git(&["symbolic-ref", "--short", "HEAD"]);
+    std::fs::write(
+        p.root().join("prd.json"),
+        prd(
+            "ralph/par",
+            &[story("A", 1, &[]), story("B", 2, &[]), story("C", 3, &[])],
+        ),
+    )
+    .unwrap();
+    std::fs::write(p.root().join("progress.txt"), "# log\n").unwrap();
     agent(&p, &format!("echo $id > $id.txt\n{FLIP}\n{COMMIT}"));
-    let (code, err) = finish(spawn(&p, &["--parallel", "3"]));
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
     assert_eq!(code, Some(0), "{err}");
-    for pid in pids {
-        wait_for(5, || !alive(pid));
-    }
-    assert!(err.contains("stale worktree"), "{err}");
-    assert!(p.passes("A") && p.passes("B") && p.passes("C"));
-    assert_eq!(worktrees(&p), 1);
-    let prompt = std::fs::read_to_string(p.fake.join("stdin-A-1")).unwrap();
     assert!(
-        prompt.contains("refs/ralph/attempts/ralph/par--A/0"),
-        "{prompt}"
+        err.contains("switched to branch ralph/par (created from HEAD"),
+        "{err}"
     );
-    // A's grandchild left its group: the killed run could not stop it, and nothing recorded
-    // it; stop it here so the test leaves nothing behind.
-    unsafe {
-        libc::kill(p.read_pid("gpid"), libc::SIGKILL);
-    }
-}
-
-#[test]
-fn preconditions_are_checked_before_anything_runs() {
-    let p = Project::new(&prd("ralph/par", &[story("A", 1, &[])]));
-    agent(&p, "exit 1");
-    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
-    assert_eq!(code, Some(1));
-    assert!(err.contains("git switch -c ralph/par"), "{err}");
-    p.git(&["checkout", "-qb", "ralph/par"]);
+    assert!(
+        err.contains("committed prd.json, progress.txt on the branch"),
+        "{err}"
+    );
+    assert_eq!(p.git(&["symbolic-ref", "--short", "HEAD"]), "ralph/par");
+    assert!(p.passes("A") && p.passes("B") && p.passes("C"));
+    // The branch it started from is as it was.
+    assert!(
+        !p.git(&["show", &format!("{start}:prd.json")])
+            .contains("\"C\"")
+    );
+    // Existing: checked out. A person's uncommitted change: refused before anything, whatever
+    // --allow-dirty says; nothing checked out.
+    p.git(&["checkout", "-q", &start]);
     std::fs::write(p.root().join("dirty.txt"), "x").unwrap();
-    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    let (code, err) = finish(spawn(&p, &["--parallel", "2", "--allow-dirty"]));
     assert_eq!(code, Some(1));
-    assert!(err.contains("uncommitted changes (dirty.txt)"), "{err}");
-    assert!(!p.fake.join("stdin-A-1").exists());
+    assert!(
+        err.contains("?? dirty.txt") && err.contains("git stash"),
+        "{err}"
+    );
+    assert_eq!(p.git(&["symbolic-ref", "--short", "HEAD"]), start);
+    std::fs::remove_file(p.root().join("dirty.txt")).unwrap();
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("switched to branch ralph/par (was"), "{err}");
 }
 
 #[test]
@@ -409,6 +355,17 @@ fn with_json_a_parallel_run_is_a_stream_of_events_ending_with_the_summary_and_th
             .iter()
             .all(|e| e["worker"].is_u64() && e["log"].is_string())
     );
+    // Each agent knows its worker, and the ports it may use are 100 apart per worker.
+    for e in &started {
+        let (id, w) = (e["story"].as_str().unwrap(), e["worker"].as_u64().unwrap());
+        let env = std::fs::read_to_string(p.fake.join(format!("env-{id}-1"))).unwrap();
+        assert!(env.contains(&format!("RALPH_WORKER={w}\n")), "{env}");
+        let offset = 100 * (w - 1);
+        assert!(
+            env.contains(&format!("RALPH_PORT_OFFSET={offset}\n")),
+            "{env}"
+        );
+    }
     // Each story lands once, with its merge commit; B only after A.
     let done: Vec<&str> = named("story-done")
         .iter()
@@ -432,4 +389,158 @@ fn with_json_a_parallel_run_is_a_stream_of_events_ending_with_the_summary_and_th
     assert_eq!(end["passing"], 3);
     // Nothing but JSON on stdout, and no human lines on stderr.
     assert!(!String::from_utf8_lossy(&out.stderr).contains("ralph ["));
+}
+
+#[test]
+fn notes_and_discovered_stories_are_carried_over_at_the_merge() {
+    let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
+    // A notes what it learned and files a story it discovered (one line, like the others).
+    let discover = r#"if [ $id = A ]; then
+  sed -i -E 's/("id": "A".*"notes": )""/\1"A learned X"/' prd.json
+  sed -i '/"id": "A"/a {"id": "A2", "title": "Found by A", "description": "d", "acceptanceCriteria": ["ok"], "priority": 9, "passes": false, "notes": "", "discoveredFrom": "A"},' prd.json
+fi"#;
+    agent(
+        &p,
+        &format!("{discover}\necho $id > $id.txt\n{FLIP}\n{COMMIT}"),
+    );
+    let (code, err) = finish(spawn(&p, &["--parallel", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("A: carried over from its worktree's prd.json: the notes of A, the discovered story A2 (from A)"),
+        "{err}"
+    );
+    let v = p.prd_value();
+    let stories = v["userStories"].as_array().unwrap();
+    assert_eq!(stories[0]["notes"], "A learned X");
+    // The discovered story landed on the branch, after the others, and ran in the same run.
+    assert_eq!(stories.len(), 3);
+    assert_eq!(stories[2]["id"], "A2");
+    assert_eq!(stories[2]["discoveredFrom"], "A");
+    assert!(p.passes("A2"));
+    let text = std::fs::read_to_string(p.root().join("prd.json")).unwrap();
+    assert!(
+        text.contains("\n{\"id\": \"A2\", \"title\": \"Found by A\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_signal_during_a_merge_aborts_it_and_the_next_run_lands_the_story() {
+    let p = project(&[story("A", 1, &[]), story("C", 2, &[])]);
+    // The re-verify in the main tree waits for the test's go (the gate in a worktree does not).
+    let check = format!(
+        "if [ \"$(pwd -P)\" = \"$(cd '{}' && pwd -P)\" ]; then touch '{}/merging'; while [ ! -f '{}/go' ]; do sleep 0.05; done; fi\n",
+        p.root().display(),
+        p.fake.display(),
+        p.fake.display()
+    );
+    std::fs::write(p.root().join("check.sh"), &check).unwrap();
+    p.commit("setup");
+    agent(
+        &p,
+        &format!(
+            "{MERGED}\nif [ $id = A ]; then merged C; fi\necho $id > $id.txt\n{FLIP}\n{COMMIT}"
+        ),
+    );
+    let child = spawn(&p, &["--parallel", "2", "--verify", "sh check.sh"]);
+    wait_for(30, || p.fake.join("merging").exists());
+    let tip = p.git(&["rev-parse", "ralph/par"]);
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let (code, err) = finish(child);
+    assert_eq!(code, Some(130), "{err}");
+    // The merge is undone: the branch where it was, no merge in progress, a clean tree.
+    assert_eq!(p.git(&["rev-parse", "ralph/par"]), tip);
+    assert!(!p.root().join(".git/MERGE_HEAD").exists());
+    assert!(p.git(&["status", "--porcelain"]).is_empty());
+    assert!(!p.passes("A") && p.passes("C"));
+    assert_eq!(p.git(&["show", "ralph/par--A:A.txt"]), "A");
+    assert_eq!(worktrees(&p), 1);
+    // The next run resumes A on its gated work and lands it.
+    std::fs::write(p.fake.join("go"), "").unwrap();
+    let (code, err) = finish(spawn(&p, &["--parallel", "2", "--verify", "sh check.sh"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(p.passes("A"));
+    assert_eq!(p.git(&["show", "ralph/par:A.txt"]), "A");
+    assert!(p.git(&["branch", "--list", "ralph/par--*"]).is_empty());
+}
+
+/// A pseudo-terminal: (the side ralph writes to, the side the test reads).
+fn pty() -> (std::os::fd::OwnedFd, std::fs::File) {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two descriptors this function then owns.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(slave),
+            std::fs::File::from_raw_fd(master),
+        )
+    }
+}
+
+#[test]
+fn on_a_terminal_the_status_lines_are_redrawn_in_place() {
+    let p = project(&[story("A", 1, &[]), story("B", 2, &[])]);
+    // The agents finish once the test has seen the board redrawn.
+    agent(
+        &p,
+        &format!(
+            "echo \"working on $id\"\nwhile [ ! -f \"$D/go\" ]; do sleep 0.05; done\necho $id > $id.txt\n{FLIP}\n{COMMIT}"
+        ),
+    );
+    let (slave, mut master) = pty();
+    let mut child = p
+        .run_command()
+        .args(["--parallel", "2"])
+        .stderr(std::process::Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            use std::io::Read;
+            let mut buf = [0u8; 4096];
+            // EIO once ralph, the last holder of the terminal's other side, is gone.
+            while let Ok(n) = master.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    // A two-line block erased and drawn again: up two rows, clear below.
+    let redrawn = || String::from_utf8_lossy(&seen.lock().unwrap()).contains("\x1b[2F\x1b[J");
+    wait_for(30, redrawn);
+    std::fs::write(p.fake.join("go"), "").unwrap();
+    wait_for(60, || child.try_wait().unwrap().is_some());
+    let _ = reader.join();
+    let out = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    assert!(
+        out.contains("ralph: A Title A · running") && out.contains("ralph: B Title B · running"),
+        "{out:?}"
+    );
+    assert!(out.contains("\"working on A\""), "{out:?}");
+    // Every status line is part of a block (each row ends erasing the rest of the row), and
+    // what follows the last block is written where it was erased: no status line is left.
+    for l in out.lines().filter(|l| l.contains("· running")) {
+        assert!(l.ends_with("\x1b[K"), "{l:?}");
+    }
+    let after = out.rsplit("\x1b[2F\x1b[J").next().unwrap();
+    assert!(
+        !after.contains("· running") && after.contains("2 merge(s), 0 send-back(s)"),
+        "{after:?}"
+    );
 }

@@ -46,7 +46,12 @@ fn label_name(t: &str) -> Option<String> {
         None => return None,
     };
     let name = name.trim_end_matches('*').trim();
-    (heading || bold || name.split_whitespace().count() <= 4).then(|| name.to_lowercase())
+    // A note in parentheses does not make a label prose: "Learnings (carry into X-003):".
+    let bare: String = name
+        .split('(')
+        .map(|p| p.rsplit(')').next().unwrap_or(p))
+        .collect();
+    (heading || bold || bare.split_whitespace().count() <= 4).then(|| name.to_lowercase())
 }
 
 fn is_lesson_label(name: &str) -> bool {

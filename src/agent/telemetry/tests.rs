@@ -1,5 +1,6 @@
-//! Telemetry read from each documented transcript (tests/fixtures/telemetry), plain text,
-//! malformed and odd input.
+//! Telemetry read from what the real CLIs printed (tests/fixtures/telemetry/real: captured by
+//! scripts/agent-contract.sh, each with the usage its model server sent), Amp's documented
+//! transcript (its model sits behind Amp's own server), plain text, malformed and odd input.
 
 use super::*;
 
@@ -75,29 +76,78 @@ fn gemini_pieces_are_shown_as_whole_lines() {
     assert_eq!(usage.map(|u| u.input_tokens), Some(10));
 }
 
-fn fixture(format: Format, name: &str) -> (Vec<String>, Usage) {
+fn read(rel: &str) -> String {
     let path = format!(
-        "{}/tests/fixtures/telemetry/{name}",
+        "{}/tests/fixtures/telemetry/{rel}",
         env!("CARGO_MANIFEST_DIR")
     );
-    let text = std::fs::read_to_string(path).unwrap();
-    let (shown, usage) = feed(format, &text);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn fixture(format: Format, rel: &str) -> (Vec<String>, Usage) {
+    let (shown, usage) = feed(format, &read(rel));
     (shown, usage.unwrap())
 }
 
+/// What the contract's model server sent for the calls of `kinds` (`main`, `aux`), added up
+/// the way ralph counts: every prompt token is input, the cache reads are the cached ones.
+fn sent(rel: &str, kinds: &[&str]) -> (u64, u64, u64) {
+    let (mut input, mut cached, mut output) = (0, 0, 0);
+    for line in read(rel).lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if !kinds.contains(&v["kind"].as_str().unwrap_or("")) {
+            continue;
+        }
+        let u = &v["usage_sent"];
+        let n = |k: &str| u.pointer(k).and_then(Value::as_u64).unwrap_or(0);
+        if u.get("promptTokenCount").is_some() {
+            // Gemini: the prompt count includes the cached part.
+            input += n("/promptTokenCount");
+            cached += n("/cachedContentTokenCount");
+            output += n("/candidatesTokenCount");
+        } else if u.get("input_tokens_details").is_some() {
+            // OpenAI Responses: input_tokens includes the cached part.
+            input += n("/input_tokens");
+            cached += n("/input_tokens_details/cached_tokens");
+            output += n("/output_tokens");
+        } else {
+            // Anthropic Messages: three disjoint parts.
+            input += n("/input_tokens")
+                + n("/cache_creation_input_tokens")
+                + n("/cache_read_input_tokens");
+            cached += n("/cache_read_input_tokens");
+            output += n("/output_tokens");
+        }
+    }
+    (input, cached, output)
+}
+
+fn tokens(u: &Usage) -> (u64, u64, u64) {
+    (u.input_tokens, u.cached_tokens, u.output_tokens)
+}
+
+const REAL: [(Format, &str); 4] = [
+    (Format::Claude, "real/claude-2.1.332"),
+    (Format::Codex, "real/codex-0.171.0"),
+    (Format::Gemini, "real/gemini-0.61.0"),
+    (Format::Opencode, "real/opencode-1.18.33"),
+];
+
 #[test]
 fn every_truncation_of_every_transcript_line_is_read_without_a_panic() {
-    for (f, name) in [
-        (Format::Claude, "claude.jsonl"),
-        (Format::Codex, "codex.jsonl"),
-        (Format::Gemini, "gemini.jsonl"),
-        (Format::Opencode, "opencode.jsonl"),
-    ] {
-        let path = format!(
-            "{}/tests/fixtures/telemetry/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(path).unwrap();
+    let mut all: Vec<(Format, String)> = REAL
+        .iter()
+        .flat_map(|(f, n)| {
+            [
+                (*f, format!("{n}.jsonl")),
+                (*f, format!("{n}.interrupted.jsonl")),
+            ]
+        })
+        .collect();
+    all.push((Format::Copilot, "real/copilot-1.0.102.jsonl".into()));
+    all.push((Format::Amp, "amp.jsonl".into()));
+    for (f, name) in all {
+        let text = read(&name);
         let mut t = Telemetry::new(f);
         for line in text.lines() {
             for (i, _) in line.char_indices() {
@@ -109,30 +159,39 @@ fn every_truncation_of_every_transcript_line_is_read_without_a_panic() {
 }
 
 #[test]
-fn claude_stream_json_transcript() {
-    let (shown, u) = fixture(Format::Claude, "claude.jsonl");
-    assert_eq!(u.input_tokens, 18 + 5850 + 44150);
-    assert_eq!(u.output_tokens, 267);
-    assert_eq!(u.cached_tokens, 44150);
-    assert_eq!(u.cost_usd, Some(0.0731));
-    assert_eq!(u.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
-    assert_eq!(u.turns, Some(5));
+fn claude_totals_come_from_the_result_not_the_message_snapshots() {
+    let (shown, u) = fixture(Format::Claude, "real/claude-2.1.332.jsonl");
+    // Every assistant event says output_tokens: 1 (its start); the result has the totals.
     assert_eq!(
-        u.session_id.as_deref(),
-        Some("4f0c6a1e-2b7d-4c55-9d1e-8a3b2f6c9e01")
+        tokens(&u),
+        sent("real/claude-2.1.332.server.jsonl", &["main"])
     );
-    insta::assert_snapshot!(shown.join("\n"), @r"
-    I'll read the story and the failing test first.
-    → Bash: cargo test cart::total
-    → Edit: /home/dev/shop/src/cart.rs
-    The total now includes tax and the tests pass.
-    <promise>COMPLETE</promise>
-    [result: success · 5 turn(s) · 50018 tokens in (44150 cached) / 267 out · $0.0731]
-    ");
+    assert!(!u.partial);
+    assert_eq!(u.turns, Some(3));
+    assert_eq!(u.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+    assert!(u.cost_usd.is_some());
+    insta::assert_snapshot!(shown.join("\n"), @r#"
+    → Bash: echo alpha > a.txt
+    → Bash: sed -i '/"id": "US-001"/s/"passes": false/"passes": true/' prd.json && git add -A && git commit -qm 'US-001: a.txt' && echo committed
+    Created a.txt and marked US-001 done.
+    STORY COMPLETE: US-001
+    [result: success · 3 turn(s) · 4422 tokens in (1206 cached) / 66 out · $0.0111]
+    "#);
 }
 
 #[test]
-fn amp_stream_json_transcript() {
+fn claude_without_its_result_records_partial_usage_not_an_undercount() {
+    let (_, u) = fixture(Format::Claude, "real/claude-2.1.332.interrupted.jsonl");
+    assert!(u.partial, "{u:?}");
+    let (input, cached, _) = sent("real/claude-2.1.332.interrupted.server.jsonl", &["main"]);
+    // The prompt is known when a message starts; its output is not.
+    assert_eq!((u.input_tokens, u.cached_tokens), (input, cached));
+    assert_eq!(u.turns, Some(1));
+    assert_eq!(u.cost_usd, None);
+}
+
+#[test]
+fn amp_messages_are_final_and_add_up() {
     let (shown, u) = fixture(Format::Amp, "amp.jsonl");
     assert_eq!(
         u.input_tokens,
@@ -140,87 +199,133 @@ fn amp_stream_json_transcript() {
     );
     assert_eq!(u.cached_tokens, 12416 + 13150 + 13400);
     assert_eq!(u.output_tokens, 48 + 96 + 20);
+    assert!(!u.partial);
     assert_eq!((u.cost_usd, u.model.as_deref()), (None, None));
     assert_eq!(u.turns, Some(3));
     assert_eq!(
         u.session_id.as_deref(),
         Some("T-2775dc92-90ed-4f85-8b73-8f9766029e83")
     );
-    insta::assert_snapshot!(shown.join("\n"), @r"
+    insta::assert_snapshot!(shown.join("\n"), @r#"
     Let me run the failing test.
     → Bash: cargo test cart::total
     → edit_file: /home/dev/shop/src/cart.rs
     The total now includes tax.
     <promise>COMPLETE</promise>
     [result: success · 3 turn(s) · 52476 tokens in (38966 cached) / 164 out]
-    ");
+    "#);
+    // Cut before its result, the messages so far are what it used: partial.
+    let text = read("amp.jsonl");
+    let cut: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains(r#""type":"result""#))
+        .collect();
+    let (_, u) = feed(Format::Amp, &cut.join("\n"));
+    let u = u.unwrap();
+    assert!(u.partial);
+    assert_eq!(u.output_tokens, 48 + 96 + 20);
 }
 
 #[test]
 fn claude_counts_a_message_repeated_per_content_block_once() {
-    let line = r#"{"type":"assistant","message":{"id":"m1","content":[],"usage":{"input_tokens":5,"output_tokens":7}}}"#;
+    let line = r#"{"type":"assistant","message":{"id":"m1","content":[],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":7}}}"#;
     let (_, u) = feed(Format::Claude, &format!("{line}\n{line}\n"));
     let u = u.unwrap();
     assert_eq!((u.input_tokens, u.output_tokens), (5, 7));
 }
 
 #[test]
-fn codex_exec_json_transcript() {
-    let (shown, u) = fixture(Format::Codex, "codex.jsonl");
-    assert_eq!(u.input_tokens, 24763 + 26549);
-    assert_eq!(u.cached_tokens, 24448 + 22272);
-    assert_eq!(u.output_tokens, 122 + 1590);
-    assert_eq!((u.cost_usd, u.model.as_deref()), (None, None));
-    assert_eq!(u.turns, Some(2));
+fn codex_warnings_are_warnings_and_its_one_turn_is_not_a_model_call_count() {
+    let (shown, u) = fixture(Format::Codex, "real/codex-0.171.0.jsonl");
     assert_eq!(
-        u.session_id.as_deref(),
-        Some("0199a213-81c0-7800-8aa1-bbab2a035a53")
+        tokens(&u),
+        sent("real/codex-0.171.0.server.jsonl", &["main"])
     );
-    insta::assert_snapshot!(shown.join("\n"), @r"
-    → shell: bash -lc 'cargo test cart::total' (exit 101)
-    → edit: src/cart.rs
-    Fixed the total: it now adds tax.
-    → shell: bash -lc 'cargo test' (exit 0)
-    All tests pass.
-    STORY COMPLETE: US-1
-    ");
+    assert_eq!(u.turns, None);
+    assert!(!u.partial);
+    assert!(u.session_id.is_some());
+    insta::assert_snapshot!(shown.join("\n"), @r#"
+    warning: Model metadata for `gpt-5.1-codex` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.
+    → shell: /bin/bash -lc 'echo alpha > a.txt' (exit 0)
+    → shell: /bin/bash -lc "sed -i '/\"id\": \"US-001\"/s/\"passes\": false/\"passes\": true/' prd.json && git add -A && git commit -qm 'US-001: a.txt' && echo committed" (exit 0)
+    Created a.txt and marked US-001 done.
+    STORY COMPLETE: US-001
+    "#);
+    let (_, u) = feed(Format::Codex, &read("real/codex-0.171.0.interrupted.jsonl"));
+    let u = u.expect("a session that started records partial usage");
+    assert!(u.partial);
+    assert_eq!(tokens(&u), (0, 0, 0));
 }
 
 #[test]
-fn gemini_stream_json_transcript() {
-    let (shown, u) = fixture(Format::Gemini, "gemini.jsonl");
+fn gemini_records_the_models_it_used_not_auto() {
+    let (shown, u) = fixture(Format::Gemini, "real/gemini-0.61.0.jsonl");
+    // The router's call is billed too: every call counts.
     assert_eq!(
-        (u.input_tokens, u.output_tokens, u.cached_tokens),
-        (24939, 174, 21263)
+        tokens(&u),
+        sent("real/gemini-0.61.0.server.jsonl", &["main", "aux"])
     );
-    assert_eq!(u.cost_usd, None);
-    assert_eq!(u.model.as_deref(), Some("gemini-2.5-pro"));
-    assert_eq!(
-        u.session_id.as_deref(),
-        Some("c25acda3-b6f0-4b1e-9a41-3d2e5f6a7b8c")
+    assert_eq!(u.model.as_deref(), Some("gemini-3.8-flash"));
+    assert!(!u.partial);
+    insta::assert_snapshot!(shown.join("\n"), @r#"
+    → run_shell_command: echo alpha > a.txt
+    → run_shell_command: sed -i '/"id": "US-001"/s/"passes": false/"passes": true/' prd.json && git add -A && git commit -qm 'US-001: a.txt' && echo committed
+    Created a.txt and marked US-001 done.
+    STORY COMPLETE: US-001
+    [result: success · 5710 tokens in (1610 cached) / 90 out]
+    "#);
+    let (_, u) = feed(
+        Format::Gemini,
+        &read("real/gemini-0.61.0.interrupted.jsonl"),
     );
-    insta::assert_snapshot!(shown.join("\n"), @r"
-    → run_shell_command: cargo test cart::total
-    → replace: /home/dev/shop/src/cart.rs
-    The total now includes tax.
-    STORY COMPLETE: US-1
-    [result: success · 24939 tokens in (21263 cached) / 174 out]
-    ");
+    assert!(u.unwrap().partial);
 }
 
 #[test]
-fn opencode_run_json_transcript() {
-    let (shown, u) = fixture(Format::Opencode, "opencode.jsonl");
-    assert_eq!(u.input_tokens, 1200 + 9800 + 640 + 11000 + 300);
-    assert_eq!(u.cached_tokens, 9800 + 11000);
-    assert_eq!(u.output_tokens, 85 + 15 + 52);
-    assert!((u.cost_usd.unwrap() - 0.0211).abs() < 1e-9);
-    assert_eq!(u.turns, Some(2));
-    assert_eq!(u.session_id.as_deref(), Some("ses_5f3a9c2e1ffeAbCdEf"));
-    insta::assert_snapshot!(shown.join("\n"), @r"
-    → bash: cargo test cart::total
-    → edit: /home/dev/shop/src/cart.rs
-    The total now includes tax.
-    <promise>COMPLETE</promise>
-    ");
+fn opencode_adds_up_its_steps_and_an_open_step_is_partial() {
+    let (shown, u) = fixture(Format::Opencode, "real/opencode-1.18.33.jsonl");
+    // Its title call (`aux`) is in no event: the steps are what it reports.
+    assert_eq!(
+        tokens(&u),
+        sent("real/opencode-1.18.33.server.jsonl", &["main"])
+    );
+    assert_eq!(u.turns, Some(3));
+    assert!(u.cost_usd.is_some());
+    assert!(!u.partial);
+    insta::assert_snapshot!(shown.join("\n"), @r#"
+    → bash: echo alpha > a.txt
+    → bash: sed -i '/"id": "US-001"/s/"passes": false/"passes": true/' prd.json && git add -A && git commit -qm 'US-001: a.txt' && echo committed
+    Created a.txt and marked US-001 done.
+    STORY COMPLETE: US-001
+    "#);
+    let (_, u) = feed(
+        Format::Opencode,
+        &read("real/opencode-1.18.33.interrupted.jsonl"),
+    );
+    assert!(u.unwrap().partial);
+}
+
+#[test]
+fn copilot_json_mode_shows_its_messages_and_takes_the_tokens_from_its_usage_file() {
+    let mut t = Telemetry::new(Format::Copilot);
+    let text = read("real/copilot-1.0.102.jsonl");
+    let mut shown: Vec<String> = text.lines().filter_map(|l| t.line(l)).collect();
+    shown.extend(t.finish());
+    assert_eq!(t.usage(), None, "no tokens before the usage file");
+    t.copilot_usage_file(&read("real/copilot-1.0.102.usage.json"));
+    let u = t.usage().unwrap();
+    assert_eq!(
+        tokens(&u),
+        sent("real/copilot-1.0.102.json-mode.server.jsonl", &["main"])
+    );
+    assert_eq!(u.turns, Some(3));
+    assert_eq!(u.model.as_deref(), Some("claude-sonnet-4.5"));
+    assert!(!u.partial);
+    insta::assert_snapshot!(shown.join("\n"), @r#"
+    → bash: echo alpha > a.txt
+    → bash: sed -i '/"id": "US-001"/s/"passes": false/"passes": true/' prd.json && git add -A && git commit -qm 'US-001: a.txt' && echo committed
+    Created a.txt and marked US-001 done.
+    STORY COMPLETE: US-001
+    [result: success]
+    "#);
 }

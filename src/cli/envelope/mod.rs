@@ -143,6 +143,12 @@ pub fn json_command(cmd: &Command) -> Option<&'static str> {
         },
         Command::Compact(a) if a.json => Some("compact"),
         Command::Clean(a) if a.json => Some("clean"),
+        Command::Doctor(a) if a.json => Some("doctor"),
+        Command::Pause(a) if a.json => Some("pause"),
+        Command::Resume(a) if a.json => Some("resume"),
+        Command::Steer(a) if a.json => Some("steer"),
+        Command::Skip(a) if a.json => Some("skip"),
+        Command::Retry(a) if a.json => Some("retry"),
         // A run streams events; an error that stops it is the envelope, on the last line.
         Command::Run(a) if a.json => Some("run"),
         Command::Pin(p) => match &p.command {
@@ -173,9 +179,9 @@ pub fn report_error(json: Option<&'static str>, err: &anyhow::Error) {
 
 /// The commands with a JSON mode, as `json_command` names them (a usage error names the one it
 /// can find in the arguments).
-const JSON_COMMANDS: [&str; 12] = [
+const JSON_COMMANDS: [&str; 18] = [
     "validate", "status", "next", "graph", "context", "compact", "report", "show", "pin",
-    "patterns", "clean", "run",
+    "patterns", "clean", "run", "doctor", "pause", "resume", "steer", "skip", "retry",
 ];
 
 /// Parse the command line. A usage error when `--json` is among the arguments is an envelope on

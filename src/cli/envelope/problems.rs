@@ -18,6 +18,8 @@ use crate::prd::validate::{Diagnostic, Report};
 use crate::progress::store::ProgressError;
 use crate::report::ReportError;
 use crate::run::branch::BranchError;
+use crate::run::control::client::SendError;
+use crate::state::control::NoRun;
 use crate::state::history::HistoryError;
 use crate::state::lock::LockError;
 use crate::state::patterns::PatternsError;
@@ -72,6 +74,9 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
     }
     if e.is::<Usage>() {
         return Some(Problem::new("usage", ""));
+    }
+    if e.is::<crate::clean::work::UnknownDrop>() {
+        return Some(Problem::new("unknown-kept", ""));
     }
     if let Some(f) = e.downcast_ref::<FsError>() {
         return Some(at("io", &f.path));
@@ -158,6 +163,17 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
             PatternsError::Ambiguous { path, .. } => at("ambiguous-pattern", path),
         });
     }
+    if let Some(c) = e.downcast_ref::<SendError>() {
+        return Some(match c {
+            SendError::NoRun(n) => no_run(n),
+            SendError::Refused { story, .. } => Problem {
+                story: story.clone(),
+                ..Problem::new("refused", "")
+            },
+            SendError::Ended { .. } => Problem::new("run-ended", ""),
+            SendError::Io { source, .. } => at("io", &source.path),
+        });
+    }
     if let Some(l) = e.downcast_ref::<LockError>() {
         return Some(match l {
             LockError::Held { path, .. } => at("locked", path),
@@ -165,6 +181,11 @@ fn known(e: &(dyn std::error::Error + 'static)) -> Option<Problem> {
         });
     }
     None
+}
+
+fn no_run(n: &NoRun) -> Problem {
+    let (NoRun::None { path, .. } | NoRun::Gone { path, .. } | NoRun::Unreadable { path, .. }) = n;
+    Problem::new("no-run", "").file(path.display())
 }
 
 fn branch_error(b: &BranchError) -> Problem {
@@ -180,7 +201,9 @@ fn branch_error(b: &BranchError) -> Problem {
         BranchError::BaseMissing { prd, pointer, .. } => {
             in_prd("base-branch-missing", prd, pointer)
         }
-        BranchError::Dirty { root, .. } => at("dirty-tree", root),
+        BranchError::Dirty { root, .. } | BranchError::DirtyParallel { root, .. } => {
+            at("dirty-tree", root)
+        }
         BranchError::Checkout { root, .. } => at("checkout-refused", root),
         BranchError::Git { root, .. } => at("git", root),
     }

@@ -85,7 +85,7 @@ pub struct Def<'a> {
     pub sig: &'a str,
 }
 
-/// The most module doc lines kept (Rust `//!`, shell `#` comments at the start of a line).
+/// The most module doc lines kept (see [`Extract::module_doc`]).
 const MAX_MODULE_DOC: usize = 20;
 /// The most definitions kept (a generated file can define thousands).
 pub const MAX_DEFS: usize = 500;
@@ -105,8 +105,9 @@ pub struct Extract<'a> {
     pub links: Vec<&'a str>,
     /// Its comment lines and docstrings, markers removed.
     pub comments: Vec<&'a str>,
-    /// What describes the whole file: Rust `//!` lines and shell `#` lines at the start of a
-    /// line (the first 20), a markdown file's headings.
+    /// What describes the whole file: Rust `//!` lines, shell and Python `#` lines at the start
+    /// of a line, the lines of a Python docstring opened at the start of a line (the first 20
+    /// in all), a markdown file's headings.
     pub module_doc: Vec<&'a str>,
 }
 
@@ -117,7 +118,8 @@ pub fn extract(lang: Lang, text: &str) -> Extract<'_> {
         headings(text, &mut x.module_doc);
         return x;
     }
-    let mut docstring: Option<&str> = None; // the closing quotes of an open Python docstring
+    // The closing quotes of an open Python docstring, and whether it is a module doc.
+    let mut docstring: Option<(&str, bool)> = None;
     let mut block = imports::Block::default();
     let mut start = 0;
     for i in 0.. {
@@ -131,34 +133,41 @@ pub fn extract(lang: Lang, text: &str) -> Extract<'_> {
         start = end + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let t = line.trim();
-        if let Some(close) = docstring {
+        if let Some((close, whole)) = docstring {
             let (body, closed) = t.find(close).map_or((t, false), |i| (&t[..i], true));
             x.comments.push(body);
-            docstring = (!closed).then_some(close);
+            if whole && !body.is_empty() {
+                module_doc(&mut x, body);
+            }
+            docstring = (!closed).then_some((close, whole));
             continue;
         }
         if lang == Lang::Python
             && let Some(q) = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q))
         {
+            // Opened at the start of a line, it is the module's docstring or a top-level one:
+            // what the file is about, as a script's `#` header is.
+            let whole = line.starts_with(q);
             let rest = &t[3..];
-            match rest.find(q) {
-                Some(i) => x.comments.push(&rest[..i]),
-                None => {
-                    x.comments.push(rest);
-                    docstring = Some(q);
-                }
+            let (body, closed) = rest.find(q).map_or((rest, false), |i| (&rest[..i], true));
+            x.comments.push(body);
+            if whole && !body.is_empty() {
+                module_doc(&mut x, body);
             }
+            docstring = (!closed).then_some((q, whole));
             continue;
         }
         if let Some(c) = comment_text(t, lang) {
             x.comments.push(c);
-            let module_doc = match lang {
+            let is_module_doc = match lang {
                 Lang::Rust => t.starts_with("//!"),
-                Lang::Shell => line.starts_with('#') && !line.starts_with("#!") && line.len() > 1,
+                Lang::Shell | Lang::Python => {
+                    line.starts_with('#') && !line.starts_with("#!") && line.len() > 1
+                }
                 _ => false,
             };
-            if module_doc && x.module_doc.len() < MAX_MODULE_DOC {
-                x.module_doc.push(c);
+            if is_module_doc {
+                module_doc(&mut x, c);
             }
             continue;
         }
@@ -178,6 +187,13 @@ pub fn extract(lang: Lang, text: &str) -> Extract<'_> {
         dedup_new(&mut x.imports, before);
     }
     x
+}
+
+/// Keep `line` as a line of the module doc, unless [`MAX_MODULE_DOC`] are kept.
+fn module_doc<'a>(x: &mut Extract<'a>, line: &'a str) {
+    if x.module_doc.len() < MAX_MODULE_DOC {
+        x.module_doc.push(line);
+    }
 }
 
 /// Drop the imports from `before` on that were already there, and any beyond [`MAX_IMPORTS`].

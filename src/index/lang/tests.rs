@@ -253,3 +253,23 @@ fn odd_input_never_fails_and_limits_hold() {
         .collect();
     assert_eq!(extract(Lang::Rust, &many).defs.len(), MAX_DEFS);
 }
+
+#[test]
+fn a_python_script_says_what_it_is_in_its_docstring_and_comments() {
+    let src = "#!/usr/bin/env python3\n\"\"\"Generate a large valid prd.json\nfor benchmarks.\"\"\"\n# Each story is blocked by earlier ones.\nimport json\nx = 1  # not a doc\ndef f():\n    \"\"\"Inner, not the module's.\"\"\"\n";
+    let x = extract(Lang::Python, src);
+    assert_eq!(
+        x.module_doc,
+        [
+            "Generate a large valid prd.json",
+            "for benchmarks.",
+            "Each story is blocked by earlier ones."
+        ]
+    );
+    assert_eq!(x.imports, ["json"]);
+    let single = extract(
+        Lang::Python,
+        "'''One line.'''\n\"\"\"\nOpened alone.\n\"\"\"\n",
+    );
+    assert_eq!(single.module_doc, ["One line.", "Opened alone."]);
+}

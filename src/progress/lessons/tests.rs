@@ -121,3 +121,23 @@ fn a_wrapped_line_outside_a_list_is_not_a_label() {
     assert_eq!(first, Some(&b"Did it"[..]));
     assert!(l.is_empty(), "{:?}", strs(&l));
 }
+
+#[test]
+fn a_learnings_label_with_a_note_in_parentheses_keeps_its_wrapped_bullets() {
+    // The shape issue 29 reports: the heading carries a note in parentheses (once with a colon
+    // inside it) and every bullet wraps; all of them were lost in compaction.
+    let body = b"- Added the tokenizer\n- Files changed: a.ts\n- Learnings for future iterations (carry into X-002/003):\n  - the tokenizer treats `--` as the end of flags, so positional\n    arguments after it are not re-split\n  - keep offsets in UTF-16 units\n- Learnings (see X-003: dates):\n  - normalise to UTC\n    first\n---\n";
+    let (first, l) = extract(body);
+    assert_eq!(first, Some(&b"Added the tokenizer"[..]));
+    assert_eq!(
+        strs(&l),
+        [
+            "the tokenizer treats `--` as the end of flags, so positional arguments after it are not re-split",
+            "keep offsets in UTF-16 units",
+            "normalise to UTC first"
+        ]
+    );
+    // A long plain line with a colon is still prose, parentheses or not.
+    let (_, l) = extract(b"- We fixed the parser and the lexer today (both): done\n");
+    assert!(l.is_empty(), "{:?}", strs(&l));
+}

@@ -130,6 +130,11 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none", serialize_with = "opt_millis")]
         last_age: Option<Duration>,
     },
+    /// Parallel runs on a terminal: every claim's status line at once, redrawn in place each
+    /// second ([`crate::ui::transient_block`]); only a reporter whose [`Reporter::live`] is
+    /// true gets these (the others get a `claim` per story every few seconds).
+    #[serde(skip)]
+    Board { lines: Vec<String> },
     /// Parallel runs: the summary at the end, a row per story claimed.
     Summary {
         rows: Vec<board::Row>,
@@ -154,12 +159,34 @@ pub enum Event {
         attempts: u32,
         reason: String,
     },
+    /// The agent CLI could not start: its words (or what ralph saw) and what to do. The run
+    /// stops; no story is retried or skipped for it.
+    AgentNotStarted {
+        story: String,
+        agent: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<String>,
+        message: String,
+        advice: String,
+    },
     /// The agent hit a usage limit: the run waits (`until` "14:05 UTC", or a backoff).
     RateLimited {
         line: String,
         until: Option<String>,
         #[serde(serialize_with = "millis")]
         wait: Duration,
+    },
+    /// The run took a person's request (`ralph pause`, `resume`, `steer`, `skip`, `retry`) and it
+    /// changed something: what, in the run's words. A hold takes effect at the loop's next
+    /// check (`story-skipped` then), a note in the next prompt.
+    Control {
+        action: crate::state::history::ControlKind,
+        /// The story it is about (`null`: every story, or none).
+        story: Option<String>,
+        /// A steering note's text (redacted).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        message: String,
     },
     /// The run is over.
     RunEnded {
@@ -318,6 +345,21 @@ mod tests {
         assert_eq!(v[1]["elapsed"], 1500);
         assert_eq!(v[1]["outcome"], "verify-failed");
         assert_eq!(v[1]["cost_usd"], 0.25);
+    }
+
+    #[test]
+    fn the_live_board_is_for_a_terminal_only() {
+        let r = JsonLines::new(Vec::new());
+        r.report(Event::Board {
+            lines: vec!["A Title · running 1s · attempt 1".into()],
+        });
+        r.report(Event::Note { text: "n".into() });
+        let out = String::from_utf8(r.into_inner().unwrap()).unwrap();
+        assert_eq!(out, "{\"event\":\"note\",\"text\":\"n\"}\n");
+        let board = Event::Board {
+            lines: vec!["A · running".into(), "B · queued".into()],
+        };
+        assert_eq!(lines(&board), ["ralph: A · running", "ralph: B · queued"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use super::{Event, Reporter};
 use crate::agent::process::Stop;
 use crate::run::Exit;
 use crate::run::ratelimit::format_elapsed;
+use crate::state::history::ControlKind;
 
 /// Lines for a person, on stderr, through `anstream` (colour as `--color` says).
 #[derive(Debug, Default)]
@@ -24,6 +25,11 @@ impl Reporter for Terminal {
         }
         if let Event::Heartbeat { live: true, .. } = &event {
             crate::ui::transient(&heartbeat_line(&event));
+            return;
+        }
+        if let Event::Board { lines } = &event {
+            let lines: Vec<String> = lines.iter().map(|l| format!("ralph: {l}")).collect();
+            crate::ui::transient_block(&lines);
             return;
         }
         crate::ui::clear_transient();
@@ -145,6 +151,22 @@ pub fn lines(event: &Event) -> Vec<String> {
                 )],
             }
         }
+        Event::AgentNotStarted {
+            agent,
+            version,
+            message,
+            advice,
+            ..
+        } => {
+            let v = version
+                .as_deref()
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default();
+            vec![
+                format!("ralph: {agent}{v} could not start: {message}"),
+                format!("ralph: what to do: {advice}"),
+            ]
+        }
         Event::StorySkipped { story, reason, .. } => vec![format!(
             "ralph: skipping {story} for the rest of this run: {reason}"
         )],
@@ -190,7 +212,17 @@ pub fn lines(event: &Event) -> Vec<String> {
                 super::board::status_line(story, title, state, *elapsed, *attempt, last.as_ref())
             )]
         }
+        Event::Board { lines } => lines.iter().map(|l| format!("ralph: {l}")).collect(),
         Event::Summary { rows, totals } => super::board::summary(rows, totals),
+        Event::Control {
+            action: ControlKind::Steer,
+            text: Some(text),
+            message,
+            ..
+        } => std::iter::once(format!("ralph: {message}"))
+            .chain(text.lines().take(3).map(|l| format!("ralph:   > {l}")))
+            .collect(),
+        Event::Control { message, .. } => vec![format!("ralph: {message}")],
         Event::RunEnded { .. } => ended(event),
     }
 }
@@ -283,6 +315,10 @@ fn ended(event: &Event) -> Vec<String> {
             vec!["ralph: interrupted; history written, lock released".into()]
         }
         Exit::Interrupted => vec!["ralph: interrupted".into()],
+        Exit::StartFailed => vec![format!(
+            "ralph: stopped: the agent could not start, so no story was retried or skipped ({iterations} iteration(s) in {}); fix the cause and run again (`ralph doctor` checks it)",
+            format_elapsed(*elapsed)
+        )],
     }
 }
 

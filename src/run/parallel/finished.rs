@@ -36,6 +36,11 @@ impl Sched<'_> {
         let Some(c) = self.claims.get_mut(id) else {
             return;
         };
+        if let Some(base) = done.resumed {
+            // Its worktree resumed the branch an earlier run left: the merge and its notes
+            // count from where that branch forked.
+            c.base = base;
+        }
         rec.worker = Some(c.worker);
         rec.base = Some(c.base.clone());
         c.agent += Duration::from_millis(rec.duration_ms);
@@ -87,6 +92,29 @@ impl Sched<'_> {
                 let until = Instant::now() + d;
                 self.rate_until = Some(until);
                 c.state = ClaimState::Waiting(until);
+            }
+            Outcome::StartFailed => {
+                self.opts.reporter.report(finished(String::new()));
+                record(&self.root, &rec, &*self.opts.reporter);
+                if !self.start_failed {
+                    self.start_failed = true;
+                    let agent = &self.opts.agent;
+                    let failure = done.start_failure.unwrap_or(
+                        crate::agent::detect::StartFailure::NoSession(rec.exit_code.unwrap_or(1)),
+                    );
+                    self.opts.reporter.report(Event::AgentNotStarted {
+                        story: id.to_string(),
+                        agent: agent.kind.name().to_string(),
+                        version: agent.version.as_ref().map(ToString::to_string),
+                        message: rec.reason.clone().unwrap_or_default(),
+                        advice: crate::agent::advice::for_failure(
+                            &failure,
+                            agent.kind,
+                            &agent.argv,
+                        ),
+                    });
+                }
+                self.release(id, "not started");
             }
             Outcome::Interrupted => {
                 record(&self.root, &rec, &*self.opts.reporter);

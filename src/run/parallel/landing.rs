@@ -36,7 +36,7 @@ impl Sched<'_> {
             story_title: &c.title,
             base: &c.base,
             prd_rel: &self.prd_rel,
-            verify: &s.verify,
+            verify: &c.verify,
             timeout: s.timeout,
             grace: s.grace,
             log,
@@ -57,6 +57,7 @@ impl Sched<'_> {
                 return;
             }
         };
+        let reverified = !c.verify.is_empty();
         let mut rec = c.gated.take().unwrap_or_else(|| unreachable_record(id));
         let tip_before = self.tip.clone();
         let mut merge = MergeRecord {
@@ -69,6 +70,15 @@ impl Sched<'_> {
         };
         match r.verdict {
             MergeVerdict::Merged { fast_forward } => {
+                if !r.carried.is_empty() {
+                    self.note(format!(
+                        "{id}: carried over from its worktree's prd.json: {}",
+                        r.carried.join(", ")
+                    ));
+                }
+                if !r.left.is_empty() {
+                    self.warn(format!("{id}: not carried over: {}", r.left.join("; ")));
+                }
                 let commit = r.commit.clone().unwrap_or_default();
                 merge.result = "merged".into();
                 merge.tip_after = Some(commit.clone());
@@ -92,7 +102,7 @@ impl Sched<'_> {
                     .record(id, Outcome::Done, Some(Progress::default()));
                 let how = if fast_forward {
                     "fast-forward".to_string()
-                } else if s.verify.is_empty() {
+                } else if !reverified {
                     "merged, not re-verified: no verify commands".to_string()
                 } else {
                     format!("re-verified in {}", ratelimit::format_elapsed(t0.elapsed()))
@@ -153,13 +163,15 @@ impl Sched<'_> {
         why: &SendBack,
         failed: Option<(String, String, String)>,
     ) {
+        // The attempt is kept before its worktree is reset: what cannot be kept is not reset.
+        let Some(r) = self.keep_attempt(id, &mut rec) else {
+            return;
+        };
         let s = &self.opts.settings;
         let Some(c) = self.claims.get_mut(id) else {
             return;
         };
-        let head = worktree::head(&c.wt).unwrap_or_default();
-        let saved = worktree::save_attempt(&self.root, &c.branch, c.attempt, &head).ok();
-        rec.attempt_ref = saved.clone();
+        rec.attempt_ref = Some(r.clone());
         let since: Vec<String> = self.merged[c.merged_mark.min(self.merged.len())..]
             .iter()
             .map(|(s, m)| format!("{s} (merged as {m:.7})"))
@@ -169,13 +181,10 @@ impl Sched<'_> {
         } else {
             since.join(", ")
         };
-        let kept = match &saved {
-            Some(r) => format!(
-                "the previous attempt is kept at {r} (`git diff {base:.12}..{r}` shows it, `git cherry-pick {base:.12}..{r}` replays it)",
-                base = c.base
-            ),
-            None => "the previous attempt could not be kept".into(),
-        };
+        let kept = format!(
+            "the previous attempt is kept at {r} (`git diff {base:.12}..{r}` shows it, `git cherry-pick {base:.12}..{r}` replays it)",
+            base = c.base
+        );
         let mut failure = None;
         let (reason, tail, label) = match why {
             SendBack::Conflict(paths) => (
@@ -238,67 +247,91 @@ impl Sched<'_> {
         }
     }
 
-    /// Remove the worktrees, branches and attempt refs of merged stories.
+    /// Keep a sent-back attempt of `id` (its worktree's work saved, its head under the next
+    /// attempt ref); when it cannot be, the story is held (its work stays on its branch) and
+    /// `None` says so.
+    fn keep_attempt(&mut self, id: &str, rec: &mut Record) -> Option<String> {
+        let c = self.claims.get(id)?;
+        let saved = worktree::save(&self.root, &c.wt, &c.branch, "ralph: left at a send-back")
+            .and_then(|s| worktree::save_attempt(&self.root, &c.branch, &s.head));
+        let e = match saved {
+            Ok(r) => return Some(r),
+            Err(e) => e,
+        };
+        let (attempt, branch) = (c.attempt, c.branch.clone());
+        let why = format!("sent back, but its attempt could not be kept: {e}");
+        rec.reason = Some(why.clone());
+        rec.skipped = true;
+        record(&self.root, rec, &*self.opts.reporter);
+        self.warn(format!("{id}: {why}; held, its work stays on {branch}"));
+        self.report_held(id, attempt, &why);
+        self.held.insert(id.to_string(), why);
+        self.release(id, "held");
+        None
+    }
+
+    /// Remove the worktrees, branches and merged attempt refs of merged stories (what they
+    /// hold is saved first; attempts the tip does not contain stay).
     pub(super) fn tidy(&mut self) {
         for (wt, branch) in std::mem::take(&mut self.cleanup) {
-            if let Err(e) = worktree::remove(&self.root, &wt, &branch, true) {
-                self.warn(e.to_string());
+            let msg = format!("ralph: left after the merge, run {}", self.run_id);
+            if let Err(e) = worktree::retire_worktree(&self.root, &wt, &branch, &msg, &self.tip) {
+                self.warn(format!("{}: kept as it is: {e}", wt.display()));
             }
-            worktree::delete_attempts(&self.root, &branch);
+            worktree::delete_merged_attempts(&self.root, &branch, &self.tip);
         }
     }
 
     /// Free a claim's slot and add its summary row. Merged: its worktree and branch go at the
-    /// next [`Sched::tidy`]. Otherwise: what is left in its worktree is committed, the worktree
-    /// removed, the branch deleted when it holds nothing new (kept otherwise).
+    /// next [`Sched::tidy`]. Otherwise: what is left in its worktree is saved on its branch
+    /// (or under an attempt ref), the worktree removed, the branch deleted when the tip holds
+    /// it and kept otherwise (the next run resumes it).
     pub(super) fn release(&mut self, id: &str, result: &str) {
         let Some(c) = self.claims.remove(id) else {
             return;
         };
         self.queue.retain(|q| q != id);
-        let merged = result == "merged";
-        if merged {
-            let failures: Vec<String> =
-                c.failures.iter().map(|(k, n)| format!("{n} {k}")).collect();
-            self.rows.push(crate::run::events::board::Row {
-                id: id.to_string(),
-                result: "merged".into(),
-                attempts: c.attempt,
-                failures: failures.join(", "),
-                agent: c.agent,
-                claim_to_end: c.claimed.elapsed(),
-                where_: format!("{:.7}", self.tip),
-            });
-            self.cleanup.push((c.wt, c.branch));
-            return;
-        }
-        if c.wt.exists() {
-            let msg = format!("ralph: work left by run {}, not verified", self.run_id);
-            let _ = worktree::commit_all(&c.wt, &msg);
-        }
-        // A claim whose first attempt never started has no worktree and no branch.
-        let made = !c.fresh && c.wt.exists();
-        let head = worktree::head(&c.wt).unwrap_or_default();
-        let empty = head == c.base || worktree::is_ancestor(&self.root, &head, &self.tip);
-        let delete = empty || !made;
-        if made && let Err(e) = worktree::remove(&self.root, &c.wt, &c.branch, delete) {
-            self.warn(format!("{id}: {e}"));
-        }
-        let (result, where_) = if delete {
-            (result.to_string(), String::new())
-        } else {
-            (format!("{result}, kept"), c.branch.clone())
-        };
         let failures: Vec<String> = c.failures.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        self.rows.push(crate::run::events::board::Row {
+        let mut row = crate::run::events::board::Row {
             id: id.to_string(),
-            result,
+            result: result.to_string(),
             attempts: c.attempt,
             failures: failures.join(", "),
             agent: c.agent,
             claim_to_end: c.claimed.elapsed(),
-            where_,
-        });
+            where_: String::new(),
+        };
+        if result == "merged" {
+            row.where_ = format!("{:.7}", self.tip);
+            self.rows.push(row);
+            self.cleanup.push((c.wt, c.branch));
+            return;
+        }
+        // A claim whose first attempt never started has no worktree of this run's.
+        if !c.fresh && c.wt.exists() {
+            let msg = format!("ralph: work left by run {}, not verified", self.run_id);
+            match worktree::retire_worktree(&self.root, &c.wt, &c.branch, &msg, &self.tip) {
+                Ok(r) if r.merged => {}
+                Ok(r) => {
+                    row.result = format!("{result}, kept");
+                    row.where_ = r
+                        .saved
+                        .kept_at
+                        .strip_prefix("refs/heads/")
+                        .unwrap_or(&r.saved.kept_at)
+                        .to_string();
+                }
+                Err(e) => {
+                    self.warn(format!(
+                        "{id}: its worktree {} is left as it is (its work could not be saved: {e})",
+                        c.wt.display()
+                    ));
+                    row.result = format!("{result}, kept");
+                    row.where_ = c.wt.display().to_string();
+                }
+            }
+        }
+        self.rows.push(row);
     }
 }
 

@@ -7,14 +7,19 @@
 //! attempt (`iteration::run_one` with the worktree as its root, output only to its log), runs
 //! the merge queue ([`queue::merge`]) and is the only writer of the main tree's prd.json,
 //! progress.txt and history.jsonl. Git steps are in [`worktree`] and [`queue`], the pure
-//! decisions in [`policy`], the printed lines in [`board`]. `--parallel 1` is the sequential
-//! loop of the parent module, untouched.
+//! decisions in [`policy`], the printed lines in [`board`]; what people ask of the live run
+//! (`ralph pause`, `steer`, `skip`, …) is applied on every tick by [`steer`]. `--parallel 1` is
+//! the sequential loop of the parent module, untouched.
 
 pub mod board;
+mod carry;
+pub mod conflicts;
 mod finished;
 mod landing;
 pub mod policy;
+pub mod predict;
 pub mod queue;
+mod steer;
 mod worker;
 pub mod worktree;
 
@@ -35,8 +40,19 @@ use crate::state::state_dir;
 use landing::record;
 use worker::{AttemptDone, Job, MakeWorktree, work};
 
-/// How often the status lines of the running stories are printed.
+/// How often the status lines of the running stories are printed (a line each), or redrawn in
+/// place on a terminal.
 const BOARD_EVERY: Duration = Duration::from_secs(10);
+const BOARD_LIVE_EVERY: Duration = Duration::from_secs(1);
+
+/// Ports apart per worker, for agents that start servers: worker `w` gets `RALPH_PORT_OFFSET`
+/// = 100 × (w − 1) (README, "Parallel runs").
+pub const PORT_STRIDE: u32 = 100;
+
+/// The port offset of worker `w` (1-based).
+pub fn port_offset(w: u32) -> u32 {
+    PORT_STRIDE * w.saturating_sub(1)
+}
 
 /// Why a parallel run could not start or go on.
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +92,8 @@ impl ClaimState {
 /// A claimed story: its slot, worktree and branch, from claim to merge, hold or the end.
 struct Claim {
     title: String,
+    /// The commands the merge re-verifies with: the run's, then the story's own.
+    verify: Vec<String>,
     branch: String,
     wt: PathBuf,
     base: String,
@@ -99,6 +117,8 @@ struct Claim {
 /// The scheduler's state (see the module doc).
 struct Sched<'a> {
     opts: &'a Options,
+    /// The live run's control channel (`ralph pause`, `steer`, …).
+    steer: steer::Steer,
     root: PathBuf,
     prd_rel: String,
     branch: String,
@@ -126,6 +146,10 @@ struct Sched<'a> {
     unfinished: Vec<String>,
     /// What the agents reported spending (see [`crate::run::cost`]).
     spent: crate::run::cost::Spent,
+    /// An agent could not start: no attempt starts any more; what runs finishes and merges.
+    start_failed: bool,
+    /// Predicted files, for conflict-aware claiming (see [`conflicts`]).
+    conflicts: conflicts::Conflicts,
 }
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
@@ -144,15 +168,27 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let rep = &*opts.reporter;
     let note = |text: String| rep.report(Event::Note { text });
     let prd = Prd::load(&prd_path)?;
-    let branch = prd
-        .value
-        .get("branchName")
-        .and_then(|v| v.as_str())
-        .unwrap_or("")
-        .to_string();
-    for line in worktree::recover(&root, &crate::state::worktrees_dir(&root), &branch, s.grace) {
+    let prd_branch = |p: &Prd| {
+        p.value
+            .get("branchName")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    for line in worktree::recover(
+        &root,
+        &crate::state::worktrees_dir(&root),
+        &prd_branch(&prd),
+        s.grace,
+    ) {
         note(line);
     }
+    // The same start as the sequential loop: the branch checked out or created.
+    let (events, prd) = super::branch::prepare_parallel(&root, &prd)?;
+    for e in events {
+        rep.report(e);
+    }
+    let branch = prd_branch(&prd);
     let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
     // `--story` must name a story (its readiness is checked as the sequential loop does).
     super::choose(
@@ -172,6 +208,15 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let run_dir = state.join("runs").join(&run_id);
     crate::fsutil::create_dir_all(&run_dir)?;
     let mut manifest = super::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);
+    let live = super::control::Live::start(super::control::Setup {
+        root: root.clone(),
+        prd_path: prd_path.clone(),
+        run_id: run_id.clone(),
+        parallel: s.parallel,
+        branch: Some(branch.clone()),
+        limit: s.iterations,
+        reporter: opts.reporter.clone(),
+    });
     rep.report(Event::RunStarted {
         run_id: run_id.clone(),
         agent: opts.agent.kind.name().to_string(),
@@ -180,8 +225,12 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         parallel: Some(s.parallel),
         branch: Some(branch.clone()),
     });
+    for e in super::gate::start_notes(s, &prd.stories) {
+        rep.report(e);
+    }
     let mut sched = Sched {
         opts,
+        steer: steer::Steer::new(live),
         root,
         prd_rel,
         branch,
@@ -204,6 +253,8 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         passing: 0,
         unfinished: vec![],
         spent: Default::default(),
+        start_failed: false,
+        conflicts: Default::default(),
     };
     let started = Instant::now();
     let stop = AtomicBool::new(false);
@@ -217,6 +268,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         });
     }
     let _ = std::fs::remove_dir(state.join("worktrees"));
+    sched.steer.live.end();
     drop(lock);
     // The end goes last, after the summary and with the lock released.
     let exit = exit?;
@@ -230,14 +282,17 @@ impl Sched<'_> {
         let mut tx = Some(tx);
         std::thread::scope(|scope| {
             let mut running = 0usize;
-            let mut board_at = Instant::now() + BOARD_EVERY;
+            let mut board_at = Instant::now() + self.board_every();
             let result = loop {
                 if interrupt.load(Ordering::SeqCst) || self.fatal.is_some() {
                     stop.store(true, Ordering::SeqCst);
                     break None;
                 }
+                let merging = self.queue.front().cloned();
+                self.steer_tick(merging.as_deref());
                 if let Some(id) = self.queue.pop_front() {
-                    self.merge(&id, stop);
+                    // The signal itself: `stop` is set only once this loop sees it.
+                    self.merge(&id, interrupt);
                     continue;
                 }
                 for job in self.start_attempts() {
@@ -252,7 +307,7 @@ impl Sched<'_> {
                         let _ = tx.send((job.id, r));
                     });
                 }
-                if self.claims.is_empty() {
+                if self.claims.is_empty() && !self.idle_paused() {
                     break Some(self.finish());
                 }
                 match rx.recv_timeout(Duration::from_millis(100)) {
@@ -265,7 +320,7 @@ impl Sched<'_> {
                         // wait for the worktree lock to make theirs or a merge waits.
                         self.tidy();
                         if Instant::now() >= board_at {
-                            board_at = Instant::now() + BOARD_EVERY;
+                            board_at = Instant::now() + self.board_every();
                             self.print_board();
                         }
                     }
@@ -299,6 +354,10 @@ impl Sched<'_> {
     /// The run is over once nothing is claimed: why.
     fn finish(&mut self) -> Result<Exit, RunError> {
         let prd = Prd::load(&self.opts.prd_path)?;
+        if self.start_failed {
+            self.unfinished = status::remaining(&prd.stories);
+            return Ok(Exit::StartFailed);
+        }
         if prd.all_done() {
             self.passing = prd.stories.iter().filter(|s| !s.removed).count();
             return Ok(Exit::AllDone);
@@ -321,14 +380,18 @@ impl Sched<'_> {
 
     /// Claim new stories into free slots and start every attempt that is due.
     fn start_attempts(&mut self) -> Vec<Job> {
+        if self.steer.live.paused() {
+            return vec![];
+        }
         let s = &self.opts.settings;
         let now = Instant::now();
         if self.rate_until.is_some_and(|t| now < t) {
             return vec![];
         }
         self.rate_until = None;
-        // `--max-cost` reached: no attempt starts; what runs finishes and merges.
-        let spent_out = self.spent.reached(s.max_cost);
+        // `--max-cost` reached, or an agent that cannot start: no attempt starts; what runs
+        // finishes and merges.
+        let spent_out = self.spent.reached(s.max_cost) || self.start_failed;
         if self.n < s.iterations
             && !spent_out
             && self.claims.len() < s.parallel as usize
@@ -347,7 +410,12 @@ impl Sched<'_> {
         for id in due {
             if self.n >= s.iterations || spent_out {
                 // Out of attempts (or of budget): this story cannot go on in this run.
-                self.release(&id, if spent_out { "cost limit" } else { "limit" });
+                let why = match (self.start_failed, spent_out) {
+                    (true, _) => "not started",
+                    (false, true) => "cost limit",
+                    (false, false) => "limit",
+                };
+                self.release(&id, why);
                 continue;
             }
             jobs.push(self.job(&id));
@@ -366,9 +434,15 @@ impl Sched<'_> {
             .collect();
         let free = self.opts.settings.parallel as usize - self.claims.len();
         let forced = self.opts.story.as_deref();
-        for i in policy::select(&prd.stories, &states, &busy, free, forced) {
+        let ready = policy::select(&prd.stories, &states, &busy, usize::MAX, forced);
+        for i in self.pick(&prd, ready, free) {
             let story = &prd.stories[i];
-            let key = self.keys.get(&story.id).cloned().unwrap_or_default();
+            // A story discovered during the run gets a key of its own, never an empty one.
+            let key = match self.keys.get(&story.id) {
+                Some(k) => k.clone(),
+                None => crate::kept::key_for_new(&story.id, self.keys.values()),
+            };
+            self.keys.insert(story.id.clone(), key.clone());
             let branch = policy::story_branch(&self.branch, &key);
             let wt = crate::state::worktrees_dir(&self.root).join(&key);
             let worker = (1..=self.opts.settings.parallel)
@@ -378,6 +452,7 @@ impl Sched<'_> {
                 story.id.clone(),
                 Claim {
                     title: story.title.clone(),
+                    verify: story.gate_commands(&self.opts.settings.verify),
                     branch,
                     wt,
                     base: self.tip.clone(),
@@ -418,8 +493,13 @@ impl Sched<'_> {
         opts.prd_path = c.wt.join(&self.prd_rel);
         opts.echo = false;
         opts.settings.context.save_index = false;
+        opts.settings.context.steering = self.steer.live.notes_for(id);
         opts.env.push(("RALPH_BASE".into(), c.base.clone()));
         opts.env.push(("RALPH_WORKER".into(), c.worker.to_string()));
+        opts.env.push((
+            "RALPH_PORT_OFFSET".into(),
+            port_offset(c.worker).to_string(),
+        ));
         self.opts.reporter.report(Event::IterationStarted {
             iteration: n,
             limit: self.opts.settings.iterations,
@@ -450,11 +530,35 @@ impl Sched<'_> {
         }
     }
 
+    fn board_every(&self) -> Duration {
+        match self.opts.reporter.live() {
+            true => BOARD_LIVE_EVERY,
+            false => BOARD_EVERY,
+        }
+    }
+
+    /// A status line per claim: on a terminal one block redrawn in place, else a line each.
     fn print_board(&self) {
+        let live = self.opts.reporter.live();
+        let mut lines = Vec::new();
         for (id, c) in &self.claims {
             let last = matches!(c.state, ClaimState::Running)
                 .then(|| board::last_activity(&c.log))
                 .flatten();
+            if live {
+                let state = c.state.name();
+                let (elapsed, n) = (c.since.elapsed(), c.attempt);
+                let line = crate::run::events::board::status_line(
+                    id,
+                    &c.title,
+                    state,
+                    elapsed,
+                    n,
+                    last.as_ref(),
+                );
+                lines.push(line);
+                continue;
+            }
             let (last_age, last_line) = last.map_or((None, None), |(a, l)| (Some(a), Some(l)));
             self.opts.reporter.report(Event::Claim {
                 story: id.clone(),
@@ -465,6 +569,9 @@ impl Sched<'_> {
                 last_line,
                 last_age,
             });
+        }
+        if live && !lines.is_empty() {
+            self.opts.reporter.report(Event::Board { lines });
         }
     }
 

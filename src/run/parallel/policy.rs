@@ -1,10 +1,14 @@
-//! The parallel scheduler's pure decisions: which ready stories to claim ([`select`]), the
-//! file- and ref-safe key and branch of a story ([`story_keys`], [`story_branch`]), and what a
-//! merge attempt amounts to ([`merge_verdict`]). Runs nothing, reads no file, writes nothing:
-//! the scheduler (`super`) and the git steps (`super::worktree`, `super::queue`) act on these.
+//! The parallel scheduler's pure decisions: which ready stories to claim ([`select`]), which of
+//! them wait for a predicted conflict ([`schedule`]; the dry run's [`waves`]), the file- and
+//! ref-safe key and branch of a story ([`story_keys`], [`story_branch`]), and what a merge
+//! attempt amounts to ([`merge_verdict`]). Runs nothing, reads no file, writes nothing: the
+//! scheduler (`super`) and the git steps (`super::worktree`, `super::queue`) act on these.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
+use serde::Serialize;
+
+use super::predict::{Overlap, Prediction, overlap};
 use crate::graph::{self, State};
 use crate::prd::Story;
 
@@ -18,90 +22,108 @@ pub fn select(
     free: usize,
     forced: Option<&str>,
 ) -> Vec<usize> {
-    let mut skip = busy.clone();
-    let mut out = Vec::new();
-    if let Some(id) = forced
-        && out.len() < free
-        && !skip.contains(id)
-        && let Some(s) = stories.iter().find(|s| s.id == id)
-        && states.get(s.index) == Some(&State::Ready)
-    {
-        out.push(s.index);
-        skip.insert(id.to_string());
-    }
-    while out.len() < free {
-        let Some(i) = graph::next_ready(stories, states, &skip) else {
+    // Sorted once: the order `graph::next_ready` picks them one by one.
+    let mut ready: Vec<&Story> = stories
+        .iter()
+        .zip(states)
+        .filter(|(s, st)| **st == State::Ready && !busy.contains(&s.id))
+        .map(|(s, _)| s)
+        .collect();
+    ready.sort_by_key(|s| (forced != Some(s.id.as_str()), s.priority, s.index));
+    ready.into_iter().take(free).map(|s| s.index).collect()
+}
+
+/// A ready story kept back because it would likely conflict with a claim (or with a story
+/// picked before it): with whom, and on which file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wait {
+    pub story: String,
+    pub with: String,
+    #[serde(flatten)]
+    pub overlap: Overlap,
+}
+
+/// Of `ready` (story ids in [`select`] order), the ones to claim now: at most `free`, none
+/// whose prediction overlaps by `threshold` or more (`None`: off) that of a live claim
+/// (`live`) or of a story picked before it; and the waits, in order. `predict` is asked only
+/// about the stories looked at (the live claims, and the ready ones until the slots are full).
+pub fn schedule(
+    ready: &[String],
+    live: &[String],
+    free: usize,
+    threshold: Option<f64>,
+    mut predict: impl FnMut(&str) -> Prediction,
+) -> (Vec<String>, Vec<Wait>) {
+    let Some(t) = threshold else {
+        return (ready.iter().take(free).cloned().collect(), vec![]);
+    };
+    let mut held: Vec<(String, Prediction)> =
+        live.iter().map(|id| (id.clone(), predict(id))).collect();
+    let (mut picked, mut waits) = (vec![], vec![]);
+    for id in ready {
+        if picked.len() >= free {
             break;
-        };
-        skip.insert(stories[i].id.clone());
-        out.push(i);
-    }
-    out
-}
-
-/// Whether `id` can be used as it is in a file name and a ref name.
-fn plain(id: &str) -> bool {
-    let mut chars = id.chars();
-    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
-    first_ok
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        && !id.contains("..")
-        && !id.ends_with('.')
-        && !id.ends_with(".lock")
-}
-
-/// FNV-1a, 32 bits: stable across releases and machines (unlike `DefaultHasher`).
-fn fnv1a32(s: &str) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in s.bytes() {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
-}
-
-/// `<slug>-<8 hex digits>`: the key of an id that is not [`plain`].
-fn hashed(id: &str) -> String {
-    let mut slug: String = id
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect::<String>()
-        .split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    slug.truncate(40);
-    if slug.is_empty() {
-        slug.push_str("story");
-    }
-    format!("{slug}-{:08x}", fnv1a32(id))
-}
-
-/// Each story's key (same order as `ids`): the id itself when it is safe in a path and a ref,
-/// otherwise (or when two keys would be equal ignoring case) a slug and a stable hash.
-pub fn story_keys(ids: &[&str]) -> Vec<String> {
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for id in ids.iter().filter(|id| plain(id)) {
-        *seen.entry(id.to_ascii_lowercase()).or_insert(0) += 1;
-    }
-    ids.iter()
-        .map(|id| {
-            if plain(id) && seen.get(&id.to_ascii_lowercase()) == Some(&1) {
-                (*id).to_string()
-            } else {
-                hashed(id)
+        }
+        let p = predict(id);
+        let clash = held
+            .iter()
+            .filter_map(|(other, q)| Some((other, overlap(&p, q).filter(|o| o.score >= t)?)))
+            .max_by(|a, b| a.1.score.total_cmp(&b.1.score));
+        match clash {
+            Some((with, overlap)) => waits.push(Wait {
+                story: id.clone(),
+                with: with.clone(),
+                overlap,
+            }),
+            None => {
+                picked.push(id.clone());
+                held.push((id.clone(), p));
             }
-        })
-        .collect()
+        }
+    }
+    (picked, waits)
 }
 
-/// The story branch: `<branchName>--<key>` (never clashes with `branchName` or its parents).
-pub fn story_branch(branch: &str, key: &str) -> String {
-    format!("{branch}--{key}")
+/// One wave of a dry run: the stories it would run at once, and those kept for a later wave
+/// by a predicted conflict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wave {
+    pub stories: Vec<String>,
+    pub waits: Vec<Wait>,
 }
+
+/// What `--dry-run --parallel K` shows: the run as waves, each wave the stories that would run
+/// at once ([`select`] then [`schedule`]) supposing the wave before has merged.
+pub fn waves(
+    stories: &[Story],
+    k: usize,
+    threshold: Option<f64>,
+    forced: Option<&str>,
+    mut predict: impl FnMut(&str) -> Prediction,
+) -> Vec<Wave> {
+    let mut stories = stories.to_vec();
+    let mut out = Vec::new();
+    loop {
+        let states = graph::states(&stories);
+        let ready: Vec<String> = select(&stories, &states, &HashSet::new(), usize::MAX, forced)
+            .into_iter()
+            .map(|i| stories[i].id.clone())
+            .collect();
+        let (picked, waits) = schedule(&ready, &[], k, threshold, &mut predict);
+        if picked.is_empty() {
+            return out;
+        }
+        for s in stories.iter_mut().filter(|s| picked.contains(&s.id)) {
+            s.passes = true;
+        }
+        out.push(Wave {
+            stories: picked,
+            waits,
+        });
+    }
+}
+
+pub use crate::kept::{story_branch, story_keys};
 
 /// What the merge queue observed about one merge, step by step (`None`: not reached).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -234,33 +256,62 @@ mod tests {
         assert_eq!(ids(&merged, &select(&merged, &st, &busy, 4, None)), ["C"]);
     }
 
+    /// Predictions: A and B both name f.rs; C names g.rs; D predicts nothing.
+    fn pred(id: &str) -> Prediction {
+        let named: &[&str] = match id {
+            "A" | "B" => &["f.rs"],
+            "C" => &["g.rs"],
+            _ => &[],
+        };
+        let named: Vec<String> = named.iter().map(|s| s.to_string()).collect();
+        Prediction::new(&named, &[])
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
-    fn keys_are_the_id_when_safe_and_a_stable_hash_otherwise() {
-        let k = story_keys(&[
-            "US-001", "a b/c", "x..y", "ok.lock", "Dup", "dup", ".hidden",
-        ]);
-        assert_eq!(k[0], "US-001");
-        assert_eq!(k[1], format!("a-b-c-{:08x}", fnv1a32("a b/c")));
-        assert!(k[2].starts_with("x-y-"));
-        assert!(k[3].starts_with("ok-lock-"));
-        assert!(k[4].starts_with("Dup-") && k[5].starts_with("dup-"));
-        assert_ne!(k[4].to_lowercase(), k[5].to_lowercase());
-        assert!(k[6].starts_with("hidden-"));
-        // Stable: FNV-1a's published test vector.
-        assert_eq!(fnv1a32("a"), 0xe40c_292c);
-        for key in &k {
-            assert!(plain(key), "{key}");
-        }
+    fn a_story_predicted_to_touch_a_claims_file_waits() {
+        let ready = strings(&["A", "B", "C", "D"]);
+        let (picked, waits) = schedule(&ready, &[], 3, Some(0.5), pred);
+        assert_eq!(picked, ["A", "C", "D"]);
+        assert_eq!(waits.len(), 1);
         assert_eq!(
-            story_keys(&["***"])[0],
-            format!("story-{:08x}", fnv1a32("***"))
+            (waits[0].story.as_str(), waits[0].with.as_str()),
+            ("B", "A")
+        );
+        assert_eq!(waits[0].overlap.file, "f.rs");
+        // A live claim holds its file too; off, nothing waits.
+        let (picked, waits) = schedule(&strings(&["B", "D"]), &strings(&["A"]), 2, Some(0.5), pred);
+        assert_eq!((picked, waits[0].with.as_str()), (strings(&["D"]), "A"));
+        let (picked, waits) = schedule(&ready, &[], 2, None, pred);
+        assert_eq!((picked, waits.len()), (strings(&["A", "B"]), 0));
+        // Above the overlap: nothing waits; no free slot: nobody is looked at.
+        assert!(schedule(&ready, &[], 4, Some(1.01), pred).1.is_empty());
+        assert!(
+            schedule(&ready, &[], 0, Some(0.5), |_| unreachable!())
+                .0
+                .is_empty()
         );
     }
 
     #[test]
-    fn story_branches_sit_beside_the_branch_never_under_it() {
-        assert_eq!(story_branch("ralph/ralph", "US-1"), "ralph/ralph--US-1");
-        assert_eq!(story_branch("main", "A"), "main--A");
+    fn the_dry_run_plans_waves_that_keep_predicted_conflicts_apart() {
+        let s = stories(&[
+            ("A", 1, &[], false),
+            ("B", 2, &[], false),
+            ("C", 3, &[], false),
+            ("D", 4, &["C"], false),
+        ]);
+        let w = waves(&s, 4, Some(0.5), None, pred);
+        let ids: Vec<Vec<String>> = w.iter().map(|w| w.stories.clone()).collect();
+        assert_eq!(ids, [strings(&["A", "C"]), strings(&["B", "D"])]);
+        assert_eq!(w[0].waits[0].story, "B");
+        assert!(w[1].waits.is_empty());
+        let w = waves(&s, 4, None, None, pred);
+        assert_eq!(w[0].stories, strings(&["A", "B", "C"]));
+        assert_eq!(waves(&s, 1, None, Some("C"), pred)[0].stories, ["C"]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The merge queue's one step: merge a gated story branch onto the tip of `branchName` in the
-//! main tree, re-verify the merged result, write ralph's bookkeeping (the story's `passes`,
-//! the progress.txt lines its agent added) and advance the branch by compare-and-swap
+//! main tree, re-verify the merged result, write ralph's bookkeeping (the story's `passes`, its
+//! agent's `notes` edits and discovered stories, the progress.txt lines it added) and advance
+//! the branch by compare-and-swap
 //! (specs/parallel.md, section 4). Owns those git steps; the decisions are
 //! `policy::merge_verdict`'s, and what follows a verdict (history, send-back, worktree
 //! removal) is the scheduler's.
@@ -63,6 +64,10 @@ pub struct MergeReport {
     pub verify: Vec<VerifyResult>,
     /// The failed re-verify command: its text, how it ended, its output tail.
     pub failed: Option<(String, String, String)>,
+    /// What of the agent's prd.json edits was carried over (see [`super::carry`]), and what
+    /// was not (with why and where its version is kept), in words.
+    pub carried: Vec<String>,
+    pub left: Vec<String>,
 }
 
 impl MergeReport {
@@ -73,6 +78,8 @@ impl MergeReport {
             fast_forward: facts.fast_forward,
             verify: vec![],
             failed: None,
+            carried: vec![],
+            left: vec![],
         }
     }
 }
@@ -184,6 +191,9 @@ pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
             inp.verify,
             &verify::VerifyEnv {
                 root,
+                dir: None,
+                env: &[],
+                label: "verify",
                 timeout: inp.timeout,
                 grace: inp.grace,
                 log: inp.log.clone(),
@@ -222,7 +232,7 @@ pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
         return Ok(r);
     }
     // Steps 4-6: bookkeeping, the commit, the compare-and-swap.
-    let commit = match bookkeep_and_commit(inp, f.fast_forward) {
+    let (commit, carried) = match bookkeep_and_commit(inp, f.fast_forward) {
         Ok(c) => c,
         Err(e) => {
             abort();
@@ -249,15 +259,97 @@ pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
         fast_forward: f.fast_forward,
         verify: results,
         failed: None,
+        carried: carried.carried,
+        left: carried.left,
     })
+}
+
+/// What [`carry_over`] did.
+#[derive(Debug, Default)]
+struct Carried {
+    carried: Vec<String>,
+    left: Vec<String>,
+}
+
+/// prd.json at `rev` (none when it has none, or it does not validate).
+fn prd_at(inp: &MergeInput<'_>, rev: &str) -> Option<(crate::prd::Prd, Vec<u8>)> {
+    let spec = format!("{rev}:{}", inp.prd_rel);
+    let out = crate::run::git::output(inp.root, &["show", &spec]).ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let path = inp.root.join(inp.prd_rel);
+    let prd = crate::prd::Prd::from_bytes(&path, &out.stdout).ok()?;
+    Some((prd, out.stdout))
+}
+
+/// The story's `notes` edits and discovered stories, from its branch's prd.json onto the
+/// tip's `prd` ([`super::carry::plan`]); what could not be carried is reported, the branch's
+/// version kept in `.ralph/rejected/`.
+fn carry_over(inp: &MergeInput<'_>, prd: &mut crate::prd::Prd) -> Carried {
+    let mut out = Carried::default();
+    let (Some((base, _)), Some((head, head_bytes))) =
+        (prd_at(inp, inp.base), prd_at(inp, inp.story_branch))
+    else {
+        return out;
+    };
+    let plan = super::carry::plan(&base.value, &head.value, &prd.value);
+    out.left = plan.left.clone();
+    for (id, notes) in &plan.notes {
+        match prd.set_notes(id, notes) {
+            Ok(()) => out.carried.push(format!("the notes of {id}")),
+            Err(e) => out.left.push(format!("the notes of {id} ({e})")),
+        }
+    }
+    let raw: serde_json::Value = serde_json::from_slice(&head_bytes).unwrap_or_default();
+    let raw_stories = raw
+        .get(&head.dialect.stories_key)
+        .and_then(|v| v.as_array());
+    for i in plan.discovered {
+        let (Some(story), Some(s)) = (raw_stories.and_then(|a| a.get(i)), head.stories.get(i))
+        else {
+            continue;
+        };
+        let from = story
+            .get("discoveredFrom")
+            .and_then(|v| v.as_str())
+            .unwrap_or("?");
+        match prd.append_story(story) {
+            Ok(()) => out
+                .carried
+                .push(format!("the discovered story {} (from {from})", s.id)),
+            Err(e) => out.left.push(format!(
+                "the discovered story {} (it would not be valid on the branch: {})",
+                s.id,
+                e.to_string().lines().next().unwrap_or("")
+            )),
+        }
+    }
+    if !out.left.is_empty() {
+        let state = crate::state::state_dir(inp.root);
+        if let Ok(kept) =
+            crate::state::rejected::keep(&state, 0, &inp.root.join(inp.prd_rel), &head_bytes)
+        {
+            out.left.push(format!(
+                "the branch's prd.json is kept at {}",
+                kept.display()
+            ));
+        }
+    }
+    out
 }
 
 /// Step 4 and 5: the story's `passes` and its progress lines on the tip's files, staged; the
 /// commit that lands the story (the story branch itself when that is already it).
-fn bookkeep_and_commit(inp: &MergeInput<'_>, fast_forward: bool) -> Result<String, QueueError> {
+fn bookkeep_and_commit(
+    inp: &MergeInput<'_>,
+    fast_forward: bool,
+) -> Result<(String, Carried), QueueError> {
     let root = inp.root;
     let mut prd = crate::prd::Prd::load(&root.join(inp.prd_rel))?;
-    if prd.set_passes(inp.story_id, true)? {
+    let flipped = prd.set_passes(inp.story_id, true)?;
+    let carried = carry_over(inp, &mut prd);
+    if flipped || !carried.carried.is_empty() {
         prd.save()?;
     }
     let added = added_lines(root, inp.base, inp.story_branch, PROGRESS)?;
@@ -290,22 +382,19 @@ fn bookkeep_and_commit(inp: &MergeInput<'_>, fast_forward: bool) -> Result<Strin
         inp.story_id, inp.story_title
     );
     let b = git(root, &["rev-parse", inp.story_branch])?;
-    if fast_forward {
-        if tree == b_tree {
-            return Ok(b);
-        }
-        return Ok(git(root, &["commit-tree", &tree, "-p", &b, "-m", &msg])?);
-    }
-    if is_ancestor(root, &b, inp.tip) {
-        return Ok(git(
+    let commit = if fast_forward && tree == b_tree {
+        b
+    } else if fast_forward {
+        git(root, &["commit-tree", &tree, "-p", &b, "-m", &msg])?
+    } else if is_ancestor(root, &b, inp.tip) {
+        git(root, &["commit-tree", &tree, "-p", inp.tip, "-m", &msg])?
+    } else {
+        git(
             root,
-            &["commit-tree", &tree, "-p", inp.tip, "-m", &msg],
-        )?);
-    }
-    Ok(git(
-        root,
-        &["commit-tree", &tree, "-p", inp.tip, "-p", &b, "-m", &msg],
-    )?)
+            &["commit-tree", &tree, "-p", inp.tip, "-p", &b, "-m", &msg],
+        )?
+    };
+    Ok((commit, carried))
 }
 
 #[cfg(test)]

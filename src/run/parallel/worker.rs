@@ -1,6 +1,7 @@
 //! One attempt of a claimed story on a worker thread: make the story's worktree (first
-//! attempt), give it a copy of the main history (the prompt shows what blockers produced),
-//! run `iteration::run_one` with the worktree as its root, and commit what a gated agent left.
+//! attempt: fresh, or resumed on the branch an earlier run left, which its prompt says), give
+//! it a copy of the main history (the prompt shows what blockers produced), run
+//! `iteration::run_one` with the worktree as its root, and commit what a gated agent left.
 //! Owns no scheduling state and writes nothing in the main tree.
 
 use std::path::PathBuf;
@@ -47,6 +48,11 @@ pub(super) struct AttemptDone {
     pub(super) rate_line: Option<String>,
     /// The learned error patterns its prompt showed (the scheduler counts their uses).
     pub(super) patterns_used: Vec<String>,
+    /// The agent never got going (outcome `StartFailed`).
+    pub(super) start_failure: Option<crate::agent::detect::StartFailure>,
+    /// The worktree resumed a story branch an earlier run left: where that branch forked (the
+    /// claim's base from now on).
+    pub(super) resumed: Option<String>,
 }
 
 /// One attempt in a worktree: `iteration::run_one`, then (when gated) what the agent left is
@@ -54,21 +60,22 @@ pub(super) struct AttemptDone {
 pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> {
     let wt = &job.opts.root;
     let mut retry = job.retry.clone();
+    let mut base = job.base.clone();
+    let mut resumed = None;
     if let Some(m) = &job.make {
-        let kept = worktree::add(&m.root, wt, &m.branch, &m.tip)
+        let start = worktree::add(&m.root, wt, &m.branch, &m.tip)
             .map_err(|e| format!("cannot make its worktree: {e}"))?;
-        if let Some(r) = kept {
-            retry = Some(RetryNote {
-                attempt: 0,
-                reason: format!(
-                    "an earlier run left unmerged work for this story; it is kept at {r} (`git diff {tip}..{r}` shows it against the current tip, `git cherry-pick` can replay it)",
-                    tip = m.tip
-                ),
-                output_tail: None,
-                failure: None,
-            });
+        if let Some(note) = start_note(&start, job.attempt, &m.tip) {
+            retry = Some(note);
+        }
+        if let worktree::Start::Resumed { base: b, .. } = start {
+            base = b.clone();
+            resumed = Some(b);
         }
     }
+    // A resumed branch forked from an older tip: its agent is told that base.
+    let resumed_opts = resumed.as_ref().map(|b| with_base(&job.opts, b));
+    let opts = resumed_opts.as_ref().unwrap_or(&job.opts);
     // The prompt shows what blockers produced from history: give the worktree a copy.
     let wt_state = state_dir(wt);
     if crate::fsutil::create_dir_all(&wt_state).is_ok() {
@@ -80,15 +87,15 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
             let _ = std::fs::remove_file(&copy);
         }
     }
-    let bytes = crate::fsutil::read(&job.opts.prd_path).map_err(|e| e.to_string())?;
-    let prd = Prd::from_bytes(&job.opts.prd_path, &bytes).map_err(|e| e.to_string())?;
+    let bytes = crate::fsutil::read(&opts.prd_path).map_err(|e| e.to_string())?;
+    let prd = Prd::from_bytes(&opts.prd_path, &bytes).map_err(|e| e.to_string())?;
     let story = prd
         .story(&job.id)
         .cloned()
         .ok_or_else(|| format!("{} is not in the worktree's prd.json", job.id))?;
     let snapshot = PrdSnapshot::new(prd, bytes);
     let done = iteration::run_one(iteration::Input {
-        opts: &job.opts,
+        opts,
         run_id: &job.run_id,
         run_dir: &job.run_dir,
         interrupt: stop,
@@ -99,7 +106,7 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         retry: retry.as_ref(),
         before: None,
         review_round: job.review_round,
-        review_base: Some(&job.base),
+        review_base: Some(&base),
     })
     .map_err(|e| e.to_string())?;
     if done.outcome == Outcome::Done {
@@ -113,5 +120,40 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         retry: done.retry,
         rate_line: done.rate_line,
         patterns_used: done.patterns_used,
+        start_failure: done.start_failure,
+        resumed,
+    })
+}
+
+/// `opts` with `RALPH_BASE` = `base`.
+fn with_base(opts: &Options, base: &str) -> Options {
+    let mut o = opts.clone();
+    o.env.retain(|(k, _)| k != "RALPH_BASE");
+    o.env.push(("RALPH_BASE".into(), base.to_string()));
+    o
+}
+
+/// What the first prompt of a claim says about the work an earlier run left: resumed (its
+/// commits are in the worktree), or kept under an attempt ref when it could not be.
+fn start_note(start: &worktree::Start, attempt: u32, tip: &str) -> Option<RetryNote> {
+    let reason = match start {
+        worktree::Start::Fresh => return None,
+        worktree::Start::Resumed { base, commits } => format!(
+            "an earlier run stopped before this story was merged (interrupted or killed). You are resuming its work: this worktree's branch already holds its commits on top of {base:.12}, newest first:\n{}\nA commit named \"ralph: work left ...\" holds files that were not committed when it stopped (not verified). Continue from there: check what is done against the acceptance criteria, finish the rest, and do not redo what is already there",
+            commits
+                .iter()
+                .map(|c| format!("  {c}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+        worktree::Start::Kept { at, why } => format!(
+            "an earlier run left unmerged work for this story that could not be resumed ({why}); it is kept at {at} (`git diff {tip:.12}..{at}` shows it against the current tip, `git cherry-pick` can replay it). Reuse what still applies"
+        ),
+    };
+    Some(RetryNote {
+        attempt: attempt.saturating_sub(1),
+        reason,
+        output_tail: None,
+        failure: None,
     })
 }

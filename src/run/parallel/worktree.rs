@@ -1,96 +1,22 @@
 //! The git side of parallel runs outside the merge itself: the preconditions (HEAD on
 //! `branchName`, prd.json committed, a clean tree, an identity), recovery of what a killed run
-//! left (worktrees, their agent groups, a half-done merge, merged story branches), story
-//! worktrees (add, commit leftovers, reset onto a new tip, remove) and attempt refs.
+//! left (worktrees saved then removed, their agent groups, a half-done merge, merged story
+//! branches), story worktrees (made fresh or resumed on the branch an earlier run left, commit
+//! leftovers, reset onto a new tip, saved then removed) and attempt refs. Built on
+//! [`crate::kept::git`], which saves what a worktree holds before anything removes it.
 //! Decides nothing (that is `policy` and the scheduler) and never touches prd.json's content.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::Duration;
 
-/// Held while a worktree is added or removed: git reads every other worktree's admin files
-/// (`.git/worktrees/*`) on the way and fails on one that another `git worktree add` has half
-/// written ("failed to read .git/worktrees/A/commondir"), so workers making theirs at once
-/// take turns.
-static WORKTREES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn worktrees_lock() -> std::sync::MutexGuard<'static, ()> {
-    WORKTREES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// A git command that failed, or a precondition that does not hold.
-#[derive(Debug, thiserror::Error)]
-pub enum GitError {
-    #[error("cannot run git: {0}")]
-    Spawn(#[from] std::io::Error),
-    #[error("`git {args}` in {dir} failed: {stderr}")]
-    Failed {
-        args: String,
-        dir: PathBuf,
-        stderr: String,
-    },
-    #[error("--parallel: {what}; {fix}")]
-    Precondition { what: String, fix: String },
-}
-
-/// Run git in `dir`; its stdout, trimmed, or the failure with git's stderr.
-pub fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(GitError::Failed {
-            args: args.join(" "),
-            dir: dir.to_path_buf(),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        })
-    }
-}
-
-/// Whether a git command exits 0 (output dropped).
-pub fn git_ok(dir: &Path, args: &[&str]) -> bool {
-    Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
+pub use crate::kept::git::{GitError, Saved, dirty_paths, git, git_ok, head, is_ancestor, save};
+use crate::kept::git::{keep_attempt, remove_worktree, resolve, worktrees_lock};
 
 fn pre(what: impl Into<String>, fix: impl Into<String>) -> GitError {
     GitError::Precondition {
         what: what.into(),
         fix: fix.into(),
     }
-}
-
-/// Paths `git status` reports in `dir` (ignored files, `.ralph/` included, are not), read as
-/// the sequential start reads them ([`crate::run::branch::parse_status`]: `-z`, so a name with
-/// spaces or quotes and a rename's new path come out as they are).
-pub fn dirty_paths(dir: &Path) -> Result<Vec<String>, GitError> {
-    let args = ["status", "--porcelain", "-z", "--untracked-files=normal"];
-    let out = crate::run::git::output(dir, &args)?;
-    if !out.status.success() {
-        return Err(GitError::Failed {
-            args: args.join(" "),
-            dir: dir.to_path_buf(),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        });
-    }
-    Ok(crate::run::branch::parse_status(&out.stdout)
-        .into_iter()
-        .map(|e| e.path)
-        .collect())
 }
 
 /// Check what a parallel run needs (specs/parallel.md, section 3); the tip of `branch`.
@@ -166,39 +92,21 @@ pub fn preconditions(root: &Path, branch: &str, prd_rel: &str) -> Result<String,
     git(root, &["rev-parse", &format!("refs/heads/{branch}")])
 }
 
-/// Undo what a ralph killed outright left: stop the agent groups recorded in each worktree,
-/// commit its leftovers to its branch, remove it, prune; end a half-done merge of a story
-/// branch; delete story branches already merged. Returns lines to print.
+/// Undo what a ralph killed outright left, losing nothing: each of ralph's worktrees retired
+/// ([`crate::kept::git::retire_stale`]: its agent group stopped, what it holds saved, then
+/// removed); a half-done merge of a story branch in the main tree ended; the story branches
+/// `branch` already contains deleted. Worktrees elsewhere are never touched. Returns lines to
+/// print.
 pub fn recover(root: &Path, worktrees: &Path, branch: &str, grace: Duration) -> Vec<String> {
     let mut said = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(worktrees) {
-        for e in entries.flatten() {
-            let wt = e.path();
-            let rec = crate::state::state_dir(&wt).join(crate::state::AGENT_GROUP);
-            let n = crate::agent::group::stop_recorded(&rec, grace);
-            if n > 0 {
-                said.push(format!(
-                    "stopped {n} process(es) left running in {}",
-                    wt.display()
-                ));
-            }
-            if wt.join(".git").exists() {
-                let _ = git(&wt, &["merge", "--abort"]);
-                let _ = commit_all(&wt, "ralph: work left by a killed run, not verified");
-            }
-            let p = wt.to_string_lossy().into_owned();
-            if git(root, &["worktree", "remove", "--force", &p]).is_err() {
-                let _ = std::fs::remove_dir_all(&wt);
-            }
-            said.push(format!("removed the stale worktree {}", wt.display()));
-        }
+    for w in crate::kept::git::ralph_worktrees(root, worktrees) {
+        said.extend(crate::kept::git::retire_stale(root, &w, branch, grace));
     }
-    let _ = git(root, &["worktree", "prune"]);
     // A merge of a story branch in the main tree: done when the branch has it, else aborted.
     if let Ok(mh) = git(root, &["rev-parse", "-q", "--verify", "MERGE_HEAD"]) {
         let ours = story_branches(root, branch)
             .iter()
-            .any(|b| git(root, &["rev-parse", b]).ok().as_deref() == Some(mh.as_str()));
+            .any(|b| resolve(root, b).as_deref() == Some(mh.as_str()));
         if ours {
             if is_ancestor(root, &mh, "HEAD") {
                 let _ = git(root, &["merge", "--quit"]);
@@ -208,10 +116,9 @@ pub fn recover(root: &Path, worktrees: &Path, branch: &str, grace: Duration) -> 
             said.push("ended the merge a killed run left in the main tree".into());
         }
     }
+    let tip = format!("refs/heads/{branch}");
     for b in story_branches(root, branch) {
-        if is_ancestor(root, &b, &format!("refs/heads/{branch}"))
-            && git(root, &["branch", "-D", &b]).is_ok()
-        {
+        if is_ancestor(root, &b, &tip) && git(root, &["branch", "-q", "-D", &b]).is_ok() {
             said.push(format!("deleted the merged story branch {b}"));
         }
     }
@@ -229,42 +136,57 @@ fn story_branches(root: &Path, branch: &str) -> Vec<String> {
     .unwrap_or_default()
 }
 
-/// Whether commit `a` is an ancestor of (or equal to) `b`.
-pub fn is_ancestor(root: &Path, a: &str, b: &str) -> bool {
-    git_ok(root, &["merge-base", "--is-ancestor", a, b])
+/// How a story's worktree was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// On a new story branch at the tip.
+    Fresh,
+    /// On the story branch an earlier run left with unmerged work: the agent continues it.
+    /// `base`: where it forked from the branch; `commits`: its commits, newest first
+    /// (`<short hash> <subject>`).
+    Resumed { base: String, commits: Vec<String> },
+    /// The earlier work could not be resumed (`why`): it is kept at `at`, and the story
+    /// branch starts afresh at the tip.
+    Kept { at: String, why: String },
 }
 
-/// Make the worktree `wt` on a fresh `story_branch` at `tip`. A branch of that name left by an
-/// earlier run with unmerged work is kept as an attempt ref first (returned).
-pub fn add(
-    root: &Path,
-    wt: &Path,
-    story_branch: &str,
-    tip: &str,
-) -> Result<Option<String>, GitError> {
+/// Make the worktree `wt` for `story_branch`: resumed on the branch an earlier run left with
+/// work `tip` does not contain, else fresh at `tip`. When the old branch cannot be resumed
+/// (its history shares nothing with `tip`, or git refuses the checkout), its head is kept
+/// under an attempt ref first, so the new branch loses nothing.
+pub fn add(root: &Path, wt: &Path, story_branch: &str, tip: &str) -> Result<Start, GitError> {
     let _turn = worktrees_lock();
-    let mut kept = None;
-    if let Ok(old) = git(
-        root,
-        &[
-            "rev-parse",
-            "-q",
-            "--verify",
-            &format!("refs/heads/{story_branch}"),
-        ],
-    ) && !is_ancestor(root, &old, tip)
-    {
-        kept = Some(save_attempt(root, story_branch, 0, &old)?);
-    }
     if let Some(parent) = wt.parent() {
         std::fs::create_dir_all(parent)?;
     }
     let p = wt.to_string_lossy().into_owned();
+    let old = resolve(root, &format!("refs/heads/{story_branch}"));
+    let Some(old) = old.filter(|o| !is_ancestor(root, o, tip)) else {
+        git(
+            root,
+            &["worktree", "add", "-q", "-B", story_branch, &p, tip],
+        )?;
+        return Ok(Start::Fresh);
+    };
+    let why = match git(root, &["merge-base", &old, tip]) {
+        Ok(base) => match git(root, &["worktree", "add", "-q", &p, story_branch]) {
+            Ok(_) => {
+                let range = format!("{base}..{old}");
+                let log =
+                    git(root, &["log", "-n", "20", "--format=%h %s", &range]).unwrap_or_default();
+                let commits = log.lines().map(String::from).collect();
+                return Ok(Start::Resumed { base, commits });
+            }
+            Err(e) => format!("git refused to check it out ({e})"),
+        },
+        Err(_) => format!("it shares no history with {tip:.12}"),
+    };
+    let at = keep_attempt(root, story_branch, &old)?;
     git(
         root,
         &["worktree", "add", "-q", "-B", story_branch, &p, tip],
     )?;
-    Ok(kept)
+    Ok(Start::Kept { at, why })
 }
 
 /// Commit everything in `dir` that is not ignored, when anything is; whether a commit was made.
@@ -277,34 +199,23 @@ pub fn commit_all(dir: &Path, message: &str) -> Result<bool, GitError> {
     Ok(true)
 }
 
-/// The commit HEAD points at in `dir`.
-pub fn head(dir: &Path) -> Result<String, GitError> {
-    git(dir, &["rev-parse", "HEAD"])
+/// Keep `commit` as the next attempt ref of `story_branch` (never overwriting one); its name.
+pub fn save_attempt(root: &Path, story_branch: &str, commit: &str) -> Result<String, GitError> {
+    keep_attempt(root, story_branch, commit)
 }
 
-/// Keep `commit` as `refs/ralph/attempts/<story_branch>/<n>`; the ref's name.
-pub fn save_attempt(
-    root: &Path,
-    story_branch: &str,
-    n: u32,
-    commit: &str,
-) -> Result<String, GitError> {
-    let r = format!("refs/ralph/attempts/{story_branch}/{n}");
-    git(root, &["update-ref", &r, commit])?;
-    Ok(r)
-}
-
-/// Delete the attempt refs of `story_branch` (once it is merged).
-pub fn delete_attempts(root: &Path, story_branch: &str) {
-    let prefix = format!("refs/ralph/attempts/{story_branch}/");
-    if let Ok(out) = git(root, &["for-each-ref", "--format=%(refname)", &prefix]) {
-        for r in out.lines() {
-            let _ = git(root, &["update-ref", "-d", r]);
+/// Delete the attempt refs of `story_branch` that `tip` contains (once the story is merged);
+/// the others hold work nowhere else and stay (`ralph clean` lists them).
+pub fn delete_merged_attempts(root: &Path, story_branch: &str, tip: &str) {
+    for (_, r, c) in crate::kept::git::attempts(root, story_branch) {
+        if is_ancestor(root, &c, tip) {
+            let _ = git(root, &["update-ref", "-d", &r, &c]);
         }
     }
 }
 
-/// Reset the worktree onto `tip` (ignored build output stays warm).
+/// Reset the worktree onto `tip` (ignored build output stays warm). Only for a worktree whose
+/// work is kept elsewhere (an attempt ref): what it holds is dropped.
 pub fn reset_onto(wt: &Path, tip: &str) -> Result<(), GitError> {
     let _ = git(wt, &["merge", "--abort"]);
     git(wt, &["reset", "-q", "--hard", tip])?;
@@ -312,35 +223,38 @@ pub fn reset_onto(wt: &Path, tip: &str) -> Result<(), GitError> {
     Ok(())
 }
 
-/// Remove the worktree; delete its branch when `delete_branch`.
-pub fn remove(
+/// Save what `wt` holds on `story_branch` (see [`save`]), then remove it; delete the branch
+/// when `tip` contains it (nothing is lost). An error: the worktree is kept as it is.
+pub fn retire_worktree(
     root: &Path,
     wt: &Path,
     story_branch: &str,
-    delete_branch: bool,
-) -> Result<(), GitError> {
-    let _turn = worktrees_lock();
-    let p = wt.to_string_lossy().into_owned();
-    if let Err(e) = git(root, &["worktree", "remove", "--force", &p]) {
-        if wt.exists() {
-            let _ = std::fs::remove_dir_all(wt);
-            let _ = git(root, &["worktree", "prune"]);
-            if wt.exists() {
-                return Err(e);
-            }
-        } else {
-            let _ = git(root, &["worktree", "prune"]);
-        }
+    message: &str,
+    tip: &str,
+) -> Result<Retired, GitError> {
+    let saved = save(root, wt, story_branch, message)?;
+    remove_worktree(root, wt)?;
+    let merged = is_ancestor(root, &saved.head, tip)
+        && resolve(root, &format!("refs/heads/{story_branch}"))
+            .is_none_or(|b| is_ancestor(root, &b, tip));
+    if merged {
+        let _ = git(root, &["branch", "-q", "-D", story_branch]);
     }
-    if delete_branch {
-        git(root, &["branch", "-q", "-D", story_branch])?;
-    }
-    Ok(())
+    Ok(Retired { saved, merged })
+}
+
+/// What [`retire_worktree`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retired {
+    pub saved: Saved,
+    /// The tip contains its work: the branch was deleted.
+    pub merged: bool,
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     /// A repo on branch `main` with prd.json and f.txt committed.
     pub(crate) fn repo() -> (tempfile::TempDir, PathBuf) {
@@ -401,53 +315,131 @@ pub(crate) mod tests {
         assert!(e.contains("other.json is not committed"), "{e}");
     }
 
+    fn commit_in(wt: &Path, file: &str, text: &str) -> String {
+        std::fs::write(wt.join(file), text).unwrap();
+        assert!(commit_all(wt, file).unwrap());
+        head(wt).unwrap()
+    }
+
     #[test]
-    fn worktrees_are_added_reset_removed_and_recovered() {
+    fn a_story_branch_with_unmerged_work_is_resumed_else_made_fresh() {
         let (_d, root) = repo();
+        let tip = head(&root).unwrap();
+        let wt = root.join(".ralph/worktrees/A");
+        assert_eq!(add(&root, &wt, "main--A", &tip).unwrap(), Start::Fresh);
+        assert!(!commit_all(&wt, "nothing").unwrap());
+        let a = commit_in(&wt, "a.txt", "a");
+        std::fs::write(wt.join("b.txt"), "uncommitted").unwrap();
+        // Retired (as after an interrupt): the uncommitted file is committed on the branch.
+        let r = retire_worktree(&root, &wt, "main--A", "left", &tip).unwrap();
+        assert!(!wt.exists() && !r.merged);
+        assert_eq!(r.saved.files, 1);
+        assert_eq!(
+            git(&root, &["show", "main--A:b.txt"]).unwrap(),
+            "uncommitted"
+        );
+        // The branch moved on meanwhile: the story resumes on its own commits.
+        std::fs::write(root.join("f.txt"), "2\n").unwrap();
+        assert!(commit_all(&root, "moved").unwrap());
+        let tip2 = head(&root).unwrap();
+        let Start::Resumed { base, commits } = add(&root, &wt, "main--A", &tip2).unwrap() else {
+            panic!("not resumed")
+        };
+        assert_eq!(base, tip);
+        assert_eq!(commits.len(), 2, "{commits:?}");
+        assert!(commits[1].starts_with(&a[..7]), "{commits:?}");
+        assert_eq!(
+            std::fs::read_to_string(wt.join("b.txt")).unwrap(),
+            "uncommitted"
+        );
+        // Merged (the tip holds it): retiring deletes the branch, nothing is lost.
+        let h = head(&wt).unwrap();
+        git(&root, &["merge", "-q", "--no-edit", "main--A"]).unwrap();
+        let tip3 = head(&root).unwrap();
+        let r = retire_worktree(&root, &wt, "main--A", "left", &tip3).unwrap();
+        assert!(r.merged);
+        assert!(resolve(&root, "refs/heads/main--A").is_none());
+        assert!(is_ancestor(&root, &h, &tip3));
+        // Next claim: fresh at the tip.
+        assert_eq!(add(&root, &wt, "main--A", &tip3).unwrap(), Start::Fresh);
+        remove_worktree(&root, &wt).unwrap();
+    }
+
+    #[test]
+    fn work_that_cannot_be_resumed_is_kept_under_an_attempt_ref() {
+        let (_d, root) = repo();
+        let tip = head(&root).unwrap();
+        // A story branch with no history in common with the tip (say, branchName was made
+        // again from scratch).
+        git(&root, &["checkout", "-q", "--orphan", "main--A"]).unwrap();
+        std::fs::write(root.join("o.txt"), "o").unwrap();
+        git(&root, &["add", "-A"]).unwrap();
+        git(&root, &["commit", "-qm", "orphan"]).unwrap();
+        let orphan = head(&root).unwrap();
+        git(&root, &["checkout", "-q", "-f", "main"]).unwrap();
+        let wt = root.join(".ralph/worktrees/A");
+        let Start::Kept { at, why } = add(&root, &wt, "main--A", &tip).unwrap() else {
+            panic!("not kept")
+        };
+        assert_eq!(at, "refs/ralph/attempts/main--A/1");
+        assert!(why.contains("no history"), "{why}");
+        assert_eq!(resolve(&root, &at).unwrap(), orphan);
+        assert_eq!(head(&wt).unwrap(), tip);
+        // Merged attempts go with the story; unmerged ones stay.
+        delete_merged_attempts(&root, "main--A", &tip);
+        assert!(resolve(&root, &at).is_some());
+        save_attempt(&root, "main--A", &tip).unwrap();
+        delete_merged_attempts(&root, "main--A", &tip);
+        assert_eq!(crate::kept::git::attempts(&root, "main--A").len(), 1);
+    }
+
+    #[test]
+    fn recovery_saves_and_removes_only_ralphs_worktrees() {
+        let (d, root) = repo();
         let tip = head(&root).unwrap();
         let wts = root.join(".ralph/worktrees");
         let wt = wts.join("A");
-        assert_eq!(add(&root, &wt, "main--A", &tip).unwrap(), None);
-        std::fs::write(wt.join("a.txt"), "a").unwrap();
-        assert!(commit_all(&wt, "left").unwrap());
-        assert!(!commit_all(&wt, "nothing").unwrap());
-        let a = head(&wt).unwrap();
-        assert_ne!(a, tip);
-        let r = save_attempt(&root, "main--A", 1, &a).unwrap();
-        assert_eq!(git(&root, &["rev-parse", &r]).unwrap(), a);
-        reset_onto(&wt, &tip).unwrap();
-        assert_eq!(head(&wt).unwrap(), tip);
-        assert!(!wt.join("a.txt").exists());
-        delete_attempts(&root, "main--A");
-        assert!(git(&root, &["rev-parse", "-q", "--verify", &r]).is_err());
-        remove(&root, &wt, "main--A", true).unwrap();
-        assert!(!wt.exists());
-        assert!(!git_ok(
-            &root,
-            &["rev-parse", "--verify", "-q", "refs/heads/main--A"]
-        ));
-        // A killed run's worktree with uncommitted work: committed to its branch, then removed.
         add(&root, &wt, "main--A", &tip).unwrap();
         std::fs::write(wt.join("b.txt"), "b").unwrap();
+        // A person's own worktree, with work of theirs.
+        let mine = d.path().join("mine");
+        git(
+            &root,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "mine",
+                &mine.to_string_lossy(),
+            ],
+        )
+        .unwrap();
+        std::fs::write(mine.join("wip.txt"), "mine").unwrap();
+        // A folder git does not know.
+        std::fs::create_dir_all(wts.join("stray")).unwrap();
+        std::fs::write(wts.join("stray/x"), "x").unwrap();
         let said = recover(&root, &wts, "main", Duration::from_millis(10));
         assert!(
-            said.iter().any(|l| l.contains("stale worktree")),
+            said.iter()
+                .any(|l| l.contains("stale worktree") && l.contains("main--A")),
             "{said:?}"
         );
         assert!(!wt.exists());
-        let kept = git(&root, &["show", "main--A:b.txt"]).unwrap();
-        assert_eq!(kept, "b");
-        // A kept branch with unmerged work becomes an attempt ref when its story is claimed again.
-        let saved = add(&root, &wt, "main--A", &tip).unwrap();
-        assert_eq!(saved.as_deref(), Some("refs/ralph/attempts/main--A/0"));
-        assert_eq!(head(&wt).unwrap(), tip);
-        remove(&root, &wt, "main--A", true).unwrap();
+        assert_eq!(git(&root, &["show", "main--A:b.txt"]).unwrap(), "b");
+        assert!(!wts.join("stray").exists());
+        let rejected = std::fs::read_dir(root.join(".ralph/rejected"))
+            .unwrap()
+            .count();
+        assert_eq!(rejected, 1);
         assert_eq!(
-            git(&root, &["worktree", "list", "--porcelain"])
-                .unwrap()
-                .matches("worktree ")
-                .count(),
-            1
+            std::fs::read_to_string(mine.join("wip.txt")).unwrap(),
+            "mine"
+        );
+        let list = git(&root, &["worktree", "list", "--porcelain"]).unwrap();
+        assert!(
+            list.contains("mine") && !list.contains("worktrees/A"),
+            "{list}"
         );
     }
 }

@@ -8,6 +8,7 @@
 //! and stdin (`stdin-N`) in the fake dir, then runs the behaviour the test gives it. In the
 //! script, `$D` is the fake dir, `$n` the invocation number and `$RALPH_STORY_ID` the story.
 
+pub mod parallel;
 pub mod pin;
 pub mod prd_json;
 
@@ -156,8 +157,17 @@ const RUN: [&str; 5] = ["run", "--sleep", "0", "--grace", "0.3"];
 /// Shell snippet: mark the current story as passing in prd.json (one-line or pretty JSON).
 pub const FLIP: &str =
     r#"sed -i -E -z "s/(\"id\": \"$RALPH_STORY_ID\"[^}]*\"passes\": )false/\1true/" prd.json"#;
+/// Shell snippet: the first event of a structured agent (Claude Code's stream-json init): its
+/// session started, so a failure after it is an attempt, not a start failure.
+pub const STARTED: &str = r#"echo '{"type":"system","subtype":"init","session_id":"s-1"}'"#;
 /// Shell snippet: write a file named after the story and commit it.
 pub const WORK: &str = r#"echo "work $n" > "$RALPH_STORY_ID.txt"; git add -A >/dev/null; git commit -qm "$RALPH_STORY_ID" >/dev/null"#;
+
+/// The fake agents' answers to a CLI's `--version` (the file `version` beside the fakes, else
+/// nothing) and `--help` (anywhere in the arguments), without running or counting.
+pub const FAKE_PROBES: &str = r#"[ "$1" = --version ] && { cat "$D/version" 2>/dev/null; exit 0; }
+for a in "$@"; do [ "$a" = --help ] && exit 0; done
+"#;
 
 impl Project {
     pub fn new(prd_text: &str) -> Project {
@@ -202,10 +212,13 @@ impl Project {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
-    /// Install a fake agent `name` running `body` after the recording prelude.
+    /// Install a fake agent `name` running `body` after the recording prelude. Like a real
+    /// CLI, it answers `--version` and `--help` (ralph's preflight asks) without doing anything
+    /// or counting as a run: it prints what [`Project::fake_version`] set (nothing by default:
+    /// the version is then unknown to ralph) and an empty help.
     pub fn agent(&self, name: &str, body: &str) {
         let script = format!(
-            "#!/bin/sh\nD='{}'\nn=$(cat \"$D/count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$D/count\"\nprintf '%s\\0' \"$@\" > \"$D/argv-$n\"\ncat > \"$D/stdin-$n\"\n{body}\n",
+            "#!/bin/sh\nD='{}'\n{FAKE_PROBES}n=$(cat \"$D/count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$D/count\"\nprintf '%s\\0' \"$@\" > \"$D/argv-$n\"\ncat > \"$D/stdin-$n\"\n{body}\n",
             self.fake.display()
         );
         self.script(name, &script);
@@ -249,6 +262,11 @@ impl Project {
         let mut c = self.command();
         c.args(RUN).stdout(Stdio::null()).stderr(Stdio::null());
         c
+    }
+
+    /// What the fake agents print for `--version` from now on.
+    pub fn fake_version(&self, text: &str) {
+        std::fs::write(self.fake.join("version"), text).unwrap();
     }
 
     pub fn calls(&self) -> usize {

@@ -1,0 +1,140 @@
+//! Conflict-aware claiming (specs/parallel.md, section 3): before a ready story is claimed, the
+//! files it will touch are predicted ([`super::predict`], from the main tree at the current
+//! tip), and a story whose prediction overlaps a live claim's by `--conflict-threshold` or more
+//! waits until that claim is merged or released, instead of conflicting at the merge; each
+//! wait is said once. Also the dry run's plan ([`plan`]: the waves `--dry-run --parallel K`
+//! prints). The decisions are `policy::schedule` and `policy::waves`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use super::Sched;
+use super::policy::{self, Wave};
+use super::predict::{Prediction, Predictor};
+use crate::prd::Prd;
+
+/// The project is read again for a prediction once the tip moved, at most this often: reading
+/// it (the walk, changed files, the co-change history) would otherwise sit between every
+/// merge and the dependants' start, and files change little between two waves.
+const REREAD_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The scheduler's memory of predictions.
+#[derive(Default)]
+pub(super) struct Conflicts {
+    predictor: Option<Predictor>,
+    /// The tip the predictor last read the project at, and when.
+    read_at: String,
+    read_when: Option<std::time::Instant>,
+    cache: HashMap<String, Prediction>,
+    /// (story, the claim it waits for), said already.
+    said: HashSet<(String, String)>,
+}
+
+impl Conflicts {
+    /// The prediction for story `id` of `prd` (from the project at `tip`, read again when the
+    /// tip moved since the last story predicted, see [`REREAD_EVERY`]).
+    fn predict(&mut self, root: &Path, tip: &str, prd: &Prd, id: &str) -> Prediction {
+        if let Some(p) = self.cache.get(id) {
+            return p.clone();
+        }
+        let Some(story) = prd.story(id) else {
+            return Prediction::default();
+        };
+        let recent = self.read_when.is_some_and(|t| t.elapsed() < REREAD_EVERY);
+        let fresh = self.read_at == tip || recent;
+        let predictor = match &mut self.predictor {
+            Some(p) if fresh => p,
+            Some(p) => {
+                p.refresh();
+                p
+            }
+            None => self.predictor.insert(Predictor::new(root)),
+        };
+        if !fresh || self.read_when.is_none() {
+            self.read_at = tip.to_string();
+            self.read_when = Some(std::time::Instant::now());
+        }
+        let p = predictor.predict(story);
+        self.cache.insert(id.to_string(), p.clone());
+        p
+    }
+}
+
+impl Sched<'_> {
+    /// Of the `ready` stories of `prd` (in select order), those to claim into `free` slots:
+    /// none predicted to overlap a live claim (see the module doc).
+    pub(super) fn pick(&mut self, prd: &Prd, ready: Vec<usize>, free: usize) -> Vec<usize> {
+        let threshold = self.opts.settings.conflict_threshold.value();
+        if threshold.is_none() || free == 0 {
+            return ready.into_iter().take(free).collect();
+        }
+        let ids: Vec<String> = ready.iter().map(|&i| prd.stories[i].id.clone()).collect();
+        let live: Vec<String> = self.claims.keys().cloned().collect();
+        let (root, tip) = (self.root.clone(), self.tip.clone());
+        let c = &mut self.conflicts;
+        let (picked, waits) = policy::schedule(&ids, &live, free, threshold, |id| {
+            c.predict(&root, &tip, prd, id)
+        });
+        for w in waits {
+            if self
+                .conflicts
+                .said
+                .insert((w.story.clone(), w.with.clone()))
+            {
+                self.note(format!(
+                    "{} waits for {}: both would touch {} (overlap {:.2} ≥ {:.2}, --conflict-threshold)",
+                    w.story,
+                    w.with,
+                    w.overlap.file,
+                    w.overlap.score,
+                    threshold.unwrap_or_default()
+                ));
+            }
+        }
+        ready
+            .into_iter()
+            .filter(|&i| picked.contains(&prd.stories[i].id))
+            .collect()
+    }
+}
+
+/// What `--dry-run --parallel K` shows.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub waves: Vec<Wave>,
+    /// Each story's predicted files (those looked at), by id.
+    pub predictions: Vec<(String, Prediction)>,
+    /// `None`: conflict-awareness off.
+    pub threshold: Option<f64>,
+}
+
+/// The waves a parallel run of `prd` at `root` would run, `k` at once (see
+/// [`policy::waves`]); reads the project, writes nothing.
+pub fn plan(
+    root: &Path,
+    prd: &Prd,
+    k: usize,
+    threshold: Option<f64>,
+    forced: Option<&str>,
+) -> Plan {
+    let mut predictor = None;
+    let mut predictions: Vec<(String, Prediction)> = Vec::new();
+    let waves = policy::waves(&prd.stories, k, threshold, forced, |id| {
+        if let Some((_, p)) = predictions.iter().find(|(i, _)| i == id) {
+            return p.clone();
+        }
+        let p = match prd.story(id) {
+            Some(s) => predictor
+                .get_or_insert_with(|| Predictor::new(root))
+                .predict(s),
+            None => Prediction::default(),
+        };
+        predictions.push((id.to_string(), p.clone()));
+        p
+    });
+    Plan {
+        waves,
+        predictions,
+        threshold,
+    }
+}
