@@ -67,6 +67,30 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
     Ok(())
 }
 
+/// Write a cache file: a temp file in the same directory, renamed over the target, without
+/// waiting for the disk (no sync). Only for files whose reader checks every byte it uses (the
+/// index, `.ralph/code-index.bin`): after a crash such a file may be torn, and is then rebuilt,
+/// never trusted. Syncing a large cache would cost more than rebuilding it.
+pub fn replace_cache(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+    injected_failure(path)?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(fs_err(path, "create temp file"))?;
+    tmp.write_all(bytes)
+        .map_err(fs_err(path, "write temp file"))?;
+    tmp.persist(path).map_err(|e| FsError {
+        path: path.to_path_buf(),
+        action: "rename temp file into place",
+        source: e.error,
+    })?;
+    Ok(())
+}
+
 /// Debug builds only (the integration tests' disk-full faults): `RALPH_TEST_FAIL_WRITE=<name>`
 /// makes every atomic write to a file of that name fail as if the disk were full. Release
 /// builds compile this to nothing.

@@ -31,7 +31,6 @@
 pub mod agent;
 pub mod clean;
 pub mod cli;
-pub mod code;
 pub mod config;
 pub mod context;
 pub mod dag;
@@ -39,6 +38,7 @@ pub mod doctor;
 pub mod exit;
 pub mod fsutil;
 pub mod graph;
+pub mod index;
 pub mod init;
 pub mod kept;
 pub mod par;

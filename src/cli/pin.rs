@@ -6,8 +6,8 @@ use serde_json::json;
 
 use super::Ctx;
 use super::envelope::{self, Envelope, Problem};
-use crate::code::{PinEvidence, QueryTerm, as_written, written_words};
 use crate::exit::Code;
+use crate::index::{PinEvidence, QueryTerm, as_written, written_words};
 use crate::pin::{self, INDEX_PATH, check::Severity};
 
 #[derive(Debug, Args)]
@@ -72,7 +72,7 @@ pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
             files,
             json,
         } => {
-            let query = crate::code::query(&words.join(" "), "");
+            let query = crate::index::query(&words.join(" "), "");
             if files {
                 search_files(ctx, &query, limit, json)
             } else {
@@ -83,8 +83,12 @@ pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
 }
 
 fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
-    let out = pin::generate::generate(&ctx.root)
+    // The index is saved only by a run that writes the Pin.
+    let out = pin::generate::generate(&ctx.root, !check && !stdout)
         .with_context(|| format!("cannot generate the Pin for {}", ctx.root.display()))?;
+    if let Some(w) = &out.index_warning {
+        crate::say!("warning: {w}");
+    }
     for (name, path) in &out.summary.dropped {
         crate::say!(
             "{INDEX_PATH}: entry \"{name}\": removed `{path}`, which matches nothing any more"
@@ -101,11 +105,6 @@ fn generate(ctx: &Ctx, check: bool, stdout: bool) -> anyhow::Result<Code> {
     }
     if check {
         return check_generated(out.old.as_deref(), &out.text);
-    }
-    // The machine's index, one level finer than the Pin: built now so the first prompt is fast.
-    let refreshed = crate::code::refresh(&ctx.root);
-    if let Some(w) = &refreshed.warning {
-        crate::say!("warning: {w}");
     }
     if out.old.as_deref() == Some(out.text.as_str()) {
         crate::say!(
@@ -271,17 +270,17 @@ fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Re
 /// `--files`: the files the prompt's "where to look" would name for these words.
 fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Result<Code> {
     let pins = pin_evidence(ctx, q)?;
-    let mut refreshed = crate::code::refresh(&ctx.root);
+    let mut refreshed = crate::index::refresh(&ctx.root);
     let mut warnings = Vec::new();
     if let Some(w) = &refreshed.warning {
         crate::say!("warning: {w}");
         warnings.push(Problem::new("code-index", w.to_string()));
     }
-    let evidence = crate::code::Evidence {
+    let evidence = crate::index::Evidence {
         pins,
         blockers: Vec::new(),
     };
-    let (ranked, warning) = crate::code::scan::rank_or_rebuild(
+    let (ranked, warning) = crate::index::scan::rank_or_rebuild(
         &ctx.root,
         &mut refreshed.index,
         true,
@@ -337,7 +336,7 @@ fn pin_evidence(ctx: &Ctx, q: &[QueryTerm]) -> anyhow::Result<Vec<PinEvidence>> 
 }
 
 /// Ranked files as text: rank, path, score and matched words, then evidence and definitions.
-fn files_text(ranked: &[crate::code::Ranked]) -> String {
+fn files_text(ranked: &[crate::index::Ranked]) -> String {
     let mut out = String::new();
     for (i, r) in ranked.iter().enumerate() {
         let words: Vec<&str> = r.matched.iter().map(|(w, _)| w.as_str()).collect();

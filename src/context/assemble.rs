@@ -19,7 +19,7 @@ use super::report::{
 };
 use super::steering::{self, SteerNote};
 use super::{ContextError, Options};
-use crate::code::Ranked;
+use crate::index::Ranked;
 use crate::prd::Story;
 
 mod fit;

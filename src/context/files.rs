@@ -1,10 +1,10 @@
 //! The files of the "where to look" section as the prompt shows them: each ranked file redacted
 //! ([`PrepFile`]) and how much of it each reduction level keeps ([`file_plan`]: the outlines of
 //! the top files go first, then matching signatures shrink, then files drop from the bottom).
-//! Pure; the ranking is [`crate::code`]'s, the wording [`super::render`]'s.
+//! Pure; the ranking is [`crate::index`]'s, the wording [`super::render`]'s.
 
 use super::redact::{Redactions, redact_into};
-use crate::code::{OUTLINED_FILES, Ranked};
+use crate::index::{OUTLINED_FILES, Ranked};
 
 /// A ranked file, redacted, as the prompt shows it.
 pub struct PrepFile {

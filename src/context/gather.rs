@@ -15,7 +15,7 @@ use std::path::{Component, Path};
 use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
 use super::instructions::{self, Flavour};
 use super::{ContextError, Options};
-use crate::code::{PinEvidence, as_written, written_words};
+use crate::index::{PinEvidence, as_written, written_words};
 use crate::patterns::Failure;
 use crate::prd::{Prd, Story};
 
@@ -24,14 +24,14 @@ const SPEC_READ_LIMIT: u64 = 256 * 1024;
 
 /// The search terms of a story (title weighing more than the rest), redacted first: a secret
 /// is never a search term.
-pub fn story_query(s: &Story) -> Vec<crate::code::QueryTerm> {
+pub fn story_query(s: &Story) -> Vec<crate::index::QueryTerm> {
     let title = super::redact::redact(&s.title).0;
     let mut rest = format!("{}\n{}\n", s.description, s.notes);
     for c in &s.acceptance_criteria {
         rest.push_str(c);
         rest.push('\n');
     }
-    crate::code::query(&title, &super::redact::redact(&rest).0)
+    crate::index::query(&title, &super::redact::redact(&rest).0)
 }
 
 /// The story `id` of `prd`, or the error that names the file and the nearest id.
@@ -111,7 +111,7 @@ pub fn gather(
             }
         })
         .collect();
-    let evidence = crate::code::Evidence {
+    let evidence = crate::index::Evidence {
         pins: PinEvidence::from_scores(
             pins.iter()
                 .map(|p| (p.name.clone(), p.score, p.files.clone()))
@@ -122,7 +122,7 @@ pub fn gather(
             .flat_map(|d| d.files_changed.iter().map(|f| (d.id.clone(), f.clone())))
             .collect(),
     };
-    let (files, warning) = crate::code::scan::rank_or_rebuild(
+    let (files, warning) = crate::index::scan::rank_or_rebuild(
         root,
         &mut index,
         opts.save_index,
@@ -131,7 +131,7 @@ pub fn gather(
         opts.files,
     );
     notes.extend(warning);
-    if index.files().is_empty() {
+    if index.is_empty() {
         notes.push(format!(
             "{}: no source files found to name in the prompt",
             root.display()
@@ -190,7 +190,7 @@ pub fn gather(
 fn error_patterns(
     root: &Path,
     failure: Option<&Failure>,
-    files: &[crate::code::Ranked],
+    files: &[crate::index::Ranked],
     notes: &mut Vec<String>,
 ) -> Vec<crate::patterns::Chosen> {
     let (stored, skipped) = match crate::state::patterns::read_counted(root) {
@@ -217,7 +217,7 @@ fn error_patterns(
 /// What the search side of gathering found.
 struct Found {
     pins: Vec<PinHit>,
-    index: crate::code::store::Index,
+    index: crate::index::store::Index,
     has_pin: bool,
     notes: Vec<String>,
 }
@@ -225,7 +225,7 @@ struct Found {
 /// Refresh the code index and search the Pin for the story's terms.
 fn find(
     root: &Path,
-    query: &[crate::code::QueryTerm],
+    query: &[crate::index::QueryTerm],
     opts: &Options,
 ) -> Result<Found, ContextError> {
     let mut notes = Vec::new();
@@ -238,7 +238,7 @@ fn find(
         ));
     }
     let pins = pin_hits(root, &written_words(query), opts)?;
-    let refreshed = crate::code::scan::refresh_with(root, opts.save_index);
+    let refreshed = crate::index::scan::refresh_with(root, opts.save_index);
     notes.extend(refreshed.warning);
     Ok(Found {
         pins,

@@ -84,20 +84,20 @@ fn inputs() -> Inputs {
     }
 }
 
-fn ranked(path: &str, sig: &str) -> crate::code::Ranked {
-    crate::code::Ranked {
+fn ranked(path: &str, sig: &str) -> crate::index::Ranked {
+    crate::index::Ranked {
         path: path.into(),
-        kind: crate::code::Kind::of(path),
+        kind: crate::index::Kind::of(path),
         score: 1.0,
         matched: vec![("ready".into(), 1.0)],
         evidence: vec![],
-        symbols: vec![crate::code::facts::Symbol {
+        symbols: vec![crate::index::facts::Symbol {
             kind: "fn".into(),
             name: "ready".into(),
             line: 3,
             sig: sig.into(),
         }],
-        outline: vec![crate::code::facts::Symbol {
+        outline: vec![crate::index::facts::Symbol {
             kind: "struct".into(),
             name: "Queue".into(),
             line: 9,

@@ -3,7 +3,7 @@
 //!
 //! Owns the policy, pure over file names, sizes and the links between the files (Rust `mod x;`
 //! and `use crate::x`/`super::x`, Python relative imports, JS/TS `./x` imports; see
-//! [`super::extract::FileFacts::links`]): files sharing a name stem go together (`terminal.go`,
+//! [`super::generate::FileFacts::links`]): files sharing a name stem go together (`terminal.go`,
 //! `terminal_unix.go`, `terminal_test.go`'s source), a small file only one part imports joins
 //! that part, a tiny file alone joins the folder's own part, tests form parts of their own, and no part holds more than [`MAX_PART`] files.
 //! Does not own which folders are split or how parts are named in the Pin (see
@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use super::text::split_words;
+use crate::index::text::split_words;
 
 /// A folder with more direct source files than this is split into parts.
 pub const SPLIT_ABOVE: usize = 15;

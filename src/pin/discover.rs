@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 
 use super::split::Splitting;
-use super::text::{FastMap as HashMap, FastSet};
+use crate::index::text::{FastMap as HashMap, FastSet};
 
 pub use super::roots::Declared;
 use super::roots::find_roots;
@@ -192,7 +192,7 @@ fn unique_name(name: String, used: &mut FastSet<String>) -> String {
     candidate
 }
 
-/// The sibling modules each file links to (see [`super::extract::FileFacts::links`]), by path.
+/// The sibling modules each file links to (see [`super::generate::FileFacts::links`]), by path.
 pub type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
 
 /// Find the modules of a project. `project` names the top when no manifest does.

@@ -1,57 +1,27 @@
-//! `ralph pin generate`: walk the project, find modules, choose keywords, merge into the Pin.
+//! `ralph pin generate`: the Pin written from the index. The index ([`crate::index`]) walks
+//! the project once and reads each changed file once (what it defines, imports, links to and
+//! says about itself); generation reads that, finds modules, chooses keywords and merges them
+//! into the Pin.
 //!
-//! Owns the I/O of generation: the gitignore-aware walk (the `ignore` crate; `.git`, `target`,
-//! `node_modules`, `vendor` and build output skipped), reading manifests and sources (in
-//! parallel, during the walk), and producing the new Pin text. Policy lives in [`super::discover`],
-//! [`super::keywords`] and [`super::merge`]. Does not write the file (the caller decides:
+//! Owns the I/O of generation: bringing the index up to date ([`crate::index::scan`]), reading
+//! manifests, and producing the new Pin text. Policy lives in [`super::discover`],
+//! [`super::keywords`] and [`super::merge`]. Does not write specs/INDEX.md (the caller decides:
 //! write, print, or diff).
 
 use std::path::Path;
 
 use super::check::{is_glob, resolve};
 use super::discover::{Declared, Manifest, SourceFile, Unit, discover_declared};
-use super::extract::{FileFacts, SOURCE_EXTS, describes_code, extract};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
-use super::text::{FastMap as HashMap, FastSet as HashSet};
 use super::{INDEX_PATH, PinError};
-use crate::par::{drop_later, map_balanced_by};
+use crate::index::lang::{Lang, library};
+use crate::index::store::{Damaged, Details, FileRec, Index};
+use crate::index::text::{FastMap as HashMap, FastSet as HashSet};
+use crate::par::{drop_later, map_balanced_by, map_each};
 
-/// Folders never walked, gitignored or not (also by the code index, [`crate::code::scan`]):
-/// version control, ralph's own state, dependencies, build output, caches.
-pub const SKIP_DIRS: &[&str] = &[
-    ".git",
-    ".ralph",
-    "target",
-    "node_modules",
-    "vendor",
-    "build",
-    "dist",
-    "out",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".tox",
-    ".mypy_cache",
-    ".pytest_cache",
-    "bower_components",
-    ".next",
-    ".gradle",
-    ".idea",
-    "coverage",
-];
-const MANIFESTS: &[&str] = &[
-    "Cargo.toml",
-    "package.json",
-    "pyproject.toml",
-    "setup.cfg",
-    "go.mod",
-    "pom.xml",
-    "build.gradle",
-    "build.gradle.kts",
-];
-/// Files larger than this are listed but not read for keywords (generated or minified code).
+/// Files larger than this are listed but give no keywords (generated or minified code).
 const MAX_READ: u64 = 512 * 1024;
 
 /// The result of a generation: the new Pin, its text, the text it replaces, and what changed.
@@ -62,152 +32,90 @@ pub struct Outcome {
     /// The current specs/INDEX.md (`None` when there is none).
     pub old: Option<String>,
     pub summary: Summary,
+    /// Why the index could not be saved, when it could not.
+    pub index_warning: Option<String>,
 }
 
-struct Walked {
-    sources: Vec<SourceFile>,
-    docs: Vec<String>,
-    /// Manifests, read and parsed during the walk (sorted by path).
-    manifests: Vec<Declared>,
-    /// What each source and doc file defines, imports and says (read during the walk).
-    facts: HashMap<String, FileFacts>,
+/// What one source or doc file gives its module's keywords and discovery.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileFacts {
+    /// Names of the functions, types, classes… it defines.
+    pub defs: Vec<String>,
+    /// The libraries it imports (see [`crate::index::lang::library`]).
+    pub imports: Vec<String>,
+    /// Its module doc (Rust `//!`, shell `#` lines) or, for markdown, its headings.
+    pub doc: String,
+    /// The modules of the same package it refers to by name (see
+    /// [`crate::index::lang::Extract::links`]): what ties the files of one folder together.
+    pub links: Vec<String>,
 }
 
-/// One file the walk found.
-enum Found {
-    Source(SourceFile, FileFacts),
-    Doc(String, FileFacts),
-    Other,
-}
-
-/// The size of a walked file and, when it has at most [`MAX_READ`] bytes, its bytes (`None`:
-/// too large or unreadable). One open and one fstat: no separate stat of the path.
-fn size_and_bytes(entry: &ignore::DirEntry) -> (u64, Option<Vec<u8>>) {
-    use std::io::Read;
-    let opened = std::fs::File::open(entry.path()).and_then(|f| Ok((f.metadata()?.len(), f)));
-    match opened {
-        Ok((size, _)) if size > MAX_READ => (size, None),
-        Ok((size, mut file)) => {
-            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
-            let read = file.read_to_end(&mut bytes);
-            (size, read.ok().map(|_| bytes))
-        }
-        // Not readable: its size may still be known.
-        Err(_) => (entry.metadata().map_or(0, |m| m.len()), None),
+/// Whether a definition of this kind gives its module keywords: not an `impl` (its type's
+/// name is there already), a module declaration, a constant or a variable (unless exported
+/// from a JS/TS module), a JS/TS class method (a module's API is what it exports), nor a C
+/// macro.
+fn names_module(lang: Lang, kind: &str, sig: &str) -> bool {
+    match kind {
+        "impl" | "mod" | "static" | "macro" => false,
+        "const" | "let" | "var" => sig.starts_with("export"),
+        "method" => lang != Lang::Js,
+        _ => true,
     }
 }
 
+/// What the Pin reads of a file from its index details.
+fn file_facts(path: &str, size: u64, d: &Details) -> FileFacts {
+    if size > MAX_READ {
+        return FileFacts::default();
+    }
+    let lang = Lang::of(path);
+    let lines = |s: &str| -> Vec<String> { s.lines().map(str::to_string).collect() };
+    FileFacts {
+        defs: d
+            .symbols()
+            .filter(|s| names_module(lang, &s.kind, &s.sig))
+            .map(|s| s.name)
+            .collect(),
+        imports: match lang.imports_read() {
+            true => d
+                .imports
+                .lines()
+                .filter_map(|w| library(lang, w))
+                .map(str::to_string)
+                .collect(),
+            false => Vec::new(),
+        },
+        doc: d.module_doc.clone(),
+        links: lines(&d.links),
+    }
+}
+
+/// Every indexed source and doc file's facts, by path, read on all cores.
+fn read_facts(index: &Index) -> Result<HashMap<String, FileFacts>, Damaged> {
+    let files: Vec<(usize, &FileRec)> = index.files().collect();
+    let docs: Vec<(usize, &FileRec)> = index.docs().collect();
+    let sources = map_each(&files, |&(i, f)| {
+        Ok((
+            f.path.clone(),
+            file_facts(&f.path, f.size, &index.details(i)?),
+        ))
+    });
+    let docs = map_each(&docs, |&(i, f)| {
+        Ok((
+            f.path.clone(),
+            file_facts(&f.path, f.size, &index.doc_details(i)?),
+        ))
+    });
+    sources.into_iter().chain(docs).collect()
+}
+
 /// Read and parse a manifest (`None` when it cannot be read as text: it declares nothing).
-fn read_declared(path: &str, file: &Path) -> Option<Declared> {
-    let text = std::fs::read_to_string(file).ok()?;
+fn read_declared(root: &Path, path: &str) -> Option<Declared> {
+    let text = std::fs::read_to_string(root.join(path)).ok()?;
     Some(Declared::read(&Manifest {
         path: path.to_string(),
         text,
     }))
-}
-
-/// Classify one walked file and, for a source or doc file, read and extract it; a manifest is
-/// read and parsed here too.
-fn visit(root: &Path, entry: &ignore::DirEntry) -> Option<(Option<Declared>, Found)> {
-    if !entry.file_type().is_some_and(|t| t.is_file()) {
-        return None;
-    }
-    let rel = entry.path().strip_prefix(root).ok()?;
-    let rel = rel.to_str()?; // not UTF-8: cannot be written in the Pin
-    let rel = rel.replace('\\', "/");
-    let name = rel.rsplit('/').next().unwrap_or(&rel);
-    let manifest = if MANIFESTS.contains(&name) {
-        read_declared(&rel, entry.path())
-    } else {
-        None
-    };
-    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-    let facts = |bytes: Option<Vec<u8>>| match bytes {
-        Some(bytes) => extract(&rel, &bytes),
-        None => FileFacts::default(),
-    };
-    let found = if SOURCE_EXTS.contains(&ext) {
-        let (size, bytes) = size_and_bytes(entry);
-        let facts = facts(bytes);
-        Found::Source(
-            SourceFile {
-                path: rel.clone(),
-                size,
-            },
-            facts,
-        )
-    } else if (ext == "md" || ext == "markdown") && rel != INDEX_PATH && describes_code(&rel) {
-        let facts = facts(size_and_bytes(entry).1);
-        Found::Doc(rel.clone(), facts)
-    } else {
-        Found::Other
-    };
-    Some((manifest, found))
-}
-
-/// Walk the project on all cores, reading and extracting each source and doc file as it is
-/// found (the work is per file); the lists come out sorted, so the result does not depend on
-/// the order the threads saw the files in.
-fn walk(root: &Path) -> Result<Walked, PinError> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    ignore::WalkBuilder::new(root)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|e| {
-            !(e.file_type().is_some_and(|t| t.is_dir())
-                && e.depth() > 0
-                && SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
-        })
-        .build_parallel()
-        .run(|| {
-            let tx = tx.clone();
-            Box::new(move |entry| {
-                let (item, state) = match entry {
-                    Ok(entry) => (visit(root, &entry).map(Ok), ignore::WalkState::Continue),
-                    Err(e) => (Some(Err(e)), ignore::WalkState::Quit),
-                };
-                if let Some(item) = item
-                    && tx.send(item).is_err()
-                {
-                    return ignore::WalkState::Quit;
-                }
-                state
-            })
-        });
-    drop(tx);
-    let mut walked = Walked {
-        sources: Vec::new(),
-        docs: Vec::new(),
-        manifests: Vec::new(),
-        facts: HashMap::default(),
-    };
-    for item in rx {
-        let (manifest, found) = item.map_err(|source| PinError::Walk {
-            root: root.to_path_buf(),
-            source,
-        })?;
-        if let Some(m) = manifest {
-            walked.manifests.push(m);
-        }
-        match found {
-            Found::Source(file, facts) => {
-                walked.facts.insert(file.path.clone(), facts);
-                walked.sources.push(file);
-            }
-            Found::Doc(path, facts) => {
-                walked.facts.insert(path.clone(), facts);
-                walked.docs.push(path);
-            }
-            Found::Other => {}
-        }
-    }
-    // A walk finds each path once: an unstable sort gives the same order, with fewer moves.
-    walked
-        .sources
-        .sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.size.cmp(&b.size)));
-    walked.docs.sort_unstable();
-    walked.manifests.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(walked)
 }
 
 fn norm_lib(s: &str) -> String {
@@ -254,26 +162,52 @@ fn module_text<'a>(u: &Unit, facts: &'a HashMap<String, FileFacts>) -> ModuleTex
     m
 }
 
-/// Generate the Pin for the project at `root`, merged into its current specs/INDEX.md.
-pub fn generate(root: &Path) -> Result<Outcome, PinError> {
-    let index = root.join(INDEX_PATH);
-    let old = super::read_text(&index)?;
+/// Generate the Pin for the project at `root`, merged into its current specs/INDEX.md. The
+/// index is brought up to date first, and saved when `save_index` (a `--check` or `--stdout`
+/// run writes nothing).
+pub fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinError> {
+    let index_path = root.join(INDEX_PATH);
+    let old = super::read_text(&index_path)?;
     let mut pin = Pin::parse(old.as_deref().unwrap_or(""));
-    let mut walked = walk(root)?;
+    let mut refreshed = crate::index::scan::refresh_with(root, save_index);
+    if let Some(source) = refreshed.walk_error.take() {
+        return Err(PinError::Walk {
+            root: root.to_path_buf(),
+            source,
+        });
+    }
+    let facts = match read_facts(&refreshed.index) {
+        Ok(f) => f,
+        Err(_) => {
+            // The cache turned out damaged: built again from the files alone.
+            refreshed = crate::index::scan::rebuilt(root, save_index);
+            read_facts(&refreshed.index).unwrap_or_default()
+        }
+    };
+    let index = &refreshed.index;
+    let sources: Vec<SourceFile> = index
+        .files()
+        .map(|(_, f)| SourceFile {
+            path: f.path.clone(),
+            size: f.size,
+        })
+        .collect();
+    let docs: Vec<String> = index
+        .docs()
+        .map(|(_, d)| d.path.clone())
+        .filter(|p| p != INDEX_PATH)
+        .collect();
+    let manifests: Vec<Declared> = map_each(&refreshed.manifests, |p| read_declared(root, p))
+        .into_iter()
+        .flatten()
+        .collect();
     let project = root
         .canonicalize()
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".to_string());
-    let facts = std::mem::take(&mut walked.facts);
     let links = |path: &str| -> &[String] { facts.get(path).map_or(&[], |f| f.links.as_slice()) };
-    let units = discover_declared(
-        &project,
-        &walked.sources,
-        &walked.docs,
-        &walked.manifests,
-        &links,
-    );
+    let units = discover_declared(&project, &sources, &docs, &manifests, &links);
 
     // Per unit and independent: built on all cores.
     let texts: Vec<ModuleText> =
@@ -296,7 +230,7 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
         .collect();
 
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let walked_set: HashSet<&str> = walked.sources.iter().map(|s| s.path.as_str()).collect();
+    let walked_set: HashSet<&str> = sources.iter().map(|s| s.path.as_str()).collect();
     let summary = merge(&mut pin, generated, |item| {
         if !is_glob(item) && walked_set.contains(item) {
             return true;
@@ -309,36 +243,6 @@ pub fn generate(root: &Path) -> Result<Outcome, PinError> {
         text,
         old,
         summary,
+        index_warning: refreshed.warning,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn size_and_bytes_reads_small_files_and_only_sizes_large_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("small.rs"), b"fn a() {}").unwrap();
-        let big = usize::try_from(MAX_READ).unwrap() + 1;
-        std::fs::write(dir.path().join("big.rs"), vec![b'x'; big]).unwrap();
-        type Seen = (String, (u64, Option<Vec<u8>>));
-        let mut seen: Vec<Seen> = ignore::WalkBuilder::new(dir.path())
-            .build()
-            .map(Result::unwrap)
-            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-            .map(|e| {
-                (
-                    e.file_name().to_string_lossy().into_owned(),
-                    size_and_bytes(&e),
-                )
-            })
-            .collect();
-        seen.sort();
-        assert_eq!(seen[0], ("big.rs".to_string(), (MAX_READ + 1, None)));
-        assert_eq!(
-            seen[1],
-            ("small.rs".to_string(), (9, Some(b"fn a() {}".to_vec())))
-        );
-    }
 }

@@ -2,11 +2,11 @@
 //!
 //! Owns [`rank`]: TF-IDF across modules over definition words, file and folder names, library
 //! names and doc words, with stop words and code noise dropped. Pure: no I/O. Does not own reading
-//! files (see [`super::extract`]) or which files form a module (see [`super::discover`]).
+//! files (see [`crate::index`]) or which files form a module (see [`super::discover`]).
 
 use std::sync::LazyLock;
 
-use super::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
+use crate::index::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, stem};
 use crate::par::{drop_later, map_balanced_by};
 
 /// Keywords per generated entry.

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use super::check::is_glob;
 use super::format::{Entry, Pin};
 use super::keywords::MAX_KEYWORDS;
-use super::text::{FastMap as HashMap, FastSet};
+use crate::index::text::{FastMap as HashMap, FastSet};
 
 /// A generated entry: its name, keywords, the items it lists and every file it covers.
 #[derive(Debug, Clone)]

@@ -1,10 +1,11 @@
 //! The Pin: specs/INDEX.md, a keyword index of the codebase a fresh agent reads first so it finds
 //! existing code instead of writing duplicates.
 //!
-//! Owns the format ([`format`](mod@format): lenient parse, lossless write), generation from the
-//! source tree ([`generate`], with the pure parts [`discover`], `split`, [`cluster`], [`manifest`],
-//! [`extract`], [`keywords`] and [`merge`]), validation ([`check`]) and ranking ([`search`]:
-//! BM25F, one path, [`search::parse_and_search`]; [`text::for_each_term`] is the one tokenizer).
+//! Owns the format ([`format`](mod@format): lenient parse, lossless write), generation
+//! ([`generate`]: a reader of the index, [`crate::index`], which walks and reads the project
+//! once for the Pin and "where to look" alike; with the pure parts [`discover`], `split`,
+//! [`cluster`], [`manifest`], [`keywords`] and [`merge`]), validation ([`check`]) and ranking
+//! ([`search`]: [`search::parse_and_search`], with the index's BM25F and tokenizer).
 //! Does not own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context
 //! builder calls [`read_index`] and [`search::parse_and_search`]). The format is specified in
 //! specs/pin.md.
@@ -12,7 +13,6 @@
 pub mod check;
 pub mod cluster;
 pub mod discover;
-pub mod extract;
 pub mod format;
 pub mod generate;
 pub mod keywords;
@@ -21,7 +21,6 @@ pub mod merge;
 mod roots;
 pub mod search;
 mod split;
-pub mod text;
 
 use std::path::{Path, PathBuf};
 

@@ -12,7 +12,7 @@ use memchr::memmem;
 
 use super::discover::{Manifest, SourceFile, base_name, parent_dir, under};
 use super::manifest::read_manifest;
-use super::text::FastSet;
+use crate::index::text::FastSet;
 
 /// A manifest already read: its path and what it declares (see [`read_manifest`]).
 #[derive(Debug, Clone)]

@@ -2,25 +2,26 @@
 //!
 //! Owns the one ranking path, [`parse_and_search`], that `ralph pin search` prints and the
 //! context builder uses. Pure: no I/O. Does not own parsing (see [`super::format`]) or the
-//! tokenizer (see [`super::text`]; [`terms`] is the same function, re-exported).
+//! tokenizer (see [`crate::index::text`]; [`terms`] is the same function, re-exported).
 //!
-//! Scoring: for each query term `t` and entry `d`,
-//! `tf~ = Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)` and
-//! `score += idf(t) · tf~ / (k1 + tf~)` with `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`,
+//! Scoring: [`crate::index::bm25`] (the one BM25F, which ranks files too) over three fields,
 //! `k1 = 1.2`, `b = 0.75`, weights keywords 3, name 2, files (and spec link) 1.
 //! An entry marked as tests, examples, fixtures… (`**Kind**:`, see [`EntryView::is_aside`])
 //! scores [`ASIDE_WEIGHT`] times as much unless the query is about such things (`test`,
 //! `fixtures`, `example`…). Ties keep Pin order.
 
 use super::format::{EntryView, PinView};
-use super::text::{Want, for_each_term, scan_terms};
+use crate::index::bm25::Bm25f;
+use crate::index::text::{Want, for_each_term, scan_terms};
 
-pub use super::text::terms;
+pub use crate::index::text::terms;
 
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
-/// Field weights: keywords, name, files.
-const WEIGHTS: [f64; 3] = [3.0, 2.0, 1.0];
+/// The fields: keywords, name, files (and spec link).
+const BM25F: Bm25f<3> = Bm25f {
+    k1: 1.2,
+    weight: [3.0, 2.0, 1.0],
+    b: [0.75; 3],
+};
 /// The share of its score an entry of tests, examples, fixtures… keeps when the query is not
 /// about them: below the sources it belongs to.
 pub const ASIDE_WEIGHT: f64 = 0.5;
@@ -88,28 +89,19 @@ struct Stats {
 
 impl Stats {
     fn new(n: usize, total: [f64; 3]) -> Stats {
-        let nf = n.max(1) as f64;
         Stats {
             n: n as f64,
-            avg: total.map(|t| (t / nf).max(1.0)),
+            avg: Bm25f::averages(n, total),
         }
     }
 
     fn idf(&self, df: usize) -> f64 {
-        let df = df as f64;
-        (1.0 + (self.n - df + 0.5) / (df + 0.5)).ln()
+        Bm25f::<3>::idf(self.n, df as f64)
     }
 
     /// One term's contribution to one entry.
     fn term_score(&self, idf: f64, tf: [u32; 3], len: [f64; 3]) -> f64 {
-        let mut tfw = 0.0;
-        for f in 0..3 {
-            if tf[f] > 0 {
-                let norm = 1.0 - B + B * len[f] / self.avg[f];
-                tfw += WEIGHTS[f] * f64::from(tf[f]) / norm;
-            }
-        }
-        idf * tfw / (K1 + tfw)
+        BM25F.score(idf, tf.map(f64::from), len, &self.avg)
     }
 }
 
@@ -201,7 +193,7 @@ impl Query {
             .collect();
         let about_aside = ASIDE_WORDS
             .iter()
-            .any(|w| terms.iter().any(|t| *t == super::text::stem(w)));
+            .any(|w| terms.iter().any(|t| *t == crate::index::text::stem(w)));
         Query {
             terms,
             prefixes,
@@ -291,8 +283,8 @@ pub fn parse_and_search<'a>(text: &'a str, query: &str, limit: usize) -> (PinVie
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::text::terms;
     use crate::pin::format::Pin;
-    use crate::pin::text::terms;
 
     const PIN: &str = "### Progress log\n**Keywords**: progress, log, compaction, learnings\n\
              **File Paths**:\n- src/progress/mod.rs\n\n---\n\

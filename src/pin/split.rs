@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use super::cluster::{FlatFile, PartKind, SPLIT_ABOVE, split_flat};
 use super::discover::{MAX_ITEMS, SourceFile, base_name, join, parent_dir};
-use super::text::FastMap as HashMap;
+use crate::index::text::FastMap as HashMap;
 
 /// One entry [`Splitting::split`] makes.
 pub(super) struct Piece {

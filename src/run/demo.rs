@@ -140,7 +140,7 @@ pub fn create(dir: &Path) -> Result<(), DemoError> {
         write(dir, rel, content)?;
     }
     // The Pin, as `ralph pin generate` makes it, so the first prompt already has one.
-    let pin = crate::pin::generate::generate(dir)?;
+    let pin = crate::pin::generate::generate(dir, false)?;
     write(dir, crate::pin::INDEX_PATH, &pin.text)?;
     git(dir, &["init", "-q"])?;
     git(dir, &["config", "user.name", "Ralph Demo"])?;

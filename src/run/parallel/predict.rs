@@ -4,7 +4,7 @@
 //!
 //! A prediction is the files the story's text names (`src/login.rs`, `login.rs` when only one
 //! file has that name), weight 1, and the best files of the where-to-look ranking the prompt
-//! uses ([`crate::code::rank`]: the story's words, the Pin entries it matches, co-change),
+//! uses ([`crate::index::rank`]: the story's words, the Pin entries it matches, co-change),
 //! weight [`RANKED`] × the square of its score relative to the best (the best file is where
 //! the edit usually is; the next ones, often a module that imports it, much less), the top
 //! [`TOP`] of those scoring at least [`MIN_SHARE`] of the best. The overlap of two predictions is their strongest shared
@@ -180,7 +180,7 @@ fn story_text(s: &Story) -> String {
 /// Predicts files from the project's code index (read once, refreshed when asked) and its Pin.
 pub struct Predictor {
     root: PathBuf,
-    index: crate::code::store::Index,
+    index: crate::index::store::Index,
     pin: String,
 }
 
@@ -189,7 +189,7 @@ impl Predictor {
     pub fn new(root: &Path) -> Predictor {
         Predictor {
             root: root.to_path_buf(),
-            index: crate::code::scan::refresh_with(root, false).index,
+            index: crate::index::scan::refresh_with(root, false).index,
             pin: crate::pin::read_index(root).unwrap_or_default(),
         }
     }
@@ -201,15 +201,15 @@ impl Predictor {
 
     /// The files `story` will likely touch.
     pub fn predict(&mut self, story: &Story) -> Prediction {
-        let paths: Vec<&str> = self.index.files().iter().map(|f| f.path.as_str()).collect();
+        let paths: Vec<&str> = self.index.files().map(|(_, f)| f.path.as_str()).collect();
         let named = named_files(&story_text(story), &paths);
         let query = crate::context::gather::story_query(story);
         let (pin, hits) = crate::pin::search::parse_and_search(
             &self.pin,
-            &crate::code::written_words(&query),
+            &crate::index::written_words(&query),
             crate::context::Options::default().top_k,
         );
-        let pins = crate::code::PinEvidence::from_scores(
+        let pins = crate::index::PinEvidence::from_scores(
             hits.iter()
                 .filter_map(|h| {
                     let e = pin.entries().get(h.entry)?;
@@ -218,11 +218,11 @@ impl Predictor {
                 })
                 .collect(),
         );
-        let ev = crate::code::Evidence {
+        let ev = crate::index::Evidence {
             pins,
             blockers: vec![],
         };
-        let (ranked, _) = crate::code::scan::rank_or_rebuild(
+        let (ranked, _) = crate::index::scan::rank_or_rebuild(
             &self.root,
             &mut self.index,
             false,

@@ -1,14 +1,12 @@
 //! Words: splitting identifiers and text into lowercase parts, light stemming, stop words.
 //!
 //! Owns THE tokenizer, [`for_each_term`] (and [`terms`], its list): the search terms of any
-//! text, each with the word as written that gave it. The Pin's search and keywords, the code
-//! index ([`crate::code`]: files' facts, a story's query, the ranking) all read text through
-//! it, so a story's words, a Pin's keywords and a file's names meet on the same terms. The
-//! pieces it is made of are exposed for the keyword generator, which wants words, not terms:
-//! [`split_words`] (lowercase words before stop words and stemming), [`is_stop`], [`stem`];
-//! inside `pin`, `for_each_word` and `scan_terms` are the same passes without allocating per
-//! word. Lives in `pin` because the code index already builds on `pin` (file extensions,
-//! skipped folders); `pin` never imports `code`. Does not own ranking.
+//! text, each with the word as written that gave it. The index (files' facts, a story's query,
+//! the ranking) and the Pin (its search and keywords) all read text through it, so a story's
+//! words, a Pin's keywords and a file's names meet on the same terms. The pieces it is made of
+//! are exposed for the keyword generator, which wants words, not terms: [`split_words`]
+//! (lowercase words before stop words and stemming), [`is_stop`], [`stem`]; `for_each_word`
+//! and `scan_terms` are the same passes without allocating per word. Does not own ranking.
 
 /// A hash map with a fast, fixed-seed hasher (deterministic; keys here are short words).
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
@@ -89,7 +87,7 @@ fn is_stop_key(key: u64) -> bool {
 /// Call `f` with each word of `text` as written: split on anything not alphanumeric, on
 /// snake/kebab case and on camel case (`HTTPServerError` gives `HTTP`, `Server`, `Error`). Digits
 /// stay with the letters before them (`utf8`, `v2`).
-fn for_each_raw_word(text: &str, mut f: impl FnMut(&str)) {
+fn for_each_raw_word<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
     if text.is_ascii() {
         ascii_words(text, |s, e| f(&text[s..e]));
         return;
@@ -210,7 +208,7 @@ fn lower_into(word: &str, buf: &mut String) -> bool {
 
 /// Call `f` with each word of `text` lowercased (see [`for_each_raw_word`]), in `buf`: no
 /// allocation per word.
-pub(super) fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+pub(crate) fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     for_each_raw_word(text, |w| {
         lower_into(w, buf);
         f(buf);
@@ -295,9 +293,72 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str, &str)) {
     });
 }
 
+/// THE tokenizer in two steps, for counting the words of a large text: each word as written
+/// ([`for_each_written`]), then once per distinct word its term ([`term_of`]). For any text,
+/// `for_each_written` and `term_of` give exactly the terms of [`for_each_term`], in order.
+pub fn for_each_written<'a>(text: &'a str, f: impl FnMut(&'a str)) {
+    for_each_raw_word(text, f);
+}
+
+/// [`for_each_written`], with each word's hash ([`word_hash`]) worked out in the same pass over
+/// the text: what counting the words of a large text needs.
+pub fn for_each_written_hashed<'a>(text: &'a str, mut f: impl FnMut(&'a str, u64)) {
+    if text.is_ascii() {
+        let b = text.as_bytes();
+        ascii_words(text, |s, e| f(&text[s..e], word_hash(&b[s..e], &b[s..])));
+        return;
+    }
+    for_each_raw_word(text, |w| f(w, word_hash(w.as_bytes(), w.as_bytes())));
+}
+
+/// A 64-bit hash of a word's bytes and length, never 0. `tail` is the text from the word's
+/// first byte on (the word itself will do): eight bytes are loaded at a time, and the bytes
+/// past the word masked off, so a word hashes alike wherever it is.
+pub fn word_hash(word: &[u8], tail: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (word.len() as u64).wrapping_mul(K);
+    let (mut rest, mut t) = (word, tail);
+    loop {
+        let n = rest.len().min(8);
+        let raw = t
+            .first_chunk::<8>()
+            .map_or_else(|| pack(rest), |c| u64::from_le_bytes(*c));
+        let chunk = if n == 8 {
+            raw
+        } else {
+            raw & ((1u64 << (8 * n)) - 1)
+        };
+        h = (h ^ chunk).wrapping_mul(K);
+        h ^= h >> 32;
+        if rest.len() <= 8 {
+            return h | 1;
+        }
+        rest = &rest[8..];
+        t = &t[8..];
+    }
+}
+
+/// The term of one word as [`for_each_written`] gives it (`None`: a stop word or a number),
+/// in `buf`.
+pub fn term_of<'b>(word: &str, buf: &'b mut String) -> Option<&'b str> {
+    let b = word.as_bytes();
+    if word.is_ascii() {
+        let number = b.first().is_some_and(u8::is_ascii_digit) && b.iter().all(u8::is_ascii_digit);
+        if b.is_empty() || number || (b.len() <= 7 && is_stop_key(stop_key(b, b))) {
+            return None;
+        }
+        buf.clear();
+        buf.extend(b.iter().map(|&c| char::from(c.to_ascii_lowercase())));
+    } else if lower_into(word, buf) || is_stop(buf) {
+        return None;
+    }
+    stem_in_place(buf);
+    Some(buf)
+}
+
 /// Which words a caller of [`scan_terms`] wants stemmed, given a word's UTF-8 bytes (any
 /// `Fn(&[u8]) -> bool` is one).
-pub(super) trait Want {
+pub(crate) trait Want {
     fn want(&self, word: &[u8]) -> bool;
 }
 
@@ -315,7 +376,7 @@ impl<F: Fn(&[u8]) -> bool> Want for F {
 /// ASCII case folding. Stemming keeps a word's first letters (the term is a prefix of the word,
 /// or that prefix plus `y`), so a caller looking for a few terms can reject most words before
 /// they are copied or stemmed.
-pub(super) fn scan_terms(
+pub(crate) fn scan_terms(
     text: &str,
     buf: &mut String,
     want: &impl Want,
@@ -441,6 +502,43 @@ mod tests {
         );
         assert_eq!(terms("The THE ONLY 42 then3 Whom"), ["then3"]);
         assert_eq!(terms("theirs_ABOUT AboutX"), ["x"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn written_words_and_their_terms_are_the_tokenizer(
+            text in "([a-zA-Z0-9]{1,9}|[ _./,:-]{1,2}|Über|naïve|ÉTÉ|42|the|THE){0,30}",
+        ) {
+            let mut want = Vec::new();
+            for_each_term(&text, |t, w| want.push((t.to_string(), w.to_string())));
+            let mut got = Vec::new();
+            let mut buf = String::new();
+            for_each_written(&text, |w| {
+                if let Some(t) = term_of(w, &mut buf) {
+                    got.push((t.to_string(), w.to_string()));
+                }
+            });
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn a_word_hashes_alike_wherever_it_is() {
+        let text = "alpha beta_gamma alphabetically alpha alphabetically.";
+        let mut seen: Vec<(String, u64)> = Vec::new();
+        for_each_written_hashed(text, |w, h| seen.push((w.to_string(), h)));
+        let of = |w: &str| -> Vec<u64> {
+            seen.iter()
+                .filter(|(x, _)| x == w)
+                .map(|(_, h)| *h)
+                .collect()
+        };
+        assert_eq!(of("alpha").len(), 2);
+        assert_eq!(of("alpha")[0], of("alpha")[1]);
+        assert_eq!(of("alphabetically")[0], of("alphabetically")[1]);
+        assert_eq!(of("alpha")[0], word_hash(b"alpha", b"alpha"));
+        assert_ne!(of("alpha")[0], of("beta")[0]);
+        assert_ne!(word_hash(b"ab", b"ab"), word_hash(b"ab\0", b"ab\0"));
     }
 
     /// The char-by-char definition of word splitting, for comparison with the byte fast path.

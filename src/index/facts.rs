@@ -1,12 +1,14 @@
-//! What one source file says, as the ranking reads it: the terms of each field (path, defined
-//! names, comments, all text), its definitions with their one-line signatures, a one-line
-//! summary from its leading doc comment, and its imports.
+//! What one file says, as the index keeps it: the terms of each field (path, defined names,
+//! comments, all text), its definitions with their one-line signatures, a one-line summary from
+//! its leading doc comment, its imports, the sibling modules it links to and its module doc
+//! (what the Pin's keywords and module discovery read).
 //!
 //! Pure: a path and bytes in, [`Facts`] out; never fails (binary or non-UTF-8 bytes give what
-//! can be read). Does not store or rank (see [`super::store`], [`super::rank`]).
+//! can be read). What a line defines or imports is [`super::lang`]'s. Does not store or rank
+//! (see [`super::store`], [`super::rank`]).
 
 use super::lang::{self, Lang};
-use crate::pin::text::{FastMap, for_each_term};
+use super::text::{FastMap, for_each_written_hashed, term_of};
 
 /// The fields of a file the ranking weighs separately.
 pub const FIELDS: usize = 4;
@@ -16,8 +18,6 @@ pub const NAMES: usize = 1;
 pub const DOC: usize = 2;
 pub const BODY: usize = 3;
 
-/// The most definitions kept per file (a generated file can define thousands).
-const MAX_SYMBOLS: usize = 500;
 /// The longest signature kept, in characters.
 const MAX_SIG: usize = 140;
 
@@ -41,104 +41,165 @@ pub struct Facts {
     pub lens: [u32; FIELDS],
     pub symbols: Vec<Symbol>,
     pub summary: String,
+    /// The modules it imports, as written.
     pub imports: Vec<String>,
+    /// The sibling modules it links to (see [`lang::Extract::links`]).
+    pub links: Vec<String>,
+    /// Its module doc (see [`lang::Extract::module_doc`]), one line each.
+    pub module_doc: String,
 }
 
-impl Facts {
-    fn add(&mut self, field: usize, text: &str) {
-        let (terms, lens) = (&mut self.terms, &mut self.lens);
-        for_each_term(text, |t, _| {
-            lens[field] += 1;
-            let tf = match terms.get_mut(t) {
-                Some(tf) => tf,
-                None => terms.entry(t.to_string()).or_default(),
+/// Counts of the words of a file as written, per field: each distinct word is turned into its
+/// term once ([`Counter::finish`]), not once per occurrence. An open-addressing table keyed by
+/// a 64-bit hash of the word and its length (the words of one file are counted here, so two
+/// distinct words sharing both is vanishingly unlikely, and would only merge their counts):
+/// one hash per occurrence and no byte comparison, the hot loop of building the index.
+struct Counter<'a> {
+    slots: Vec<Slot<'a>>,
+    used: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot<'a> {
+    /// 0: empty.
+    hash: u64,
+    word: &'a str,
+    counts: [u32; FIELDS],
+}
+
+impl<'a> Counter<'a> {
+    /// A counter sized for a text of `bytes` bytes (it grows when it must: fresh memory costs
+    /// more than growing).
+    fn with_capacity(bytes: usize) -> Counter<'a> {
+        let n = (bytes / 128).clamp(128, 1 << 16).next_power_of_two();
+        Counter {
+            slots: vec![Slot::default(); n],
+            used: 0,
+        }
+    }
+
+    fn add(&mut self, field: usize, text: &'a str) {
+        for_each_written_hashed(text, |w, hash| self.count(field, w, hash));
+    }
+
+    #[inline]
+    fn count(&mut self, field: usize, word: &'a str, hash: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = (hash as usize) & mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.hash == hash && slot.word.len() == word.len() {
+                slot.counts[field] += 1;
+                return;
+            }
+            if slot.hash == 0 {
+                *slot = Slot {
+                    hash,
+                    word,
+                    counts: [0; FIELDS],
+                };
+                slot.counts[field] = 1;
+                self.used += 1;
+                if self.used * 2 > self.slots.len() {
+                    self.grow();
+                }
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let bigger = vec![Slot::default(); self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, bigger);
+        let mask = self.slots.len() - 1;
+        for s in old.into_iter().filter(|s| s.hash != 0) {
+            let mut i = (s.hash as usize) & mask;
+            while self.slots[i].hash != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+
+    /// The terms and field lengths of everything added.
+    fn finish(self, f: &mut Facts) {
+        let mut buf = String::new();
+        f.terms.reserve(self.used);
+        for slot in self.slots.into_iter().filter(|s| s.hash != 0) {
+            let Some(term) = term_of(slot.word, &mut buf) else {
+                continue;
             };
-            tf[field] = tf[field].saturating_add(1);
-        });
+            let tf = match f.terms.get_mut(term) {
+                Some(tf) => tf,
+                None => f.terms.entry(term.to_string()).or_default(),
+            };
+            for ((t, len), &n) in tf.iter_mut().zip(&mut f.lens).zip(&slot.counts) {
+                *len += n;
+                *t = t.saturating_add(u8::try_from(n).unwrap_or(u8::MAX));
+            }
+        }
     }
 }
 
-/// The facts of the file at `path` (relative, `/`-separated) with content `bytes`.
+/// The facts of the source file at `path` (relative, `/`-separated) with content `bytes`.
 pub fn facts(path: &str, bytes: &[u8]) -> Facts {
     let mut f = Facts::default();
     let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
-    f.add(PATH, stem);
-    if bytes.iter().take(8192).any(|&b| b == 0) {
+    let mut words = Counter::with_capacity(bytes.len().min(1 << 20));
+    words.add(PATH, stem);
+    if is_binary(bytes) {
+        words.finish(&mut f);
         return f; // binary: only its path says anything
     }
-    let text = String::from_utf8_lossy(bytes);
-    let lang = Lang::of(path);
-    let symbols = symbols(&text, lang);
-    for s in &symbols {
-        f.add(NAMES, &s.name);
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
+    let x = lang::extract(Lang::of(path), &text);
+    for d in &x.defs {
+        words.add(NAMES, d.name);
     }
-    f.symbols = symbols;
-    let comments = comments(&text, lang);
-    f.add(DOC, &comments.join("\n"));
-    f.summary = summary(&comments);
-    f.add(BODY, &text);
-    lang::for_each_import(&text, |m| {
-        if f.imports.len() < 200 && !f.imports.iter().any(|x| x == m) {
-            f.imports.push(m.to_string());
-        }
-    });
+    for c in &x.comments {
+        words.add(DOC, c);
+    }
+    words.add(BODY, &text);
+    words.finish(&mut f);
+    f.summary = summary(&x.comments);
+    f.symbols = x
+        .defs
+        .iter()
+        .map(|d| Symbol {
+            kind: d.kind.to_string(),
+            name: d.name.to_string(),
+            line: d.line,
+            sig: cut(d.sig, MAX_SIG),
+        })
+        .collect();
+    finish(&mut f, &x);
     f
 }
 
-/// The definitions in `text`, in line order.
-fn symbols(text: &str, lang: Lang) -> Vec<Symbol> {
-    // (start of the match, kind, name), numbered by line once sorted.
-    let mut found: Vec<(usize, &str, &str)> = Vec::new();
-    for p in lang::defs(lang) {
-        for c in p.re.captures_iter(text) {
-            let Some(n) = c.name("n") else { continue };
-            if lang::NOT_NAMES.contains(&n.as_str()) {
-                continue;
-            }
-            let kind = c.name("k").map_or(p.kind, |k| k.as_str());
-            let start = c.get(0).map_or(n.start(), |m| m.start());
-            found.push((start, kind, n.as_str()));
-            if found.len() >= MAX_SYMBOLS * 2 {
-                break;
-            }
-        }
+/// The facts of a markdown file the Pin reads: its headings, as its module doc. It is not
+/// searched: no terms.
+pub fn doc_facts(bytes: &[u8]) -> Facts {
+    let mut f = Facts::default();
+    if !is_binary(bytes) {
+        let text = String::from_utf8_lossy(bytes);
+        finish(&mut f, &lang::extract(Lang::Markdown, &text));
     }
-    found.sort_by_key(|&(at, _, _)| at);
-    // Lines are counted once, front to back, however many definitions there are.
-    let bytes = text.as_bytes();
-    let (mut line, mut counted) = (1, 0);
-    let mut out: Vec<Symbol> = Vec::with_capacity(found.len().min(MAX_SYMBOLS));
-    for (at, kind, name) in found {
-        let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
-        line += memchr::memchr_iter(b'\n', &bytes[counted.min(line_start)..line_start]).count();
-        counted = counted.max(line_start);
-        if out
-            .last()
-            .is_some_and(|s: &Symbol| s.line as usize == line && s.name == name)
-        {
-            continue;
-        }
-        out.push(symbol(text, at, line_start, line, kind, name));
-        if out.len() >= MAX_SYMBOLS {
-            break;
-        }
-    }
-    out
+    f
 }
 
-/// The symbol defined at byte `at` of `text`, on the line that starts at `line_start`.
-fn symbol(text: &str, at: usize, line_start: usize, line: usize, kind: &str, name: &str) -> Symbol {
-    let line_end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |i| at + i);
-    let sig = text[line_start..line_end]
-        .trim()
-        .trim_end_matches(['{', ':'])
-        .trim_end();
-    Symbol {
-        kind: kind.trim_end_matches('!').to_string(),
-        name: name.to_string(),
-        line: u32::try_from(line).unwrap_or(u32::MAX),
-        sig: cut(sig, MAX_SIG),
-    }
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes.iter().take(8192).any(|&b| b == 0)
+}
+
+/// Imports, links and module doc, owned.
+fn finish(f: &mut Facts, x: &lang::Extract<'_>) {
+    f.imports = x.imports.iter().map(|s| s.to_string()).collect();
+    f.links = x.links.iter().map(|s| s.to_string()).collect();
+    f.module_doc = x.module_doc.join("\n");
 }
 
 /// `s` cut to at most `max` characters, with `…` when cut.
@@ -147,59 +208,6 @@ fn cut(s: &str, max: usize) -> String {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
     }
-}
-
-/// The text of the comment lines and docstrings of `text`, one item per line, markers removed.
-fn comments(text: &str, lang: Lang) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut in_doc: Option<&str> = None; // the closing quotes of an open Python docstring
-    for line in text.lines() {
-        let t = line.trim();
-        if let Some(close) = in_doc {
-            let (body, closed) = match t.find(close) {
-                Some(i) => (&t[..i], true),
-                None => (t, false),
-            };
-            out.push(body);
-            if closed {
-                in_doc = None;
-            }
-            continue;
-        }
-        if lang == Lang::Python
-            && let Some(q) = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q))
-        {
-            let rest = &t[3..];
-            match rest.find(q) {
-                Some(i) => out.push(&rest[..i]),
-                None => {
-                    out.push(rest);
-                    in_doc = Some(q);
-                }
-            }
-            continue;
-        }
-        if let Some(c) = comment_text(t, lang) {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The text of a comment line (markers removed), or `None` when `t` (trimmed) is not one.
-fn comment_text(t: &str, lang: Lang) -> Option<&str> {
-    for marker in ["///", "//!", "//", "/**", "/*", "-- "] {
-        if let Some(rest) = t.strip_prefix(marker) {
-            return Some(rest.trim_end_matches("*/").trim());
-        }
-    }
-    if t.starts_with("* ") || t == "*" {
-        return Some(t[1..].trim_end_matches("*/").trim());
-    }
-    if lang.hash_comments() && t.starts_with('#') && !t.starts_with("#!") {
-        return Some(t.trim_start_matches('#').trim());
-    }
-    None
 }
 
 /// A one-line summary: the first comment line near the top that reads like prose (three words
@@ -293,7 +301,7 @@ mod tests {
             names(&f),
             [("func", "printHeader", 7), ("type", "Result", 9)]
         );
-        assert_eq!(f.imports, ["github.com/x/y"]);
+        assert_eq!(f.imports, ["fmt", "github.com/x/y"]);
         assert_eq!(f.summary, "Package algo matches patterns.");
 
         let ts = "import { Hono } from '../../hono'\nexport const cors = (options?: CORSOptions) => {\n}\nexport class Router {\n  add(method: string, path: string): void {\n    if (x) {\n    }\n  }\n}\n";

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
-use crate::pin::text::FastMap;
+use crate::index::text::FastMap;
 
 /// How many recent commits are read.
 pub const COMMITS: usize = 500;

@@ -105,7 +105,7 @@ impl Kind {
         }
     }
 
-    /// Search terms (stemmed, as [`crate::pin::text::terms`] gives them) that say a story is
+    /// Search terms (stemmed, as [`crate::index::text::terms`] gives them) that say a story is
     /// about files of this kind.
     fn topic(self) -> &'static [&'static str] {
         match self {

@@ -10,31 +10,24 @@
 //! are damaged ([`Damaged`]: the caller rebuilds, see [`super::scan::rank`]); does not read
 //! the project's files nor print.
 
+use super::bm25::Bm25f;
 use super::facts::{BODY, DOC, FIELDS, NAMES, PATH, Symbol};
 use super::kind::Kind;
 use super::query::QueryTerm;
 use super::store::{Damaged, Index};
-use crate::pin::text::{FastMap, terms};
+use crate::index::text::{FastMap, terms};
 
-const K1: f64 = 1.2;
 /// Below this share of the best score a source no longer ranks above tests and examples.
 const FLOOR: f64 = 0.1;
-/// Field weights and length normalisation: path, names, comments, all text.
-const WEIGHT: [f64; FIELDS] = {
-    let mut w = [0.0; FIELDS];
-    w[PATH] = 3.0;
-    w[NAMES] = 2.0;
-    w[DOC] = 1.0;
-    w[BODY] = 1.0;
-    w
-};
-const B: [f64; FIELDS] = {
+/// The fields' weights and length normalisation: path, names, comments, all text.
+const BM25F: Bm25f<FIELDS> = {
+    let mut weight = [0.0; FIELDS];
     let mut b = [0.0; FIELDS];
-    b[PATH] = 0.3;
-    b[NAMES] = 0.5;
-    b[DOC] = 0.75;
-    b[BODY] = 0.75;
-    b
+    (weight[PATH], b[PATH]) = (3.0, 0.3);
+    (weight[NAMES], b[NAMES]) = (2.0, 0.5);
+    (weight[DOC], b[DOC]) = (1.0, 0.75);
+    (weight[BODY], b[BODY]) = (1.0, 0.75);
+    Bm25f { k1: 1.2, weight, b }
 };
 /// A Pin entry the story matches multiplies its files' scores by up to `1 + PIN_BOOST`.
 const PIN_BOOST: f64 = 0.3;
@@ -128,7 +121,7 @@ pub fn rank(
     let mut cands = text_scores(index, query)?;
     let about = |t: &str| query.iter().any(|q| q.term == t);
     for c in &mut cands {
-        let kind = index.files()[c.file].kind;
+        let kind = index.rec(c.file).kind;
         let w = kind.weight(about);
         if w < 1.0 {
             c.score *= w;
@@ -136,7 +129,7 @@ pub fn rank(
         }
     }
     let below = |file: usize| {
-        let kind = index.files()[file].kind;
+        let kind = index.rec(file).kind;
         kind.below_sources() && kind.weight(about) < 1.0
     };
     let top = cands.iter().map(|c| c.score).fold(0.0, f64::max);
@@ -171,7 +164,7 @@ pub fn rank(
         a.below
             .cmp(&b.below)
             .then_with(|| b.score.total_cmp(&a.score))
-            .then_with(|| index.files()[a.file].path.cmp(&index.files()[b.file].path))
+            .then_with(|| index.rec(a.file).path.cmp(&index.rec(b.file).path))
     });
     cands.truncate(limit);
     cands
@@ -186,12 +179,10 @@ type Matches = Vec<(usize, [u8; FIELDS])>;
 
 /// BM25F of every file that has at least one query term.
 fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged> {
-    let terms: Vec<&str> = query.iter().map(|q| q.term.as_str()).collect();
     let mut df = vec![0u32; query.len()];
     let mut by_file: FastMap<usize, Matches> = FastMap::default();
-    for (qi, id) in index.term_ids(&terms).into_iter().enumerate() {
-        let Some(id) = id else { continue };
-        let list = index.postings(id)?;
+    for (qi, q) in query.iter().enumerate() {
+        let list = index.postings(&q.term)?;
         df[qi] = u32::try_from(list.len()).unwrap_or(u32::MAX);
         for (fi, tf) in list {
             by_file.entry(fi).or_default().push((qi, tf));
@@ -199,31 +190,17 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged>
     }
     let mut hits: Vec<(usize, Matches)> = by_file.into_iter().collect();
     hits.sort_unstable_by_key(|(fi, _)| *fi);
-    let files = index.files();
-    let n = files.len().max(1) as f64;
-    let mut avg = [0.0; FIELDS];
-    for f in files {
-        for (a, l) in avg.iter_mut().zip(f.lens) {
-            *a += f64::from(l);
-        }
-    }
-    let avg = avg.map(|a| (a / n).max(1.0));
+    let n = index.len().max(1) as f64;
+    let avg = index.averages();
     let cands = hits
         .into_iter()
         .map(|(fi, found)| {
-            let lens = files[fi].lens;
+            let lens = index.rec(fi).lens.map(f64::from);
             let mut matched = Vec::with_capacity(found.len());
             for (qi, tf) in found {
-                let d = f64::from(df[qi]);
-                let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
-                let mut tfw = 0.0;
-                for f in 0..FIELDS {
-                    if tf[f] > 0 {
-                        let norm = 1.0 - B[f] + B[f] * f64::from(lens[f]) / avg[f];
-                        tfw += WEIGHT[f] * f64::from(tf[f]) / norm;
-                    }
-                }
-                matched.push((qi, query[qi].weight * idf * tfw / (K1 + tfw)));
+                let idf = Bm25f::<FIELDS>::idf(n, f64::from(df[qi]));
+                let s = BM25F.score(idf, tf.map(f64::from), lens, &avg);
+                matched.push((qi, query[qi].weight * s));
             }
             Cand {
                 file: fi,
@@ -282,8 +259,10 @@ fn pin_evidence(
 ) {
     for p in &ev.pins {
         let entry = Members::new(&p.files);
-        let members: Vec<usize> = (0..index.files().len())
-            .filter(|&i| entry.contains(&index.files()[i].path))
+        let members: Vec<usize> = index
+            .files()
+            .filter(|(_, f)| entry.contains(&f.path))
+            .map(|(i, _)| i)
             .collect();
         let spread = (members.len().max(1) as f64).sqrt();
         for fi in members {
@@ -327,12 +306,7 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
     let mut seeds: Vec<(&str, f64)> = order
         .iter()
         .take(COCHANGE_SEEDS)
-        .map(|&i| {
-            (
-                index.files()[cands[i].file].path.as_str(),
-                cands[i].score / top,
-            )
-        })
+        .map(|&i| (index.rec(cands[i].file).path.as_str(), cands[i].score / top))
         .collect();
     for (_, p) in &ev.blockers {
         seeds.push((p.as_str(), 1.0));
@@ -365,7 +339,7 @@ fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_o
 /// The report of one candidate: matched words as written, matching definitions, and its
 /// outline when it is one of the top files (`outlined`).
 fn finish(index: &Index, query: &[QueryTerm], c: Cand, outlined: bool) -> Result<Ranked, Damaged> {
-    let f = &index.files()[c.file];
+    let f = &index.rec(c.file);
     let details = index.details(c.file)?;
     // Best first; equal contributions in the story's order.
     let mut found = c.matched;
@@ -436,8 +410,8 @@ pub fn outline(all: &[Symbol], shown: &[Symbol], max: usize) -> Vec<Symbol> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code::query::query;
-    use crate::code::store::from_texts;
+    use crate::index::query::query;
+    use crate::index::store::from_texts;
 
     fn index(files: &[(&str, &str)]) -> Index {
         from_texts(files)
@@ -568,7 +542,7 @@ mod tests {
     #[test]
     fn kinds_read_from_real_files_rank_as_types_then_functions_then_the_rest() {
         let src = "pub const LIMIT: u32 = 3;\nstatic NAME: &str = \"x\";\nmacro_rules! make_x { () => {} }\npub mod inner {}\n";
-        let all = crate::code::facts::facts("src/lib.rs", src.as_bytes()).symbols;
+        let all = crate::index::facts::facts("src/lib.rs", src.as_bytes()).symbols;
         let names: Vec<String> = outline(&all, &[], 2).into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["make_x", "inner"], "{all:?}");
     }

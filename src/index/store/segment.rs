@@ -1,18 +1,19 @@
-//! The code index on disk (`.ralph/code-index.bin`) and in memory.
+//! One segment of the index, on disk and in memory: the base (every file) or the delta (the
+//! files changed since, see [`super`]).
 //!
 //! Owns the format. A preamble (magic number, format version, the lengths of the head and the
 //! body, a check of the head's bytes) comes first, then the *head*, encoded with `postcard`:
-//! the dictionary of all files' terms (one per line; a term's id is its line number), each
-//! file's path, size, modification time, kind and field lengths, and where in the *body* each
-//! term's posting list and each file's details (definitions, summary, imports) are. A query
-//! reads the head, then only the posting lists of its own terms and the details of the files it
-//! shows — a warm `ralph context` never reads the whole cache.
+//! the sorted dictionary of the segment's terms (a term's id is its place in it; a lookup is a
+//! binary search), each file's path, size, modification time, kind and field lengths, where in
+//! the *body* each term's posting list and each file's details (definitions, summary, imports,
+//! links, module doc) are, and the state the refresh keeps (git history, the walk's folders). A
+//! query reads the head, then only the posting lists of its own terms and the details of the
+//! files it shows.
 //!
-//! Nothing read is trusted: a missing cache, another version, a file of the wrong length
-//! (truncated or grown), a head whose check fails or that does not decode or whose spans leave
-//! the body loads as `None`; every span of the body ends in a check of its bytes, so a damaged
-//! list or details read as [`Damaged`]. Either way [`super::scan`] rebuilds the index. Does not
-//! decide what is stale nor rank. Building an index: [`Builder`] (`build.rs`).
+//! Nothing read is trusted: another version, a file of the wrong length (truncated or grown), a
+//! head whose check fails or that does not decode or whose spans leave the body loads as
+//! `None`; every span of the body ends in a check of its bytes, so a damaged list or details
+//! read as [`Damaged`]. Does not decide what is stale nor rank. Building one: [`super::Builder`].
 
 use std::fs::File;
 use std::hash::BuildHasher;
@@ -22,27 +23,21 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::cochange::CoChange;
-use super::facts::{FIELDS as NF, Facts, Symbol};
-use super::kind::Kind;
-use crate::pin::text::FastMap;
+use super::super::cochange::CoChange;
+use super::super::facts::{FIELDS as NF, Facts, Symbol};
+use super::super::kind::Kind;
+use super::super::walk::WalkCache;
+use super::CACHE_PATH;
 
-mod build;
-#[cfg(test)]
-pub use build::from_texts;
-pub use build::{Builder, Kept};
-
-/// Where the cache lives, relative to the project root.
-pub const CACHE_PATH: &str = ".ralph/code-index.bin";
 const MAGIC: &[u8; 8] = b"RALPHCIX";
 /// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.
-const VERSION: u32 = 3;
+const VERSION: u32 = 5;
 /// Magic, version, the head's length, the body's length, the head's check.
-const PREAMBLE: usize = 8 + 4 + 8 + 8 + 8;
-/// A cache file larger than this is not read (it cannot be ours).
-const MAX_CACHE: u64 = 1 << 30;
+pub(super) const PREAMBLE: usize = 8 + 4 + 8 + 8 + 8;
+/// A segment file larger than this is not read (it cannot be ours).
+const MAX_FILE: u64 = 1 << 31;
 /// Bytes of the check that ends every span of the body.
-const CHECK: usize = 4;
+pub(super) const CHECK: usize = 4;
 
 /// The cache turned out damaged while it was read (a span outside the body, a check that does
 /// not match, bytes that do not decode): rebuild the index.
@@ -52,9 +47,9 @@ pub struct Damaged(pub &'static str);
 
 /// A byte range of the body: the bytes, then a check of them ([`CHECK`] bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-struct Span {
-    at: u64,
-    len: u32,
+pub(super) struct Span {
+    pub(super) at: u64,
+    pub(super) len: u32,
 }
 
 /// What the index knows of a file without reading its details.
@@ -67,10 +62,11 @@ pub struct FileRec {
     pub kind: Kind,
     /// Terms per field (what BM25 normalises by).
     pub lens: [u32; NF],
-    details: Span,
+    pub(super) details: Span,
 }
 
-/// What a prompt shows of a file: its definitions, summary and imports.
+/// What a prompt shows of a file and what the Pin reads of it: its definitions, summary,
+/// imports, links and module doc.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Details {
     /// One definition per line: `kind \t line \t name \t signature`.
@@ -78,11 +74,18 @@ pub struct Details {
     pub summary: String,
     /// One imported module per line, as written.
     pub imports: String,
+    /// One linked sibling module per line (see [`Facts::links`]).
+    pub links: String,
+    /// The module doc, one line each.
+    pub module_doc: String,
 }
 
 impl Details {
-    fn of(f: &Facts) -> Details {
-        let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+    pub(super) fn of(f: &Facts) -> Details {
+        let clean = |s: &str| match s.contains(['\t', '\n', '\r']) {
+            true => s.replace(['\t', '\n', '\r'], " "),
+            false => s.to_string(),
+        };
         let mut symbols = String::new();
         for s in &f.symbols {
             symbols.push_str(&format!(
@@ -93,11 +96,16 @@ impl Details {
                 clean(&s.sig)
             ));
         }
-        let imports: Vec<String> = f.imports.iter().map(|i| clean(i)).collect();
+        let lines = |items: &[String]| -> String {
+            let clean: Vec<String> = items.iter().map(|i| clean(i)).collect();
+            clean.join("\n")
+        };
         Details {
             symbols,
             summary: clean(&f.summary),
-            imports: imports.join("\n"),
+            imports: lines(&f.imports),
+            links: lines(&f.links),
+            module_doc: f.module_doc.clone(),
         }
     }
 
@@ -119,36 +127,69 @@ impl Details {
     }
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct Head {
-    dict: String,
-    /// Sorted by path.
-    files: Vec<FileRec>,
-    /// Per term id, its posting list.
-    lists: Vec<Span>,
-    cochange: Option<CoChange>,
-    built_at: i64,
+/// What the refresh keeps besides the files: the git history it read and the folders the walk
+/// entered.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub cochange: Option<CoChange>,
+    /// When it was built (seconds since the epoch): a file modified in the same second or later
+    /// may have changed after it was read, so it is read again next time.
+    pub built_at: i64,
+    pub walk: WalkCache,
 }
 
-/// Where the body is: in memory (just built) or in the cache file (read on demand).
+/// What a delta changes of its base.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct Overlay {
+    /// The check of the base's head: a delta of another base is not used.
+    pub(super) base: u64,
+    /// The base's files (indexes, ascending) that changed or went: the delta's version counts.
+    pub(super) dead: Vec<u32>,
+    pub(super) dead_docs: Vec<u32>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(super) struct Head {
+    /// The terms, sorted, one after the other; `ends` holds, four bytes little-endian each,
+    /// where each term ends.
+    pub(super) terms: String,
+    #[serde(with = "serde_bytes")]
+    pub(super) ends: Vec<u8>,
+    /// Sorted by path.
+    pub(super) files: Vec<FileRec>,
+    /// Markdown files about the code (see [`super::super::walk::describes_code`]), sorted by
+    /// path: the Pin reads their headings; they are not searched (no terms).
+    pub(super) docs: Vec<FileRec>,
+    /// Per term id, its posting list.
+    pub(super) lists: Vec<Span>,
+    /// Field lengths summed over the files (what BM25's averages need).
+    pub(super) lens: [u64; NF],
+    pub(super) overlay: Option<Overlay>,
+    pub(super) state: State,
+}
+
+/// Where the body is: in memory (just built) or in the segment's file (read on demand).
 #[derive(Debug)]
-enum Body {
+pub(super) enum Body {
     Mem(Vec<u8>),
     File { file: File, at: u64, len: u64 },
 }
 
-/// The whole index: the head in memory, the body read a span at a time.
+/// One segment: the head in memory, the body read a span at a time.
 #[derive(Debug)]
-pub struct Index {
-    head: Head,
-    body: Body,
+pub(super) struct Segment {
+    pub(super) head: Head,
+    pub(super) body: Body,
+    /// The check of its encoded head, once encoded or loaded: what identifies a base.
+    pub(super) check: u64,
 }
 
-impl Default for Index {
-    fn default() -> Index {
-        Index {
+impl Default for Segment {
+    fn default() -> Segment {
+        Segment {
             head: Head::default(),
             body: Body::Mem(Vec::new()),
+            check: 0,
         }
     }
 }
@@ -159,68 +200,66 @@ pub type Terms = Vec<(u32, [u8; NF])>;
 /// The files that have a term, ascending: (file index, counts per field).
 pub type Postings = Vec<(usize, [u8; NF])>;
 
-impl Index {
-    /// The indexed files, sorted by path.
-    pub fn files(&self) -> &[FileRec] {
-        &self.head.files
+/// Where term `i` ends in a head's `terms` (0 past the end).
+fn end_of(ends: &[u8], i: usize) -> usize {
+    ends.get(4 * i..4 * i + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map_or(0, |b| u32::from_le_bytes(b) as usize)
+}
+
+impl Segment {
+    /// How many terms the dictionary holds.
+    pub(super) fn n_terms(&self) -> usize {
+        self.head.ends.len() / 4
     }
 
-    /// Files changed together in recent git history, when the project is a git repository.
-    pub fn cochange(&self) -> Option<&CoChange> {
-        self.head.cochange.as_ref()
-    }
-
-    /// When the index was built (seconds since the epoch): a file modified in the same second
-    /// or later may have changed after it was read, so it is read again next time.
-    pub fn built_at(&self) -> i64 {
-        self.head.built_at
-    }
-
-    /// The index of the file at `path`.
-    pub fn file(&self, path: &str) -> Option<usize> {
+    /// Term `id`'s bytes.
+    pub(super) fn term(&self, id: usize) -> &[u8] {
+        let start = if id == 0 {
+            0
+        } else {
+            end_of(&self.head.ends, id - 1)
+        };
+        let end = end_of(&self.head.ends, id);
         self.head
-            .files
-            .binary_search_by(|f| f.path.as_str().cmp(path))
-            .ok()
+            .terms
+            .as_bytes()
+            .get(start..end)
+            .unwrap_or_default()
     }
 
-    /// The id of each of `terms` (`None`: no file has it). One pass over the dictionary.
-    pub fn term_ids(&self, terms: &[&str]) -> Vec<Option<u32>> {
-        let wanted: FastMap<&[u8], usize> = terms
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.as_bytes(), i))
-            .collect();
-        let mut out = vec![None; terms.len()];
-        for (id, t) in dict_terms(&self.head.dict).enumerate() {
-            if let Some(&i) = wanted.get(t) {
-                out[i] = u32::try_from(id).ok();
+    /// The id of `term` (`None`: no file of the segment has it). A binary search.
+    pub(super) fn term_id(&self, term: &str) -> Option<u32> {
+        let (mut lo, mut hi) = (0, self.n_terms());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.term(mid).cmp(term.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return u32::try_from(mid).ok(),
             }
         }
-        out
+        None
     }
 
     /// The files that have term `id` (none for an id outside the dictionary).
-    pub fn postings(&self, id: u32) -> Result<Postings, Damaged> {
+    pub(super) fn postings(&self, id: u32) -> Result<Postings, Damaged> {
         let Some(span) = self.head.lists.get(id as usize) else {
             return Ok(Vec::new());
         };
         decode_list(&self.read(*span)?, self.head.files.len())
     }
 
-    /// The details of file `file` (empty for a file outside the index).
-    pub fn details(&self, file: usize) -> Result<Details, Damaged> {
-        let Some(f) = self.head.files.get(file) else {
-            return Ok(Details::default());
-        };
-        match postcard::take_from_bytes(&self.read(f.details)?) {
+    /// The details at `span` (a file's or a doc's).
+    pub(super) fn details(&self, span: Span) -> Result<Details, Damaged> {
+        match postcard::take_from_bytes(&self.read(span)?) {
             Ok((details, [])) => Ok(details),
             _ => Err(Damaged("details that do not decode")),
         }
     }
 
     /// The bytes of `span`, when they are inside the body and match their check.
-    fn read(&self, span: Span) -> Result<Vec<u8>, Damaged> {
+    pub(super) fn read(&self, span: Span) -> Result<Vec<u8>, Damaged> {
         let len = span.len as usize;
         let end = span.at.saturating_add(u64::from(span.len));
         let mut bytes = match &self.body {
@@ -254,19 +293,8 @@ impl Index {
     }
 }
 
-/// The terms of a dictionary, in id order: one per line, each line ended by `\n`.
-fn dict_terms(dict: &str) -> impl Iterator<Item = &[u8]> {
-    let bytes = dict.as_bytes();
-    let mut start = 0;
-    memchr::memchr_iter(b'\n', bytes).map(move |end| {
-        let term = &bytes[start..end];
-        start = end + 1;
-        term
-    })
-}
-
 /// The check of a span's bytes.
-fn span_check(bytes: &[u8]) -> [u8; CHECK] {
+pub(super) fn span_check(bytes: &[u8]) -> [u8; CHECK] {
     let h = foldhash::fast::FixedState::with_seed(u64::from(VERSION)).hash_one(bytes);
     let mut out = [0; CHECK];
     out.copy_from_slice(&h.to_le_bytes()[..CHECK]);
@@ -281,7 +309,7 @@ fn head_check(bytes: &[u8]) -> u64 {
 /// The entries of an encoded posting list: per file, the distance from the previous file's
 /// index (LEB128), a byte whose bit `f` says field `f` has the term, then those fields'
 /// counts, one byte each. Files must ascend and be among the `n_files`.
-fn decode_list(b: &[u8], n_files: usize) -> Result<Postings, Damaged> {
+pub(super) fn decode_list(b: &[u8], n_files: usize) -> Result<Postings, Damaged> {
     const BAD: Damaged = Damaged("a posting list that does not decode");
     let mut out = Vec::new();
     let mut file = 0usize;
@@ -325,7 +353,7 @@ fn leb128(b: &[u8], mut at: usize) -> Option<(u32, usize)> {
 
 /// The lengths of the head and the body and the head's check, when `pre` starts a cache of
 /// this version.
-fn preamble(pre: &[u8; PREAMBLE]) -> Option<(u64, u64, u64)> {
+pub(super) fn preamble(pre: &[u8; PREAMBLE]) -> Option<(u64, u64, u64)> {
     let rest = pre.strip_prefix(MAGIC.as_slice())?;
     let (version, rest) = rest.split_first_chunk::<4>()?;
     if u32::from_le_bytes(*version) != VERSION {
@@ -341,6 +369,30 @@ fn preamble(pre: &[u8; PREAMBLE]) -> Option<(u64, u64, u64)> {
     ))
 }
 
+/// Whether a head's dictionary is well formed: `ends` a whole number of ascending ends inside
+/// `terms`, at char boundaries, the last one its end; the terms non-empty, sorted and distinct.
+fn dictionary_ok(terms: &str, ends: &[u8]) -> bool {
+    if !ends.len().is_multiple_of(4) {
+        return false;
+    }
+    let n = ends.len() / 4;
+    let mut start = 0;
+    let mut prev: &[u8] = &[];
+    for i in 0..n {
+        let end = end_of(ends, i);
+        if end <= start || end > terms.len() || !terms.is_char_boundary(end) {
+            return false;
+        }
+        let term = &terms.as_bytes()[start..end];
+        if i > 0 && term <= prev {
+            return false;
+        }
+        prev = term;
+        start = end;
+    }
+    start == terms.len()
+}
+
 /// The head encoded in `bytes`, when they match `check` and decode to a head consistent with
 /// a body of `body_len` bytes.
 fn open_head(bytes: &[u8], check: u64, body_len: u64) -> Option<Head> {
@@ -351,23 +403,27 @@ fn open_head(bytes: &[u8], check: u64, body_len: u64) -> Option<Head> {
     let inside =
         |s: &Span| s.len as usize >= CHECK && s.at.saturating_add(u64::from(s.len)) <= body_len;
     let ok = rest.is_empty()
-        && (head.dict.is_empty() || head.dict.ends_with('\n'))
-        && head.lists.len() == memchr::memchr_iter(b'\n', head.dict.as_bytes()).count()
+        && dictionary_ok(&head.terms, &head.ends)
+        && head.lists.len() == head.ends.len() / 4
         && head.lists.iter().all(inside)
-        && head.files.iter().all(|f| inside(&f.details))
-        && head.files.windows(2).all(|w| w[0].path < w[1].path);
+        && head
+            .files
+            .iter()
+            .chain(&head.docs)
+            .all(|f| inside(&f.details))
+        && head.files.windows(2).all(|w| w[0].path < w[1].path)
+        && head.docs.windows(2).all(|w| w[0].path < w[1].path);
     ok.then_some(head)
 }
 
-/// The cached index of the project at `root`, or `None` when there is none or it cannot be
-/// used (see the module doc). Reads the preamble and the head only.
-pub fn load(root: &Path) -> Option<Index> {
-    let path = root.join(CACHE_PATH);
-    let meta = std::fs::symlink_metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_CACHE {
+/// The segment in the file at `path`, or `None` when there is none or it cannot be used (see
+/// the module doc). Reads the preamble and the head only.
+pub(super) fn load(path: &Path) -> Option<Segment> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE {
         return None;
     }
-    let mut file = File::open(&path).ok()?;
+    let mut file = File::open(path).ok()?;
     let total = file.metadata().ok()?.len();
     let mut pre = [0u8; PREAMBLE];
     file.read_exact(&mut pre).ok()?;
@@ -378,37 +434,42 @@ pub fn load(root: &Path) -> Option<Index> {
     }
     let mut head = vec![0; usize::try_from(head_len).ok()?];
     file.read_exact(&mut head).ok()?;
-    Some(Index {
+    Some(Segment {
         head: open_head(&head, check, body_len)?,
         body: Body::File {
             file,
             at: body_at,
             len: body_len,
         },
+        check,
     })
 }
 
-/// Decode a whole cache file's bytes (`None` when they are not a usable cache of this version).
-pub fn decode(bytes: &[u8]) -> Option<Index> {
+#[cfg(test)]
+/// Decode a whole segment file's bytes (`None` when they are not a usable segment of this
+/// version).
+#[cfg(test)]
+pub(super) fn decode(bytes: &[u8]) -> Option<Segment> {
     let (head_len, body_len, check) = preamble(bytes.first_chunk()?)?;
     let body_at = PREAMBLE.checked_add(usize::try_from(head_len).ok()?)?;
     let body = bytes.get(body_at..)?;
     if body.len() as u64 != body_len {
         return None;
     }
-    Some(Index {
+    Some(Segment {
         head: open_head(bytes.get(PREAMBLE..body_at)?, check, body_len)?,
         body: Body::Mem(body.to_vec()),
+        check,
     })
 }
 
-/// The bytes of a cache file (an error only when a body still in the cache file cannot be
-/// read).
-pub fn encode(index: &Index) -> std::io::Result<Vec<u8>> {
+/// The bytes of a segment file, and the check of its head (the segment's identity once
+/// written). An error only when a body still in its file cannot be read.
+pub(super) fn encode(seg: &Segment) -> std::io::Result<(Vec<u8>, u64)> {
     // Serialising plain data into a Vec cannot fail.
-    let head = postcard::to_stdvec(&index.head).unwrap_or_default();
+    let head = postcard::to_stdvec(&seg.head).unwrap_or_default();
     let read;
-    let body = match &index.body {
+    let body = match &seg.body {
         Body::Mem(b) => b.as_slice(),
         Body::File { file, at, len } => {
             let mut b = vec![0; usize::try_from(*len).map_err(std::io::Error::other)?];
@@ -417,30 +478,14 @@ pub fn encode(index: &Index) -> std::io::Result<Vec<u8>> {
             read.as_slice()
         }
     };
+    let check = head_check(&head);
     let mut out = Vec::with_capacity(PREAMBLE + head.len() + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(head.len() as u64).to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&head_check(&head).to_le_bytes());
+    out.extend_from_slice(&check.to_le_bytes());
     out.extend(head);
     out.extend_from_slice(body);
-    Ok(out)
+    Ok((out, check))
 }
-
-/// Write the cache atomically under `root/.ralph/`.
-pub fn save(root: &Path, index: &Index) -> Result<(), crate::fsutil::FsError> {
-    let path = root.join(CACHE_PATH);
-    if let Some(dir) = path.parent() {
-        crate::fsutil::create_dir_all(dir)?;
-    }
-    let bytes = encode(index).map_err(|source| crate::fsutil::FsError {
-        path: path.clone(),
-        action: "read the cache's body again",
-        source,
-    })?;
-    crate::fsutil::atomic_write(&path, &bytes)
-}
-
-#[cfg(test)]
-mod tests;

@@ -1,11 +1,11 @@
 //! A story as a search: its words split the way code is written (`renderTable`,
 //! `render_table`, `--render-table` all give `render` and `table`), stop words and story
-//! boilerplate dropped, lightly stemmed by the one tokenizer ([`crate::pin::text`]), each term
+//! boilerplate dropped, lightly stemmed by the one tokenizer ([`crate::index::text`]), each term
 //! weighted by where it appears. Pure.
 
 use std::sync::LazyLock;
 
-use crate::pin::text::{FastSet, for_each_term, terms};
+use crate::index::text::{FastSet, for_each_term, terms};
 
 /// Weight of a word in the title (the rest of the story weighs 1).
 const TITLE: f64 = 2.0;

@@ -1,0 +1,262 @@
+//! The one extractor: what a file's text defines, imports, links to and says about itself,
+//! per language, in one pass over its lines. Both the ranking (definitions with signatures,
+//! comments, imports) and the Pin (definition names as keywords, libraries, links between
+//! files of a folder, module docs) read a file through it.
+//!
+//! Definitions are found by hand-written line matchers ([`defs`]), one per language, each the
+//! exact shape of a definition line in that language (modifiers, a keyword, a name; a Go
+//! receiver, a Rust `impl … for`, a JS method, a C function…): no regex engine on the hot path.
+//! tree-sitter grammars were measured against line patterns and lost (specs/context.md).
+//! Imports and links are [`imports`]'s. Pure: text in, borrowed [`Extract`] out; never fails.
+//! Does not count terms nor decide what a file is for (see [`super::facts`], [`super::kind`]).
+
+mod defs;
+mod imports;
+
+pub use imports::library;
+
+/// The languages told apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    Rust,
+    Python,
+    Js,
+    Go,
+    Jvm,
+    C,
+    Ruby,
+    Php,
+    Shell,
+    Swift,
+    Lua,
+    Elixir,
+    Markdown,
+    Other,
+}
+
+impl Lang {
+    /// The language of a file, from its extension.
+    pub fn of(path: &str) -> Lang {
+        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+        match ext {
+            "rs" => Lang::Rust,
+            "py" | "pyi" => Lang::Python,
+            "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" | "vue" | "svelte" => {
+                Lang::Js
+            }
+            "go" => Lang::Go,
+            "java" | "kt" | "kts" | "scala" | "groovy" | "cs" | "dart" => Lang::Jvm,
+            "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "m" | "mm" => Lang::C,
+            "rb" => Lang::Ruby,
+            "php" => Lang::Php,
+            "sh" | "bash" | "zsh" => Lang::Shell,
+            "swift" => Lang::Swift,
+            "lua" => Lang::Lua,
+            "ex" | "exs" => Lang::Elixir,
+            "md" | "markdown" => Lang::Markdown,
+            _ => Lang::Other,
+        }
+    }
+
+    /// Whether `#` starts a comment in this language (not a preprocessor line or attribute).
+    fn hash_comments(self) -> bool {
+        matches!(
+            self,
+            Lang::Python | Lang::Ruby | Lang::Shell | Lang::Elixir | Lang::Other
+        )
+    }
+
+    /// Whether the Pin reads this language's imports (for the others, a module's libraries are
+    /// all of its package's).
+    pub fn imports_read(self) -> bool {
+        matches!(self, Lang::Rust | Lang::Python | Lang::Js | Lang::Go)
+    }
+}
+
+/// One definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Def<'a> {
+    /// The keyword that introduced it (`fn`, `class`, `def`…) or what it is (`impl`, `method`).
+    pub kind: &'static str,
+    pub name: &'a str,
+    /// 1-based.
+    pub line: u32,
+    /// Its line, trimmed, without a trailing `{` or `:`.
+    pub sig: &'a str,
+}
+
+/// The most module doc lines kept (see [`Extract::module_doc`]).
+const MAX_MODULE_DOC: usize = 20;
+/// The most definitions kept (a generated file can define thousands).
+pub const MAX_DEFS: usize = 500;
+/// The most distinct imports kept.
+const MAX_IMPORTS: usize = 200;
+
+/// What a file says, borrowed from its text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extract<'a> {
+    /// In line order.
+    pub defs: Vec<Def<'a>>,
+    /// The modules it imports, as written, each once.
+    pub imports: Vec<&'a str>,
+    /// The modules of the same package it refers to by name: `x` for Rust `mod x;`,
+    /// `use crate::x`, `use super::{x, y}`; Python `from .x import …`, `from . import x`; JS/TS
+    /// `from './x'`. What ties the files of one folder together.
+    pub links: Vec<&'a str>,
+    /// Its comment lines and docstrings, markers removed.
+    pub comments: Vec<&'a str>,
+    /// What describes the whole file: Rust `//!` lines, shell and Python `#` lines at the start
+    /// of a line, the lines of a Python docstring opened at the start of a line (the first 20
+    /// in all), a markdown file's headings.
+    pub module_doc: Vec<&'a str>,
+}
+
+/// What `text`, in language `lang`, defines, imports, links to and says.
+pub fn extract(lang: Lang, text: &str) -> Extract<'_> {
+    let mut x = Extract::default();
+    if lang == Lang::Markdown {
+        headings(text, &mut x.module_doc);
+        return x;
+    }
+    // The closing quotes of an open Python docstring, and whether it is a module doc.
+    let mut docstring: Option<(&str, bool)> = None;
+    let mut block = imports::Block::default();
+    let mut start = 0;
+    for i in 0.. {
+        if start > text.len() {
+            break;
+        }
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |e| start + e);
+        let raw = &text[start..end];
+        let from_line = &text[start..];
+        start = end + 1;
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let t = line.trim();
+        if let Some((close, whole)) = docstring {
+            let (body, closed) = t.find(close).map_or((t, false), |i| (&t[..i], true));
+            x.comments.push(body);
+            if whole && !body.is_empty() {
+                module_doc(&mut x, body);
+            }
+            docstring = (!closed).then_some((close, whole));
+            continue;
+        }
+        if lang == Lang::Python
+            && let Some(q) = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q))
+        {
+            // Opened at the start of a line, it is the module's docstring or a top-level one:
+            // what the file is about, as a script's `#` header is.
+            let whole = line.starts_with(q);
+            let rest = &t[3..];
+            let (body, closed) = rest.find(q).map_or((rest, false), |i| (&rest[..i], true));
+            x.comments.push(body);
+            if whole && !body.is_empty() {
+                module_doc(&mut x, body);
+            }
+            docstring = (!closed).then_some((q, whole));
+            continue;
+        }
+        if let Some(c) = comment_text(t, lang) {
+            x.comments.push(c);
+            let is_module_doc = match lang {
+                Lang::Rust => t.starts_with("//!"),
+                Lang::Shell | Lang::Python => {
+                    line.starts_with('#') && !line.starts_with("#!") && line.len() > 1
+                }
+                _ => false,
+            };
+            if is_module_doc {
+                module_doc(&mut x, c);
+            }
+            continue;
+        }
+        if x.defs.len() < MAX_DEFS
+            && let Some((kind, name)) = defs::find(lang, line)
+            && !NOT_NAMES.contains(&name)
+        {
+            x.defs.push(Def {
+                kind,
+                name,
+                line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                sig: t.trim_end_matches(['{', ':']).trim_end(),
+            });
+        }
+        let before = x.imports.len();
+        imports::find(lang, line, from_line, &mut block, &mut x);
+        dedup_new(&mut x.imports, before);
+    }
+    x
+}
+
+/// Keep `line` as a line of the module doc, unless [`MAX_MODULE_DOC`] are kept.
+fn module_doc<'a>(x: &mut Extract<'a>, line: &'a str) {
+    if x.module_doc.len() < MAX_MODULE_DOC {
+        x.module_doc.push(line);
+    }
+}
+
+/// Drop the imports from `before` on that were already there, and any beyond [`MAX_IMPORTS`].
+fn dedup_new(imports: &mut Vec<&str>, before: usize) {
+    let mut i = before;
+    while i < imports.len() {
+        if i >= MAX_IMPORTS || imports[..i].contains(&imports[i]) {
+            imports.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Names a pattern may catch that are control flow, not definitions.
+const NOT_NAMES: &[&str] = &[
+    "if", "for", "while", "switch", "catch", "return", "function", "else", "do", "try", "with",
+    "new", "await", "typeof", "sizeof", "elif", "foreach", "using", "lock", "fixed",
+];
+
+/// The text of a comment line (markers removed), or `None` when `t` (trimmed) is not one.
+fn comment_text(t: &str, lang: Lang) -> Option<&str> {
+    for marker in ["///", "//!", "//", "/**", "/*", "-- "] {
+        if let Some(rest) = t.strip_prefix(marker) {
+            return Some(rest.trim_end_matches("*/").trim());
+        }
+    }
+    if t.starts_with("* ") || t == "*" {
+        return Some(t[1..].trim_end_matches("*/").trim());
+    }
+    if lang.hash_comments() && t.starts_with('#') && !t.starts_with("#!") {
+        return Some(t.trim_start_matches('#').trim());
+    }
+    None
+}
+
+/// The headings of a markdown text, outside code fences (a `# comment` in a fenced shell or
+/// Python block is code, not a heading).
+fn headings<'a>(text: &'a str, out: &mut Vec<&'a str>) {
+    let mut fence: Option<u8> = None;
+    for line in text.split('\n') {
+        let t = line.trim_start().as_bytes();
+        let tick = t.first().copied().filter(|&c| c == b'`' || c == b'~');
+        if let Some(c) = tick
+            && t.len() >= 3
+            && t[..3].iter().all(|&x| x == c)
+        {
+            fence = match fence {
+                Some(open) if open == c => None,
+                None => Some(c),
+                other => other,
+            };
+            continue;
+        }
+        if fence.is_some() {
+            continue;
+        }
+        let hashes = line.bytes().take_while(|&c| c == b'#').count();
+        if (1..=6).contains(&hashes) && matches!(line.as_bytes().get(hashes), Some(b' ' | b'\t')) {
+            out.push(line.trim_end());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

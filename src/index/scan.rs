@@ -1,0 +1,430 @@
+//! Keeping the index current: find what the project holds (the walk's cache tells without a
+//! walk when no folder changed, see [`super::walk::rewalk`]), read again only the files whose
+//! size or modification time changed, drop removed ones, re-read the git history when HEAD
+//! moved, and save what changed: a small delta over the base, or, once the delta holds more
+//! than a sixteenth of the files, a new base ([`super::store`]).
+//!
+//! Never fails: an unreadable file or folder is left out, a cache that cannot be read is
+//! rebuilt, one that cannot be written is reported in [`Refresh::warning`] and the fresh index
+//! is still used. A cache found damaged only while a query reads it is rebuilt too
+//! ([`rank_or_rebuild`]). Does not score (see [`super::rank`]).
+
+use std::io::Read;
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use super::cochange;
+use super::facts::{doc_facts, facts};
+use super::query::QueryTerm;
+use super::rank::{Evidence, Ranked};
+use super::store::{self, Builder, FileRec, Index, State};
+use super::walk::{Found, Walked, rewalk, walk};
+
+/// The most bytes of one file that are read (the rest of a huge generated file says little).
+const MAX_READ: u64 = 1 << 20;
+/// Files walked through per batch: the stale ones among them are read on all cores.
+const BATCH: usize = 512;
+/// A delta may hold this many files whatever the size of the base.
+const MIN_DELTA: usize = 64;
+/// Beyond `MIN_DELTA`, a delta holding more than this share of the files is merged into a new
+/// base.
+const DELTA_SHARE: usize = 16;
+
+/// The refreshed index, what else the walk found, and why the index could not be saved if it
+/// could not.
+#[derive(Debug)]
+pub struct Refresh {
+    pub index: Index,
+    /// Why the cache could not be saved, when it could not.
+    pub warning: Option<String>,
+    /// The manifests the walk found (see [`super::walk::MANIFESTS`]), by path.
+    pub manifests: Vec<String>,
+    /// The first folder or file the walk could not read (left out of the index), if any.
+    pub walk_error: Option<ignore::Error>,
+}
+
+/// Bring the cached index of `root` up to date (see the module doc), save it, and return it.
+pub fn refresh(root: &Path) -> Refresh {
+    refresh_with(root, true)
+}
+
+fn found(f: &FileRec) -> Found {
+    Found {
+        path: f.path.clone(),
+        size: f.size,
+        mtime: f.mtime,
+    }
+}
+
+/// [`refresh`], saving the cache only when `save` (a dry run writes nothing).
+pub fn refresh_with(root: &Path, save: bool) -> Refresh {
+    let Some(old) = store::load(root) else {
+        return rebuilt(root, save);
+    };
+    let known = |files: Vec<&FileRec>| files.into_iter().map(found).collect::<Vec<_>>();
+    let walked = rewalk(
+        root,
+        &old.state().walk,
+        known(old.files().map(|(_, f)| f).collect()),
+        known(old.docs().map(|(_, f)| f).collect()),
+        old.built_at(),
+    )
+    .unwrap_or_else(|| walk(root));
+    let fresh = |f: &Found, r: &FileRec| {
+        r.size == f.size && r.mtime == f.mtime && f.mtime.0 < old.built_at()
+    };
+    // Per walked file, its slot in the old index when it is unchanged there.
+    let kept: Vec<Option<usize>> = walked
+        .sources
+        .iter()
+        .map(|f| old.file(&f.path).filter(|&i| fresh(f, old.rec(i))))
+        .collect();
+    let kept_docs: Vec<Option<usize>> = walked
+        .docs
+        .iter()
+        .map(|f| old.doc(&f.path).filter(|&i| fresh(f, old.doc_rec(i))))
+        .collect();
+    let all_kept =
+        |kept: &[Option<usize>], n: usize| kept.iter().all(Option::is_some) && kept.len() == n;
+    let head = cochange::head(root);
+    let same_history = head.is_some() && old.cochange().map(|c| &c.head) == head.as_ref();
+    let unchanged = all_kept(&kept, old.len())
+        && all_kept(&kept_docs, old.docs().count())
+        && walked.cache == old.state().walk
+        && (same_history || (head.is_none() && old.cochange().is_none()));
+    if unchanged {
+        return Refresh {
+            index: old,
+            warning: None,
+            manifests: walked.manifests,
+            walk_error: walked.error,
+        };
+    }
+    let state = State {
+        cochange: match same_history {
+            true => old.cochange().cloned(),
+            false => history(root, head),
+        },
+        built_at: now(),
+        walk: walked.cache.clone(),
+    };
+    let stale = kept.iter().filter(|k| k.is_none()).count();
+    let from_delta = kept
+        .iter()
+        .flatten()
+        .filter(|&&k| k >= old.base_files())
+        .count();
+    let index = if stale + from_delta > MIN_DELTA.max(old.len() / DELTA_SHARE) {
+        merged(root, &old, &walked, (&kept, &kept_docs), state)
+    } else {
+        delta(root, old, &walked, (&kept, &kept_docs), state)
+    };
+    let index = index.unwrap_or_else(|| build(root, &walked, State::default()));
+    finish(root, index, walked, save)
+}
+
+/// The index `index`, saved when `save`, with what else the walk found.
+fn finish(root: &Path, mut index: Index, walked: Walked, save: bool) -> Refresh {
+    let warning = save.then(|| store::save(root, &mut index)).and_then(|r| {
+        r.err().map(|e| {
+            format!(
+                "the code index could not be saved ({e}); it is rebuilt on every run until it can"
+            )
+        })
+    });
+    Refresh {
+        index,
+        warning,
+        manifests: walked.manifests,
+        walk_error: walked.error,
+    }
+}
+
+/// The history at `head`. When git cannot read it, an empty history at that commit: no
+/// evidence, and not asked again until HEAD moves.
+fn history(root: &Path, head: Option<String>) -> Option<cochange::CoChange> {
+    let head = head?;
+    Some(
+        cochange::read(root, &head).unwrap_or_else(|| cochange::CoChange {
+            head,
+            ..cochange::CoChange::default()
+        }),
+    )
+}
+
+/// The best `limit` files for `query` ([`super::rank::rank`]) in `index`. When the cache
+/// behind `index` turns out damaged while it is read, the index is built again from the
+/// project's files alone (saved when `save`; why it could not be is the second value), put in
+/// `index`, and the ranking done again.
+pub fn rank_or_rebuild(
+    root: &Path,
+    index: &mut Index,
+    save: bool,
+    query: &[QueryTerm],
+    ev: &Evidence,
+    limit: usize,
+) -> (Vec<Ranked>, Option<String>) {
+    if let Ok(ranked) = super::rank::rank(index, query, ev, limit) {
+        return (ranked, None);
+    }
+    let fresh = rebuilt(root, save);
+    *index = fresh.index;
+    let warning = fresh.warning;
+    // An index just built holds its body in memory, as written: it reads back whole.
+    let ranked = super::rank::rank(index, query, ev, limit).unwrap_or_default();
+    (ranked, warning)
+}
+
+/// The index of `root` built from its files alone, whatever the cache holds (none, or one
+/// found damaged while it was read), saved when `save`.
+pub fn rebuilt(root: &Path, save: bool) -> Refresh {
+    let walked = walk(root);
+    let state = State {
+        cochange: history(root, cochange::head(root)),
+        built_at: now(),
+        walk: walked.cache.clone(),
+    };
+    let index = build(root, &walked, state);
+    finish(root, index, walked, save)
+}
+
+/// A new base of every walked file, each read.
+fn build(root: &Path, walked: &Walked, state: State) -> Index {
+    let mut b = Builder::new();
+    let none = |n: usize| (0..n).map(|_| None).collect::<Vec<_>>();
+    let (files, docs) = (none(walked.sources.len()), none(walked.docs.len()));
+    add_in_order(root, &mut b, walked, Plan::default(), files, docs);
+    b.finish_base(state)
+}
+
+/// A new base: the files `kept` (slots of `old`, base or delta) taken as they are, the others
+/// read. `None` when `old` turns out damaged.
+fn merged(
+    root: &Path,
+    old: &Index,
+    walked: &Walked,
+    kept: (&[Option<usize>], &[Option<usize>]),
+    state: State,
+) -> Option<Index> {
+    let mut b = Builder::for_base(old);
+    let files = old.kept(kept.0, &mut b).ok()?;
+    let docs = old.kept_docs(kept.1).ok()?;
+    add_in_order(root, &mut b, walked, Plan::default(), files, docs);
+    Some(b.finish_base(state))
+}
+
+/// A new delta over `old`'s base: the files the base still has stay there (the others are
+/// dead in it), the old delta's unchanged files are taken as they are, the rest read. `None`
+/// when `old` turns out damaged.
+fn delta(
+    root: &Path,
+    old: Index,
+    walked: &Walked,
+    kept: (&[Option<usize>], &[Option<usize>]),
+    state: State,
+) -> Option<Index> {
+    let (nb, nd) = (old.base_files(), old.base_docs());
+    // A walked file kept at a slot of the base stays there; every other base slot is dead.
+    let stays = |k: &[Option<usize>], n: usize| -> Vec<bool> {
+        k.iter().map(|k| k.is_some_and(|i| i < n)).collect()
+    };
+    let dead = |k: &[Option<usize>], n: usize| -> Vec<u32> {
+        let mut alive = vec![false; n];
+        for i in k.iter().flatten().filter(|&&i| i < n) {
+            alive[*i] = true;
+        }
+        (0..n)
+            .filter(|&i| !alive[i])
+            .filter_map(|i| u32::try_from(i).ok())
+            .collect()
+    };
+    let plan = Plan {
+        files_stay: stays(kept.0, nb),
+        docs_stay: stays(kept.1, nd),
+    };
+    let (dead_files, dead_docs) = (dead(kept.0, nb), dead(kept.1, nd));
+    let from_delta = |k: &[Option<usize>], n: usize| -> Vec<Option<usize>> {
+        k.iter().map(|k| k.filter(|&i| i >= n)).collect()
+    };
+    let mut b = Builder::for_delta(&old);
+    let files = old.kept(&from_delta(kept.0, nb), &mut b).ok()?;
+    let docs = old.kept_docs(&from_delta(kept.1, nd)).ok()?;
+    add_in_order(root, &mut b, walked, plan, files, docs);
+    Some(b.finish_delta(old, dead_files, dead_docs, state))
+}
+
+/// Which walked files stay where they are (in the base a delta is made over) and are not
+/// added; none by default.
+#[derive(Default)]
+struct Plan {
+    files_stay: Vec<bool>,
+    docs_stay: Vec<bool>,
+}
+
+/// Add `walked`'s files to `b` in path order, but those the plan leaves where they are: file
+/// `i` as `files[i]` holds it when it is kept, else read (a batch of files at a time, the
+/// stale ones on all cores); docs alike.
+fn add_in_order(
+    root: &Path,
+    b: &mut Builder,
+    walked: &Walked,
+    plan: Plan,
+    mut files: Vec<Option<store::Kept>>,
+    mut docs: Vec<Option<store::Kept>>,
+) {
+    let stays = |s: &[bool], i: usize| s.get(i).copied().unwrap_or(false);
+    for (c, chunk) in walked.sources.chunks(BATCH).enumerate() {
+        let at = c * BATCH;
+        let stale: Vec<usize> = (0..chunk.len())
+            .filter(|&i| !stays(&plan.files_stay, at + i) && files[at + i].is_none())
+            .collect();
+        let shared: &Builder = b;
+        let prepared = crate::par::map_balanced_by(
+            &stale,
+            |&i| usize::try_from(chunk[i].size).unwrap_or(usize::MAX),
+            |&i| {
+                shared.prepare(&facts(
+                    &chunk[i].path,
+                    &read_head(&root.join(&chunk[i].path)),
+                ))
+            },
+        );
+        let mut prepared = stale.into_iter().zip(prepared).peekable();
+        for (i, f) in chunk.iter().enumerate() {
+            if let Some(k) = files[at + i].take() {
+                b.keep(k);
+            } else if let Some((_, p)) = prepared.next_if(|(s, _)| *s == i) {
+                b.add(f.path.clone(), f.size, f.mtime, p);
+            }
+        }
+    }
+    let stale: Vec<usize> = (0..walked.docs.len())
+        .filter(|&i| !stays(&plan.docs_stay, i) && docs[i].is_none())
+        .collect();
+    let read = crate::par::map_each(&stale, |&i| {
+        doc_facts(&read_head(&root.join(&walked.docs[i].path)))
+    });
+    let mut read = stale.into_iter().zip(read).peekable();
+    for (i, f) in walked.docs.iter().enumerate() {
+        if let Some(k) = docs[i].take() {
+            b.keep_doc(k);
+        } else if let Some((_, fx)) = read.next_if(|(s, _)| *s == i) {
+            b.add_doc(f.path.clone(), f.size, f.mtime, &fx);
+        }
+    }
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The first [`MAX_READ`] bytes of a file (empty when it cannot be read).
+fn read_head(path: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(MAX_READ).read_to_end(&mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::index::store::{CACHE_PATH, DELTA_PATH};
+
+    /// A project of `n` Rust files, all made a long time ago (so the racy-second rule does not
+    /// read them again).
+    fn project(n: usize) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        fs::create_dir_all(d.path().join("src")).unwrap();
+        for i in 0..n {
+            fs::write(
+                d.path().join(format!("src/f{i:03}.rs")),
+                format!("fn word{i}() {{}}\n"),
+            )
+            .unwrap();
+        }
+        age(d.path(), &(0..n).collect::<Vec<_>>());
+        d
+    }
+
+    /// Files `which` (and every folder) made old.
+    fn age(root: &Path, which: &[usize]) {
+        let old = std::time::UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+        let set = |p: &Path| {
+            fs::File::open(p)
+                .unwrap()
+                .set_times(fs::FileTimes::new().set_modified(old))
+                .unwrap();
+        };
+        for i in which {
+            set(&root.join(format!("src/f{i:03}.rs")));
+        }
+        set(&root.join("src"));
+        set(root);
+    }
+
+    fn edit(root: &Path, which: impl Iterator<Item = usize>) {
+        for i in which {
+            fs::write(
+                root.join(format!("src/f{i:03}.rs")),
+                format!("fn changed{i}() {{}}\n"),
+            )
+            .unwrap();
+        }
+    }
+
+    /// What the index says: each live file and the files of a few terms, by path.
+    fn content(ix: &Index) -> (Vec<String>, Vec<Vec<String>>) {
+        let files = ix.files().map(|(_, f)| f.path.clone()).collect();
+        let terms = ["word1", "chang", "word70", "src"]
+            .iter()
+            .map(|t| {
+                let mut paths: Vec<String> = ix
+                    .postings(t)
+                    .unwrap()
+                    .into_iter()
+                    .map(|(fi, _)| ix.rec(fi).path.clone())
+                    .collect();
+                paths.sort();
+                paths
+            })
+            .collect();
+        (files, terms)
+    }
+
+    #[test]
+    fn a_few_changes_go_to_a_delta_and_many_to_a_new_base() {
+        let d = project(120);
+        let r = d.path();
+        let cold = refresh(r).index;
+        assert_eq!(cold.len(), 120);
+        assert!(r.join(CACHE_PATH).is_file() && !r.join(DELTA_PATH).exists());
+        let base = fs::read(r.join(CACHE_PATH)).unwrap();
+
+        edit(r, 0..3);
+        fs::remove_file(r.join("src/f100.rs")).unwrap();
+        fs::write(r.join("src/new.rs"), "fn changed_new() {}\n").unwrap();
+        let warm = refresh(r).index;
+        assert_eq!(warm.delta_files(), 4, "three edited, one added");
+        assert!(r.join(DELTA_PATH).is_file());
+        assert_eq!(
+            fs::read(r.join(CACHE_PATH)).unwrap(),
+            base,
+            "the base is not rewritten"
+        );
+        assert_eq!(content(&warm), content(&rebuilt(r, false).index));
+        assert_eq!(content(&store::load(r).unwrap()), content(&warm));
+
+        edit(r, 3..100);
+        let merged = refresh(r).index;
+        assert_eq!(merged.delta_files(), 0);
+        assert!(!r.join(DELTA_PATH).exists());
+        assert_eq!(content(&merged), content(&rebuilt(r, false).index));
+    }
+}

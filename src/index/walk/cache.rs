@@ -1,0 +1,331 @@
+//! Telling, without walking the whole project again, what it holds now: the folders the last
+//! walk entered and their modification times ([`WalkCache`]). A folder's time changes when an
+//! entry is added to it, removed or renamed (an editor's or ralph's atomic write included), not
+//! when a file in it is edited; so [`rewalk`] stats the folders, lists again only those that
+//! changed (walking any new folder under them), and stats the known files for edits. An ignore
+//! file that changed, appeared or went (in the project, above it, the repository's
+//! `info/exclude`, the global excludes file), or a folder that cannot be listed, calls for a
+//! full walk instead (`None`). The same idea as git's untracked cache.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Found, Walked, collect, mtime_of};
+
+/// A file's size and modification time, or `None` when it does not exist.
+type Stamp = Option<(u64, (i64, u32))>;
+
+/// What the last walk saw, for [`rewalk`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WalkCache {
+    /// Every folder the walk entered, relative to the root (`""` is the root), sorted, with its
+    /// modification time.
+    dirs: Vec<(String, (i64, u32))>,
+    /// The ignore files that shaped the walk, with their stamps: each walked folder's
+    /// `.gitignore` and `.ignore` that exist (relative paths), and, absent or not, those of the
+    /// folders above the root, the repository's `info/exclude` and the global excludes file
+    /// (absolute paths).
+    ignores: Vec<(String, Stamp)>,
+    /// Where git's global excludes file is, when configured.
+    global: Option<String>,
+    /// The manifests found, by path.
+    manifests: Vec<String>,
+}
+
+/// The ignore file names read in every folder.
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+
+fn stamp(path: &Path) -> Stamp {
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some((m.len(), mtime_of(&m)))
+}
+
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Whether `path` is `dir` or under it (`dir` relative, `""` the root).
+fn under(path: &str, dir: &str) -> bool {
+    dir.is_empty() || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+}
+
+/// The ignore files outside the project that apply to it: those of the folders above `root`,
+/// the repository's `info/exclude` and the global excludes file.
+fn outer_ignores(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(abs) = std::path::absolute(root) else {
+        return out;
+    };
+    for dir in abs.ancestors().skip(1) {
+        for name in IGNORE_FILES {
+            out.extend(dir.join(name).to_str().map(str::to_string));
+        }
+    }
+    if let Some(top) = abs.ancestors().find(|d| d.join(".git").exists()) {
+        let dot = top.join(".git");
+        let git_dir = match std::fs::read_to_string(&dot) {
+            Ok(text) => text
+                .strip_prefix("gitdir: ")
+                .map(|d| top.join(d.trim_end()))
+                .unwrap_or(dot),
+            Err(_) => dot,
+        };
+        let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+            Ok(c) => git_dir.join(c.trim_end()),
+            Err(_) => git_dir,
+        };
+        out.extend(common.join("info/exclude").to_str().map(str::to_string));
+    }
+    out
+}
+
+fn global_excludes() -> Option<String> {
+    ignore::gitignore::gitconfig_excludes_path().and_then(|p| p.to_str().map(str::to_string))
+}
+
+impl WalkCache {
+    /// The cache of a walk of `root` that entered `dirs` and found `manifests`.
+    pub(super) fn new(root: &Path, dirs: Vec<Found>, manifests: Vec<String>) -> WalkCache {
+        let mut c = WalkCache {
+            dirs: dirs.into_iter().map(|d| (d.path, d.mtime)).collect(),
+            ignores: Vec::new(),
+            global: global_excludes(),
+            manifests,
+        };
+        c.dirs.sort_unstable();
+        for (dir, _) in &c.dirs {
+            c.ignores.extend(inner_ignores(root, dir));
+        }
+        let outer = outer_ignores(root).into_iter().chain(c.global.clone());
+        c.ignores
+            .extend(outer.map(|p| (p.clone(), stamp(Path::new(&p)))));
+        c
+    }
+}
+
+/// The ignore files that exist in the folder `dir` of `root`, with their stamps.
+fn inner_ignores(root: &Path, dir: &str) -> Vec<(String, Stamp)> {
+    IGNORE_FILES
+        .iter()
+        .filter_map(|name| {
+            let rel = if dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{dir}/{name}")
+            };
+            let s = stamp(&root.join(&rel));
+            s.map(|s| (rel, Some(s)))
+        })
+        .collect()
+}
+
+/// What `root` holds now, from `cache` and the files the index knows (`sources`, `docs`, as
+/// last seen), without a full walk; `None` when only a full walk can tell (see the module
+/// doc). Folders modified in the second the index was built (`built_at`) or later are listed
+/// again: they may have changed after they were read.
+pub(crate) fn rewalk(
+    root: &Path,
+    cache: &WalkCache,
+    sources: Vec<Found>,
+    docs: Vec<Found>,
+    built_at: i64,
+) -> Option<Walked> {
+    if cache.dirs.is_empty() || global_excludes() != cache.global {
+        return None;
+    }
+    let abs = |p: &str| match Path::new(p).is_absolute() {
+        true => Path::new(p).to_path_buf(),
+        false => root.join(p),
+    };
+    let now = crate::par::map_each(&cache.dirs, |(d, _)| stamp(&root.join(d)));
+    let gone: Vec<&str> = cache
+        .dirs
+        .iter()
+        .zip(&now)
+        .filter(|(_, s)| s.is_none())
+        .map(|((d, _), _)| d.as_str())
+        .collect();
+    // An ignore file that went with its folder changes nothing: the folder is dropped.
+    let ignores_same = crate::par::map_each(&cache.ignores, |(p, s)| {
+        let now = stamp(&abs(p));
+        now == *s || (now.is_none() && !Path::new(p).is_absolute() && gone.contains(&parent(p)))
+    });
+    if ignores_same.contains(&false) {
+        return None;
+    }
+    let changed: Vec<&str> = cache
+        .dirs
+        .iter()
+        .zip(&now)
+        .filter(|((_, m), s)| s.is_none_or(|(_, t)| t != *m || t.0 >= built_at))
+        .map(|((d, _), _)| d.as_str())
+        .collect();
+    let mut next = Next {
+        sources,
+        docs,
+        manifests: cache.manifests.clone(),
+        dirs: cache.dirs.clone(),
+        ignores: cache.ignores.clone(),
+        listed: Vec::new(),
+        whole: Vec::new(),
+    };
+    for dir in changed {
+        next.relist(root, dir)?;
+    }
+    Some(next.finish(root, cache))
+}
+
+/// The lists being brought up to date by [`rewalk`].
+struct Next {
+    sources: Vec<Found>,
+    docs: Vec<Found>,
+    manifests: Vec<String>,
+    dirs: Vec<(String, (i64, u32))>,
+    ignores: Vec<(String, Stamp)>,
+    /// Folders whose own files were just listed (their stamps are fresh).
+    listed: Vec<String>,
+    /// Folders just walked whole (every file under them is fresh).
+    whole: Vec<String>,
+}
+
+impl Next {
+    /// Drop everything at or under `dir` (`direct`: only the files directly in it).
+    fn drop_dir(&mut self, dir: &str, direct: bool) {
+        let gone = |p: &str| match direct {
+            true => parent(p) == dir,
+            false => under(p, dir),
+        };
+        self.sources.retain(|f| !gone(&f.path));
+        self.docs.retain(|f| !gone(&f.path));
+        self.manifests.retain(|p| !gone(p));
+        if !direct {
+            self.dirs.retain(|(d, _)| !under(d, dir));
+            self.ignores
+                .retain(|(p, _)| Path::new(p).is_absolute() || !under(p, dir));
+        }
+    }
+
+    /// List the folder `dir` again; a new folder in it is walked whole, one gone is dropped.
+    /// `None` when its ignore files changed or it cannot be listed.
+    fn relist(&mut self, root: &Path, dir: &str) -> Option<()> {
+        if self.whole.iter().any(|w| under(dir, w)) || !self.dirs.iter().any(|(d, _)| d == dir) {
+            return Some(()); // already walked whole, or dropped with a folder above
+        }
+        let Some(meta) = std::fs::symlink_metadata(root.join(dir))
+            .ok()
+            .filter(|m| m.is_dir())
+        else {
+            self.drop_dir(dir, false);
+            return Some(());
+        };
+        let recorded: Vec<(String, Stamp)> = self
+            .ignores
+            .iter()
+            .filter(|(p, _)| !Path::new(p).is_absolute() && parent(p) == dir)
+            .cloned()
+            .collect();
+        if inner_ignores(root, dir) != recorded {
+            return None;
+        }
+        let (listed, subdirs) = collect(root, &root.join(dir), Some(1));
+        if listed.error.is_some() {
+            return None;
+        }
+        self.drop_dir(dir, true);
+        self.absorb(listed);
+        let known: Vec<String> = self
+            .dirs
+            .iter()
+            .filter(|(d, _)| d != dir && parent(d) == dir)
+            .map(|(d, _)| d.clone())
+            .collect();
+        for gone in known
+            .iter()
+            .filter(|k| !subdirs.iter().any(|s| &s.path == *k))
+        {
+            self.drop_dir(gone, false);
+        }
+        for sub in subdirs.iter().filter(|s| s.path != dir) {
+            if !known.contains(&sub.path) {
+                self.walk_new(root, &sub.path)?;
+            }
+        }
+        if let Some(d) = self.dirs.iter_mut().find(|(d, _)| d == dir) {
+            d.1 = mtime_of(&meta);
+        }
+        self.listed.push(dir.to_string());
+        Some(())
+    }
+
+    /// Walk a folder the last walk did not see, whole.
+    fn walk_new(&mut self, root: &Path, dir: &str) -> Option<()> {
+        let (w, dirs) = collect(root, &root.join(dir), None);
+        if w.error.is_some() {
+            return None;
+        }
+        self.absorb(w);
+        for d in dirs {
+            self.ignores.extend(inner_ignores(root, &d.path));
+            self.dirs.push((d.path, d.mtime));
+        }
+        self.whole.push(dir.to_string());
+        Some(())
+    }
+
+    fn absorb(&mut self, w: Walked) {
+        self.sources.extend(w.sources);
+        self.docs.extend(w.docs);
+        self.manifests.extend(w.manifests);
+    }
+
+    /// Stat the files not just listed (an edit changes no folder), sort, and make the cache.
+    fn finish(mut self, root: &Path, old: &WalkCache) -> Walked {
+        let (listed, whole) = (
+            std::mem::take(&mut self.listed),
+            std::mem::take(&mut self.whole),
+        );
+        let is_fresh =
+            |p: &str| listed.iter().any(|d| parent(p) == d) || whole.iter().any(|d| under(p, d));
+        let restat = |files: Vec<Found>| -> Vec<Found> {
+            let now = crate::par::map_each(&files, |f| match is_fresh(&f.path) {
+                true => Some(f.clone()),
+                false => std::fs::symlink_metadata(root.join(&f.path))
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| Found {
+                        path: f.path.clone(),
+                        size: m.len(),
+                        mtime: mtime_of(&m),
+                    }),
+            });
+            let mut out: Vec<Found> = now.into_iter().flatten().collect();
+            out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+            out.dedup_by(|a, b| a.path == b.path);
+            out
+        };
+        let sources = restat(self.sources);
+        let docs = restat(self.docs);
+        self.manifests.sort_unstable();
+        self.manifests.dedup();
+        self.dirs.sort_unstable();
+        self.dirs.dedup_by(|a, b| a.0 == b.0);
+        self.ignores.sort_by(|a, b| a.0.cmp(&b.0));
+        self.ignores.dedup_by(|a, b| a.0 == b.0);
+        Walked {
+            sources,
+            docs,
+            manifests: self.manifests.clone(),
+            error: None,
+            cache: WalkCache {
+                dirs: self.dirs,
+                ignores: self.ignores,
+                global: old.global.clone(),
+                manifests: self.manifests,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
