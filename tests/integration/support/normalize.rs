@@ -1,7 +1,7 @@
 //! Output compared exactly: what truly varies from one run to the next replaced by a
 //! placeholder, and nothing else. The temp project's path (as given and canonical) becomes
 //! `[ROOT]`, a temp file's random name `.ralph-tmp-[RANDOM]`, commit ids `[SHA]`, times
-//! `[TIME]`, durations `[DUR]`, a run id `[RUN]`; every other byte is compared as the person or
+//! `[TIME]`, durations `[DUR]`, a run id `[RUN]`, a pid `pid [PID]`; every other byte is compared as the person or
 //! script reading it gets it. Call it only on output that holds such parts: a fixture's fixed
 //! run ids and times are compared as they are.
 
@@ -15,6 +15,8 @@ static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         // `fsutil::atomic_write`'s temp file beside the target.
         (r"\.ralph-tmp-[A-Za-z0-9]+", ".ralph-tmp-[RANDOM]"),
+        // A process id.
+        (r"\bpid \d+", "pid [PID]"),
         // A run id: its start time, compact, and a counter (`20261127T070501Z-1234`).
         (r"\b\d{8}T\d{6}Z?(-[0-9a-z]+)?\b", "[RUN]"),
         (
