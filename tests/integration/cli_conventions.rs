@@ -41,6 +41,7 @@ fn every_command_shows_examples_in_its_help() {
     let mut paths = vec![];
     all_paths(&ralph::cli::help::command(), &mut vec![], &mut paths);
     assert!(paths.len() > 15, "{paths:?}");
+    let mut all = String::new();
     for p in &paths {
         let args: Vec<&str> = p.iter().map(String::as_str).collect();
         let text = help(&args);
@@ -48,7 +49,10 @@ fn every_command_shows_examples_in_its_help() {
             text.contains("Examples:\n  ralph"),
             "ralph {p:?} --help:\n{text}"
         );
+        all.push_str(&format!("== ralph {} --help\n{text}", p.join(" ")));
     }
+    // The whole help, every command's, is what people read: compared whole.
+    insta::assert_snapshot!("help_every_command", all);
 }
 
 #[test]

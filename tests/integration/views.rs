@@ -140,8 +140,12 @@ fn prd_and_root_options_choose_the_file() {
 #[test]
 fn usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, _, _) = output_in(dir.path(), &["graph", "--format", "svg"]);
-    assert_eq!(code, 2);
-    let (code, _, _) = output_in(dir.path(), &["frobnicate"]);
-    assert_eq!(code, 2);
+    let (code, out, bad_value) = output_in(dir.path(), &["graph", "--format", "svg"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    let (code, out, unknown) = output_in(dir.path(), &["frobnicate"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    insta::assert_snapshot!(
+        "usage_errors",
+        format!("== graph --format svg\n{bad_value}== frobnicate\n{unknown}")
+    );
 }
