@@ -126,36 +126,7 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         State::Blocked { unmet } => unmet.iter().map(ToString::to_string).collect(),
         _ => Vec::new(),
     };
-    let attempts = out
-        .records
-        .iter()
-        .map(|r| Attempt {
-            run_id: r.run_id.clone(),
-            iteration: r.iteration,
-            outcome: serde_json::to_value(r.outcome)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            duration_ms: r.duration_ms,
-            verify_passed: r.verify.iter().filter(|v| v.passed).count(),
-            verify_total: r.verify.len(),
-            verify_failed: r
-                .verify
-                .iter()
-                .find(|v| !v.passed)
-                .map(|v| v.command.clone()),
-            usage: r.usage.clone(),
-            reason: r.reason.clone(),
-            merge: r.merge.as_ref().map(|m| m.result.clone()),
-            attempt_ref: r.attempt_ref.clone(),
-            worker: r.worker,
-            review: r.review.clone(),
-            log: format!(".ralph/runs/{}/iter-{}.log", r.run_id, r.iteration),
-            events: r.events.clone(),
-            agent_version: r.agent_version.clone(),
-            red_green: r.red_green.clone(),
-        })
-        .collect();
+    let attempts = out.records.iter().map(attempt).collect();
     let commits = out
         .records
         .iter()
@@ -187,6 +158,36 @@ pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
         progress_entry: out.progress_entry.clone(),
         agent_ms: out.records.iter().map(|r| r.duration_ms).sum(),
         kept: Vec::new(),
+    }
+}
+
+/// One history record as an attempt of the story.
+fn attempt(r: &crate::state::history::Record) -> Attempt {
+    Attempt {
+        run_id: r.run_id.clone(),
+        iteration: r.iteration,
+        outcome: serde_json::to_value(r.outcome)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        duration_ms: r.duration_ms,
+        verify_passed: r.verify.iter().filter(|v| v.passed).count(),
+        verify_total: r.verify.len(),
+        verify_failed: r
+            .verify
+            .iter()
+            .find(|v| !v.passed)
+            .map(|v| v.command.clone()),
+        usage: r.usage.clone(),
+        reason: r.reason.clone(),
+        merge: r.merge.as_ref().map(|m| m.result.clone()),
+        attempt_ref: r.attempt_ref.clone(),
+        worker: r.worker,
+        review: r.review.clone(),
+        log: format!(".ralph/runs/{}/iter-{}.log", r.run_id, r.iteration),
+        events: r.events.clone(),
+        agent_version: r.agent_version.clone(),
+        red_green: r.red_green.clone(),
     }
 }
 
@@ -348,24 +349,10 @@ pub fn text(s: &Show) -> String {
 }
 
 fn raw_text(s: &Show) -> String {
-    let mut o = String::new();
     if !s.ran {
-        let _ = writeln!(o, "{} has not run yet ({})", s.id, state_text(s));
-        verify_lines(&mut o, s);
-        o.pop();
-        if let Some(e) = &s.progress_entry {
-            let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
-        }
-        let mut people = String::new();
-        control_text(&mut people, s);
-        if !people.is_empty() {
-            o.push('\n');
-            o.push_str(people.trim_end_matches('\n'));
-        }
-        o.push('\n');
-        kept_text(&mut o, s);
-        return o;
+        return not_run_text(s);
     }
+    let mut o = String::new();
     let _ = writeln!(o, "{}: {}", s.id, s.title);
     let _ = writeln!(o, "state: {}", state_text(s));
     verify_lines(&mut o, s);
@@ -376,53 +363,7 @@ fn raw_text(s: &Show) -> String {
         duration(s.agent_ms)
     );
     for a in &s.attempts {
-        let _ = write!(
-            o,
-            "  iteration {} ({}): {}, {}",
-            a.iteration,
-            a.run_id,
-            a.outcome,
-            duration(a.duration_ms)
-        );
-        if a.verify_total > 0 {
-            let _ = write!(o, ", verify {}/{}", a.verify_passed, a.verify_total);
-            if let Some(f) = &a.verify_failed {
-                let _ = write!(o, " (failed: {f})");
-            }
-        }
-        if let Some(u) = &a.usage {
-            let _ = write!(
-                o,
-                ", {} in / {} out tokens",
-                u.input_tokens, u.output_tokens
-            );
-            if let Some(c) = u.cost_usd {
-                let _ = write!(o, ", ${c:.2}");
-            }
-        }
-        if let Some(w) = a.worker {
-            let _ = write!(o, ", worker {w}");
-        }
-        if let Some(m) = &a.merge {
-            let _ = write!(o, ", merge: {m}");
-        }
-        if let Some(r) = &a.attempt_ref {
-            let _ = write!(o, "\n    kept at: {r}");
-        }
-        if let Some(r) = &a.reason {
-            let _ = write!(o, "\n    reason: {r}");
-        }
-        if let Some(r) = &a.review {
-            review_text(&mut o, r);
-        }
-        if let Some(r) = &a.red_green {
-            red_green_text(&mut o, r);
-        }
-        let _ = write!(o, "\n    log: {}", a.log);
-        if let Some(e) = &a.events {
-            let _ = write!(o, "; raw events: {e}");
-        }
-        o.push('\n');
+        attempt_text(&mut o, a);
     }
     if !s.commits.is_empty() {
         o.push_str("commits:\n");
@@ -450,6 +391,78 @@ fn raw_text(s: &Show) -> String {
     }
     kept_text(&mut o, s);
     o
+}
+
+/// A story that has no history record yet: its state, checks, progress entry, what people
+/// told live runs about it and its kept work.
+fn not_run_text(s: &Show) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{} has not run yet ({})", s.id, state_text(s));
+    verify_lines(&mut o, s);
+    o.pop();
+    if let Some(e) = &s.progress_entry {
+        let _ = write!(o, "\n\nprogress.txt entry:\n{}", e.trim_end());
+    }
+    let mut people = String::new();
+    control_text(&mut people, s);
+    if !people.is_empty() {
+        o.push('\n');
+        o.push_str(people.trim_end_matches('\n'));
+    }
+    o.push('\n');
+    kept_text(&mut o, s);
+    o
+}
+
+/// One attempt: `  iteration 1 (run): done, 1.2s, verify 1/1, …` and its details below.
+fn attempt_text(o: &mut String, a: &Attempt) {
+    let _ = write!(
+        o,
+        "  iteration {} ({}): {}, {}",
+        a.iteration,
+        a.run_id,
+        a.outcome,
+        duration(a.duration_ms)
+    );
+    if a.verify_total > 0 {
+        let _ = write!(o, ", verify {}/{}", a.verify_passed, a.verify_total);
+        if let Some(f) = &a.verify_failed {
+            let _ = write!(o, " (failed: {f})");
+        }
+    }
+    if let Some(u) = &a.usage {
+        let _ = write!(
+            o,
+            ", {} in / {} out tokens",
+            u.input_tokens, u.output_tokens
+        );
+        if let Some(c) = u.cost_usd {
+            let _ = write!(o, ", ${c:.2}");
+        }
+    }
+    if let Some(w) = a.worker {
+        let _ = write!(o, ", worker {w}");
+    }
+    if let Some(m) = &a.merge {
+        let _ = write!(o, ", merge: {m}");
+    }
+    if let Some(r) = &a.attempt_ref {
+        let _ = write!(o, "\n    kept at: {r}");
+    }
+    if let Some(r) = &a.reason {
+        let _ = write!(o, "\n    reason: {r}");
+    }
+    if let Some(r) = &a.review {
+        review_text(o, r);
+    }
+    if let Some(r) = &a.red_green {
+        red_green_text(o, r);
+    }
+    let _ = write!(o, "\n    log: {}", a.log);
+    if let Some(e) = &a.events {
+        let _ = write!(o, "; raw events: {e}");
+    }
+    o.push('\n');
 }
 
 #[cfg(test)]

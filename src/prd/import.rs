@@ -66,78 +66,111 @@ pub struct NoStories;
 
 /// Import a markdown PRD.
 pub fn import(markdown: &str) -> Result<Imported, NoStories> {
-    let mut stories: Vec<Story> = Vec::new();
-    let mut report = Vec::new();
-    let mut project = None;
-    let mut intro: Vec<String> = Vec::new();
-    let mut intro_done = false;
-    let mut skipped_sections: Vec<String> = Vec::new();
-    let mut story_level = 0;
-    let mut mode = Mode::Start;
-    let mut in_fence = false;
-    let mut item_indent: Option<usize> = None;
+    let mut r = Reader {
+        stories: Vec::new(),
+        project: None,
+        intro: Vec::new(),
+        intro_done: false,
+        skipped_sections: Vec::new(),
+        story_level: 0,
+        mode: Mode::Start,
+        in_fence: false,
+        item_indent: None,
+    };
     for raw in markdown.lines() {
-        let line = raw.trim_end();
+        r.line(raw.trim_end());
+    }
+    if r.stories.is_empty() {
+        return Err(NoStories);
+    }
+    let mut report = Vec::new();
+    let value = build(r.project, &r.intro, &mut r.stories, &mut report);
+    if !r.skipped_sections.is_empty() {
+        report.push(format!(
+            "sections not imported (prd.json has no place for them): {}",
+            r.skipped_sections.join(", ")
+        ));
+    }
+    Ok(Imported { value, report })
+}
+
+/// The markdown read so far, a line at a time.
+struct Reader {
+    stories: Vec<Story>,
+    project: Option<String>,
+    intro: Vec<String>,
+    intro_done: bool,
+    skipped_sections: Vec<String>,
+    /// The heading level of the story being read; 0 outside a story.
+    story_level: usize,
+    mode: Mode,
+    in_fence: bool,
+    item_indent: Option<usize>,
+}
+
+impl Reader {
+    /// One line, its trailing whitespace cut.
+    fn line(&mut self, line: &str) {
         if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
-            in_fence = !in_fence;
-            if let Some(s) = stories.last_mut().filter(|_| story_level > 0) {
-                s.notes.push(line.trim().to_string());
-            }
-            continue;
+            self.in_fence = !self.in_fence;
+            self.note(line.trim());
+            return;
         }
-        if in_fence {
-            if let Some(s) = stories.last_mut().filter(|_| story_level > 0) {
-                s.notes.push(line.to_string());
-            }
-            continue;
+        if self.in_fence {
+            self.note(line);
+            return;
         }
         if let Some(c) = STORY_HEADING.captures(line) {
-            story_level = c[1].len();
-            stories.push(Story {
+            self.story_level = c[1].len();
+            self.stories.push(Story {
                 id: c[2].to_string(),
                 title: clean(&c[3]),
                 ..Story::default()
             });
-            mode = Mode::Start;
-            item_indent = None;
-            continue;
+            self.mode = Mode::Start;
+            self.item_indent = None;
+            return;
         }
         if let Some(level) = heading_level(line) {
-            let title = line[level..].trim().to_string();
-            if level == 1 && project.is_none() {
-                project = Some(project_name(&title));
-            } else if story_level == 0 || level <= story_level {
-                story_level = 0;
-                if level == 2 && !title.to_lowercase().contains("user stor") {
-                    skipped_sections.push(title);
-                }
-            }
-            continue;
+            self.heading(level, line[level..].trim().to_string());
+            return;
         }
-        let Some(story) = stories.last_mut().filter(|_| story_level > 0) else {
-            let t = line.trim();
-            if project.is_some() && stories.is_empty() && !intro_done {
-                if !t.is_empty() && !t.starts_with(['#', '-', '*', '>', '|', '[']) {
-                    intro.push(t.to_string());
-                } else if !intro.is_empty() {
-                    intro_done = true;
-                }
-            }
-            continue;
+        let Some(story) = self.stories.last_mut().filter(|_| self.story_level > 0) else {
+            self.intro_line(line.trim());
+            return;
         };
-        mode = story_line(story, line, mode, &mut item_indent);
+        self.mode = story_line(story, line, self.mode, &mut self.item_indent);
     }
-    if stories.is_empty() {
-        return Err(NoStories);
+
+    /// A line inside a code fence: kept in the current story's notes, if any.
+    fn note(&mut self, line: &str) {
+        if let Some(s) = self.stories.last_mut().filter(|_| self.story_level > 0) {
+            s.notes.push(line.to_string());
+        }
     }
-    let value = build(project, &intro, &mut stories, &mut report);
-    if !skipped_sections.is_empty() {
-        report.push(format!(
-            "sections not imported (prd.json has no place for them): {}",
-            skipped_sections.join(", ")
-        ));
+
+    /// A heading that is not a story's: the project's name, or the end of the story.
+    fn heading(&mut self, level: usize, title: String) {
+        if level == 1 && self.project.is_none() {
+            self.project = Some(project_name(&title));
+        } else if self.story_level == 0 || level <= self.story_level {
+            self.story_level = 0;
+            if level == 2 && !title.to_lowercase().contains("user stor") {
+                self.skipped_sections.push(title);
+            }
+        }
     }
-    Ok(Imported { value, report })
+
+    /// A line outside any story: the intro's first paragraph after the title.
+    fn intro_line(&mut self, t: &str) {
+        if self.project.is_some() && self.stories.is_empty() && !self.intro_done {
+            if !t.is_empty() && !t.starts_with(['#', '-', '*', '>', '|', '[']) {
+                self.intro.push(t.to_string());
+            } else if !self.intro.is_empty() {
+                self.intro_done = true;
+            }
+        }
+    }
 }
 
 /// The level of a markdown heading line (`### x` → 3).
@@ -271,59 +304,11 @@ fn build(
 ) -> Value {
     let project = project.unwrap_or_else(|| "project".into());
     let known: Vec<String> = stories.iter().map(|s| s.id.clone()).collect();
-    let mut out = Vec::new();
-    for (i, s) in stories.iter_mut().enumerate() {
-        let mut deps = Vec::new();
-        for d in s.deps.drain(..) {
-            if d == s.id || deps.contains(&d) {
-                continue;
-            }
-            if known.contains(&d) {
-                deps.push(d);
-            } else {
-                report.push(format!(
-                    "{}: dependency {d} is not a story of this PRD: left out",
-                    s.id
-                ));
-            }
-        }
-        let done = !s.checked.is_empty() && s.checked.iter().all(|c| *c);
-        if done {
-            report.push(format!(
-                "{}: every criterion is checked [x]: imported as passing",
-                s.id
-            ));
-        }
-        if s.criteria.is_empty() {
-            report.push(format!("{}: no acceptance criteria found", s.id));
-        }
-        let labels = s.notes.iter().filter(|n| n.starts_with("**")).count();
-        if !s.notes.is_empty() {
-            report.push(format!(
-                "{}: {} line(s) that are neither description nor criteria{} kept in \"notes\"",
-                s.id,
-                s.notes.len(),
-                if labels > 0 {
-                    format!(" ({labels} labelled part(s))")
-                } else {
-                    String::new()
-                }
-            ));
-        }
-        let mut story = json!({
-            "id": s.id,
-            "title": if s.title.is_empty() { s.id.clone() } else { s.title.clone() },
-            "description": s.description.join(" "),
-            "acceptanceCriteria": s.criteria,
-            "priority": i + 1,
-            "passes": done,
-            "notes": s.notes.join("\n"),
-        });
-        if !deps.is_empty() {
-            story["blockedBy"] = json!(deps);
-        }
-        out.push(story);
-    }
+    let out: Vec<Value> = stories
+        .iter_mut()
+        .enumerate()
+        .map(|(i, s)| story_value(i, s, &known, report))
+        .collect();
     if out.iter().all(|s| s.get("blockedBy").is_none()) {
         report.push(
             "no dependency lines (`**Depends on:** US-001`): no blockedBy imported; dependencies \
@@ -337,6 +322,61 @@ fn build(
         "description": intro.join(" "),
         "userStories": out,
     })
+}
+
+/// One story as prd.json's value, at priority `i + 1`; what was left out or assumed said in
+/// `report`.
+fn story_value(i: usize, s: &mut Story, known: &[String], report: &mut Vec<String>) -> Value {
+    let mut deps = Vec::new();
+    for d in s.deps.drain(..) {
+        if d == s.id || deps.contains(&d) {
+            continue;
+        }
+        if known.contains(&d) {
+            deps.push(d);
+        } else {
+            report.push(format!(
+                "{}: dependency {d} is not a story of this PRD: left out",
+                s.id
+            ));
+        }
+    }
+    let done = !s.checked.is_empty() && s.checked.iter().all(|c| *c);
+    if done {
+        report.push(format!(
+            "{}: every criterion is checked [x]: imported as passing",
+            s.id
+        ));
+    }
+    if s.criteria.is_empty() {
+        report.push(format!("{}: no acceptance criteria found", s.id));
+    }
+    let labels = s.notes.iter().filter(|n| n.starts_with("**")).count();
+    if !s.notes.is_empty() {
+        report.push(format!(
+            "{}: {} line(s) that are neither description nor criteria{} kept in \"notes\"",
+            s.id,
+            s.notes.len(),
+            if labels > 0 {
+                format!(" ({labels} labelled part(s))")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let mut story = json!({
+        "id": s.id,
+        "title": if s.title.is_empty() { s.id.clone() } else { s.title.clone() },
+        "description": s.description.join(" "),
+        "acceptanceCriteria": s.criteria,
+        "priority": i + 1,
+        "passes": done,
+        "notes": s.notes.join("\n"),
+    });
+    if !deps.is_empty() {
+        story["blockedBy"] = json!(deps);
+    }
+    story
 }
 
 #[cfg(test)]

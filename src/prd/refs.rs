@@ -65,7 +65,6 @@ pub fn check_refs(
         .rev()
         .filter_map(|s| Some((s.id?, s)))
         .collect();
-    let ids = || stories.iter().filter_map(|s| s.id);
     for s in stories {
         let id = s.id_str();
         let story = || Some(id.to_string());
@@ -82,37 +81,11 @@ pub fn check_refs(
                 continue;
             }
             let Some(blocker) = by_id.get(dep) else {
-                let hint = match crate::suggest::nearest(dep.trim(), ids()) {
-                    Some(near) => format!("did you mean \"{near}\"?"),
-                    None => "name an existing story id, or remove the entry".into(),
-                };
-                errors.push(Diagnostic::error(
-                    "unknown-ref",
-                    &pointer(),
-                    story(),
-                    format!("{field} names \"{dep}\", which is not a story id"),
-                    hint,
-                ));
+                errors.push(unknown_ref(stories, field, s, dep, &pointer()));
                 continue;
             };
             if blocker.removed {
-                // A story that still has to run can never start: an error, like a cycle. One
-                // that is done or out of scope itself is only worth a warning.
-                let open = !s.passes && !s.removed;
-                let d = Diagnostic::error(
-                    "removed-dep",
-                    &pointer(),
-                    story(),
-                    format!(
-                        "{id} depends on {dep}, which is removed: {}",
-                        if open {
-                            "it can never run"
-                        } else {
-                            "that can never be satisfied"
-                        }
-                    ),
-                    format!("drop {dep} from {field} of {id}, or restore {dep}"),
-                );
+                let (d, open) = removed_dep(field, s, dep, &pointer());
                 if open {
                     errors.push(d)
                 } else {
@@ -140,6 +113,51 @@ pub fn check_refs(
             ));
         }
     }
+}
+
+/// `dep`, named in `field` of `s`, is no story's id: the nearest id as the fix.
+fn unknown_ref(
+    stories: &[StoryRef],
+    field: &str,
+    s: &StoryRef,
+    dep: &str,
+    pointer: &str,
+) -> Diagnostic {
+    let ids = stories.iter().filter_map(|s| s.id);
+    let hint = match crate::suggest::nearest(dep.trim(), ids) {
+        Some(near) => format!("did you mean \"{near}\"?"),
+        None => "name an existing story id, or remove the entry".into(),
+    };
+    Diagnostic::error(
+        "unknown-ref",
+        pointer,
+        Some(s.id_str().to_string()),
+        format!("{field} names \"{dep}\", which is not a story id"),
+        hint,
+    )
+}
+
+/// `s` waits for `dep`, which is removed; true with it when `s` is still open.
+fn removed_dep(field: &str, s: &StoryRef, dep: &str, pointer: &str) -> (Diagnostic, bool) {
+    // A story that still has to run can never start: an error, like a cycle. One that is
+    // done or out of scope itself is only worth a warning.
+    let id = s.id_str();
+    let open = !s.passes && !s.removed;
+    let d = Diagnostic::error(
+        "removed-dep",
+        pointer,
+        Some(id.to_string()),
+        format!(
+            "{id} depends on {dep}, which is removed: {}",
+            if open {
+                "it can never run"
+            } else {
+                "that can never be satisfied"
+            }
+        ),
+        format!("drop {dep} from {field} of {id}, or restore {dep}"),
+    );
+    (d, open)
 }
 
 /// One error per dependency cycle, with its full path.

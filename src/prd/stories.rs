@@ -91,6 +91,31 @@ fn normalize_one(
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
+    rename_aliases(map, d);
+    if let Some(Value::Array(deps)) = map.get_mut("blockedBy") {
+        for dep in deps.iter_mut() {
+            if let Value::Number(n) = dep {
+                *dep = Value::String(n.to_string());
+            }
+        }
+    }
+    title_from_description(i, map, &id, defaults, out);
+    if !map.contains_key("description") {
+        map.insert("description".into(), Value::String(String::new()));
+        defaults.description.push(id.clone());
+    }
+    if !map.contains_key("acceptanceCriteria") {
+        map.insert("acceptanceCriteria".into(), Value::Array(Vec::new()));
+        defaults.criteria.push(id.clone());
+    }
+    if !map.contains_key("passes") {
+        status_as_passes(map, defaults, id);
+    }
+}
+
+/// The story's keys written in another dialect (`name` for `title`, …) renamed to the
+/// canonical ones, each rename recorded in `d`.
+fn rename_aliases(map: &mut Map<String, Value>, d: &mut Dialect) {
     let mut renames = Vec::new();
     for (canonical, aliases) in STORY_ALIASES {
         if map.contains_key(*canonical) {
@@ -112,13 +137,17 @@ fn normalize_one(
             super::checks::screen_dialect_items(map);
         }
     }
-    if let Some(Value::Array(deps)) = map.get_mut("blockedBy") {
-        for dep in deps.iter_mut() {
-            if let Value::Number(n) = dep {
-                *dep = Value::String(n.to_string());
-            }
-        }
-    }
+}
+
+/// A story without a title takes its description's first line (cut at 80 characters); one
+/// with neither is an error.
+fn title_from_description(
+    i: usize,
+    map: &mut Map<String, Value>,
+    id: &str,
+    defaults: &mut Defaults,
+    out: &mut Normalized,
+) {
     let text = |k: &str| {
         map.get(k)
             .and_then(Value::as_str)
@@ -129,27 +158,16 @@ fn normalize_one(
         (false, Some(desc)) if !map.contains_key("title") => {
             let title: String = desc.lines().next().unwrap_or("").chars().take(80).collect();
             map.insert("title".into(), Value::String(title));
-            defaults.title.push(id.clone());
+            defaults.title.push(id.to_string());
         }
         (false, Some(_)) => {}
         (false, None) => out.errors.push(Diagnostic::error(
             "no-title",
             &format!("/userStories/{i}"),
-            Some(id.clone()).filter(|s| !s.is_empty()),
+            Some(id.to_string()).filter(|s| !s.is_empty()),
             "the story has neither a title nor a description: an agent cannot know what to build",
             "add a \"title\" (and a \"description\") saying what the story delivers",
         )),
-    }
-    if !map.contains_key("description") {
-        map.insert("description".into(), Value::String(String::new()));
-        defaults.description.push(id.clone());
-    }
-    if !map.contains_key("acceptanceCriteria") {
-        map.insert("acceptanceCriteria".into(), Value::Array(Vec::new()));
-        defaults.criteria.push(id.clone());
-    }
-    if !map.contains_key("passes") {
-        status_as_passes(map, defaults, id);
     }
 }
 

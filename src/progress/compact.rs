@@ -161,28 +161,12 @@ pub fn compact(input: &[u8], opts: &Options) -> Result<Compacted, CompactError> 
         });
     }
     let blocks = parse::scan(input);
-    let keep = keep_window(&blocks, opts.keep_recent);
-    let old: Vec<bool> = blocks
-        .iter()
-        .zip(&keep)
-        .map(|(b, &k)| match b.kind {
-            BlockKind::Entry { .. } => !k,
-            BlockKind::CompactedHistory => true,
-            _ => false,
-        })
-        .collect();
+    let old = old_blocks(&blocks, opts.keep_recent);
     let entries = blocks
         .iter()
         .filter(|b| matches!(b.kind, BlockKind::Entry { .. }))
         .count();
-    let mut hist = History::default();
-    for (b, _) in blocks.iter().zip(&old).filter(|(_, o)| **o) {
-        let bytes = &input[b.span.clone()];
-        match &b.kind {
-            BlockKind::Entry { date, story_id } => hist.add_entry(bytes, date, story_id),
-            _ => hist.fold_section(bytes),
-        }
-    }
+    let hist = history_of(input, &blocks, &old);
     if hist.entries == 0 {
         return Err(CompactError::NothingOld {
             entries,
@@ -190,22 +174,18 @@ pub fn compact(input: &[u8], opts: &Options) -> Result<Compacted, CompactError> 
         });
     }
     let eol = line_ending(input);
-    let mut method = SummaryMethod::Deterministic;
-    let mut out = None;
-    if let Some(s) = &opts.summarizer {
-        match agent_answer(&hist, &blocks, &old, input, s.as_ref()) {
-            Ok(answer) => {
-                let bytes = assemble(input, &blocks, &old, eol, &hist, Some(&answer));
-                if parse::count_lines(&bytes) < lines_before {
-                    method = SummaryMethod::Agent;
-                    out = Some(bytes);
-                } else {
-                    method = SummaryMethod::Fallback("the file would not be shorter".into());
-                }
-            }
-            Err(why) => method = SummaryMethod::Fallback(why),
+    let (method, out) = match &opts.summarizer {
+        Some(s) => {
+            let file = Old {
+                input,
+                blocks: &blocks,
+                old: &old,
+                eol,
+            };
+            summarized(&file, &hist, s.as_ref(), lines_before)
         }
-    }
+        None => (SummaryMethod::Deterministic, None),
+    };
     let bytes = match out {
         Some(b) => b,
         None => assemble(input, &blocks, &old, eol, &hist, None),
@@ -228,6 +208,64 @@ pub fn compact(input: &[u8], opts: &Options) -> Result<Compacted, CompactError> 
         method,
     };
     Ok(Compacted { bytes, stats })
+}
+
+/// The compacted history of the old blocks: each old entry added, an old section folded in.
+fn history_of<'a>(input: &'a [u8], blocks: &'a [Block], old: &[bool]) -> History<'a> {
+    let mut hist = History::default();
+    for (b, _) in blocks.iter().zip(old).filter(|(_, o)| **o) {
+        let bytes = &input[b.span.clone()];
+        match &b.kind {
+            BlockKind::Entry { date, story_id } => hist.add_entry(bytes, date, story_id),
+            _ => hist.fold_section(bytes),
+        }
+    }
+    hist
+}
+
+/// Which blocks are old: entries outside the recent window, and the compacted history
+/// section (folded into the new one).
+fn old_blocks(blocks: &[Block], keep_recent: usize) -> Vec<bool> {
+    let keep = keep_window(blocks, keep_recent);
+    blocks
+        .iter()
+        .zip(&keep)
+        .map(|(b, &k)| match b.kind {
+            BlockKind::Entry { .. } => !k,
+            BlockKind::CompactedHistory => true,
+            _ => false,
+        })
+        .collect()
+}
+
+/// The file being compacted: its bytes, blocks, which of them are old, its line ending.
+struct Old<'a> {
+    input: &'a [u8],
+    blocks: &'a [Block],
+    old: &'a [bool],
+    eol: &'a [u8],
+}
+
+/// The file with the agent's summary, when the agent's answer is accepted and makes it
+/// shorter than `lines_before`; otherwise why not (the deterministic section is used).
+fn summarized(
+    f: &Old<'_>,
+    hist: &History<'_>,
+    s: &dyn Summarizer,
+    lines_before: usize,
+) -> (SummaryMethod, Option<Vec<u8>>) {
+    match agent_answer(hist, f.blocks, f.old, f.input, s) {
+        Ok(answer) => {
+            let bytes = assemble(f.input, f.blocks, f.old, f.eol, hist, Some(&answer));
+            if parse::count_lines(&bytes) < lines_before {
+                (SummaryMethod::Agent, Some(bytes))
+            } else {
+                let why = "the file would not be shorter".into();
+                (SummaryMethod::Fallback(why), None)
+            }
+        }
+        Err(why) => (SummaryMethod::Fallback(why), None),
+    }
 }
 
 /// The new file: every kept block verbatim, the section where the first old block was.

@@ -219,38 +219,7 @@ impl<'a> History<'a> {
         if !self.ids.is_empty() {
             line(&[]);
             line(&[b"### Stories"]);
-            // Group the parts by story, keeping file order within each (stable sort).
-            let mut order: Vec<u32> =
-                (0..u32::try_from(self.parts.len()).unwrap_or(u32::MAX)).collect();
-            order.sort_by_key(|&i| self.parts[i as usize].story);
-            let mut dates: Vec<&str> = Vec::new();
-            let mut texts: Vec<&[u8]> = Vec::new();
-            for group in order
-                .chunk_by(|&a, &b| self.parts[a as usize].story == self.parts[b as usize].story)
-            {
-                dates.clear();
-                texts.clear();
-                for &i in group {
-                    let p = &self.parts[i as usize];
-                    if !p.date.is_empty() && !dates.contains(&p.date) {
-                        dates.push(p.date);
-                    }
-                    if !p.text.is_empty() && !texts.contains(&p.text.as_ref()) {
-                        texts.push(&p.text);
-                    }
-                }
-                let id = &self.ids[self.parts[group[0] as usize].story as usize];
-                let dates = dates.join(", ");
-                let texts = texts.join(&b"; "[..]);
-                line(&[
-                    b"- ",
-                    id.as_bytes(),
-                    b" (",
-                    dates.as_bytes(),
-                    b"): ",
-                    &texts,
-                ]);
-            }
+            self.story_lines(&mut line);
         }
         match answer {
             Some(a) => {
@@ -269,6 +238,42 @@ impl<'a> History<'a> {
             None => {}
         }
         line(&[b"---"]);
+    }
+
+    /// A line per story of the compacted entries: `- US-001 (dates): texts`.
+    fn story_lines(&self, line: &mut impl FnMut(&[&[u8]])) {
+        // Group the parts by story, keeping file order within each (stable sort).
+        let mut order: Vec<u32> =
+            (0..u32::try_from(self.parts.len()).unwrap_or(u32::MAX)).collect();
+        order.sort_by_key(|&i| self.parts[i as usize].story);
+        let mut dates: Vec<&str> = Vec::new();
+        let mut texts: Vec<&[u8]> = Vec::new();
+        for group in
+            order.chunk_by(|&a, &b| self.parts[a as usize].story == self.parts[b as usize].story)
+        {
+            dates.clear();
+            texts.clear();
+            for &i in group {
+                let p = &self.parts[i as usize];
+                if !p.date.is_empty() && !dates.contains(&p.date) {
+                    dates.push(p.date);
+                }
+                if !p.text.is_empty() && !texts.contains(&p.text.as_ref()) {
+                    texts.push(&p.text);
+                }
+            }
+            let id = &self.ids[self.parts[group[0] as usize].story as usize];
+            let dates = dates.join(", ");
+            let texts = texts.join(&b"; "[..]);
+            line(&[
+                b"- ",
+                id.as_bytes(),
+                b" (",
+                dates.as_bytes(),
+                b"): ",
+                &texts,
+            ]);
+        }
     }
 }
 

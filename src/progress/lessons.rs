@@ -182,17 +182,31 @@ impl List {
 /// heading, or a non-bullet line after a blank one. Bullets at the label's own indentation that
 /// follow the list without a blank line stay in it: they read as more notes, and are kept.
 pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
-    let mut first: Option<&[u8]> = None;
-    let mut found: Vec<Cow<'a, [u8]>> = Vec::new();
-    let mut list: Option<List> = None;
-    let mut cur: Option<Cow<'a, [u8]>> = None;
-    // Indentation of the last bullet, while the lines after it can still be its wrapped text.
-    let mut wrap_of: Option<usize> = None;
+    let mut x = Extract::default();
     for line in lines(body) {
-        let c = content(line);
-        if is_separator(line) {
-            continue;
+        if !is_separator(line) {
+            x.line(content(line));
         }
+    }
+    x.found.extend(x.cur.take());
+    (x.first, x.found)
+}
+
+/// [`extract`]'s state while it reads an entry's lines.
+#[derive(Default)]
+struct Extract<'a> {
+    first: Option<&'a [u8]>,
+    found: Vec<Cow<'a, [u8]>>,
+    list: Option<List>,
+    /// The learning being read (a wrapped bullet's lines are joined into it).
+    cur: Option<Cow<'a, [u8]>>,
+    /// Indentation of the last bullet, while the lines after it can still be its wrapped text.
+    wrap_of: Option<usize>,
+}
+
+impl<'a> Extract<'a> {
+    /// One line's content (its end of line removed).
+    fn line(&mut self, c: &'a [u8]) {
         let t = c.trim_ascii();
         let indent = indent_of(c);
         let bullet = strip_bullet(t);
@@ -202,25 +216,46 @@ pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
         // "  14 interactive patterns: a, b"): it neither starts nor ends a list.
         let wrapped = bullet.is_none()
             && !t.is_empty()
-            && (wrap_of.is_some_and(|b| indent > b)
-                || cur.is_some() && list.as_ref().is_some_and(|l| !l.gap && indent > l.label));
+            && (self.wrap_of.is_some_and(|b| indent > b)
+                || self.cur.is_some()
+                    && self
+                        .list
+                        .as_ref()
+                        .is_some_and(|l| !l.gap && indent > l.label));
         if bullet.is_some() {
-            wrap_of = Some(indent);
+            self.wrap_of = Some(indent);
         } else if !wrapped {
-            wrap_of = None;
+            self.wrap_of = None;
         }
-        match if wrapped { Label::None } else { label(text) } {
+        let label = if wrapped { Label::None } else { label(text) };
+        if self.on_label(label, text, indent, bullet.is_some())
+            || self.in_list(t, text, indent, bullet.is_some())
+            || t.is_empty()
+        {
+            return;
+        }
+        if has_marker(t) {
+            self.found.push(Cow::Borrowed(text));
+        } else if self.first.is_none() && !text.is_empty() {
+            self.first = Some(text);
+        }
+    }
+
+    /// A learnings label opens (or, as a bullet of the list, continues) a list; another label
+    /// ends one. True when the line is taken.
+    fn on_label(&mut self, label: Label<'_>, text: &'a [u8], indent: usize, bullet: bool) -> bool {
+        match label {
             Label::Lessons(rest) => {
-                found.extend(cur.take());
+                self.found.extend(self.cur.take());
                 if !rest.is_empty() {
                     // The label stays with its text: "Fallback pattern: try new, then old".
-                    cur = Some(Cow::Borrowed(text));
+                    self.cur = Some(Cow::Borrowed(text));
                 }
-                list = Some(match list.take() {
+                self.list = Some(match self.list.take() {
                     // A bullet of the list that reads like a label ("  - Y.js merging
                     // pattern: …") is one more item: the list keeps its own indentation, so
                     // bullets back at the label's level after it stay lessons.
-                    Some(l) if bullet.is_some() && indent >= l.min() => List {
+                    Some(l) if bullet && indent >= l.min() => List {
                         first: l.first.or(Some(indent)),
                         gap: false,
                         ..l
@@ -231,60 +266,58 @@ pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
                         gap: false,
                     },
                 });
-                continue;
+                true
             }
             Label::Other
-                if list.is_some()
-                    && (bullet.is_none() || text.ends_with(b":**") || text.ends_with(b"**:")) =>
+                if self.list.is_some()
+                    && (!bullet || text.ends_with(b":**") || text.ends_with(b"**:")) =>
             {
-                found.extend(cur.take());
-                list = None;
+                self.found.extend(self.cur.take());
+                self.list = None;
+                false
             }
-            _ => {}
-        }
-        if let Some(l) = list.as_mut() {
-            if t.is_empty() {
-                l.gap = true;
-                continue;
-            }
-            if bullet.is_some() && indent >= l.min() {
-                found.extend(cur.take());
-                cur = Some(Cow::Borrowed(text));
-                l.first.get_or_insert(indent);
-                l.gap = false;
-                continue;
-            }
-            if bullet.is_none() && !l.gap {
-                // A wrapped bullet, or a paragraph right under the label: part of the lessons.
-                match cur.as_mut() {
-                    Some(prev) if indent > l.label => {
-                        let owned = prev.to_mut();
-                        owned.push(b' ');
-                        owned.extend_from_slice(t);
-                        continue;
-                    }
-                    _ if l.first.is_none() => {
-                        found.extend(cur.take());
-                        cur = Some(Cow::Borrowed(t));
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            found.extend(cur.take());
-            list = None;
-        }
-        if t.is_empty() {
-            continue;
-        }
-        if has_marker(t) {
-            found.push(Cow::Borrowed(text));
-        } else if first.is_none() && !text.is_empty() {
-            first = Some(text);
+            _ => false,
         }
     }
-    found.extend(cur.take());
-    (first, found)
+
+    /// A line while a learnings list is open: a blank, an item, a wrapped item or a
+    /// paragraph under the label is taken (true); anything else ends the list.
+    fn in_list(&mut self, t: &'a [u8], text: &'a [u8], indent: usize, bullet: bool) -> bool {
+        let Some(l) = self.list.as_mut() else {
+            return false;
+        };
+        if t.is_empty() {
+            l.gap = true;
+            return true;
+        }
+        if bullet && indent >= l.min() {
+            self.found.extend(self.cur.take());
+            self.cur = Some(Cow::Borrowed(text));
+            l.first.get_or_insert(indent);
+            l.gap = false;
+            return true;
+        }
+        if !bullet && !l.gap {
+            // A wrapped bullet, or a paragraph right under the label: part of the lessons.
+            match self.cur.as_mut() {
+                Some(prev) if indent > l.label => {
+                    let owned = prev.to_mut();
+                    owned.push(b' ');
+                    owned.extend_from_slice(t);
+                    return true;
+                }
+                _ if l.first.is_none() => {
+                    self.found.extend(self.cur.take());
+                    self.cur = Some(Cow::Borrowed(t));
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        self.found.extend(self.cur.take());
+        self.list = None;
+        false
+    }
 }
 
 #[cfg(test)]

@@ -215,6 +215,85 @@ fn tail(bytes: &[u8], max: usize) -> String {
     s[start..].to_string()
 }
 
+/// One stream's bytes: `true` for stdout.
+type Chunk = (bool, std::io::Result<Vec<u8>>);
+
+/// What one stream's reader sent, if it finished.
+type Stream = Option<std::io::Result<Vec<u8>>>;
+
+/// Feed stdin and drain stdout/stderr on threads so a full pipe never blocks anyone; each
+/// output stream arrives whole on the channel.
+fn pipe_threads(child: &mut std::process::Child, prompt: &str) -> mpsc::Receiver<Chunk> {
+    if let Some(mut stdin) = child.stdin.take() {
+        let bytes = prompt.as_bytes().to_vec();
+        // A command that exits without reading its input is not an error here.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        });
+    }
+    let (tx, rx) = mpsc::channel::<Chunk>();
+    let readers: [(bool, Option<Box<dyn Read + Send>>); 2] = [
+        (true, child.stdout.take().map(|s| Box::new(s) as _)),
+        (false, child.stderr.take().map(|s| Box::new(s) as _)),
+    ];
+    for (is_out, pipe) in readers {
+        if let Some(mut pipe) = pipe {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let r = pipe.read_to_end(&mut buf).map(|_| buf);
+                let _ = tx.send((is_out, r));
+            });
+        }
+    }
+    rx
+}
+
+/// The child's exit status; `None` when it was still running at `deadline` (then killed). An
+/// error from waiting kills it too.
+fn wait_until(
+    child: &mut std::process::Child,
+    deadline: Instant,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(Some(status)),
+            Ok(None) if Instant::now() >= deadline => {
+                kill(child);
+                return Ok(None);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(source) => {
+                kill(child);
+                return Err(source);
+            }
+        }
+    }
+}
+
+/// Stdout and stderr as the reader threads send them. A grandchild may still hold a pipe
+/// open: they are waited for only until `deadline` (`None`: the group killed).
+fn outputs(
+    rx: &mpsc::Receiver<Chunk>,
+    child: &mut std::process::Child,
+    deadline: Instant,
+) -> Option<(Stream, Stream)> {
+    let (mut out, mut err) = (None, None);
+    while out.is_none() || err.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((true, r)) => out = Some(r),
+            Ok((false, r)) => err = Some(r),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                kill(child);
+                return None;
+            }
+        }
+    }
+    Some((out, err))
+}
+
 impl Summarizer for CommandSummarizer {
     fn summarize(&self, prompt: &str) -> Result<String, SummarizeError> {
         let program = self.argv[0].clone();
@@ -234,63 +313,22 @@ impl Summarizer for CommandSummarizer {
             program: program.clone(),
             secs: self.timeout.as_secs_f64(),
         };
-        // Feed stdin and drain stdout/stderr on threads so a full pipe never blocks anyone.
-        if let Some(mut stdin) = child.stdin.take() {
-            let bytes = prompt.as_bytes().to_vec();
-            // A command that exits without reading its input is not an error here.
-            std::thread::spawn(move || {
-                let _ = stdin.write_all(&bytes);
-            });
-        }
-        let (tx, rx) = mpsc::channel::<(bool, std::io::Result<Vec<u8>>)>();
-        let readers: [(bool, Option<Box<dyn Read + Send>>); 2] = [
-            (true, child.stdout.take().map(|s| Box::new(s) as _)),
-            (false, child.stderr.take().map(|s| Box::new(s) as _)),
-        ];
-        for (is_out, pipe) in readers {
-            if let Some(mut pipe) = pipe {
-                let tx = tx.clone();
-                std::thread::spawn(move || {
-                    let mut buf = Vec::new();
-                    let r = pipe.read_to_end(&mut buf).map(|_| buf);
-                    let _ = tx.send((is_out, r));
+        let rx = pipe_threads(&mut child, prompt);
+        let deadline = started + self.timeout;
+        let status = match wait_until(&mut child, deadline) {
+            Ok(Some(status)) => status,
+            Ok(None) => return Err(timed_out()),
+            Err(source) => {
+                return Err(SummarizeError::Io {
+                    program,
+                    action: "wait for the process",
+                    source,
                 });
             }
-        }
-        drop(tx);
-        let deadline = started + self.timeout;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if Instant::now() >= deadline => {
-                    kill(&mut child);
-                    return Err(timed_out());
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                Err(source) => {
-                    kill(&mut child);
-                    return Err(SummarizeError::Io {
-                        program,
-                        action: "wait for the process",
-                        source,
-                    });
-                }
-            }
         };
-        // A grandchild may still hold a pipe open: wait for the readers only until the deadline.
-        let (mut out, mut err) = (None, None);
-        while out.is_none() || err.is_none() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok((true, r)) => out = Some(r),
-                Ok((false, r)) => err = Some(r),
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    kill(&mut child);
-                    return Err(timed_out());
-                }
-            }
-        }
+        let Some((out, err)) = outputs(&rx, &mut child, deadline) else {
+            return Err(timed_out());
+        };
         let io = |source| SummarizeError::Io {
             program: program.clone(),
             action: "read its output",

@@ -288,6 +288,12 @@ fn timeline(out: &mut String, run: &str, its: &[&Iteration], named: bool) {
         );
     }
     out.push_str("</div></div>\n");
+    lanes(out, its, &ticks, span);
+    out.push_str("</div>\n");
+}
+
+/// A lane per worker: the grid lines at `ticks` and a bar per iteration.
+fn lanes(out: &mut String, its: &[&Iteration], ticks: &[u64], span: u64) {
     let mut workers: Vec<u64> = its.iter().map(|i| i.worker).collect();
     workers.sort_unstable();
     workers.dedup();
@@ -317,7 +323,6 @@ fn timeline(out: &mut String, run: &str, its: &[&Iteration], named: bool) {
         }
         out.push_str("</div></div>\n");
     }
-    out.push_str("</div>\n");
 }
 
 fn legend(out: &mut String, r: &Report) {
@@ -363,48 +368,53 @@ fn iterations(out: &mut String, r: &Report) {
     }
     out.push_str("</tr>\n");
     for i in &r.iterations {
-        let _ = write!(
-            out,
-            "<tr><td class=\"n\">{}</td><td><code>{}</code></td>",
-            i.iteration,
-            escape(&i.story)
-        );
-        if c.workers {
-            let _ = write!(out, "<td class=\"n\">{}</td>", i.worker);
-        }
-        let _ = write!(
-            out,
-            "<td class=\"t\">{}</td><td class=\"n\">{}</td><td>{}</td>",
-            escape(&i.start.as_deref().map_or("-".into(), super::when)),
-            duration(i.duration_ms),
-            pill(&i.outcome)
-        );
-        if c.verify {
-            let mut v = if i.verify_total == 0 {
-                "-".to_string()
-            } else {
-                format!("{}/{}", i.verify_passed, i.verify_total)
-            };
-            for f in &i.verify_failed {
-                let _ = write!(v, "<br>failed: <code>{}</code>", escape(f));
-            }
-            let _ = write!(out, "<td>{v}</td>");
-        }
-        for (on, v) in [(c.merge, &i.merge), (c.review, &i.review)] {
-            if on {
-                let _ = write!(out, "<td>{}</td>", escape(v.as_deref().unwrap_or("-")));
-            }
-        }
-        let usage = i.usage.as_ref();
-        if c.tokens {
-            let n = usage.and_then(|u| u.tokens()).map_or("-".into(), thousands);
-            let _ = write!(out, "<td class=\"n\">{n}</td>");
-        }
-        if c.cost {
-            let n = usage.and_then(|u| u.cost_usd).map_or("-".into(), cost);
-            let _ = write!(out, "<td class=\"n\">{n}</td>");
-        }
-        out.push_str("</tr>\n");
+        iteration_row(out, c, i);
     }
     out.push_str("</table>\n");
+}
+
+/// One iteration's row of the table: the cells `c` shows.
+fn iteration_row(out: &mut String, c: super::Columns, i: &Iteration) {
+    let _ = write!(
+        out,
+        "<tr><td class=\"n\">{}</td><td><code>{}</code></td>",
+        i.iteration,
+        escape(&i.story)
+    );
+    if c.workers {
+        let _ = write!(out, "<td class=\"n\">{}</td>", i.worker);
+    }
+    let _ = write!(
+        out,
+        "<td class=\"t\">{}</td><td class=\"n\">{}</td><td>{}</td>",
+        escape(&i.start.as_deref().map_or("-".into(), super::when)),
+        duration(i.duration_ms),
+        pill(&i.outcome)
+    );
+    if c.verify {
+        let mut v = if i.verify_total == 0 {
+            "-".to_string()
+        } else {
+            format!("{}/{}", i.verify_passed, i.verify_total)
+        };
+        for f in &i.verify_failed {
+            let _ = write!(v, "<br>failed: <code>{}</code>", escape(f));
+        }
+        let _ = write!(out, "<td>{v}</td>");
+    }
+    for (on, v) in [(c.merge, &i.merge), (c.review, &i.review)] {
+        if on {
+            let _ = write!(out, "<td>{}</td>", escape(v.as_deref().unwrap_or("-")));
+        }
+    }
+    let usage = i.usage.as_ref();
+    if c.tokens {
+        let n = usage.and_then(|u| u.tokens()).map_or("-".into(), thousands);
+        let _ = write!(out, "<td class=\"n\">{n}</td>");
+    }
+    if c.cost {
+        let n = usage.and_then(|u| u.cost_usd).map_or("-".into(), cost);
+        let _ = write!(out, "<td class=\"n\">{n}</td>");
+    }
+    out.push_str("</tr>\n");
 }

@@ -351,6 +351,54 @@ impl Sum for f64 {
     }
 }
 
+impl Columns {
+    /// The optional columns `it` has a value for (its tokens and cost as counted).
+    fn see(&mut self, it: &Iteration, tokens: bool, cost: bool) {
+        self.verify |= it.verify_total > 0;
+        self.tokens |= tokens;
+        self.cost |= cost;
+        self.workers |= it.worker > 1;
+        self.merge |= it.merge.is_some();
+        self.review |= it.review.is_some();
+    }
+}
+
+impl StoryRow {
+    /// A story's row before its first iteration is added.
+    fn new(story: String) -> StoryRow {
+        StoryRow {
+            story,
+            iterations: 0,
+            duration_ms: 0,
+            outcome: String::new(),
+            verify_passed: 0,
+            verify_total: 0,
+            tokens: None,
+            cost_usd: None,
+            merge: None,
+            review: None,
+            workers: vec![],
+        }
+    }
+
+    /// One more iteration of the story: sums added, the latest outcome, verify, merge and
+    /// review kept.
+    fn add(&mut self, it: &Iteration, tokens: Option<u64>, cost: Option<f64>) {
+        self.iterations += 1;
+        self.duration_ms = self.duration_ms.saturating_add(it.duration_ms);
+        self.outcome = it.outcome.clone();
+        self.verify_passed = it.verify_passed;
+        self.verify_total = it.verify_total;
+        self.tokens = add(self.tokens, tokens);
+        self.cost_usd = add(self.cost_usd, cost);
+        self.merge = it.merge.clone().or(self.merge.take());
+        self.review = it.review.clone().or(self.review.take());
+        if !self.workers.contains(&it.worker) {
+            self.workers.push(it.worker);
+        }
+    }
+}
+
 /// Rows per story (in order of first iteration), totals and columns.
 fn summarize(runs: Vec<String>, iterations: Vec<Iteration>, skipped_lines: usize) -> Report {
     let mut stories: Vec<StoryRow> = Vec::new();
@@ -359,12 +407,7 @@ fn summarize(runs: Vec<String>, iterations: Vec<Iteration>, skipped_lines: usize
     for it in &iterations {
         let tokens = it.usage.as_ref().and_then(Usage::tokens);
         let cost = it.usage.as_ref().and_then(|u| u.cost_usd);
-        columns.verify |= it.verify_total > 0;
-        columns.tokens |= tokens.is_some();
-        columns.cost |= cost.is_some();
-        columns.workers |= it.worker > 1;
-        columns.merge |= it.merge.is_some();
-        columns.review |= it.review.is_some();
+        columns.see(it, tokens.is_some(), cost.is_some());
         totals.iterations += 1;
         totals.duration_ms = totals.duration_ms.saturating_add(it.duration_ms);
         totals.tokens = add(totals.tokens, tokens);
@@ -372,35 +415,11 @@ fn summarize(runs: Vec<String>, iterations: Vec<Iteration>, skipped_lines: usize
         let i = match stories.iter().position(|s| s.story == it.story) {
             Some(i) => i,
             None => {
-                stories.push(StoryRow {
-                    story: it.story.clone(),
-                    iterations: 0,
-                    duration_ms: 0,
-                    outcome: String::new(),
-                    verify_passed: 0,
-                    verify_total: 0,
-                    tokens: None,
-                    cost_usd: None,
-                    merge: None,
-                    review: None,
-                    workers: vec![],
-                });
+                stories.push(StoryRow::new(it.story.clone()));
                 stories.len() - 1
             }
         };
-        let row = &mut stories[i];
-        row.iterations += 1;
-        row.duration_ms = row.duration_ms.saturating_add(it.duration_ms);
-        row.outcome = it.outcome.clone();
-        row.verify_passed = it.verify_passed;
-        row.verify_total = it.verify_total;
-        row.tokens = add(row.tokens, tokens);
-        row.cost_usd = add(row.cost_usd, cost);
-        row.merge = it.merge.clone().or(row.merge.take());
-        row.review = it.review.clone().or(row.review.take());
-        if !row.workers.contains(&it.worker) {
-            row.workers.push(it.worker);
-        }
+        stories[i].add(it, tokens, cost);
     }
     // Sums of binary fractions drift (0.1 + 0.2): a cost is kept to a millionth of a dollar.
     let round = |c: Option<f64>| c.map(|c| (c * 1e6).round() / 1e6);

@@ -1,7 +1,7 @@
 //! The report as a terminal table ([`text`]) and as a markdown table for a PR description
 //! ([`markdown`]): the same rows and totals. Pure; owns neither the model nor any printing.
 
-use super::{Report, StoryRow, cost, duration, thousands};
+use super::{Columns, Report, StoryRow, cost, duration, thousands};
 use crate::ui::printable;
 
 /// The outcome as a person reads it (`verify-failed` is `verify failed`).
@@ -28,39 +28,7 @@ pub(super) fn table(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
     opt(c.review, "review", &mut head);
     opt(c.tokens, "tokens", &mut head);
     opt(c.cost, "cost", &mut head);
-    let row = |s: &StoryRow| {
-        let mut cells = vec![
-            printable(&s.story),
-            s.iterations.to_string(),
-            duration(s.duration_ms),
-            printable(&outcome_label(&s.outcome)),
-        ];
-        if c.verify {
-            cells.push(if s.verify_total == 0 {
-                "-".into()
-            } else {
-                format!("{}/{}", s.verify_passed, s.verify_total)
-            });
-        }
-        if c.workers {
-            let w: Vec<String> = s.workers.iter().map(u64::to_string).collect();
-            cells.push(w.join(","));
-        }
-        if c.merge {
-            cells.push(s.merge.as_deref().map_or("-".into(), printable));
-        }
-        if c.review {
-            cells.push(s.review.as_deref().map_or("-".into(), printable));
-        }
-        if c.tokens {
-            cells.push(s.tokens.map_or("-".into(), thousands));
-        }
-        if c.cost {
-            cells.push(s.cost_usd.map_or("-".into(), cost));
-        }
-        cells
-    };
-    let mut rows: Vec<Vec<String>> = r.stories.iter().map(row).collect();
+    let mut rows: Vec<Vec<String>> = r.stories.iter().map(|s| cells(c, s)).collect();
     let t = &r.totals;
     let mut total = vec![
         format!("total ({} done of {})", t.done, t.stories),
@@ -82,6 +50,40 @@ pub(super) fn table(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
     }
     rows.push(total);
     (head, rows)
+}
+
+/// A story's row: the fixed cells, then the optional columns `c` shows.
+fn cells(c: Columns, s: &StoryRow) -> Vec<String> {
+    let mut cells = vec![
+        printable(&s.story),
+        s.iterations.to_string(),
+        duration(s.duration_ms),
+        printable(&outcome_label(&s.outcome)),
+    ];
+    if c.verify {
+        cells.push(if s.verify_total == 0 {
+            "-".into()
+        } else {
+            format!("{}/{}", s.verify_passed, s.verify_total)
+        });
+    }
+    if c.workers {
+        let w: Vec<String> = s.workers.iter().map(u64::to_string).collect();
+        cells.push(w.join(","));
+    }
+    if c.merge {
+        cells.push(s.merge.as_deref().map_or("-".into(), printable));
+    }
+    if c.review {
+        cells.push(s.review.as_deref().map_or("-".into(), printable));
+    }
+    if c.tokens {
+        cells.push(s.tokens.map_or("-".into(), thousands));
+    }
+    if c.cost {
+        cells.push(s.cost_usd.map_or("-".into(), cost));
+    }
+    cells
 }
 
 /// Numbers read best right-aligned.

@@ -127,7 +127,12 @@ mod tests {
             let opts = context::Options::default();
             let p = build(dir.path(), &prd, &story, Some(&retry), &agent, &opts).unwrap();
             assert!(p.contains("S-1") && p.contains("Add it"), "{p}");
-            assert!(p.contains("- works") || p.contains("works"));
+            // The story's one criterion, listed under its heading (a bare "works" would also
+            // match the Copilot instructions' "also works").
+            assert!(
+                p.contains("Acceptance criteria:\n- works\n"),
+                "{kind:?}: the criterion is listed: {p}"
+            );
             assert!(p.contains("`make test` exited 2") && p.contains("FAIL: x"));
             assert!(p.contains("- tests live in tests/"));
             assert!(p.contains("DISCOVERY PROTOCOL"));

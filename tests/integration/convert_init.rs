@@ -103,7 +103,7 @@ fn init_from_a_markdown_prd() {
     assert!(out.contains("no test command found"), "{out}");
     let (code, out, err) = output_in(dir.path(), &["status"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("US-007"), "{out}");
+    insta::assert_snapshot!("status_after_init_from_markdown", out);
 }
 
 #[test]

@@ -1,8 +1,19 @@
 //! `ralph pin check`: paths, globs, spec links, names, keyword counts, and paths leaving the project.
 
-use crate::support::ralph_at;
+use crate::support::normalize::normalize;
+use crate::support::{output, ralph_at};
 use predicates::prelude::*;
 use std::path::Path;
+
+/// `ralph pin check` in `root`: its exit code, and its stdout and stderr as one text (the
+/// project's path as `[ROOT]`) for an exact comparison.
+fn check(root: &Path) -> (i32, String) {
+    let (code, out, err) = output(ralph_at(root).args(["pin", "check"]));
+    (
+        code,
+        normalize(&format!("stdout:\n{out}stderr:\n{err}"), root),
+    )
+}
 
 fn project(pin: &str) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
@@ -45,23 +56,9 @@ fn errors_name_the_line_and_the_fix() {
          **Spec Link**: specs/missing.md\n---\n\
          ### a\n**Keywords**: lonely\n**File Paths**:\n- src/b.rs\n---\n"
     ));
-    ralph_at(tmp.path())
-        .args(["pin", "check"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "specs/INDEX.md:5: error: entry \"A\": file path `src/gone.rs` matches nothing in the project; fix the path or remove it",
-        ))
-        .stderr(predicate::str::contains(
-            "specs/INDEX.md:6: error: entry \"A\": file path `../outside.rs` climbs out of the project",
-        ))
-        .stderr(predicate::str::contains("specs/INDEX.md:7: error: entry \"A\": file path `/etc/passwd` is absolute"))
-        .stderr(predicate::str::contains("spec link `specs/missing.md` matches nothing"))
-        .stderr(predicate::str::contains(
-            "specs/INDEX.md:10: error: entry \"a\": duplicate entry name (first at line 1)",
-        ))
-        .stderr(predicate::str::contains("specs/INDEX.md:10: warning: entry \"a\": has 1 keywords"))
-        .stderr(predicate::str::contains("2 entries, 5 errors, 1 warnings"));
+    let (code, text) = check(tmp.path());
+    assert_eq!(code, 1, "{text}");
+    insta::assert_snapshot!("errors", text);
 }
 
 #[cfg(unix)]
@@ -73,16 +70,9 @@ fn symlinks_out_of_the_project_are_errors() {
         "### A\n**Keywords**: {TEN}\n**File Paths**:\n- link/secret.rs\n- link/*.rs\n---\n"
     ));
     std::os::unix::fs::symlink(outside.path(), tmp.path().join("link")).unwrap();
-    ralph_at(tmp.path())
-        .args(["pin", "check"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "file path `link/secret.rs` leads outside the project through a symlink",
-        ))
-        .stderr(predicate::str::contains(
-            "file path `link/*.rs` leads outside",
-        ));
+    let (code, text) = check(tmp.path());
+    assert_eq!(code, 1, "{text}");
+    insta::assert_snapshot!("symlinks", text);
 }
 
 #[test]
@@ -92,34 +82,22 @@ fn keyword_counts_outside_10_to_20_only_warn() {
         "### A\n**Keywords**: {}\n**File Paths**:\n- src/a.rs\n---\n",
         many.join(", ")
     ));
-    ralph_at(tmp.path())
-        .args(["pin", "check"])
-        .assert()
-        .success()
-        .stderr(predicate::str::contains(
-            "has 21 keywords; 10-20 find it best",
-        ));
+    let (code, text) = check(tmp.path());
+    assert_eq!(code, 0, "{text}");
+    insta::assert_snapshot!("keyword_counts", text);
 }
 
 #[test]
 fn a_missing_or_unreadable_pin_is_an_error_with_a_hint() {
     let tmp = tempfile::tempdir().unwrap();
-    ralph_at(tmp.path())
-        .args(["pin", "check"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "run `ralph pin generate` to create it",
-        ));
+    let (code, text) = check(tmp.path());
+    assert_eq!(code, 1, "{text}");
+    insta::assert_snapshot!("missing_pin", text);
     let bad = project("");
     std::fs::write(bad.path().join("specs/INDEX.md"), b"### A\n\xff\n").unwrap();
-    ralph_at(bad.path())
-        .args(["pin", "check"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "specs/INDEX.md: not valid UTF-8 (first bad byte at line 2)",
-        ));
+    let (code, text) = check(bad.path());
+    assert_eq!(code, 1, "{text}");
+    insta::assert_snapshot!("not_utf8", text);
 }
 
 #[test]
@@ -130,15 +108,7 @@ fn the_fork_pin_parses_and_reports_only_real_problems() {
     .unwrap();
     let tmp = project(&fork);
     // None of the fork's files exist here: every path is reported, nothing else breaks.
-    ralph_at(tmp.path())
-        .args(["pin", "check"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("6 entries"))
-        .stderr(predicate::str::contains(
-            "entry \"Ralph Core\": spec link `README.md` matches nothing",
-        ))
-        .stderr(predicate::str::contains(
-            "entry \"Specifications\": lists no file paths",
-        ));
+    let (code, text) = check(tmp.path());
+    assert_eq!(code, 1, "{text}");
+    insta::assert_snapshot!("fork_pin", text);
 }

@@ -1,13 +1,16 @@
 //! The helpers every integration test shares: the one way to run the binary under test
 //! (`ralph`, `ralph_in`, `ralph_at`, `command`: always with a clean environment), fixture
 //! paths, and for the loop's tests temp git projects with fake agents (`Project`). The Pin's
-//! helpers are in `pin`, prd.json documents as JSON values in `prd_json`.
+//! helpers are in `pin`, prd.json documents as JSON values in `prd_json`, what varies between
+//! runs of an output (temp paths, commit ids, times, durations) made stable for an exact
+//! comparison in `normalize`.
 //!
 //! A fake agent is a small sh script written into a temp `bin/` put first on PATH, named like a
 //! real CLI (`claude`, `codex`, …). Every invocation records its argv (`argv-N`, NUL-separated)
 //! and stdin (`stdin-N`) in the fake dir, then runs the behaviour the test gives it. In the
 //! script, `$D` is the fake dir, `$n` the invocation number and `$RALPH_STORY_ID` the story.
 
+pub mod normalize;
 pub mod parallel;
 pub mod pin;
 pub mod prd_json;
