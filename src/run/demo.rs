@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::Options;
+use super::options::Options;
 use crate::agent::{AgentKind, AgentSpec, PromptMode};
 use crate::config::Settings;
 use crate::prd::Prd;

@@ -15,13 +15,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::ending::Exit;
+use super::error::RunError;
 use super::events::{Event, Reporter};
 use super::iteration::{self, Done};
+use super::options::{Options, PrdSnapshot};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
-use super::{
-    Exit, Options, PrdSnapshot, RunError, branch, cost, git, guard, ratelimit, signals, status,
-};
+use super::{branch, cost, git, guard, ratelimit, signals, status};
 use crate::config::Settings;
 use crate::graph;
 use crate::prd::{Prd, Story};
@@ -140,7 +141,7 @@ impl<'a> Loop<'a> {
         let mut cache = PrdCache::default();
         checkout(opts, &mut cache, rep)?;
         super::upkeep::clean_at_start(opts, rep);
-        let run_id = super::new_run_id();
+        let run_id = super::upkeep::new_run_id();
         // Absolute, so the agent can be told where its prompt file is whatever its cwd.
         let run_dir = state.join("runs").join(&run_id);
         let run_dir = std::path::absolute(&run_dir).unwrap_or(run_dir);
@@ -234,7 +235,8 @@ impl<'a> Loop<'a> {
         let states = graph::states(&prd.stories);
         let skip: HashSet<String> = self.skipped.keys().cloned().collect();
         // Step 5: the next story.
-        let Some(i) = super::choose(prd, &states, self.opts.story.as_deref(), &skip)? else {
+        let Some(i) = super::choose::choose(prd, &states, self.opts.story.as_deref(), &skip)?
+        else {
             if self.hold_while_paused(None) {
                 return Ok(Next::Again);
             }

@@ -8,9 +8,11 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+use super::error::RunError;
 use super::events::Event;
+use super::options::Options;
 use super::redgreen::{self, policy::Red};
-use super::{Options, RunError, ratelimit, verdict, verify};
+use super::{ratelimit, verdict, verify};
 use crate::agent::process::LogSink;
 use crate::prd::Story;
 use crate::state::history::{RedGreenRecord, VerifyResult};
@@ -157,7 +159,7 @@ fn report(opts: &Options, log: &Option<Arc<Mutex<LogSink>>>, red: &redgreen::Red
             return;
         }
     };
-    super::launch::log_line(log, &format!("=== {text}"));
+    super::log::log_line(log, &format!("=== {text}"));
     rep.report(Event::Note { text });
 }
 

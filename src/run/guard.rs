@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::RunError;
+use super::error::RunError;
 use super::integrity::{self, Violation};
 use crate::fsutil::{self, Entry, FsError};
 use crate::prd::{Prd, PrdError};

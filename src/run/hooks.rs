@@ -252,7 +252,7 @@ impl Reporter for Hooked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::Exit;
+    use crate::run::ending::Exit;
     use crate::run::events::Recorded;
     use crate::run::outcome::Outcome;
 

@@ -7,10 +7,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::error::RunError;
 use super::events::Event;
+use super::options::{Options, PrdSnapshot};
 use super::outcome::{AgentFacts, Outcome, Progress, StartFailure};
 use super::prompt::{self, RetryNote};
-use super::{Options, PrdSnapshot, RunError, gate, git, guard, launch, report, verdict};
+use super::{gate, git, guard, launch, log, report, verdict};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
 use crate::state::history::{self, Record};
@@ -102,9 +104,9 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         .before
         .take()
         .or_else(|| git::snapshot(&opts.root, &prd_rel));
-    let log = launch::log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
+    let log = log::log_sink(&inp.run_dir.join(format!("iter-{}.log", inp.n)), rep);
     let events_path = inp.run_dir.join(format!("iter-{}.events.jsonl", inp.n));
-    launch::log_line(
+    log::log_line(
         &log,
         &format!(
             "=== ralph iteration {} · story {} · attempt {} · {}\n$ {}",

@@ -9,11 +9,10 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use super::events::{Event, Reporter};
-use super::{Options, RunError};
-use crate::agent::process::{
-    Finished, LineWatch, LogSink, RawLog, Supervise, Translate, supervise,
-};
+use super::error::RunError;
+use super::events::Event;
+use super::options::Options;
+use crate::agent::process::{Finished, LineWatch, LogSink, Supervise, Translate, supervise};
 use crate::agent::telemetry::{Format, Telemetry, Usage};
 use crate::agent::{self, AgentSpec, Invocation};
 
@@ -34,10 +33,6 @@ pub struct Launch<'a> {
     /// Where the agent writes its usage when its argv asks for a file (`iter-N.usage.json`).
     pub usage_file: Option<&'a Path>,
 }
-
-/// The most bytes of raw events kept per agent run (the translated log has everything the
-/// agent said; this is for looking at the format itself).
-pub const EVENTS_CAP: u64 = 32 * 1024 * 1024;
 
 /// Write the prompt to the file the invocation passes, when it passes one.
 pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError> {
@@ -74,7 +69,7 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
     let raw = l
         .events
         .filter(|_| l.spec.format() != Format::Plain)
-        .and_then(|p| raw_log(p, rep));
+        .and_then(|p| super::log::raw_log(p, rep));
     let mut watcher = super::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
     let argv = crate::agent::slots::fill(
         &l.inv.argv,
@@ -124,7 +119,7 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
     // Text the agent left without a newline at its very end still counts, and is logged.
     for line in left.iter().flat_map(|t| t.lines()) {
         (l.watch)(line);
-        log_line(&l.log, line);
+        super::log::log_line(&l.log, line);
         if opts.echo {
             use std::io::Write;
             // A closed stdout is not the loop's failure (as with the agent's own echo).
@@ -137,60 +132,4 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
         });
     }
     Ok(Launched { run, usage, events })
-}
-
-/// The log an agent's output goes to (redacted), appended; `None` (and a warning) when it
-/// cannot be opened: the output then goes to the terminal only.
-pub(crate) fn log_sink(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<LogSink>>> {
-    let file = match std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) => {
-            rep.report(Event::Warning {
-                text: format!(
-                    "{}: cannot open the iteration log ({e}); output goes to the terminal only",
-                    path.display()
-                ),
-            });
-            return None;
-        }
-    };
-    Some(Arc::new(Mutex::new(LogSink {
-        file,
-        redact: super::redact_for_log,
-    })))
-}
-
-/// The raw events file, created fresh; `None` (and a warning) when it cannot be.
-fn raw_log(path: &Path, rep: &dyn Reporter) -> Option<Arc<Mutex<RawLog>>> {
-    match std::fs::File::create(path) {
-        Ok(f) => Some(Arc::new(Mutex::new(RawLog::new(
-            f,
-            super::redact_for_log,
-            EVENTS_CAP,
-        )))),
-        Err(e) => {
-            rep.report(Event::Warning {
-                text: format!(
-                    "{}: cannot keep the agent's raw events ({e})",
-                    path.display()
-                ),
-            });
-            None
-        }
-    }
-}
-
-/// One line of ralph's own into the log (redacted like the agent's).
-pub(crate) fn log_line(log: &Option<Arc<Mutex<LogSink>>>, line: &str) {
-    use std::io::Write;
-    if let Some(l) = log
-        && let Ok(mut sink) = l.lock()
-    {
-        let text = (sink.redact)(&format!("{line}\n"));
-        let _ = sink.file.write_all(text.as_bytes());
-    }
 }

@@ -5,8 +5,8 @@
 //!
 //! Owns what a run does with the checks; the checks are [`crate::doctor`]'s.
 
-use super::Options;
 use super::events::Event;
+use super::options::Options;
 use crate::agent::AgentSpec;
 use crate::doctor::{self, Finding, Status, gather};
 

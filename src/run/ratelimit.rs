@@ -118,7 +118,7 @@ pub fn plan(line: &str, now: &Zoned, n: usize) -> Wait {
 
 /// The wait for the `streak`-th usage limit in a row (1-based): how long (capped by
 /// `max_wait`) and the event that says so; or the run stops: `--no-wait`, or
-/// [`super::MAX_RATE_LIMIT_WAITS`] limits in a row. The one rule of the sequential loop and
+/// [`super::error::MAX_RATE_LIMIT_WAITS`] limits in a row. The one rule of the sequential loop and
 /// the parallel scheduler.
 pub fn next_wait(
     line: String,
@@ -126,12 +126,12 @@ pub fn next_wait(
     no_wait: bool,
     max_wait: Option<Duration>,
     now: &Zoned,
-) -> Result<(Duration, super::events::Event), super::RunError> {
+) -> Result<(Duration, super::events::Event), super::error::RunError> {
     if no_wait {
-        return Err(super::RunError::RateLimited { line });
+        return Err(super::error::RunError::RateLimited { line });
     }
-    if streak >= super::MAX_RATE_LIMIT_WAITS {
-        return Err(super::RunError::RateLimitedTooOften { line });
+    if streak >= super::error::MAX_RATE_LIMIT_WAITS {
+        return Err(super::error::RunError::RateLimitedTooOften { line });
     }
     let wait = plan(&line, now, streak.saturating_sub(1));
     let mut d = wait.duration_from(now);
@@ -182,7 +182,7 @@ mod tests {
 
     #[test]
     fn next_wait_stops_the_run_or_says_until_when_and_how_long() {
-        use super::super::{RunError, events::Event};
+        use super::super::{error::RunError, events::Event};
         let now = at("2026-11-26T10:00:00+00:00[UTC]");
         let line = || "usage limit reached; resets 11am".to_string();
         assert!(matches!(
@@ -192,7 +192,7 @@ mod tests {
         assert!(matches!(
             next_wait(
                 line(),
-                super::super::MAX_RATE_LIMIT_WAITS,
+                crate::run::error::MAX_RATE_LIMIT_WAITS,
                 false,
                 None,
                 &now

@@ -12,8 +12,10 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+use super::error::RunError;
 use super::events::Event;
-use super::{Options, RunError, git, launch};
+use super::options::Options;
+use super::{git, launch, log};
 use crate::agent::telemetry::Usage;
 use crate::agent::{self, AgentSpec, detect};
 use crate::prd::Story;
@@ -228,7 +230,7 @@ fn run_reviewer(
     let prompt_file = inp.run_dir.join(format!("review-prompt-{}.md", inp.n));
     let inv = agent::plan(inp.reviewer, prompt, &prompt_file);
     launch::write_prompt_file(&inv, prompt)?;
-    let log = launch::log_sink(&inp.run_dir.join(format!("review-{}.log", inp.n)), rep);
+    let log = log::log_sink(&inp.run_dir.join(format!("review-{}.log", inp.n)), rep);
     let lines: Arc<Mutex<Vec<String>>> = Arc::default();
     let watch: agent::process::LineWatch = {
         let lines = lines.clone();

@@ -10,8 +10,10 @@
 
 use std::path::Path;
 
+use super::ending::Exit;
+use super::error::RunError;
 use super::events::{Event, Reporter};
-use super::{Exit, Options, RunError};
+use super::options::Options;
 use crate::clean::{self, Limits, sweep};
 use crate::state::history;
 use crate::state::runs::{self, Manifest, RunOutcome};
@@ -120,6 +122,16 @@ pub fn outcome_of(exit: Exit) -> RunOutcome {
         Exit::Interrupted => RunOutcome::Interrupted,
         Exit::StartFailed => RunOutcome::StartFailed,
     }
+}
+
+/// A new run's id: its start time and ralph's pid (`20250101T120000-4242`), the name of its
+/// folder under `.ralph/runs/`.
+pub(crate) fn new_run_id() -> String {
+    format!(
+        "{}-{}",
+        jiff::Zoned::now().strftime("%Y%m%dT%H%M%S"),
+        std::process::id()
+    )
 }
 
 #[cfg(test)]

@@ -146,7 +146,7 @@ impl Watcher for Watch<'_> {
             elapsed,
             bytes: a.bytes,
             silent,
-            last_line: super::redact_for_log(&a.last_line),
+            last_line: super::log::redact_for_log(&a.last_line),
             live: self.cadence.live,
         });
     }

@@ -7,9 +7,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::Loop;
-use crate::run::Options;
 use crate::run::control::{Change, Claim, Live, Setup, live::POLL, policy::SKIPPED};
 use crate::run::events::Event;
+use crate::run::options::Options;
 
 /// The run's control channel, open once the run has its id.
 pub(super) fn open(opts: &Options, run_id: &str, branch: Option<String>) -> Live {

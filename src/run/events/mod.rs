@@ -190,7 +190,7 @@ pub enum Event {
     },
     /// The run is over.
     RunEnded {
-        ending: super::Exit,
+        ending: super::ending::Exit,
         /// Counted iterations.
         iterations: u32,
         limit: u32,

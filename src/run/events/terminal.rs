@@ -4,7 +4,7 @@
 
 use super::{Event, Reporter};
 use crate::agent::process::Stop;
-use crate::run::Exit;
+use crate::run::ending::Exit;
 use crate::run::ratelimit::format_elapsed;
 use crate::state::history::ControlKind;
 

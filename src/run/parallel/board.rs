@@ -20,7 +20,7 @@ pub fn last_activity(log: &Path) -> Option<(Duration, String)> {
     let text = String::from_utf8_lossy(&buf);
     let line = text.lines().rev().find(|l| !l.trim().is_empty())?.trim();
     let age = meta.modified().ok()?.elapsed().unwrap_or_default();
-    Some((age, crate::run::redact_for_log(line)))
+    Some((age, crate::run::log::redact_for_log(line)))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use super::{ClaimState, ParallelError, Sched, queue, worktree};
 use crate::run::events::{Event, Reporter};
 use crate::run::outcome::{Outcome, Progress};
 use crate::run::prompt::RetryNote;
-use crate::run::{iteration, launch, ratelimit};
+use crate::run::{iteration, log, ratelimit};
 use crate::state::history::{MergeRecord, Record};
 
 impl Sched<'_> {
@@ -22,7 +22,7 @@ impl Sched<'_> {
             return;
         };
         c.state = ClaimState::Queued;
-        let log = launch::log_sink(
+        let log = log::log_sink(
             &self.run_dir.join(format!("merge-{}.log", self.n)),
             &*self.opts.reporter,
         );

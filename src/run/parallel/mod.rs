@@ -29,10 +29,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::ending::Exit;
+use super::error::RunError;
 use super::events::Event;
+use super::options::Options;
 use super::outcome::Strikes;
 use super::prompt::RetryNote;
-use super::{Exit, Options, RunError, status};
+use super::status;
 use crate::graph;
 use crate::prd::Prd;
 use crate::state::history::Record;
@@ -191,7 +194,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let branch = prd_branch(&prd);
     let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
     // `--story` must name a story (its readiness is checked as the sequential loop does).
-    super::choose(
+    super::choose::choose(
         &prd,
         &graph::states(&prd.stories),
         opts.story.as_deref(),
@@ -204,7 +207,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .zip(policy::story_keys(&ids))
         .collect();
     super::upkeep::clean_at_start(opts, rep);
-    let run_id = super::new_run_id();
+    let run_id = super::upkeep::new_run_id();
     let run_dir = state.join("runs").join(&run_id);
     crate::fsutil::create_dir_all(&run_dir)?;
     let mut manifest = super::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);

@@ -19,7 +19,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::{Options, git, verify};
+use super::options::Options;
+use super::{git, verify};
 use crate::agent::AgentError;
 use crate::agent::process::LogSink;
 use crate::config::Settings;
