@@ -11,7 +11,8 @@ use super::Ctx;
 use crate::agent::{AgentKind, AgentSpec, PromptMode};
 use crate::config::{self, Layer};
 use crate::exit::Code;
-use crate::run::{self, Options, demo, signals};
+use crate::run::wait::signals;
+use crate::run::{self, Options, demo};
 
 fn duration(s: &str) -> Result<Duration, String> {
     config::parse_duration(s)
@@ -341,8 +342,8 @@ fn print_dry_run(
     println!(
         "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress{}",
         s.iterations,
-        run::ratelimit::format_remaining(s.timeout),
-        run::ratelimit::format_remaining(s.sleep),
+        run::events::durations::format_remaining(s.timeout),
+        run::events::durations::format_remaining(s.sleep),
         s.max_failures,
         s.max_cost
             .map(|c| format!(", stop at ${:.2} reported cost", c.usd()))

@@ -22,7 +22,8 @@ use super::iteration::{self, Done};
 use super::options::{Options, PrdSnapshot};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
-use super::{branch, cost, git, guard, ratelimit, signals, status};
+use super::wait::{ratelimit, sleep, watch};
+use super::{branch, cost, git, guard, status};
 use crate::config::Settings;
 use crate::graph;
 use crate::prd::{Prd, Story};
@@ -433,7 +434,7 @@ impl<'a> Loop<'a> {
         // Step 10: sleep unless the next check will stop anyway.
         let sleeps = self.n < s.iterations && !done.all_done;
         self.show_between(sleeps.then_some(("sleep", s.sleep)));
-        if sleeps && signals::sleep(s.sleep, self.interrupt) {
+        if sleeps && sleep::sleep(s.sleep, self.interrupt) {
             return Ok(Some(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         Ok(None)
@@ -492,8 +493,8 @@ impl<'a> Loop<'a> {
         self.show_between(Some(("rate-limit", d)));
         // The countdown writes to stderr whatever the reporter (with --json too).
         let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let cadence = super::watch::Cadence::new(live, s.heartbeat);
-        if signals::countdown(d, self.interrupt, "ralph: waiting", cadence) {
+        let cadence = watch::Cadence::new(live, s.heartbeat);
+        if sleep::countdown(d, self.interrupt, "ralph: waiting", cadence) {
             return Ok(Some(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         Ok(None)

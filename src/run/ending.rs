@@ -3,7 +3,7 @@
 
 use crate::exit::Code;
 
-use super::signals;
+use super::wait::signals;
 
 /// How a run ended without an error (as `run-ended` reports it: `all-done`, `limit`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

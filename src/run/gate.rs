@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex};
 
 use super::error::RunError;
 use super::events::Event;
+use super::events::durations::format_elapsed;
 use super::options::Options;
 use super::redgreen::{self, policy::Red};
-use super::{ratelimit, verdict, verify};
+use super::{verdict, verify};
 use crate::agent::process::LogSink;
 use crate::prd::Story;
 use crate::state::history::{RedGreenRecord, VerifyResult};
@@ -138,7 +139,7 @@ fn report(opts: &Options, log: &Option<Arc<Mutex<LogSink>>>, red: &redgreen::Red
     if red.interrupted {
         return;
     }
-    let took = ratelimit::format_elapsed(std::time::Duration::from_millis(red.record.duration_ms));
+    let took = format_elapsed(std::time::Duration::from_millis(red.record.duration_ms));
     let files = red.record.test_files.len();
     let text = match &red.red {
         Red::Red => format!(

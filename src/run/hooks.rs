@@ -86,7 +86,7 @@ pub enum HookError {
     Failed { code: i32, stderr: String },
     #[error("was killed by signal {signal}{}", tail(.stderr))]
     Killed { signal: i32, stderr: String },
-    #[error("ran longer than {} and was killed (its process group)", crate::run::ratelimit::format_elapsed(*.timeout))]
+    #[error("ran longer than {} and was killed (its process group)", crate::run::events::durations::format_elapsed(*.timeout))]
     TimedOut { timeout: Duration },
     #[error("cannot wait for it: {0}")]
     Wait(std::io::Error),

@@ -70,7 +70,7 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
         .events
         .filter(|_| l.spec.format() != Format::Plain)
         .and_then(|p| super::log::raw_log(p, rep));
-    let mut watcher = super::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
+    let mut watcher = super::wait::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
     let argv = crate::agent::slots::fill(
         &l.inv.argv,
         &crate::agent::slots::Slots {

@@ -8,7 +8,7 @@
 //! [`crate::graph::next_ready`] (the same rule as `ralph next`), (6) build the prompt and run the
 //! agent, (7) the integrity guard, (8) outcome and verify gate, (9) history, (10) sleep or stop.
 //! Steps 6-9 are in [`iteration`]; pure policy lives in [`outcome`], [`integrity`],
-//! [`crate::state::archive`] (naming), [`ratelimit`] and [`status`]. The files under `.ralph/`
+//! [`crate::state::archive`] (naming), [`wait::ratelimit`] and [`status`]. The files under `.ralph/`
 //! (history, lock, archive, rejected copies) are [`crate::state`]'s. Printing is for humans, on
 //! stderr; the agent's own output goes to stdout/stderr as it arrives.
 
@@ -36,16 +36,14 @@ pub mod parallel;
 pub mod patterns;
 pub mod preflight;
 pub mod prompt;
-pub mod ratelimit;
 pub mod redgreen;
 pub mod report;
 pub mod review;
-pub mod signals;
 pub mod status;
 pub mod upkeep;
 pub mod verdict;
 pub mod verify;
-pub mod watch;
+pub mod wait;
 
 pub use dry_run::{Plan, dry_run};
 pub use ending::Exit;

@@ -190,7 +190,7 @@ fn read_verdict(
     match review::parse(output, prompt) {
         Verdict::Missing(_) if run.timed_out => Verdict::Missing(format!(
             "the reviewer timed out after {}",
-            super::ratelimit::format_remaining(timeout)
+            super::events::durations::format_remaining(timeout)
         )),
         Verdict::Missing(_) if run.interrupted => Verdict::Missing("interrupted".into()),
         Verdict::Missing(why) if !run.success() => Verdict::Missing(match run.exit_code {

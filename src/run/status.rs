@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::events::durations::format_elapsed;
 use super::outcome::Outcome;
-use super::ratelimit::format_elapsed;
 use crate::graph::State;
 use crate::prd::Story;
 

@@ -60,7 +60,7 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
         }
         let argv = vec!["/bin/sh".to_string(), "-c".into(), cmd.clone()];
         let mut watcher =
-            super::watch::Watch::stops_only(env.reporter, format!("{label} command `{cmd}`"));
+            super::wait::watch::Watch::stops_only(env.reporter, format!("{label} command `{cmd}`"));
         let f = supervise(Supervise {
             argv: &argv,
             cwd: env.dir.unwrap_or(env.root),

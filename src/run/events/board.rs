@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::run::ratelimit::format_elapsed;
+use super::durations::format_elapsed;
 
 /// The most characters of an output line a status line quotes.
 const QUOTE: usize = 60;

@@ -9,6 +9,7 @@
 //! never prints the agent's own output (that is `agent::process`'s echo and log).
 
 pub mod board;
+pub mod durations;
 mod terminal;
 
 pub use terminal::{Terminal, heartbeat_line, lines};
@@ -70,7 +71,7 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         cost_usd: Option<f64>,
     },
-    /// The agent has been silent for a while (see [`super::watch`]): how long it has run, how
+    /// The agent has been silent for a while (see [`super::wait::watch`]): how long it has run, how
     /// much it has written, its last line.
     Heartbeat {
         story: String,

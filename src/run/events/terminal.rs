@@ -2,10 +2,10 @@
 //! `--color` says), dropped by `-q` except an unfinished run's end; a live heartbeat refreshed
 //! in place. Owns the wording of every event; decides nothing about the run.
 
+use super::durations::{format_elapsed, format_remaining};
 use super::{Event, Reporter};
 use crate::agent::process::Stop;
 use crate::run::ending::Exit;
-use crate::run::ratelimit::format_elapsed;
 use crate::state::history::ControlKind;
 
 /// Lines for a person, on stderr, through `anstream` (colour as `--color` says).
@@ -60,9 +60,9 @@ pub fn heartbeat_line(event: &Event) -> String {
     };
     let mut line = format!(
         "ralph: {story} running {} · {} of output · silent {}",
-        crate::run::ratelimit::format_remaining(*elapsed),
+        format_remaining(*elapsed),
         human_bytes(*bytes),
-        crate::run::ratelimit::format_remaining(*silent)
+        format_remaining(*silent)
     );
     if !last_line.is_empty() {
         line.push_str(" · last: ");
@@ -127,7 +127,7 @@ pub fn lines(event: &Event) -> Vec<String> {
                 Stop::Timeout => "timed out",
                 Stop::Interrupt => "interrupted",
             },
-            crate::run::ratelimit::format_remaining(*elapsed),
+            format_remaining(*elapsed),
             format_elapsed(*grace)
         )],
         Event::Reviewed {

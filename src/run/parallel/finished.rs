@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::{AttemptDone, ClaimState, Sched, record};
 use crate::run::events::Event;
 use crate::run::outcome::Outcome;
-use crate::run::ratelimit;
+use crate::run::wait::ratelimit;
 
 impl Sched<'_> {
     /// A worker finished an attempt.

@@ -8,10 +8,11 @@ use std::time::Instant;
 
 use super::policy::{MergeVerdict, Pause, SendBack};
 use super::{ClaimState, ParallelError, Sched, queue, worktree};
+use crate::run::events::durations::format_elapsed;
 use crate::run::events::{Event, Reporter};
 use crate::run::outcome::{Outcome, Progress};
 use crate::run::prompt::RetryNote;
-use crate::run::{iteration, log, ratelimit};
+use crate::run::{iteration, log};
 use crate::state::history::{MergeRecord, Record};
 
 impl Sched<'_> {
@@ -105,7 +106,7 @@ impl Sched<'_> {
                 } else if !reverified {
                     "merged, not re-verified: no verify commands".to_string()
                 } else {
-                    format!("re-verified in {}", ratelimit::format_elapsed(t0.elapsed()))
+                    format!("re-verified in {}", format_elapsed(t0.elapsed()))
                 };
                 let title = self
                     .claims

@@ -118,7 +118,7 @@ pub fn plan(line: &str, now: &Zoned, n: usize) -> Wait {
 
 /// The wait for the `streak`-th usage limit in a row (1-based): how long (capped by
 /// `max_wait`) and the event that says so; or the run stops: `--no-wait`, or
-/// [`super::error::MAX_RATE_LIMIT_WAITS`] limits in a row. The one rule of the sequential loop and
+/// [`crate::run::error::MAX_RATE_LIMIT_WAITS`] limits in a row. The one rule of the sequential loop and
 /// the parallel scheduler.
 pub fn next_wait(
     line: String,
@@ -126,12 +126,12 @@ pub fn next_wait(
     no_wait: bool,
     max_wait: Option<Duration>,
     now: &Zoned,
-) -> Result<(Duration, super::events::Event), super::error::RunError> {
+) -> Result<(Duration, crate::run::events::Event), crate::run::error::RunError> {
     if no_wait {
-        return Err(super::error::RunError::RateLimited { line });
+        return Err(crate::run::error::RunError::RateLimited { line });
     }
-    if streak >= super::error::MAX_RATE_LIMIT_WAITS {
-        return Err(super::error::RunError::RateLimitedTooOften { line });
+    if streak >= crate::run::error::MAX_RATE_LIMIT_WAITS {
+        return Err(crate::run::error::RunError::RateLimitedTooOften { line });
     }
     let wait = plan(&line, now, streak.saturating_sub(1));
     let mut d = wait.duration_from(now);
@@ -142,7 +142,7 @@ pub fn next_wait(
         Wait::Until(z) => Some(z.strftime("%H:%M %Z").to_string()),
         Wait::Backoff(_) => None,
     };
-    let event = super::events::Event::RateLimited {
+    let event = crate::run::events::Event::RateLimited {
         line,
         until,
         wait: d,
@@ -150,31 +150,10 @@ pub fn next_wait(
     Ok((d, event))
 }
 
-/// Elapsed time for status lines: "0.42s" under 10 s, else like [`format_remaining`].
-pub fn format_elapsed(d: Duration) -> String {
-    if d < Duration::from_secs(10) {
-        format!("{:.2}s", d.as_secs_f64())
-    } else {
-        format_remaining(d)
-    }
-}
-
-/// "1h02m05s" / "4m10s" / "9s".
-pub fn format_remaining(d: Duration) -> String {
-    let s = d.as_secs();
-    let (h, m, s) = (s / 3600, (s % 3600) / 60, s % 60);
-    if h > 0 {
-        format!("{h}h{m:02}m{s:02}s")
-    } else if m > 0 {
-        format!("{m}m{s:02}s")
-    } else {
-        format!("{s}s")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::events::durations::{format_elapsed, format_remaining};
 
     fn at(s: &str) -> Zoned {
         s.parse().unwrap()
@@ -182,7 +161,7 @@ mod tests {
 
     #[test]
     fn next_wait_stops_the_run_or_says_until_when_and_how_long() {
-        use super::super::{error::RunError, events::Event};
+        use crate::run::{error::RunError, events::Event};
         let now = at("2026-11-26T10:00:00+00:00[UTC]");
         let line = || "usage limit reached; resets 11am".to_string();
         assert!(matches!(

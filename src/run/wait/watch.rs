@@ -8,13 +8,13 @@
 //! and only while the agent is silent: a chatty agent's output shows it is alive, and a
 //! heartbeat written then could land inside one of its half-written lines (for the same
 //! reason none is written while the echoed output ends in the middle of a line). The countdown of a
-//! rate-limit wait uses the same cadence ([`super::signals::countdown`]). Owns no wording (that
-//! is [`super::events`]) and no process handling (that is [`crate::agent::process`]).
+//! rate-limit wait uses the same cadence ([`super::sleep::countdown`]). Owns no wording (that
+//! is [`crate::run::events`]) and no process handling (that is [`crate::agent::process`]).
 
 use std::time::Duration;
 
-use super::events::{Event, Reporter};
 use crate::agent::process::{Activity, Stop, Watcher};
+use crate::run::events::{Event, Reporter};
 
 /// How long the agent must be silent before a heartbeat shows.
 pub const QUIET_AFTER: Duration = Duration::from_secs(5);
@@ -146,7 +146,7 @@ impl Watcher for Watch<'_> {
             elapsed,
             bytes: a.bytes,
             silent,
-            last_line: super::log::redact_for_log(&a.last_line),
+            last_line: crate::run::log::redact_for_log(&a.last_line),
             live: self.cadence.live,
         });
     }
@@ -175,7 +175,7 @@ impl Drop for Watch<'_> {
 pub fn countdown_line(label: &str, left: Duration) -> String {
     format!(
         "{label}: {} left (Ctrl-C to stop)",
-        super::ratelimit::format_remaining(left + Duration::from_millis(999))
+        crate::run::events::durations::format_remaining(left + Duration::from_millis(999))
     )
 }
 
