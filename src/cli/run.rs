@@ -185,7 +185,7 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
         story: args.story.clone(),
         echo: !args.json,
         env: vec![],
-        reporter: run::hooks::Hooked::wrap(
+        reporter: run::events::hooks::Hooked::wrap(
             if args.json {
                 std::sync::Arc::new(run::events::JsonLines::new(std::io::stdout()))
             } else {

@@ -3,7 +3,7 @@
 //! Owns the settings (sections `[agent]`, `[run]`, `[verify]`, `[compact]`, `[context]`,
 //! `[hooks]`, `[review]`, `[clean]`), their errors, the parsers of their values and the merge;
 //! reading the file is [`file`], the environment variables [`env`]. Does not own what the
-//! settings do (see `crate::run`, `crate::run::hooks`, `crate::clean`).
+//! settings do (see `crate::run`, `crate::run::events::hooks`, `crate::clean`).
 //!
 //! ```toml
 //! [agent]

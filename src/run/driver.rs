@@ -17,13 +17,14 @@ use std::time::Instant;
 
 use super::ending::Exit;
 use super::error::RunError;
+use super::events::status;
 use super::events::{Event, Reporter};
 use super::iteration::{self, Done};
 use super::options::{Options, PrdSnapshot};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
 use super::wait::{ratelimit, sleep, watch};
-use super::{branch, cost, git, guard, status};
+use super::{branch, cost, git, guard};
 use crate::config::Settings;
 use crate::graph;
 use crate::prd::{Prd, Story};

@@ -11,8 +11,9 @@ use crate::prd::Prd;
 
 use super::choose::choose;
 use super::error::RunError;
+use super::events::status;
 use super::options::Options;
-use super::{branch, prompt, redgreen, status, upkeep};
+use super::{branch, prompt, redgreen, upkeep};
 
 /// `--dry-run`: the story, the exact prompt and argv; nothing written, nothing run.
 #[derive(Debug, Clone)]

@@ -1,5 +1,6 @@
 //! How the run's reports say a duration: "0.42s", "4m10s", "1h02m05s". Pure wording, shared by
-//! the reporter, the status lines, the gate's and the review's notes and `ralph run --dry-run`.
+//! the reporter, the status lines, the gate's and the review's notes and `ralph run --dry-run`;
+//! and as the `--json` events carry one (whole milliseconds).
 
 use std::time::Duration;
 
@@ -23,4 +24,20 @@ pub fn format_remaining(d: Duration) -> String {
     } else {
         format!("{s}s")
     }
+}
+
+/// A duration in `--json` output: whole milliseconds.
+/// An optional duration in `--json` output: whole milliseconds, or `null`.
+pub(super) fn opt_millis<S: serde::Serializer>(
+    d: &Option<Duration>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => millis(d, s),
+        None => s.serialize_none(),
+    }
+}
+
+pub(super) fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

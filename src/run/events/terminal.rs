@@ -3,7 +3,7 @@
 //! in place. Owns the wording of every event; decides nothing about the run.
 
 use super::durations::{format_elapsed, format_remaining};
-use super::{Event, Reporter};
+use super::event::{Event, Reporter};
 use crate::agent::process::Stop;
 use crate::run::ending::Exit;
 use crate::state::history::ControlKind;
@@ -111,7 +111,7 @@ pub fn lines(event: &Event) -> Vec<String> {
                 Some(c) => format!("{detail} · ${c:.2}"),
                 None => detail.clone(),
             };
-            vec![crate::run::status::status_line(
+            vec![super::status::status_line(
                 *iteration, *limit, story, title, *elapsed, *outcome, &detail,
             )]
         }
@@ -448,7 +448,7 @@ mod tests {
         );
         let back = Event::SentBack {
             story: "C".into(),
-            outcome: crate::run::outcome::Outcome::MergeConflict,
+            outcome: crate::state::history::Outcome::MergeConflict,
             why: "f.txt".into(),
         };
         assert!(

@@ -7,7 +7,7 @@
 //! and `branch`, see [`payload`]) and `RALPH_HOOK` set to the hook's name. A hook that fails,
 //! cannot start or runs past `[hooks] timeout` (its process group is then killed) is reported
 //! as a warning; it never stops the run. Owns when a hook fires ([`hook_for`], pure), what it
-//! receives ([`payload`], pure) and running it; not the events (see [`super::events`]).
+//! receives ([`payload`], pure) and running it; not the events (see [`super::event`]).
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use super::events::{Event, Reporter};
+use super::event::{Event, Reporter};
 use crate::config::Hooks;
 
 /// How much of a hook's stderr a warning quotes.
@@ -86,7 +86,7 @@ pub enum HookError {
     Failed { code: i32, stderr: String },
     #[error("was killed by signal {signal}{}", tail(.stderr))]
     Killed { signal: i32, stderr: String },
-    #[error("ran longer than {} and was killed (its process group)", crate::run::events::durations::format_elapsed(*.timeout))]
+    #[error("ran longer than {} and was killed (its process group)", super::durations::format_elapsed(*.timeout))]
     TimedOut { timeout: Duration },
     #[error("cannot wait for it: {0}")]
     Wait(std::io::Error),
@@ -253,8 +253,8 @@ impl Reporter for Hooked {
 mod tests {
     use super::*;
     use crate::run::ending::Exit;
-    use crate::run::events::Recorded;
-    use crate::run::outcome::Outcome;
+    use crate::run::events::event::Recorded;
+    use crate::state::history::Outcome;
 
     fn ended() -> Event {
         Event::RunEnded {

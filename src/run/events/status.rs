@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::events::durations::format_elapsed;
-use super::outcome::Outcome;
+use super::durations::format_elapsed;
 use crate::graph::State;
 use crate::prd::Story;
+use crate::state::history::Outcome;
 
 /// The colour of an outcome in the status line: done green, waits yellow, failures red.
 fn outcome_style(outcome: Outcome) -> anstyle::Style {
