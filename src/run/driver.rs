@@ -19,12 +19,13 @@ use super::ending::Exit;
 use super::error::RunError;
 use super::events::status;
 use super::events::{Event, Reporter};
+use super::guard::repair;
 use super::iteration::{self, Done};
 use super::options::{Options, PrdSnapshot};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
 use super::wait::{ratelimit, sleep, watch};
-use super::{branch, cost, git, guard};
+use super::{branch, cost, git};
 use crate::config::Settings;
 use crate::graph;
 use crate::prd::{Prd, Story};
@@ -259,10 +260,10 @@ impl<'a> Loop<'a> {
         Ok(Next::Story(snap.clone(), i))
     }
 
-    /// The copy a failed write falls back to (see `guard`); written while there is room.
+    /// The copy a failed write falls back to (see [`repair`]); written while there is room.
     fn keep_good_copy(&mut self, snap: &PrdSnapshot) -> Result<(), RunError> {
-        if self.good.as_deref() != Some(&*snap.bytes) || !guard::good_copy(&self.state).exists() {
-            crate::fsutil::atomic_write(&guard::good_copy(&self.state), &snap.bytes)?;
+        if self.good.as_deref() != Some(&*snap.bytes) || !repair::good_copy(&self.state).exists() {
+            crate::fsutil::atomic_write(&repair::good_copy(&self.state), &snap.bytes)?;
             self.good = Some(snap.bytes.clone());
         }
         Ok(())

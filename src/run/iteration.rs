@@ -9,10 +9,11 @@ use std::sync::{Arc, Mutex};
 
 use super::error::RunError;
 use super::events::Event;
+use super::guard::{messages, repair};
 use super::options::{Options, PrdSnapshot};
 use super::outcome::{AgentFacts, Outcome, Progress, StartFailure};
 use super::prompt::{self, RetryNote};
-use super::{gate, git, guard, launch, log, report, verdict};
+use super::{gate, git, launch, log, verdict};
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
 use crate::state::history::{self, Record};
@@ -118,7 +119,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         ),
     );
     let progress_path = opts.root.join("progress.txt");
-    let progress_before = guard::progress_before(&progress_path);
+    let progress_before = repair::progress_before(&progress_path);
     let signalled = Arc::new(AtomicBool::new(false));
     // The last BLOCKED or FAILED signal seen.
     let said: Arc<Mutex<Option<detect::Signal>>> = Arc::default();
@@ -164,16 +165,16 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     })?;
 
     // Step 7: the integrity guard.
-    let gctx = guard::Ctx {
+    let gctx = repair::Ctx {
         state_dir: &crate::state::state_dir(&opts.root),
         n: inp.n,
     };
-    if let Some(p) = guard::progress_after(gctx, &progress_path, progress_before.as_deref())? {
+    if let Some(p) = repair::progress_after(gctx, &progress_path, progress_before.as_deref())? {
         rep.report(Event::Note {
-            text: report::progress_restored(&p),
+            text: messages::progress_restored(&p),
         });
     }
-    let g = guard::after_agent(gctx, &opts.prd_path, prd0, &inp.prd.bytes, &story.id)?;
+    let g = repair::after_agent(gctx, &opts.prd_path, prd0, &inp.prd.bytes, &story.id)?;
     let (restored, flips): (Vec<String>, Vec<(String, bool)>) = match &g {
         Some(g) => (
             g.restored.iter().map(ToString::to_string).collect(),
@@ -182,7 +183,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         None => (vec![], vec![]),
     };
     if let Some(g) = &g
-        && let Some(line) = report::prd_restored(&opts.prd_path, g)
+        && let Some(line) = messages::prd_restored(&opts.prd_path, g)
     {
         rep.report(Event::Note { text: line });
     }
@@ -255,7 +256,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         for (id, passes) in &settle {
             prd.set_passes(id, *passes)?;
         }
-        let bytes = guard::save_settled(gctx, &prd)?;
+        let bytes = repair::save_settled(gctx, &prd)?;
         changed = Some((prd, bytes));
     }
     let all_done = changed.as_ref().map_or(prd0, |(p, _)| p).all_done();
@@ -333,7 +334,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     };
     let mut after = after;
     if !record.restored.is_empty() || !settle.is_empty() {
-        let msg = report::correction_message(&report::Correction {
+        let msg = messages::correction_message(&messages::Correction {
             n: inp.n,
             story: &story.id,
             restored: &record.restored,

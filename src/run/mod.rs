@@ -7,7 +7,7 @@
 //! on a branch change, (4) stop when all pass or nothing is ready, (5) pick the next story with
 //! [`crate::graph::next_ready`] (the same rule as `ralph next`), (6) build the prompt and run the
 //! agent, (7) the integrity guard, (8) outcome and verify gate, (9) history, (10) sleep or stop.
-//! Steps 6-9 are in [`iteration`]; pure policy lives in [`outcome`], [`integrity`],
+//! Steps 6-9 are in [`iteration`]; pure policy lives in [`outcome`], [`guard::policy`],
 //! [`crate::state::archive`] (naming), [`wait::ratelimit`] and [`status`]. The files under `.ralph/`
 //! (history, lock, archive, rejected copies) are [`crate::state`]'s. Printing is for humans, on
 //! stderr; the agent's own output goes to stdout/stderr as it arrives.
@@ -25,7 +25,6 @@ pub mod events;
 pub mod gate;
 pub mod git;
 pub mod guard;
-pub mod integrity;
 pub mod iteration;
 pub mod launch;
 pub mod log;
@@ -36,7 +35,6 @@ pub mod patterns;
 pub mod preflight;
 pub mod prompt;
 pub mod redgreen;
-pub mod report;
 pub mod review;
 pub mod upkeep;
 pub mod verdict;

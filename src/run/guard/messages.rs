@@ -2,12 +2,12 @@
 //! what was kept, where the rejected version is and how to re-apply it (someone may have been
 //! editing the file by hand while the agent ran: their edit is in that copy).
 //!
-//! Pure formatting; the guard's I/O is `super::guard`.
+//! Pure formatting; the guard's I/O is [`super::repair`].
 
 use std::path::Path;
 
-use super::guard::{Guarded, ProgressRestored};
-use super::outcome::Outcome;
+use super::repair::{Guarded, ProgressRestored};
+use crate::state::history::Outcome;
 
 /// What ralph changed in prd.json after one iteration, for its commit message.
 pub struct Correction<'a> {
@@ -127,7 +127,7 @@ pub fn progress_restored(p: &ProgressRestored) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::integrity::Violation;
+    use crate::run::guard::policy::Violation;
 
     #[test]
     fn correction_messages_say_what_and_why() {

@@ -1,22 +1,22 @@
 //! The integrity guard's I/O: re-read prd.json and progress.txt after the agent, repair what
 //! broke a rule, and keep every rejected version.
 //!
-//! prd.json: only what breaks a rule is reverted ([`integrity::repair`]); the agent's whole
+//! prd.json: only what breaks a rule is reverted ([`policy::repair`]); the agent's whole
 //! version goes to `.ralph/rejected/` first. progress.txt: what was there before is still there
-//! ([`integrity::progress_kept`]), else the copy from before is restored with the agent's new
+//! ([`policy::progress_kept`]), else the copy from before is restored with the agent's new
 //! text appended. Either file replaced by something that is not a regular file (a directory, a
 //! FIFO, a device, a symlink) is moved aside under `.ralph/rejected/` whole, never read through,
 //! and the regular file restored. A write that fails (a full disk) never leaves the agent's
 //! version in place: the pre-iteration copy kept in `.ralph/prd.good.json` is renamed in (no new
 //! disk space needed), or the bad file is moved aside, and the error says where the good copy is.
-//! The rules themselves are pure, in [`super::integrity`].
+//! The rules themselves are pure, in [`super::policy`].
 
 use std::path::{Path, PathBuf};
 
-use super::error::RunError;
-use super::integrity::{self, Violation};
+use super::policy::{self, Violation};
 use crate::fsutil::{self, Entry, FsError};
 use crate::prd::{Prd, PrdError};
+use crate::run::error::RunError;
 use crate::state::rejected;
 
 /// Where the guard works: the state dir and the iteration number (for rejected copies' names).
@@ -149,8 +149,8 @@ pub fn after_agent(
                 keep(ctx, path, &b),
             ),
             Ok(after) => {
-                let v = integrity::check(&before.value, &after.value, current);
-                let flips = integrity::passes_flips(&before.value, &after.value, current);
+                let v = policy::check(&before.value, &after.value, current);
+                let flips = policy::passes_flips(&before.value, &after.value, current);
                 if v.is_empty() {
                     return Ok(Some(Guarded {
                         prd: after,
@@ -181,7 +181,7 @@ pub fn after_agent(
         },
     };
     let flips = after.as_ref().map_or_else(Vec::new, |a| {
-        integrity::passes_flips(&before.value, &a.value, current)
+        policy::passes_flips(&before.value, &a.value, current)
     });
     let (prd, bytes) = restore(ctx, before, before_bytes, after.as_ref(), current, &flips)?;
     Ok(Some(Guarded {
@@ -202,7 +202,7 @@ fn restore(
     current: &str,
     flips: &[(String, bool)],
 ) -> Result<(Prd, Vec<u8>), RunError> {
-    let repaired = after.map(|a| integrity::repair(&before.value, &a.value, current));
+    let repaired = after.map(|a| policy::repair(&before.value, &a.value, current));
     let mut flipped = before.clone();
     for (id, passes) in flips {
         flipped.set_passes(id, *passes)?;
@@ -263,11 +263,11 @@ pub fn progress_after(
             None => return Ok(None),
         },
         Entry::Regular(a) => match before {
-            Some(b) if !integrity::progress_kept(b, &a) => (
+            Some(b) if !policy::progress_kept(b, &a) => (
                 "lines that were in progress.txt before the iteration were removed or changed"
                     .to_string(),
                 keep(ctx, path, &a),
-                integrity::progress_added(b, &a),
+                policy::progress_added(b, &a),
             ),
             _ => return Ok(None),
         },

@@ -10,7 +10,7 @@
 //! `passes` flips, `notes`, discovered stories). progress.txt has one rule
 //! ([`progress_kept`]): what was there before is still there, in order; [`progress_added`] is
 //! the agent's new text, kept when the file is restored. Reading and writing the files is the
-//! loop's job (`super::guard`).
+//! loop's job ([`super::repair`]).
 
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
