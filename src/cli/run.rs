@@ -401,13 +401,13 @@ fn print_preflight(findings: &[crate::doctor::Finding]) {
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
     let mut opts = options(ctx, &args)?;
-    let checked = run::preflight::check(&opts, opts.settings.preflight);
+    let checked = run::start::preflight::check(&opts, opts.settings.preflight);
     opts.agent = checked.agent;
     opts.reviewer = checked.reviewer;
     if args.dry_run {
         return print_dry_run(&opts, &checked.findings, args.explain);
     }
-    if let Err(e) = run::preflight::enforce(&opts, &checked.findings) {
+    if let Err(e) = run::start::preflight::enforce(&opts, &checked.findings) {
         let agent = e.agent;
         let err = anyhow::Error::new(e);
         return Err(if agent {

@@ -24,12 +24,13 @@ use super::iteration::{self, Done};
 use super::options::{Options, PrdSnapshot};
 use super::outcome::{Outcome, Strikes};
 use super::prompt::RetryNote;
+use super::start::branch;
 use super::wait::{ratelimit, sleep, watch};
-use super::{branch, cost, git};
+use super::{cost, git};
 use crate::config::Settings;
 use crate::graph;
 use crate::prd::{Prd, Story};
-use crate::state::{AGENT_GROUP, archive, history, lock, state_dir};
+use crate::state::{archive, history, lock, state_dir};
 
 mod steer;
 
@@ -104,7 +105,7 @@ pub struct Loop<'a> {
     good: Option<Arc<Vec<u8>>>,
     /// What the agents reported spending in this run (see [`super::cost`]).
     spent: cost::Spent,
-    /// `.ralph/runs/<run-id>/manifest.json`, rewritten at the end (see [`super::upkeep`]).
+    /// `.ralph/runs/<run-id>/manifest.json`, rewritten at the end (see [`super::start::upkeep`]).
     manifest: crate::state::runs::Manifest,
 }
 
@@ -113,7 +114,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let mut l = Loop::start(opts, interrupt)?;
     let result = l.drive();
     l.control.end();
-    super::upkeep::finish(&opts.root, &l.run_dir, &mut l.manifest, &result, l.rep);
+    super::start::upkeep::finish(&opts.root, &l.run_dir, &mut l.manifest, &result, l.rep);
     result
 }
 
@@ -140,11 +141,11 @@ impl<'a> Loop<'a> {
     fn start(opts: &'a Options, interrupt: &'a AtomicBool) -> Result<Loop<'a>, RunError> {
         let rep = &*opts.reporter;
         let state = state_dir(&opts.root);
-        let lock = begin(opts)?;
+        let lock = super::start::begin(opts)?;
         let mut cache = PrdCache::default();
         checkout(opts, &mut cache, rep)?;
-        super::upkeep::clean_at_start(opts, rep);
-        let run_id = super::upkeep::new_run_id();
+        super::start::upkeep::clean_at_start(opts, rep);
+        let run_id = super::start::upkeep::new_run_id();
         // Absolute, so the agent can be told where its prompt file is whatever its cwd.
         let run_dir = state.join("runs").join(&run_id);
         let run_dir = std::path::absolute(&run_dir).unwrap_or(run_dir);
@@ -153,7 +154,7 @@ impl<'a> Loop<'a> {
             let b = l.prd.value.get("branchName")?;
             b.as_str().map(String::from)
         });
-        let manifest = super::upkeep::begin(opts, &run_id, &run_dir, branch.clone(), rep);
+        let manifest = super::start::upkeep::begin(opts, &run_id, &run_dir, branch.clone(), rep);
         let s = &opts.settings;
         let control = steer::open(opts, &run_id, branch);
         rep.report(Event::RunStarted {
@@ -500,52 +501,6 @@ impl<'a> Loop<'a> {
             return Ok(Some(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         Ok(None)
-    }
-}
-
-/// The start every run shares, sequential or parallel: the agent (and the reviewer) exist,
-/// ralph reaps its orphans, the project lock is held, and what a killed ralph left is dealt
-/// with ([`leftovers`]).
-pub(super) fn begin(opts: &Options) -> Result<lock::Lock, RunError> {
-    opts.agent.locate()?;
-    super::review::check(opts)?;
-    crate::agent::process::become_subreaper();
-    let lock = lock::Lock::acquire(&opts.root)?;
-    lock.sweep_beside(&opts.prd_path);
-    leftovers(opts, &lock, &state_dir(&opts.root), &*opts.reporter);
-    Ok(lock)
-}
-
-/// What a ralph that was killed outright left: its agent's processes (stopped by identity, so
-/// a reused pid is never killed), a stale lock; then `.ralph/` kept out of the agent's `git add
-/// -A`, and a history file with lines that are not records.
-fn leftovers(opts: &Options, lock: &lock::Lock, state: &Path, rep: &dyn Reporter) {
-    let note = |text: String| rep.report(Event::Note { text });
-    let warn = |text: String| rep.report(Event::Warning { text });
-    let left = crate::agent::group::stop_recorded(&state.join(AGENT_GROUP), opts.settings.grace);
-    if left > 0 {
-        note(format!(
-            "stopped {left} process(es) of an agent left running by a ralph that was killed"
-        ));
-    }
-    if let Some(pid) = &lock.took_over_from {
-        warn(format!(
-            "took over {} left by pid {pid}, which is no longer running",
-            lock.path.display()
-        ));
-    }
-    match git::exclude_state_dir(&opts.root) {
-        Ok(Some(path)) => note(format!("added .ralph/ to {}", path.display())),
-        Ok(None) => {}
-        Err(e) => warn(format!("cannot keep .ralph/ out of git: {e}")),
-    }
-    match history::read_counted(&opts.root) {
-        Ok((_, 0)) => {}
-        Ok((_, k)) => warn(format!(
-            "{}: skipped {k} line(s) that are not history records; the file is kept and new records are appended",
-            history::path(&opts.root).display()
-        )),
-        Err(e) => warn(e.to_string()),
     }
 }
 

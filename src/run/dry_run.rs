@@ -13,7 +13,8 @@ use super::choose::choose;
 use super::error::RunError;
 use super::events::status;
 use super::options::Options;
-use super::{branch, prompt, redgreen, upkeep};
+use super::start::{branch, upkeep};
+use super::{prompt, redgreen};
 
 /// `--dry-run`: the story, the exact prompt and argv; nothing written, nothing run.
 #[derive(Debug, Clone)]

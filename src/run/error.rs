@@ -25,7 +25,7 @@ pub enum RunError {
     #[error(transparent)]
     Prompt(#[from] super::prompt::PromptError),
     #[error(transparent)]
-    Branch(#[from] super::branch::BranchError),
+    Branch(#[from] super::start::branch::BranchError),
     #[error(
         "{path}: cannot write ({source}); {state}. The good copy from before the iteration is {good}: once the disk has room, put it back with `cp {good} {path}` and run again",
         path = path.display(),

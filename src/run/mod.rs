@@ -12,7 +12,6 @@
 //! (history, lock, archive, rejected copies) are [`crate::state`]'s. Printing is for humans, on
 //! stderr; the agent's own output goes to stdout/stderr as it arrives.
 
-pub mod branch;
 mod choose;
 pub mod control;
 pub mod cost;
@@ -32,11 +31,10 @@ pub mod options;
 pub mod outcome;
 pub mod parallel;
 pub mod patterns;
-pub mod preflight;
 pub mod prompt;
 pub mod redgreen;
 pub mod review;
-pub mod upkeep;
+pub mod start;
 pub mod verdict;
 pub mod verify;
 pub mod wait;

@@ -166,7 +166,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .to_string_lossy()
         .into_owned();
     let state = state_dir(&root);
-    let lock = crate::run::driver::begin(opts)?;
+    let lock = super::start::begin(opts)?;
     let s = &opts.settings;
     let rep = &*opts.reporter;
     let note = |text: String| rep.report(Event::Note { text });
@@ -187,7 +187,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         note(line);
     }
     // The same start as the sequential loop: the branch checked out or created.
-    let (events, prd) = super::branch::prepare_parallel(&root, &prd)?;
+    let (events, prd) = super::start::branch::parallel::prepare_parallel(&root, &prd)?;
     for e in events {
         rep.report(e);
     }
@@ -206,11 +206,12 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .map(|s| s.to_string())
         .zip(policy::story_keys(&ids))
         .collect();
-    super::upkeep::clean_at_start(opts, rep);
-    let run_id = super::upkeep::new_run_id();
+    super::start::upkeep::clean_at_start(opts, rep);
+    let run_id = super::start::upkeep::new_run_id();
     let run_dir = state.join("runs").join(&run_id);
     crate::fsutil::create_dir_all(&run_dir)?;
-    let mut manifest = super::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);
+    let mut manifest =
+        super::start::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);
     let live = super::control::Live::start(super::control::Setup {
         root: root.clone(),
         prd_path: prd_path.clone(),
@@ -262,7 +263,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let started = Instant::now();
     let stop = AtomicBool::new(false);
     let exit = sched.run(interrupt, &stop);
-    super::upkeep::finish(&sched.root, &sched.run_dir, &mut manifest, &exit, rep);
+    super::start::upkeep::finish(&sched.root, &sched.run_dir, &mut manifest, &exit, rep);
     sched.totals.wall = started.elapsed();
     if !sched.rows.is_empty() {
         rep.report(Event::Summary {

@@ -10,11 +10,11 @@
 
 use std::path::Path;
 
-use super::ending::Exit;
-use super::error::RunError;
-use super::events::{Event, Reporter};
-use super::options::Options;
 use crate::clean::{self, Limits, sweep};
+use crate::run::ending::Exit;
+use crate::run::error::RunError;
+use crate::run::events::{Event, Reporter};
+use crate::run::options::Options;
 use crate::state::history;
 use crate::state::runs::{self, Manifest, RunOutcome};
 

@@ -5,10 +5,10 @@
 //!
 //! Owns what a run does with the checks; the checks are [`crate::doctor`]'s.
 
-use super::events::Event;
-use super::options::Options;
 use crate::agent::AgentSpec;
 use crate::doctor::{self, Finding, Status, gather};
+use crate::run::events::Event;
+use crate::run::options::Options;
 
 /// Why a run does not start.
 #[derive(Debug, thiserror::Error)]

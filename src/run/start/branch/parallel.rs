@@ -11,6 +11,7 @@ use super::{
     prepare, repo_path, text,
 };
 use crate::prd::Prd;
+use crate::run::error::RunError;
 
 /// A parallel run's start: the sequential loop's ([`prepare`]: `branchName` checked out or
 /// created), except that uncommitted changes of the person's are refused whatever
@@ -18,10 +19,7 @@ use crate::prd::Prd;
 /// uncommitted, committed on the branch (a worktree holds only what is committed, and the
 /// sequential loop's agent would have committed them with its work). Returns what to report
 /// and prd.json as the branch has it.
-pub fn prepare_parallel(
-    root: &Path,
-    prd: &Prd,
-) -> Result<(Vec<Event>, Prd), crate::run::error::RunError> {
+pub fn prepare_parallel(root: &Path, prd: &Prd) -> Result<(Vec<Event>, Prd), RunError> {
     if let Ok(Inspection::Inside { dirty, .. } | Inspection::NoBranch { dirty }) =
         inspect(root, prd)
         && !dirty.is_empty()
