@@ -158,7 +158,7 @@ impl Default for Review {
 
 /// The red-green gate (`--red-green`, `[verify] red_green`, a story's `redGreen`): once a
 /// story's gate passes, its test-file changes alone, on its base commit in a scratch worktree,
-/// must fail its verify commands (see `crate::run::redgreen`).
+/// must fail its verify commands (see `crate::run::iteration::redgreen`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RedGreen {
     pub enabled: bool,

@@ -6,7 +6,7 @@
 //! (`ralph pause`, `steer`, `skip`, …) is applied at each check by [`steer`].
 //!
 //! Owns the order of the steps and the counters (iterations, attempts, strikes, rate-limit
-//! streak); the decisions are pure elsewhere ([`super::verdict`], [`super::outcome`],
+//! streak); the decisions are pure elsewhere ([`super::iteration::verdict`], [`super::iteration::outcome`],
 //! [`crate::graph`]), the reports go to [`super::events`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -19,14 +19,15 @@ use super::ending::Exit;
 use super::error::RunError;
 use super::events::status;
 use super::events::{Event, Reporter};
+use super::git;
 use super::guard::repair;
+use super::iteration::cost;
+use super::iteration::outcome::{Outcome, Strikes};
+use super::iteration::prompt::RetryNote;
 use super::iteration::{self, Done};
 use super::options::{Options, PrdSnapshot};
-use super::outcome::{Outcome, Strikes};
-use super::prompt::RetryNote;
 use super::start::branch;
 use super::wait::{ratelimit, sleep, watch};
-use super::{cost, git};
 use crate::config::Settings;
 use crate::graph;
 use crate::prd::{Prd, Story};
@@ -103,7 +104,7 @@ pub struct Loop<'a> {
     tree: Option<git::Snapshot>,
     /// What `.ralph/prd.good.json` holds.
     good: Option<Arc<Vec<u8>>>,
-    /// What the agents reported spending in this run (see [`super::cost`]).
+    /// What the agents reported spending in this run (see [`super::iteration::cost`]).
     spent: cost::Spent,
     /// `.ralph/runs/<run-id>/manifest.json`, rewritten at the end (see [`super::start::upkeep`]).
     manifest: crate::state::runs::Manifest,
@@ -166,7 +167,7 @@ impl<'a> Loop<'a> {
             branch: None,
         });
         if let Some(last) = &cache.last {
-            super::gate::start_notes(s, &last.prd.stories)
+            super::iteration::gate::start_notes(s, &last.prd.stories)
                 .into_iter()
                 .for_each(|e| rep.report(e));
         }
@@ -392,13 +393,13 @@ impl<'a> Loop<'a> {
         if done.outcome == Outcome::ReviewChanges {
             *reviews += 1;
         }
-        let a = super::outcome::Attempted {
+        let a = super::iteration::outcome::Attempted {
             attempt: *attempt,
             progress: done.progress,
             reviews: *reviews,
             max_rounds: s.review.max_rounds,
         };
-        let held = super::outcome::hold(&mut self.strikes, &mut record, a);
+        let held = super::iteration::outcome::hold(&mut self.strikes, &mut record, a);
         if let Some((k, reason)) = held {
             self.skipped.insert(story.id.clone(), reason.clone());
             self.rep.report(Event::StorySkipped {

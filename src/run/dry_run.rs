@@ -12,9 +12,9 @@ use crate::prd::Prd;
 use super::choose::choose;
 use super::error::RunError;
 use super::events::status;
+use super::iteration::{prompt, redgreen};
 use super::options::Options;
 use super::start::{branch, upkeep};
-use super::{prompt, redgreen};
 
 /// `--dry-run`: the story, the exact prompt and argv; nothing written, nothing run.
 #[derive(Debug, Clone)]

@@ -23,7 +23,7 @@ pub enum RunError {
     #[error(transparent)]
     History(#[from] crate::state::history::HistoryError),
     #[error(transparent)]
-    Prompt(#[from] super::prompt::PromptError),
+    Prompt(#[from] super::iteration::prompt::PromptError),
     #[error(transparent)]
     Branch(#[from] super::start::branch::BranchError),
     #[error(

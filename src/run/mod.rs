@@ -14,29 +14,20 @@
 
 mod choose;
 pub mod control;
-pub mod cost;
 pub mod demo;
 mod driver;
 pub mod dry_run;
 pub mod ending;
 pub mod error;
 pub mod events;
-pub mod gate;
 pub mod git;
 pub mod guard;
 pub mod iteration;
-pub mod launch;
 pub mod log;
 pub mod options;
-pub mod outcome;
 pub mod parallel;
 pub mod patterns;
-pub mod prompt;
-pub mod redgreen;
-pub mod review;
 pub mod start;
-pub mod verdict;
-pub mod verify;
 pub mod wait;
 
 pub use dry_run::{Plan, dry_run};

@@ -10,8 +10,8 @@ use super::policy::{MergeVerdict, Pause, SendBack};
 use super::{ClaimState, ParallelError, Sched, queue, worktree};
 use crate::run::events::durations::format_elapsed;
 use crate::run::events::{Event, Reporter};
-use crate::run::outcome::{Outcome, Progress};
-use crate::run::prompt::RetryNote;
+use crate::run::iteration::outcome::{Outcome, Progress};
+use crate::run::iteration::prompt::RetryNote;
 use crate::run::{iteration, log};
 use crate::state::history::{MergeRecord, Record};
 
@@ -200,7 +200,7 @@ impl Sched<'_> {
                 let (cmd, how, tail) = failed.unwrap_or_default();
                 failure = Some(crate::patterns::Failure {
                     command: cmd.clone(),
-                    tail: crate::run::verdict::tail_of(&tail, 4096).to_string(),
+                    tail: crate::run::iteration::verdict::tail_of(&tail, 4096).to_string(),
                 });
                 (
                     format!(
@@ -231,7 +231,8 @@ impl Sched<'_> {
         c.retry = Some(RetryNote {
             attempt: c.attempt,
             reason,
-            output_tail: tail.map(|t| crate::run::verdict::tail_of(&t, 4096).to_string()),
+            output_tail: tail
+                .map(|t| crate::run::iteration::verdict::tail_of(&t, 4096).to_string()),
             failure,
         });
         c.state = ClaimState::Waiting(Instant::now() + s.sleep);

@@ -11,7 +11,7 @@
 //! (`ralph pause`, `steer`, `skip`, …) is applied on every tick by [`steer`]. `--parallel 1` is
 //! the sequential loop of the parent module, untouched.
 
-pub mod board;
+pub mod activity;
 mod carry;
 pub mod conflicts;
 mod finished;
@@ -33,9 +33,9 @@ use super::ending::Exit;
 use super::error::RunError;
 use super::events::Event;
 use super::events::status;
+use super::iteration::outcome::Strikes;
+use super::iteration::prompt::RetryNote;
 use super::options::Options;
-use super::outcome::Strikes;
-use super::prompt::RetryNote;
 use crate::graph;
 use crate::prd::Prd;
 use crate::state::history::Record;
@@ -147,8 +147,8 @@ struct Sched<'a> {
     /// For the end: stories that pass when all do; why the others cannot run.
     passing: usize,
     unfinished: Vec<String>,
-    /// What the agents reported spending (see [`crate::run::cost`]).
-    spent: crate::run::cost::Spent,
+    /// What the agents reported spending (see [`crate::run::iteration::cost`]).
+    spent: crate::run::iteration::cost::Spent,
     /// An agent could not start: no attempt starts any more; what runs finishes and merges.
     start_failed: bool,
     /// Predicted files, for conflict-aware claiming (see [`conflicts`]).
@@ -229,7 +229,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         parallel: Some(s.parallel),
         branch: Some(branch.clone()),
     });
-    for e in super::gate::start_notes(s, &prd.stories) {
+    for e in super::iteration::gate::start_notes(s, &prd.stories) {
         rep.report(e);
     }
     let mut sched = Sched {
@@ -526,7 +526,7 @@ impl Sched<'_> {
             history: crate::state::history::path(&self.root),
             review_round: c
                 .failures
-                .get(crate::run::outcome::Outcome::ReviewChanges.name())
+                .get(crate::run::iteration::outcome::Outcome::ReviewChanges.name())
                 .copied()
                 .unwrap_or(0)
                 + 1,
@@ -547,7 +547,7 @@ impl Sched<'_> {
         let mut lines = Vec::new();
         for (id, c) in &self.claims {
             let last = matches!(c.state, ClaimState::Running)
-                .then(|| board::last_activity(&c.log))
+                .then(|| activity::last_activity(&c.log))
                 .flatten();
             if live {
                 let state = c.state.name();

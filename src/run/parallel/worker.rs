@@ -9,8 +9,8 @@ use std::sync::atomic::AtomicBool;
 
 use super::worktree;
 use crate::prd::Prd;
-use crate::run::outcome::{Outcome, Progress};
-use crate::run::prompt::RetryNote;
+use crate::run::iteration::outcome::{Outcome, Progress};
+use crate::run::iteration::prompt::RetryNote;
 use crate::run::{Options, PrdSnapshot, iteration};
 use crate::state::history::Record;
 use crate::state::state_dir;

@@ -21,7 +21,7 @@ use crate::state::{AGENT_GROUP, history, lock, state_dir};
 /// with ([`leftovers`]).
 pub(crate) fn begin(opts: &Options) -> Result<lock::Lock, RunError> {
     opts.agent.locate()?;
-    crate::run::review::check(opts)?;
+    crate::run::iteration::reviewer::check(opts)?;
     crate::agent::process::become_subreaper();
     let lock = lock::Lock::acquire(&opts.root)?;
     lock.sweep_beside(&opts.prd_path);

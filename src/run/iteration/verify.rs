@@ -41,14 +41,14 @@ pub struct VerifyEnv<'a> {
     pub interrupt: &'a AtomicBool,
     /// Stop this process's other children afterwards (only when nothing else runs).
     pub sweep_orphans: bool,
-    pub reporter: &'a dyn super::events::Reporter,
+    pub reporter: &'a dyn crate::run::events::Reporter,
 }
 
 pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentError> {
     let mut results = Vec::new();
     let label = env.label;
     for cmd in commands {
-        env.reporter.report(super::events::Event::Note {
+        env.reporter.report(crate::run::events::Event::Note {
             text: format!("{label}: {cmd}"),
         });
         if let Some(log) = &env.log
@@ -59,8 +59,10 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
             let _ = sink.file.write_all(line.as_bytes());
         }
         let argv = vec!["/bin/sh".to_string(), "-c".into(), cmd.clone()];
-        let mut watcher =
-            super::wait::watch::Watch::stops_only(env.reporter, format!("{label} command `{cmd}`"));
+        let mut watcher = crate::run::wait::watch::Watch::stops_only(
+            env.reporter,
+            format!("{label} command `{cmd}`"),
+        );
         let f = supervise(Supervise {
             argv: &argv,
             cwd: env.dir.unwrap_or(env.root),

@@ -8,14 +8,14 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use super::error::RunError;
-use super::events::Event;
-use super::events::durations::format_elapsed;
-use super::options::Options;
 use super::redgreen::{self, policy::Red};
 use super::{verdict, verify};
 use crate::agent::process::LogSink;
 use crate::prd::Story;
+use crate::run::error::RunError;
+use crate::run::events::Event;
+use crate::run::events::durations::format_elapsed;
+use crate::run::options::Options;
 use crate::state::history::{RedGreenRecord, VerifyResult};
 
 /// The commands `story`'s gate runs: the run's, then the story's own.
@@ -160,7 +160,7 @@ fn report(opts: &Options, log: &Option<Arc<Mutex<LogSink>>>, red: &redgreen::Red
             return;
         }
     };
-    super::log::log_line(log, &format!("=== {text}"));
+    crate::run::log::log_line(log, &format!("=== {text}"));
     rep.report(Event::Note { text });
 }
 

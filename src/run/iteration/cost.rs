@@ -4,7 +4,7 @@
 //! Owns the sums and the cost-cap rule (stop before the next iteration once the reported spend
 //! reaches the cap; say once when the agent reports no cost, since the cap cannot then be
 //! enforced). Pure. Does not read agents' output (`crate::agent::telemetry`), write history
-//! (`super::history`) or end the run (`super::driver`).
+//! (`super::history`) or end the run (`crate::run::driver`).
 
 use serde::Serialize;
 
@@ -134,7 +134,7 @@ fn review_usage(rec: &Record) -> Option<&Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::outcome::Outcome;
+    use crate::run::iteration::outcome::Outcome;
 
     fn rec(i: u32, cost: Option<f64>, usage: bool) -> Record {
         Record {

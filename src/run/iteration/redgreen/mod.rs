@@ -19,12 +19,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::options::Options;
-use super::{git, verify};
+use super::verify;
 use crate::agent::AgentError;
 use crate::agent::process::LogSink;
 use crate::config::Settings;
 use crate::prd::Story;
+use crate::run::git;
+use crate::run::options::Options;
 use crate::state::history::RedGreenRecord;
 use policy::{Red, TestFiles};
 

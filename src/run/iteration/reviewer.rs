@@ -12,14 +12,15 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use super::error::RunError;
-use super::events::Event;
-use super::options::Options;
-use super::{git, launch, log};
+use super::launch;
 use crate::agent::telemetry::Usage;
 use crate::agent::{self, AgentSpec, detect};
 use crate::prd::Story;
 use crate::review::{self, Verdict};
+use crate::run::error::RunError;
+use crate::run::events::Event;
+use crate::run::options::Options;
+use crate::run::{git, log};
 use crate::state::history::{ReviewRecord, VerifyResult};
 
 /// The most lines of the reviewer's output kept for reading its verdict.
@@ -190,7 +191,7 @@ fn read_verdict(
     match review::parse(output, prompt) {
         Verdict::Missing(_) if run.timed_out => Verdict::Missing(format!(
             "the reviewer timed out after {}",
-            super::events::durations::format_remaining(timeout)
+            crate::run::events::durations::format_remaining(timeout)
         )),
         Verdict::Missing(_) if run.interrupted => Verdict::Missing("interrupted".into()),
         Verdict::Missing(why) if !run.success() => Verdict::Missing(match run.exit_code {

@@ -209,7 +209,7 @@ fn retry_note(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Option<
     let reason = match outcome {
         Outcome::TimedOut => format!(
             "The agent timed out after {} and was stopped.",
-            super::events::durations::format_remaining(o.timeout)
+            crate::run::events::durations::format_remaining(o.timeout)
         ),
         Outcome::Incomplete | Outcome::AgentFailed if facts.bare_claim() => {
             BARE_CLAIM_NOTE.to_string()

@@ -2,20 +2,30 @@
 //! history record. The loop around it (lock, validation, archive, selection, sleeps, limits)
 //! is in the parent module.
 
+pub mod cost;
+pub mod gate;
+pub mod launch;
+pub mod outcome;
+pub mod prompt;
+pub mod redgreen;
+pub mod reviewer;
+pub mod verdict;
+pub mod verify;
+
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::error::RunError;
-use super::events::Event;
-use super::guard::{messages, repair};
-use super::options::{Options, PrdSnapshot};
-use super::outcome::{AgentFacts, Outcome, Progress, StartFailure};
-use super::prompt::{self, RetryNote};
-use super::{gate, git, launch, log, verdict};
+use self::outcome::{AgentFacts, Outcome, Progress, StartFailure};
+use self::prompt::RetryNote;
 use crate::agent::{self, detect};
 use crate::prd::{Prd, Story};
+use crate::run::error::RunError;
+use crate::run::events::Event;
+use crate::run::guard::{messages, repair};
+use crate::run::options::{Options, PrdSnapshot};
+use crate::run::{git, log};
 use crate::state::history::{self, Record};
 
 /// Everything one iteration needs from the loop.
@@ -322,7 +332,7 @@ pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
         .or_else(|| {
             start_failure
                 .as_ref()
-                .map(|f| f.line(&run.tail, super::outcome::QUICK_EXIT))
+                .map(|f| f.line(&run.tail, outcome::QUICK_EXIT))
         }),
         review,
         events: inp
@@ -382,7 +392,7 @@ fn start_failure(
     facts: &AgentFacts,
     progress: Option<Progress>,
 ) -> Option<StartFailure> {
-    super::outcome::start_failure(&super::outcome::StartFacts {
+    outcome::start_failure(&outcome::StartFacts {
         exit_code: run.exit_code,
         timed_out: run.timed_out,
         interrupted: run.interrupted,
@@ -395,7 +405,7 @@ fn start_failure(
     })
 }
 
-/// `--review`: a done iteration goes to the reviewer (see [`super::review`]); a verdict that
+/// `--review`: a done iteration goes to the reviewer (see [`reviewer`]); a verdict that
 /// does not approve sends the story back ([`verdict::after_review`]). Other verdicts, and runs
 /// without a reviewer, pass through.
 fn reviewed(
@@ -410,7 +420,7 @@ fn reviewed(
     let (Outcome::Done, Some(reviewer)) = (v.outcome, &opts.reviewer) else {
         return Ok((v, None, None));
     };
-    let r = super::review::run(&super::review::Input {
+    let r = reviewer::run(&reviewer::Input {
         opts,
         reviewer,
         run_id: inp.run_id,

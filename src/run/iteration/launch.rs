@@ -2,19 +2,19 @@
 //! structured output translated into readable text (and what it reported using), heartbeats,
 //! its process group recorded for a ralph killed outright, every output line watched and
 //! logged, the text left at its very end flushed too. Shared by the developing agent
-//! ([`super::iteration`]) and the reviewer ([`super::review`]); what the output means (signals,
+//! ([`super::iteration`]) and the reviewer ([`super::reviewer`]); what the output means (signals,
 //! a verdict) is theirs, as is the environment they give it.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use super::error::RunError;
-use super::events::Event;
-use super::options::Options;
 use crate::agent::process::{Finished, LineWatch, LogSink, Supervise, Translate, supervise};
 use crate::agent::telemetry::{Format, Telemetry, Usage};
 use crate::agent::{self, AgentSpec, Invocation};
+use crate::run::error::RunError;
+use crate::run::events::Event;
+use crate::run::options::Options;
 
 /// One agent run.
 pub struct Launch<'a> {
@@ -69,8 +69,8 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
     let raw = l
         .events
         .filter(|_| l.spec.format() != Format::Plain)
-        .and_then(|p| super::log::raw_log(p, rep));
-    let mut watcher = super::wait::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
+        .and_then(|p| crate::run::log::raw_log(p, rep));
+    let mut watcher = crate::run::wait::watch::Watch::agent(rep, l.story, s.heartbeat, opts.echo);
     let argv = crate::agent::slots::fill(
         &l.inv.argv,
         &crate::agent::slots::Slots {
@@ -119,7 +119,7 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
     // Text the agent left without a newline at its very end still counts, and is logged.
     for line in left.iter().flat_map(|t| t.lines()) {
         (l.watch)(line);
-        super::log::log_line(&l.log, line);
+        crate::run::log::log_line(&l.log, line);
         if opts.echo {
             use std::io::Write;
             // A closed stdout is not the loop's failure (as with the agent's own echo).
