@@ -321,7 +321,7 @@ impl<'a> Loop<'a> {
             worker: None,
             log: None,
         });
-        let done = iteration::run_one(iteration::Input {
+        let done = iteration::run_one(iteration::Attempt {
             opts,
             run_id: &self.run_id,
             run_dir: &self.run_dir,
@@ -371,12 +371,12 @@ impl<'a> Loop<'a> {
             self.rep.report(Event::Warning { text });
         }
         if done.outcome == Outcome::RateLimited {
-            iteration::record(&self.opts.root, &record)?;
+            iteration::record::append(&self.opts.root, &record)?;
             return self.wait_for_limit(done.rate_line.unwrap_or_default());
         }
         if let Some(failure) = &done.start_failure {
             self.n += 1;
-            iteration::record(&self.opts.root, &record)?;
+            iteration::record::append(&self.opts.root, &record)?;
             return Ok(Some(self.not_started(story, t0, &record, failure)));
         }
         self.limit_streak = 0;
@@ -409,7 +409,7 @@ impl<'a> Loop<'a> {
                 reason,
             });
         }
-        iteration::record(&self.opts.root, &record)?;
+        iteration::record::append(&self.opts.root, &record)?;
         if let (Outcome::Done, Some(f)) = (done.outcome, &failed_before) {
             super::patterns::learn_reported(&self.opts.root, f, &record, self.rep);
         }

@@ -5,9 +5,10 @@
 //! results for history and the red run's record, and reports the red run's verdict and time.
 //! Decides no outcome ([`verdict`] does).
 
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+use super::attempt::Attempt;
+use super::outcome::AgentFacts;
 use super::redgreen::{self, policy::Red};
 use super::{verdict, verify};
 use crate::agent::process::LogSink;
@@ -58,16 +59,12 @@ pub fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec
     out
 }
 
-/// One gate to run.
+/// One gate to run: the attempt's, with what its iteration found out.
 pub struct Input<'a> {
-    pub opts: &'a Options,
-    pub story: &'a Story,
+    pub at: &'a Attempt<'a>,
     /// Where the story's work started (the red run puts the tests on it).
     pub base: Option<&'a str>,
-    /// The iteration number.
-    pub n: u32,
     pub log: Option<Arc<Mutex<LogSink>>>,
-    pub interrupt: &'a AtomicBool,
     /// prd.json's path relative to the root.
     pub prd_rel: &'a str,
 }
@@ -79,11 +76,29 @@ pub struct Gated {
     pub red_green: Option<RedGreenRecord>,
 }
 
+/// Step 8, the gate of an attempt whose agent claims its story (and has commands to run): its
+/// summary for the verdict, the verify results and the red run's record. Nothing when it does
+/// not claim it.
+pub fn for_attempt(inp: &Input<'_>, facts: &AgentFacts) -> Result<ForAttempt, RunError> {
+    if !(facts.claimed() && facts.gated) {
+        return Ok((None, vec![], None));
+    }
+    let g = run(inp)?;
+    Ok((Some(g.summary), g.results, g.red_green))
+}
+
+/// The gate's summary (`None`: it did not run), its results, the red run's record.
+pub type ForAttempt = (
+    Option<verdict::GateSummary>,
+    Vec<VerifyResult>,
+    Option<RedGreenRecord>,
+);
+
 /// Run the story's gate (see the module doc).
 pub fn run(inp: &Input<'_>) -> Result<Gated, RunError> {
-    let opts = inp.opts;
+    let opts = inp.at.opts;
     let s = &opts.settings;
-    let cmds = commands(opts, inp.story);
+    let cmds = commands(opts, inp.at.story);
     let gate = verify::run_all(
         &cmds,
         &verify::VerifyEnv {
@@ -95,22 +110,22 @@ pub fn run(inp: &Input<'_>) -> Result<Gated, RunError> {
             grace: s.grace,
             log: inp.log.clone(),
             echo: opts.echo,
-            interrupt: inp.interrupt,
+            interrupt: inp.at.interrupt,
             sweep_orphans: s.parallel <= 1,
             reporter: &*opts.reporter,
         },
     )?;
     let mut summary = summary(&gate, cmds.len());
     let mut red_green = None;
-    if gate.passed() && redgreen::enabled(s, inp.story) {
+    if gate.passed() && redgreen::enabled(s, inp.at.story) {
         let red = redgreen::run(&redgreen::Input {
             opts,
-            story: inp.story,
+            story: inp.at.story,
             root: &opts.root,
             base: inp.base,
-            n: inp.n,
+            n: inp.at.n,
             log: inp.log.clone(),
-            interrupt: inp.interrupt,
+            interrupt: inp.at.interrupt,
             prd_rel: inp.prd_rel,
         })?;
         report(opts, &inp.log, &red);

@@ -5,13 +5,16 @@
 //! ([`super::iteration`]) and the reviewer ([`super::reviewer`]); what the output means (signals,
 //! a verdict) is theirs, as is the environment they give it.
 
+use std::collections::HashSet;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::attempt::Attempt;
+use super::prompt;
 use crate::agent::process::{Finished, LineWatch, LogSink, Supervise, Translate, supervise};
 use crate::agent::telemetry::{Format, Telemetry, Usage};
-use crate::agent::{self, AgentSpec, Invocation};
+use crate::agent::{self, AgentSpec, Invocation, detect};
 use crate::run::error::RunError;
 use crate::run::events::Event;
 use crate::run::options::Options;
@@ -45,6 +48,134 @@ pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError>
         })?;
     }
     Ok(())
+}
+
+/// Step 6, the prompt: built for the attempt's story (see [`prompt::build_for_run`]), the
+/// invocation that carries it, its file written when the invocation passes one (a note says
+/// so when the prompt is too long for one argument).
+pub struct Prompted {
+    pub text: String,
+    /// The learned error patterns the prompt shows (ids).
+    pub patterns: Vec<String>,
+    pub inv: Invocation,
+}
+
+/// Build the attempt's prompt and write its file (see [`Prompted`]).
+pub fn prompt(at: &Attempt<'_>) -> Result<Prompted, RunError> {
+    let opts = at.opts;
+    let (prd, story, s) = (&at.prd.prd, at.story, &opts.settings);
+    let built = prompt::build_for_run(&opts.root, prd, story, at.retry, &opts.agent, &s.context)?;
+    let inv = agent::plan(&opts.agent, &built.text, &at.file("prompt", "md"));
+    write_prompt_file(&inv, &built.text)?;
+    if let Some(p) = inv.prompt_file.as_ref().filter(|_| inv.switched_to_file) {
+        opts.reporter.report(Event::Note {
+            text: format!(
+                "the prompt ({} bytes) is too long for one argument; passing the file {} instead",
+                built.text.len(),
+                p.display()
+            ),
+        });
+    }
+    Ok(Prompted {
+        text: built.text,
+        patterns: built.patterns,
+        inv,
+    })
+}
+
+/// The lines of `prompt` (trimmed) that would read as a signal (complete, blocked, failed) for
+/// `story_id`: an output line equal to one of them does not count.
+pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
+    prompt
+        .lines()
+        .filter(|l| detect::signal_line(l, story_id).is_some())
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+/// The developing agent's run: how it ended, and the signals it printed for its story.
+pub struct Ran {
+    pub run: Finished,
+    pub usage: Option<Usage>,
+    /// Structured events read from its output.
+    pub events: u64,
+    /// It printed a completion signal.
+    pub signalled: bool,
+    /// The last BLOCKED or FAILED signal it printed.
+    pub said: Option<detect::Signal>,
+}
+
+/// Step 6, the agent: run with the attempt's environment, its output watched for the story's
+/// signals (a line the prompt itself holds is an echo, not a signal).
+pub fn agent(
+    at: &Attempt<'_>,
+    prompted: &Prompted,
+    log: Option<Arc<Mutex<LogSink>>>,
+) -> Result<Ran, RunError> {
+    let opts = at.opts;
+    let signalled = Arc::new(AtomicBool::new(false));
+    let said: Arc<Mutex<Option<detect::Signal>>> = Arc::default();
+    let watch = signal_watch(&prompted.text, &at.story.id, &signalled, &said);
+    let Launched { run, usage, events } = run(Launch {
+        opts,
+        spec: &opts.agent,
+        inv: &prompted.inv,
+        env: &agent_env(at),
+        story: &at.story.id,
+        log,
+        interrupt: at.interrupt,
+        watch,
+        events: Some(&at.file("iter", "events.jsonl")),
+        usage_file: Some(&at.file("iter", "usage.json")),
+    })?;
+    let said = said.lock().ok().and_then(|mut l| l.take());
+    Ok(Ran {
+        run,
+        usage,
+        events,
+        signalled: signalled.load(Ordering::SeqCst),
+        said,
+    })
+}
+
+/// Sets `signalled` on a completion signal for `id`, keeps the last BLOCKED or FAILED one in
+/// `said`. A line the prompt itself contains is the agent echoing its input (or quoting notes
+/// and progress.txt), not a signal.
+fn signal_watch(
+    prompt: &str,
+    id: &str,
+    signalled: &Arc<AtomicBool>,
+    said: &Arc<Mutex<Option<detect::Signal>>>,
+) -> LineWatch {
+    let (flag, last) = (signalled.clone(), said.clone());
+    let id = id.to_string();
+    let echoed = prompt_signal_lines(prompt, &id);
+    Arc::new(move |line: &str| match detect::signal_line(line, &id) {
+        _ if echoed.contains(line.trim()) => {}
+        Some(detect::Signal::Complete) => flag.store(true, Ordering::SeqCst),
+        Some(sig) => {
+            if let Ok(mut l) = last.lock() {
+                *l = Some(sig);
+            }
+        }
+        None => {}
+    })
+}
+
+/// `RALPH_*` for the developing agent, then `--env`/`[env]`.
+fn agent_env(at: &Attempt<'_>) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = vec![
+        ("RALPH_RUN_ID".into(), at.run_id.to_string()),
+        ("RALPH_ITERATION".into(), at.n.to_string()),
+        ("RALPH_STORY_ID".into(), at.story.id.clone()),
+        ("RALPH_ATTEMPT".into(), at.attempt.to_string()),
+        ("RALPH_PRD".into(), at.opts.prd_path.display().to_string()),
+        // The sequential loop is worker 1; a parallel run's workers override these.
+        ("RALPH_WORKER".into(), "1".into()),
+        ("RALPH_PORT_OFFSET".into(), "0".into()),
+    ];
+    env.extend(at.opts.env.iter().cloned());
+    env
 }
 
 /// How one agent run went.
@@ -132,4 +263,25 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
         });
     }
     Ok(Launched { run, usage, events })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_lines_found_in_the_prompt_are_collected_trimmed() {
+        let p = "Do A.\n  <promise>COMPLETE</promise>  \nSTORY COMPLETE: B\nSTORY COMPLETE: A\n";
+        let set = prompt_signal_lines(p, "A");
+        assert!(set.contains("<promise>COMPLETE</promise>"));
+        assert!(set.contains("STORY COMPLETE: A"));
+        assert_eq!(set.len(), 2);
+        // Blocked and failed lines are echoes too, when the prompt holds them.
+        let p =
+            "STORY BLOCKED: A: needs a key\n<promise>FAILED: x</promise>\nSTORY BLOCKED: B: y\n";
+        let set = prompt_signal_lines(p, "A");
+        assert!(set.contains("STORY BLOCKED: A: needs a key"));
+        assert!(set.contains("<promise>FAILED: x</promise>"));
+        assert_eq!(set.len(), 2);
+    }
 }

@@ -9,13 +9,14 @@
 //! many rounds a story gets (the loop and the parallel scheduler count them).
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+use super::attempt::Attempt;
 use super::launch;
+use super::outcome::Outcome;
+use super::verdict;
 use crate::agent::telemetry::Usage;
 use crate::agent::{self, AgentSpec, detect};
-use crate::prd::Story;
 use crate::review::{self, Verdict};
 use crate::run::error::RunError;
 use crate::run::events::Event;
@@ -31,17 +32,10 @@ const MAX_UNTRACKED_BYTES: u64 = 256 * 1024;
 /// git's empty tree: the base of a diff when the story started before the first commit.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
-/// One review to run.
+/// One review to run: the attempt's, after its gate passed.
 pub struct Input<'a> {
-    pub opts: &'a Options,
+    pub at: &'a Attempt<'a>,
     pub reviewer: &'a AgentSpec,
-    pub run_id: &'a str,
-    pub run_dir: &'a Path,
-    pub interrupt: &'a AtomicBool,
-    pub story: &'a Story,
-    /// The counted iteration number: names the prompt and log files.
-    pub n: u32,
-    pub round: u32,
     /// HEAD before the developing agent started (`None`: no commit yet, or not git).
     pub head_before: Option<&'a str>,
     pub verify: &'a [VerifyResult],
@@ -79,9 +73,67 @@ fn instructions(opts: &Options) -> Result<crate::context::instructions::Instruct
     .map_err(|e| RunError::Prompt(e.into()))
 }
 
+/// What a verdict came to after the review: the verdict, the review's record, a reviewer's
+/// usage-limit message.
+pub struct AfterReview {
+    pub verdict: verdict::Verdict,
+    pub record: Option<ReviewRecord>,
+    pub rate_line: Option<String>,
+}
+
+/// Step 8, `--review`: a done iteration goes to the reviewer; a verdict that does not approve
+/// sends the story back ([`verdict::after_review`]). Other verdicts, and runs without a
+/// reviewer, pass through. `base`: where the story's work started.
+pub fn after_gate(
+    at: &Attempt<'_>,
+    observed: &verdict::Observed<'_>,
+    v: verdict::Verdict,
+    base: Option<&str>,
+    verify: &[VerifyResult],
+    prd_rel: &str,
+) -> Result<AfterReview, RunError> {
+    let opts = at.opts;
+    let (Outcome::Done, Some(reviewer)) = (v.outcome, &opts.reviewer) else {
+        return Ok(AfterReview {
+            verdict: v,
+            record: None,
+            rate_line: None,
+        });
+    };
+    let r = run(&Input {
+        at,
+        reviewer,
+        head_before: base,
+        verify,
+        prd_rel,
+    })?;
+    let (round, max) = (at.review_round, opts.settings.review.max_rounds);
+    let mut v = verdict::after_review(observed, v, &r.verdict, round, max);
+    if r.interrupted {
+        v.outcome = Outcome::Interrupted;
+    } else if r.rate_line.is_some() {
+        // Not a round: the story goes back (its work kept) and runs again after the wait.
+        v.outcome = Outcome::RateLimited;
+    }
+    opts.reporter.report(Event::Reviewed {
+        story: at.story.id.clone(),
+        round,
+        max_rounds: max,
+        reviewer: r.record.reviewer.clone(),
+        verdict: r.record.verdict.clone(),
+        items: r.record.items.clone(),
+        why: r.record.why.clone(),
+    });
+    Ok(AfterReview {
+        verdict: v,
+        record: Some(r.record),
+        rate_line: r.rate_line,
+    })
+}
+
 /// Run the review (see the module doc).
 pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
-    let opts = inp.opts;
+    let opts = inp.at.opts;
     let rep = &*opts.reporter;
     let s = &opts.settings;
     let instructions = instructions(opts)?;
@@ -96,14 +148,14 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         .collect();
     let (prompt, _) = crate::context::redact::redact(&review::prompt(&review::Input {
         instructions: &instructions.text,
-        id: &inp.story.id,
-        title: &inp.story.title,
-        description: &inp.story.description,
-        criteria: &inp.story.acceptance_criteria,
+        id: &inp.at.story.id,
+        title: &inp.at.story.title,
+        description: &inp.at.story.description,
+        criteria: &inp.at.story.acceptance_criteria,
         diff: &diff,
         diff_how: &diff_how,
         checks: &checks,
-        round: inp.round,
+        round: inp.at.review_round,
         max_rounds: s.review.max_rounds,
         // Most of the budget (tokens as ~4 bytes) goes to the diff.
         max_diff: s.context.budget.saturating_mul(3),
@@ -111,8 +163,8 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
     rep.report(Event::Note {
         text: format!(
             "reviewing {} (round {} of {}) with {}",
-            inp.story.id,
-            inp.round,
+            inp.at.story.id,
+            inp.at.review_round,
             s.review.max_rounds,
             inp.reviewer.kind.name()
         ),
@@ -135,7 +187,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         rep.report(Event::Warning {
             text: format!(
                 "the reviewer of {} {what} although told only to read; the changes are kept, its verdict does not count",
-                inp.story.id
+                inp.at.story.id
             ),
         });
         Verdict::Missing(format!(
@@ -163,7 +215,7 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
             .iter()
             .map(|i| crate::context::redact::redact(i).0)
             .collect(),
-        round: inp.round,
+        round: inp.at.review_round,
         reviewer: inp.reviewer.kind.name().to_string(),
         duration_ms: run.duration.as_millis() as u64,
         why: match &verdict {
@@ -226,12 +278,18 @@ fn run_reviewer(
     inp: &Input<'_>,
     prompt: &str,
 ) -> Result<(crate::agent::process::Finished, String, Option<Usage>), RunError> {
-    let opts = inp.opts;
+    let opts = inp.at.opts;
     let rep = &*opts.reporter;
-    let prompt_file = inp.run_dir.join(format!("review-prompt-{}.md", inp.n));
+    let prompt_file = inp
+        .at
+        .run_dir
+        .join(format!("review-prompt-{}.md", inp.at.n));
     let inv = agent::plan(inp.reviewer, prompt, &prompt_file);
     launch::write_prompt_file(&inv, prompt)?;
-    let log = log::log_sink(&inp.run_dir.join(format!("review-{}.log", inp.n)), rep);
+    let log = log::log_sink(
+        &inp.at.run_dir.join(format!("review-{}.log", inp.at.n)),
+        rep,
+    );
     let lines: Arc<Mutex<Vec<String>>> = Arc::default();
     let watch: agent::process::LineWatch = {
         let lines = lines.clone();
@@ -244,10 +302,10 @@ fn run_reviewer(
         })
     };
     let env: Vec<(String, String)> = [
-        ("RALPH_RUN_ID", inp.run_id.to_string()),
-        ("RALPH_ITERATION", inp.n.to_string()),
-        ("RALPH_STORY_ID", inp.story.id.clone()),
-        ("RALPH_REVIEW", inp.round.to_string()),
+        ("RALPH_RUN_ID", inp.at.run_id.to_string()),
+        ("RALPH_ITERATION", inp.at.n.to_string()),
+        ("RALPH_STORY_ID", inp.at.story.id.clone()),
+        ("RALPH_REVIEW", inp.at.review_round.to_string()),
         ("RALPH_PRD", opts.prd_path.display().to_string()),
     ]
     .into_iter()
@@ -259,12 +317,20 @@ fn run_reviewer(
         spec: inp.reviewer,
         inv: &inv,
         env: &env,
-        story: &inp.story.id,
+        story: &inp.at.story.id,
         log,
-        interrupt: inp.interrupt,
+        interrupt: inp.at.interrupt,
         watch,
-        events: Some(&inp.run_dir.join(format!("review-{}.events.jsonl", inp.n))),
-        usage_file: Some(&inp.run_dir.join(format!("review-{}.usage.json", inp.n))),
+        events: Some(
+            &inp.at
+                .run_dir
+                .join(format!("review-{}.events.jsonl", inp.at.n)),
+        ),
+        usage_file: Some(
+            &inp.at
+                .run_dir
+                .join(format!("review-{}.usage.json", inp.at.n)),
+        ),
     })?;
     let output = lines.lock().map(|l| l.join("\n")).unwrap_or_default();
     Ok((run, output, usage))
@@ -274,7 +340,7 @@ fn run_reviewer(
 /// and when the reviewer committed, HEAD gets the same file back (ralph's correction commit),
 /// so no `passes` ralph did not accept stays on the branch.
 fn put_back_prd(inp: &Input<'_>, before: Option<&[u8]>, moved: bool) -> Result<(), RunError> {
-    let opts = inp.opts;
+    let opts = inp.at.opts;
     let rep = &*opts.reporter;
     let path = &opts.prd_path;
     let Some(before) = before else {
@@ -292,7 +358,7 @@ fn put_back_prd(inp: &Input<'_>, before: Option<&[u8]>, moved: bool) -> Result<(
     if moved {
         let msg = format!(
             "ralph: put back {} as it was before the review of {} (iteration {}): the reviewer committed a change to it",
-            inp.prd_rel, inp.story.id, inp.n
+            inp.prd_rel, inp.at.story.id, inp.at.n
         );
         if let Err(e) = git::commit_correction(&opts.root, inp.prd_rel, &msg) {
             rep.report(Event::Warning {
@@ -307,13 +373,13 @@ fn put_back_prd(inp: &Input<'_>, before: Option<&[u8]>, moved: bool) -> Result<(
 /// `.ralph/rejected/` (nothing ralph reverts is thrown away; something that is not a regular
 /// file any more is moved aside) and say where; `None` when it is unchanged.
 fn keep_reviewers_prd(inp: &Input<'_>, before: &[u8]) -> Result<Option<String>, RunError> {
-    let path = &inp.opts.prd_path;
-    let state = crate::state::state_dir(&inp.opts.root);
+    let path = &inp.at.opts.prd_path;
+    let state = crate::state::state_dir(&inp.at.opts.root);
     let kept = |p: std::path::PathBuf| format!("the reviewer's version is kept at {}", p.display());
     match std::fs::symlink_metadata(path) {
         Err(_) => Ok(Some("the reviewer deleted it".into())),
         Ok(m) if !m.is_file() => Ok(Some(kept(crate::state::rejected::move_aside(
-            &state, inp.n, path,
+            &state, inp.at.n, path,
         )?))),
         Ok(_) => {
             let now = crate::fsutil::read(path)?;
@@ -321,7 +387,7 @@ fn keep_reviewers_prd(inp: &Input<'_>, before: &[u8]) -> Result<Option<String>, 
                 return Ok(None);
             }
             Ok(Some(kept(crate::state::rejected::keep(
-                &state, inp.n, path, &now,
+                &state, inp.at.n, path, &now,
             )?)))
         }
     }

@@ -339,7 +339,7 @@ impl Sched<'_> {
 
 /// Append a history record; a failure is reported, never fatal.
 pub(super) fn record(root: &std::path::Path, rec: &Record, rep: &dyn Reporter) {
-    if let Err(e) = iteration::record(root, rec) {
+    if let Err(e) = iteration::record::append(root, rec) {
         rep.report(Event::Warning {
             text: e.to_string(),
         });

@@ -94,7 +94,7 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         .cloned()
         .ok_or_else(|| format!("{} is not in the worktree's prd.json", job.id))?;
     let snapshot = PrdSnapshot::new(prd, bytes);
-    let done = iteration::run_one(iteration::Input {
+    let done = iteration::run_one(iteration::Attempt {
         opts,
         run_id: &job.run_id,
         run_dir: &job.run_dir,
