@@ -39,7 +39,7 @@ pub enum RunError {
         good: PathBuf,
     },
     #[error(transparent)]
-    Parallel(#[from] super::parallel::ParallelError),
+    Parallel(#[from] super::parallel::error::ParallelError),
     #[error("cannot install the Ctrl-C handler: {0}")]
     Signals(std::io::Error),
     #[error("--story {id}: {why}")]

@@ -15,7 +15,6 @@
 mod choose;
 pub mod control;
 pub mod demo;
-mod driver;
 pub mod dry_run;
 pub mod ending;
 pub mod error;
@@ -27,6 +26,7 @@ pub mod log;
 pub mod options;
 pub mod parallel;
 pub mod patterns;
+mod sequential;
 pub mod start;
 pub mod wait;
 
@@ -36,7 +36,7 @@ pub use error::{MAX_RATE_LIMIT_WAITS, RunError};
 pub use options::{Options, PrdSnapshot};
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt (see
-/// [`driver`]).
+/// [`sequential`]).
 pub fn run(opts: &Options, interrupt: &std::sync::atomic::AtomicBool) -> Result<Exit, RunError> {
-    driver::run(opts, interrupt)
+    sequential::run(opts, interrupt)
 }

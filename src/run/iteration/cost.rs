@@ -4,7 +4,7 @@
 //! Owns the sums and the cost-cap rule (stop before the next iteration once the reported spend
 //! reaches the cap; say once when the agent reports no cost, since the cap cannot then be
 //! enforced). Pure. Does not read agents' output (`crate::agent::telemetry`), write history
-//! (`super::history`) or end the run (`crate::run::driver`).
+//! (`crate::state::history`) or end the run (`crate::run::sequential`).
 
 use serde::Serialize;
 

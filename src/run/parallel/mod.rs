@@ -14,6 +14,7 @@
 pub mod activity;
 mod carry;
 pub mod conflicts;
+pub mod error;
 mod finished;
 mod landing;
 pub mod policy;
@@ -40,6 +41,7 @@ use crate::graph;
 use crate::prd::Prd;
 use crate::state::history::Record;
 use crate::state::state_dir;
+pub use error::ParallelError;
 use landing::record;
 use worker::{AttemptDone, Job, MakeWorktree, work};
 
@@ -55,23 +57,6 @@ pub const PORT_STRIDE: u32 = 100;
 /// The port offset of worker `w` (1-based).
 pub fn port_offset(w: u32) -> u32 {
     PORT_STRIDE * w.saturating_sub(1)
-}
-
-/// Why a parallel run could not start or go on.
-#[derive(Debug, thiserror::Error)]
-pub enum ParallelError {
-    #[error(transparent)]
-    Git(#[from] worktree::GitError),
-    #[error("merging {story}: {source}")]
-    Queue {
-        story: String,
-        #[source]
-        source: queue::QueueError,
-    },
-    #[error("the merge queue stopped: {0}")]
-    Paused(String),
-    #[error("{0} is outside the project root; --parallel needs prd.json in the repository")]
-    PrdOutside(PathBuf),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,9 +9,10 @@ use std::sync::atomic::AtomicBool;
 
 use super::worktree;
 use crate::prd::Prd;
+use crate::run::iteration;
 use crate::run::iteration::outcome::{Outcome, Progress};
 use crate::run::iteration::prompt::RetryNote;
-use crate::run::{Options, PrdSnapshot, iteration};
+use crate::run::options::{Options, PrdSnapshot};
 use crate::state::history::Record;
 use crate::state::state_dir;
 

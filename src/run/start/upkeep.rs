@@ -3,7 +3,7 @@
 //! limit, an interrupt, an error) and the clean at its start (`[clean]` limits, see
 //! [`crate::clean`]), said in one note.
 //!
-//! Shared by the sequential loop ([`super::driver`]) and `--parallel` ([`super::parallel`]).
+//! Shared by the sequential loop ([`crate::run::sequential`]) and `--parallel` ([`crate::run::parallel`]).
 //! Owns the mapping from a run's end to the manifest's outcome; the manifest's shape is
 //! [`crate::state::runs`]'s, the clean policy [`crate::clean`]'s. Never stops a run: a manifest
 //! or a removal that fails is a warning.

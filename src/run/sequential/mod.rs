@@ -1,65 +1,39 @@
 //! The sequential loop: its state between iterations is one value, [`Loop`], and each step of
 //! an iteration is one short method: [`Loop::start`] (lock, leftovers, branch, banner),
 //! [`Loop::next`] (load prd.json, archive, compact, pick the story or end),
-//! [`Loop::iterate`] (one agent run, see [`super::iteration`]) and [`Loop::settle`] (rate
+//! [`Loop::iterate`] (one agent run, see [`crate::run::iteration`]) and [`Loop::settle`] (rate
 //! limits, strikes, history, the status line, the sleep). What people ask of the live run
 //! (`ralph pause`, `steer`, `skip`, …) is applied at each check by [`steer`].
 //!
 //! Owns the order of the steps and the counters (iterations, attempts, strikes, rate-limit
-//! streak); the decisions are pure elsewhere ([`super::iteration::verdict`], [`super::iteration::outcome`],
-//! [`crate::graph`]), the reports go to [`super::events`].
+//! streak); the decisions are pure elsewhere ([`crate::run::iteration::verdict`], [`crate::run::iteration::outcome`],
+//! [`crate::graph`]), the reports go to [`crate::run::events`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::ending::Exit;
-use super::error::RunError;
-use super::events::status;
-use super::events::{Event, Reporter};
-use super::git;
-use super::guard::repair;
-use super::iteration::cost;
-use super::iteration::outcome::{Outcome, Strikes};
-use super::iteration::prompt::RetryNote;
-use super::iteration::{self, Done};
-use super::options::{Options, PrdSnapshot};
-use super::start::branch;
-use super::wait::{ratelimit, sleep, watch};
 use crate::config::Settings;
 use crate::graph;
-use crate::prd::{Prd, Story};
-use crate::state::{archive, history, lock, state_dir};
+use crate::prd::Story;
+use crate::run::ending::Exit;
+use crate::run::error::RunError;
+use crate::run::events::status;
+use crate::run::events::{Event, Reporter};
+use crate::run::guard::repair;
+use crate::run::iteration::cost;
+use crate::run::iteration::outcome::{Outcome, Strikes};
+use crate::run::iteration::{self, Done};
+use crate::run::options::{Options, PrdSnapshot};
+use crate::run::start::branch;
+use crate::run::wait::{ratelimit, sleep, watch};
+use crate::state::{archive, history, state_dir};
 
+mod state;
 mod steer;
 
-/// Loads prd.json, reusing the last validated value when the bytes did not change (a
-/// 2,000-story file is validated once, not every iteration, and never copied).
-#[derive(Default)]
-struct PrdCache {
-    last: Option<PrdSnapshot>,
-}
-
-impl PrdCache {
-    /// The current prd.json, and whether it differs from the last one seen.
-    fn load(&mut self, path: &Path) -> Result<(PrdSnapshot, bool), RunError> {
-        let bytes = crate::fsutil::read(path)?;
-        if let Some(last) = &self.last
-            && bytes == *last.bytes
-        {
-            return Ok((last.clone(), false));
-        }
-        let snap = PrdSnapshot::new(Prd::from_bytes(path, &bytes)?, bytes);
-        self.last = Some(snap.clone());
-        Ok((snap, true))
-    }
-
-    fn set(&mut self, snap: PrdSnapshot) {
-        self.last = Some(snap);
-    }
-}
+use state::{Loop, PrdCache};
 
 /// What [`Loop::next`] found.
 enum Next {
@@ -70,52 +44,12 @@ enum Next {
     Again,
 }
 
-/// The loop's state between iterations.
-pub struct Loop<'a> {
-    opts: &'a Options,
-    interrupt: &'a AtomicBool,
-    rep: &'a dyn Reporter,
-    /// The live run's control channel (`ralph pause`, `steer`, …); ends before the lock.
-    control: super::control::Live,
-    /// Held for the whole run.
-    _lock: lock::Lock,
-    state: PathBuf,
-    run_id: String,
-    run_dir: PathBuf,
-    started: Instant,
-    cache: PrdCache,
-    /// The first load counts as new for the archive step.
-    first: bool,
-    /// Counted iterations.
-    n: u32,
-    attempts: HashMap<String, u32>,
-    retries: HashMap<String, RetryNote>,
-    /// Reviews that did not approve, per story (`--review`).
-    reviews: HashMap<String, u32>,
-    /// HEAD before each story's first attempt in this run: the base of its review's diff.
-    bases: HashMap<String, String>,
-    strikes: Strikes,
-    skipped: BTreeMap<String, String>,
-    limit_streak: usize,
-    /// The work tree as the last iteration left it, reused as the next "before" (one `git
-    /// status` per iteration, not two); forgotten when ralph changes the tree (archive,
-    /// compaction) or waits long (rate limit): edits made by hand during `--sleep` would be
-    /// credited to the next agent.
-    tree: Option<git::Snapshot>,
-    /// What `.ralph/prd.good.json` holds.
-    good: Option<Arc<Vec<u8>>>,
-    /// What the agents reported spending in this run (see [`super::iteration::cost`]).
-    spent: cost::Spent,
-    /// `.ralph/runs/<run-id>/manifest.json`, rewritten at the end (see [`super::start::upkeep`]).
-    manifest: crate::state::runs::Manifest,
-}
-
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt.
 pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let mut l = Loop::start(opts, interrupt)?;
     let result = l.drive();
     l.control.end();
-    super::start::upkeep::finish(&opts.root, &l.run_dir, &mut l.manifest, &result, l.rep);
+    crate::run::start::upkeep::finish(&opts.root, &l.run_dir, &mut l.manifest, &result, l.rep);
     result
 }
 
@@ -142,11 +76,11 @@ impl<'a> Loop<'a> {
     fn start(opts: &'a Options, interrupt: &'a AtomicBool) -> Result<Loop<'a>, RunError> {
         let rep = &*opts.reporter;
         let state = state_dir(&opts.root);
-        let lock = super::start::begin(opts)?;
+        let lock = crate::run::start::begin(opts)?;
         let mut cache = PrdCache::default();
         checkout(opts, &mut cache, rep)?;
-        super::start::upkeep::clean_at_start(opts, rep);
-        let run_id = super::start::upkeep::new_run_id();
+        crate::run::start::upkeep::clean_at_start(opts, rep);
+        let run_id = crate::run::start::upkeep::new_run_id();
         // Absolute, so the agent can be told where its prompt file is whatever its cwd.
         let run_dir = state.join("runs").join(&run_id);
         let run_dir = std::path::absolute(&run_dir).unwrap_or(run_dir);
@@ -155,7 +89,8 @@ impl<'a> Loop<'a> {
             let b = l.prd.value.get("branchName")?;
             b.as_str().map(String::from)
         });
-        let manifest = super::start::upkeep::begin(opts, &run_id, &run_dir, branch.clone(), rep);
+        let manifest =
+            crate::run::start::upkeep::begin(opts, &run_id, &run_dir, branch.clone(), rep);
         let s = &opts.settings;
         let control = steer::open(opts, &run_id, branch);
         rep.report(Event::RunStarted {
@@ -167,7 +102,7 @@ impl<'a> Loop<'a> {
             branch: None,
         });
         if let Some(last) = &cache.last {
-            super::iteration::gate::start_notes(s, &last.prd.stories)
+            crate::run::iteration::gate::start_notes(s, &last.prd.stories)
                 .into_iter()
                 .for_each(|e| rep.report(e));
         }
@@ -240,7 +175,7 @@ impl<'a> Loop<'a> {
         let states = graph::states(&prd.stories);
         let skip: HashSet<String> = self.skipped.keys().cloned().collect();
         // Step 5: the next story.
-        let Some(i) = super::choose::choose(prd, &states, self.opts.story.as_deref(), &skip)?
+        let Some(i) = crate::run::choose::choose(prd, &states, self.opts.story.as_deref(), &skip)?
         else {
             if self.hold_while_paused(None) {
                 return Ok(Next::Again);
@@ -337,7 +272,7 @@ impl<'a> Loop<'a> {
         })?;
         self.remember_base(&story.id, &done);
         self.tree = done.after.clone();
-        super::patterns::used_reported(&opts.root, &done.patterns_used, self.rep);
+        crate::run::patterns::used_reported(&opts.root, &done.patterns_used, self.rep);
         // The agent may have deleted `.ralph/` (the lock does not live there): ralph's own
         // state goes on being written.
         crate::fsutil::create_dir_all(&self.run_dir)?;
@@ -393,13 +328,13 @@ impl<'a> Loop<'a> {
         if done.outcome == Outcome::ReviewChanges {
             *reviews += 1;
         }
-        let a = super::iteration::outcome::Attempted {
+        let a = crate::run::iteration::outcome::Attempted {
             attempt: *attempt,
             progress: done.progress,
             reviews: *reviews,
             max_rounds: s.review.max_rounds,
         };
-        let held = super::iteration::outcome::hold(&mut self.strikes, &mut record, a);
+        let held = crate::run::iteration::outcome::hold(&mut self.strikes, &mut record, a);
         if let Some((k, reason)) = held {
             self.skipped.insert(story.id.clone(), reason.clone());
             self.rep.report(Event::StorySkipped {
@@ -411,7 +346,7 @@ impl<'a> Loop<'a> {
         }
         iteration::record::append(&self.opts.root, &record)?;
         if let (Outcome::Done, Some(f)) = (done.outcome, &failed_before) {
-            super::patterns::learn_reported(&self.opts.root, f, &record, self.rep);
+            crate::run::patterns::learn_reported(&self.opts.root, f, &record, self.rep);
         }
         let landed = (done.outcome == Outcome::Done).then(|| record.head_after.clone());
         self.rep.report(Event::IterationFinished {

@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::Loop;
+use super::state::Loop;
 use crate::run::control::{Change, Claim, Live, Setup, live::POLL, policy::SKIPPED};
 use crate::run::events::Event;
 use crate::run::options::Options;
