@@ -248,7 +248,7 @@ impl Shared {
             .collect())
     }
 
-    fn decide(&self, req: &Request, ending: bool) -> Option<Answer> {
+    fn judge(&self, req: &Request, ending: bool) -> Option<Answer> {
         let stories = match req.story {
             Some(_) => self.stories(),
             None => Ok(vec![]),
@@ -281,7 +281,7 @@ impl Shared {
 
     /// Decide one request, keep its line in history, answer it, remove it, report it.
     fn answer(&self, path: &Path, req: Request, ending: bool) {
-        let Some(mut answer) = self.decide(&req, ending) else {
+        let Some(mut answer) = self.judge(&req, ending) else {
             // Answered before; the file only lingered.
             let _ = std::fs::remove_file(path);
             return;

@@ -64,7 +64,7 @@ impl AgentFacts {
 
 /// The outcome, given whether every verify command passed (`true` when there are none).
 /// `verified` is ignored unless the story was claimed.
-pub fn decide(f: &AgentFacts, verified: bool) -> Outcome {
+pub fn classify(f: &AgentFacts, verified: bool) -> Outcome {
     if f.interrupted {
         return Outcome::Interrupted;
     }
@@ -390,13 +390,13 @@ mod tests {
         f.signalled = true;
         f.gated = false;
         assert!(!f.claimed() && f.bare_claim());
-        assert_eq!(decide(&f, true), Outcome::Incomplete);
+        assert_eq!(classify(&f, true), Outcome::Incomplete);
         f.exit_code = Some(1);
-        assert_eq!(decide(&f, true), Outcome::AgentFailed);
+        assert_eq!(classify(&f, true), Outcome::AgentFailed);
         // Marking prd.json is the evidence when nothing verifies.
         f.passes_after = true;
         assert!(f.claimed() && !f.bare_claim());
-        assert_eq!(decide(&f, true), Outcome::Done);
+        assert_eq!(classify(&f, true), Outcome::Done);
         f.gated = true;
         f.passes_after = false;
         assert!(f.claimed() && !f.bare_claim());
@@ -405,29 +405,29 @@ mod tests {
     #[test]
     fn done_needs_a_claim_and_passing_verification() {
         let mut f = facts();
-        assert_eq!(decide(&f, true), Outcome::Incomplete);
+        assert_eq!(classify(&f, true), Outcome::Incomplete);
         f.signalled = true;
-        assert_eq!(decide(&f, true), Outcome::Done);
-        assert_eq!(decide(&f, false), Outcome::VerifyFailed);
+        assert_eq!(classify(&f, true), Outcome::Done);
+        assert_eq!(classify(&f, false), Outcome::VerifyFailed);
         let mut g = facts();
         g.passes_after = true;
-        assert_eq!(decide(&g, false), Outcome::VerifyFailed);
+        assert_eq!(classify(&g, false), Outcome::VerifyFailed);
         g.exit_code = Some(1);
-        assert_eq!(decide(&g, true), Outcome::Done);
+        assert_eq!(classify(&g, true), Outcome::Done);
     }
 
     #[test]
     fn unclaimed_runs_say_why() {
         let mut f = facts();
         f.exit_code = Some(2);
-        assert_eq!(decide(&f, true), Outcome::AgentFailed);
+        assert_eq!(classify(&f, true), Outcome::AgentFailed);
         f.timed_out = true;
-        assert_eq!(decide(&f, true), Outcome::TimedOut);
+        assert_eq!(classify(&f, true), Outcome::TimedOut);
         f.rate_limited = true;
-        assert_eq!(decide(&f, true), Outcome::RateLimited);
+        assert_eq!(classify(&f, true), Outcome::RateLimited);
         f.interrupted = true;
         f.signalled = true;
-        assert_eq!(decide(&f, true), Outcome::Interrupted);
+        assert_eq!(classify(&f, true), Outcome::Interrupted);
         assert!(!f.claimed());
     }
 
@@ -438,20 +438,20 @@ mod tests {
         f.said = Some(Signal::Failed("db".into()));
         // A completion signal next to FAILED does not count: no gate.
         assert!(!f.claimed() && !f.bare_claim());
-        assert_eq!(decide(&f, true), Outcome::Failed);
+        assert_eq!(classify(&f, true), Outcome::Failed);
         f.rate_limited = true;
         f.timed_out = true;
-        assert_eq!(decide(&f, true), Outcome::Failed);
+        assert_eq!(classify(&f, true), Outcome::Failed);
         // Marking prd.json is a claim the gate checks.
         f.passes_after = true;
-        assert_eq!(decide(&f, true), Outcome::Done);
-        assert_eq!(decide(&f, false), Outcome::VerifyFailed);
+        assert_eq!(classify(&f, true), Outcome::Done);
+        assert_eq!(classify(&f, false), Outcome::VerifyFailed);
         // BLOCKED wins over any claim; only an interrupt outranks it.
         f.said = Some(Signal::Blocked("key".into()));
         assert!(!f.claimed());
-        assert_eq!(decide(&f, true), Outcome::Blocked);
+        assert_eq!(classify(&f, true), Outcome::Blocked);
         f.interrupted = true;
-        assert_eq!(decide(&f, true), Outcome::Interrupted);
+        assert_eq!(classify(&f, true), Outcome::Interrupted);
         let mut s = Strikes::new(1);
         let none = Progress::default();
         assert_eq!(s.record("A", Outcome::Blocked, Some(none)), None);

@@ -84,7 +84,7 @@ pub fn decide(o: &Observed<'_>) -> Verdict {
             && !g.interrupted
             && g.red_green.as_ref().is_none_or(|r| r.sent_back.is_none())
     });
-    let outcome = outcome::decide(&facts, verified);
+    let outcome = outcome::classify(&facts, verified);
     let mut extra = o.gate.as_ref().map_or_else(String::new, gate_text);
     if facts.bare_claim() && outcome != Outcome::Interrupted {
         extra = "the agent claimed completion without marking prd.json".to_string();
