@@ -127,6 +127,26 @@ pub fn run(
             let _ = stdin.write_all(&input);
         });
     }
+    let rx = stderr_tail(&mut child);
+    let status = wait(&mut child, pgid, timeout)?;
+    // A process that left the group may hold the pipe open: the quote is not worth a hang.
+    let stderr = rx
+        .recv_timeout(Duration::from_millis(500))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    match (status.code(), status.signal()) {
+        (Some(0), _) => Ok(()),
+        (Some(code), _) => Err(HookError::Failed { code, stderr }),
+        (None, signal) => Err(HookError::Killed {
+            signal: signal.unwrap_or(0),
+            stderr,
+        }),
+    }
+}
+
+/// The last [`STDERR_TAIL`] bytes (at least) of the child's stderr, read on a thread and sent
+/// when the pipe closes.
+fn stderr_tail(child: &mut std::process::Child) -> mpsc::Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
     if let Some(mut err) = child.stderr.take() {
         std::thread::spawn(move || {
@@ -144,10 +164,20 @@ pub fn run(
             let _ = tx.send(buf);
         });
     }
+    rx
+}
+
+/// The hook's exit status; its whole group killed when it outlives `timeout` or cannot be
+/// waited for.
+fn wait(
+    child: &mut std::process::Child,
+    pgid: i32,
+    timeout: Duration,
+) -> Result<std::process::ExitStatus, HookError> {
     let start = Instant::now();
-    let status = loop {
+    loop {
         match child.try_wait() {
-            Ok(Some(st)) => break st,
+            Ok(Some(st)) => return Ok(st),
             Ok(None) if start.elapsed() >= timeout => {
                 // SAFETY: kill(2) on the hook's own process group; no memory is touched.
                 unsafe {
@@ -166,19 +196,6 @@ pub fn run(
                 return Err(HookError::Wait(e));
             }
         }
-    };
-    // A process that left the group may hold the pipe open: the quote is not worth a hang.
-    let stderr = rx
-        .recv_timeout(Duration::from_millis(500))
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    match (status.code(), status.signal()) {
-        (Some(0), _) => Ok(()),
-        (Some(code), _) => Err(HookError::Failed { code, stderr }),
-        (None, signal) => Err(HookError::Killed {
-            signal: signal.unwrap_or(0),
-            stderr,
-        }),
     }
 }
 

@@ -234,7 +234,24 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
         r.finish();
     }
     drop(watcher);
-    let (usage, left, events) = telemetry
+    let (usage, left, events) = read_telemetry(&telemetry, &l, &argv);
+    flush_left(&l, left.as_deref(), opts.echo);
+    if run.stopped_leftovers {
+        rep.report(Event::Note {
+            text: "stopped processes the agent left running".into(),
+        });
+    }
+    Ok(Launched { run, usage, events })
+}
+
+/// What the agent reported using (a Copilot usage file too, when its argv asked for one), the
+/// text left unfinished at its end, the structured events read.
+fn read_telemetry(
+    telemetry: &Mutex<Telemetry>,
+    l: &Launch<'_>,
+    argv: &[String],
+) -> (Option<Usage>, Option<String>, u64) {
+    telemetry
         .lock()
         .map(|mut t| {
             if let Some(text) = l
@@ -246,23 +263,20 @@ pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
             }
             (t.usage(), t.finish(), t.events())
         })
-        .unwrap_or_default();
-    // Text the agent left without a newline at its very end still counts, and is logged.
+        .unwrap_or_default()
+}
+
+/// Text the agent left without a newline at its very end still counts, and is logged.
+fn flush_left(l: &Launch<'_>, left: Option<&str>, echo: bool) {
     for line in left.iter().flat_map(|t| t.lines()) {
         (l.watch)(line);
         crate::run::log::log_line(&l.log, line);
-        if opts.echo {
+        if echo {
             use std::io::Write;
             // A closed stdout is not the loop's failure (as with the agent's own echo).
             let _ = writeln!(std::io::stdout().lock(), "{line}");
         }
     }
-    if run.stopped_leftovers {
-        rep.report(Event::Note {
-            text: "stopped processes the agent left running".into(),
-        });
-    }
-    Ok(Launched { run, usage, events })
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use super::attempt::Attempt;
 use super::launch;
 use super::outcome::Outcome;
 use super::verdict;
+use crate::agent::process::Finished;
 use crate::agent::telemetry::Usage;
 use crate::agent::{self, AgentSpec, detect};
 use crate::review::{self, Verdict};
@@ -134,33 +135,9 @@ pub fn after_gate(
 /// Run the review (see the module doc).
 pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
     let opts = inp.at.opts;
-    let rep = &*opts.reporter;
     let s = &opts.settings;
-    let instructions = instructions(opts)?;
-    let (diff, diff_how) = diff(&opts.root, inp.head_before, inp.prd_rel);
-    let checks: Vec<review::Check> = inp
-        .verify
-        .iter()
-        .map(|v| review::Check {
-            command: v.command.clone(),
-            passed: v.passed,
-        })
-        .collect();
-    let (prompt, _) = crate::context::redact::redact(&review::prompt(&review::Input {
-        instructions: &instructions.text,
-        id: &inp.at.story.id,
-        title: &inp.at.story.title,
-        description: &inp.at.story.description,
-        criteria: &inp.at.story.acceptance_criteria,
-        diff: &diff,
-        diff_how: &diff_how,
-        checks: &checks,
-        round: inp.at.review_round,
-        max_rounds: s.review.max_rounds,
-        // Most of the budget (tokens as ~4 bytes) goes to the diff.
-        max_diff: s.context.budget.saturating_mul(3),
-    }));
-    rep.report(Event::Note {
+    let prompt = prompt(inp)?;
+    opts.reporter.report(Event::Note {
         text: format!(
             "reviewing {} (round {} of {}) with {}",
             inp.at.story.id,
@@ -181,34 +158,91 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         _ => (false, vec![]),
     };
     put_back_prd(inp, prd_before.as_deref(), moved)?;
-    let mut rate_line = None;
-    let verdict = if moved || !changed.is_empty() {
-        let what = describe_changes(moved, &changed);
-        rep.report(Event::Warning {
-            text: format!(
-                "the reviewer of {} {what} although told only to read; the changes are kept, its verdict does not count",
-                inp.at.story.id
-            ),
-        });
-        Verdict::Missing(format!(
-            "the reviewer {what}: a reviewer must only read, so its verdict does not count"
-        ))
+    let (verdict, rate_line) = if moved || !changed.is_empty() {
+        (only_read(inp, moved, &changed), None)
     } else {
-        match read_verdict(&output, &prompt, &run, s.timeout) {
-            // A verdict stands even when the review talks about rate limits (as the agent's
-            // gated claim does); only a review that ended without one may have hit a limit.
-            Verdict::Missing(why) => match detect::limit_at_end(&run.tail, run.timed_out) {
-                Some(line) => {
-                    let v = Verdict::Missing(format!("the reviewer hit a usage limit: {line}"));
-                    rate_line = Some(line);
-                    v
-                }
-                None => Verdict::Missing(why),
-            },
-            v => v,
-        }
+        limited(read_verdict(&output, &prompt, &run, s.timeout), &run)
     };
-    let record = ReviewRecord {
+    let record = record(inp, &verdict, &run, changed, usage);
+    Ok(Reviewed {
+        verdict,
+        record,
+        interrupted: run.interrupted,
+        rate_line,
+    })
+}
+
+/// The reviewer's prompt: the story, the diff from where its work started, the verify results
+/// (redacted).
+fn prompt(inp: &Input<'_>) -> Result<String, RunError> {
+    let (opts, story) = (inp.at.opts, inp.at.story);
+    let s = &opts.settings;
+    let instructions = instructions(opts)?;
+    let (diff, diff_how) = diff(&opts.root, inp.head_before, inp.prd_rel);
+    let checks: Vec<review::Check> = inp
+        .verify
+        .iter()
+        .map(|v| review::Check {
+            command: v.command.clone(),
+            passed: v.passed,
+        })
+        .collect();
+    let (prompt, _) = crate::context::redact::redact(&review::prompt(&review::Input {
+        instructions: &instructions.text,
+        id: &story.id,
+        title: &story.title,
+        description: &story.description,
+        criteria: &story.acceptance_criteria,
+        diff: &diff,
+        diff_how: &diff_how,
+        checks: &checks,
+        round: inp.at.review_round,
+        max_rounds: s.review.max_rounds,
+        // Most of the budget (tokens as ~4 bytes) goes to the diff.
+        max_diff: s.context.budget.saturating_mul(3),
+    }));
+    Ok(prompt)
+}
+
+/// A reviewer that changed files (or committed) although told only to read: warned about, its
+/// verdict does not count.
+fn only_read(inp: &Input<'_>, moved: bool, changed: &[String]) -> Verdict {
+    let what = describe_changes(moved, changed);
+    inp.at.opts.reporter.report(Event::Warning {
+        text: format!(
+            "the reviewer of {} {what} although told only to read; the changes are kept, its verdict does not count",
+            inp.at.story.id
+        ),
+    });
+    Verdict::Missing(format!(
+        "the reviewer {what}: a reviewer must only read, so its verdict does not count"
+    ))
+}
+
+/// A verdict stands even when the review talks about rate limits (as the agent's gated claim
+/// does); only a review that ended without one may have hit a limit (its line).
+fn limited(verdict: Verdict, run: &Finished) -> (Verdict, Option<String>) {
+    match verdict {
+        Verdict::Missing(why) => match detect::limit_at_end(&run.tail, run.timed_out) {
+            Some(line) => {
+                let v = Verdict::Missing(format!("the reviewer hit a usage limit: {line}"));
+                (v, Some(line))
+            }
+            None => (Verdict::Missing(why), None),
+        },
+        v => (v, None),
+    }
+}
+
+/// The review's history record (its items redacted).
+fn record(
+    inp: &Input<'_>,
+    verdict: &Verdict,
+    run: &Finished,
+    changed: Vec<String>,
+    usage: Option<Usage>,
+) -> ReviewRecord {
+    ReviewRecord {
         verdict: verdict.name().to_string(),
         items: verdict
             .items()
@@ -218,19 +252,13 @@ pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
         round: inp.at.review_round,
         reviewer: inp.reviewer.kind.name().to_string(),
         duration_ms: run.duration.as_millis() as u64,
-        why: match &verdict {
+        why: match verdict {
             Verdict::Missing(why) => Some(why.clone()),
             _ => None,
         },
         changed,
         usage,
-    };
-    Ok(Reviewed {
-        verdict,
-        record,
-        interrupted: run.interrupted,
-        rate_line,
-    })
+    }
 }
 
 /// The verdict in the reviewer's output, or why there is none.

@@ -23,7 +23,8 @@ use crate::run::events::status;
 use crate::run::events::{Event, Reporter};
 use crate::run::guard::repair;
 use crate::run::iteration::cost;
-use crate::run::iteration::outcome::{Outcome, Strikes};
+use crate::run::iteration::outcome::{Outcome, Progress, Strikes};
+use crate::run::iteration::prompt::RetryNote;
 use crate::run::iteration::{self, Done};
 use crate::run::options::{Options, PrdSnapshot};
 use crate::run::start::branch;
@@ -316,57 +317,12 @@ impl<'a> Loop<'a> {
         }
         self.limit_streak = 0;
         self.n += 1;
-        let attempt = self.attempts.entry(story.id.clone()).or_insert(0);
-        *attempt += 1;
-        // The verify failure of the previous attempt: learned from when this one passes.
-        let failed_before = self.retries.get(&story.id).and_then(|r| r.failure.clone());
-        match done.retry {
-            Some(r) => self.retries.insert(story.id.clone(), r),
-            None => self.retries.remove(&story.id),
-        };
-        let reviews = self.reviews.entry(story.id.clone()).or_insert(0);
-        if done.outcome == Outcome::ReviewChanges {
-            *reviews += 1;
-        }
-        let a = crate::run::iteration::outcome::Attempted {
-            attempt: *attempt,
-            progress: done.progress,
-            reviews: *reviews,
-            max_rounds: s.review.max_rounds,
-        };
-        let held = crate::run::iteration::outcome::hold(&mut self.strikes, &mut record, a);
-        if let Some((k, reason)) = held {
-            self.skipped.insert(story.id.clone(), reason.clone());
-            self.rep.report(Event::StorySkipped {
-                story: story.id.clone(),
-                title: story.title.clone(),
-                attempts: k,
-                reason,
-            });
-        }
+        let failed_before = self.count(story, done.retry, done.outcome, done.progress, &mut record);
         iteration::record::append(&self.opts.root, &record)?;
         if let (Outcome::Done, Some(f)) = (done.outcome, &failed_before) {
             crate::run::patterns::learn_reported(&self.opts.root, f, &record, self.rep);
         }
-        let landed = (done.outcome == Outcome::Done).then(|| record.head_after.clone());
-        self.rep.report(Event::IterationFinished {
-            iteration: self.n,
-            limit: s.iterations,
-            story: story.id.clone(),
-            title: story.title.clone(),
-            elapsed: t0.elapsed(),
-            outcome: done.outcome,
-            detail: done.extra,
-            cost_usd: cost::of_record(&record),
-        });
-        if let Some(commit) = landed {
-            self.rep.report(Event::StoryDone {
-                story: story.id.clone(),
-                title: story.title.clone(),
-                commit,
-                how: None,
-            });
-        }
+        self.finished(story, t0, done.outcome, done.extra, &record);
         if done.outcome == Outcome::Interrupted {
             return Ok(Some(self.end(Exit::Interrupted, 0, vec![], true)));
         }
@@ -377,6 +333,77 @@ impl<'a> Loop<'a> {
             return Ok(Some(self.end(Exit::Interrupted, 0, vec![], false)));
         }
         Ok(None)
+    }
+
+    /// The attempt counted: its retry note kept for the next prompt, a review round counted,
+    /// the no-progress rule applied (a story held is reported skipped; `record` says so).
+    /// Returns the previous attempt's verify failure (learned from when this one passes).
+    fn count(
+        &mut self,
+        story: &Story,
+        retry: Option<RetryNote>,
+        outcome: Outcome,
+        progress: Option<Progress>,
+        record: &mut history::Record,
+    ) -> Option<crate::patterns::Failure> {
+        let attempt = self.attempts.entry(story.id.clone()).or_insert(0);
+        *attempt += 1;
+        let failed_before = self.retries.get(&story.id).and_then(|r| r.failure.clone());
+        match retry {
+            Some(r) => self.retries.insert(story.id.clone(), r),
+            None => self.retries.remove(&story.id),
+        };
+        let reviews = self.reviews.entry(story.id.clone()).or_insert(0);
+        if outcome == Outcome::ReviewChanges {
+            *reviews += 1;
+        }
+        let a = crate::run::iteration::outcome::Attempted {
+            attempt: *attempt,
+            progress,
+            reviews: *reviews,
+            max_rounds: self.opts.settings.review.max_rounds,
+        };
+        let held = crate::run::iteration::outcome::hold(&mut self.strikes, record, a);
+        if let Some((k, reason)) = held {
+            self.skipped.insert(story.id.clone(), reason.clone());
+            self.rep.report(Event::StorySkipped {
+                story: story.id.clone(),
+                title: story.title.clone(),
+                attempts: k,
+                reason,
+            });
+        }
+        failed_before
+    }
+
+    /// The iteration's status line, and the story done when it landed.
+    fn finished(
+        &self,
+        story: &Story,
+        t0: Instant,
+        outcome: Outcome,
+        detail: String,
+        record: &history::Record,
+    ) {
+        let landed = (outcome == Outcome::Done).then(|| record.head_after.clone());
+        self.rep.report(Event::IterationFinished {
+            iteration: self.n,
+            limit: self.opts.settings.iterations,
+            story: story.id.clone(),
+            title: story.title.clone(),
+            elapsed: t0.elapsed(),
+            outcome,
+            detail,
+            cost_usd: cost::of_record(record),
+        });
+        if let Some(commit) = landed {
+            self.rep.report(Event::StoryDone {
+                story: story.id.clone(),
+                title: story.title.clone(),
+                commit,
+                how: None,
+            });
+        }
     }
 
     /// The agent could not start: no other story would fare better, so the run stops here with
