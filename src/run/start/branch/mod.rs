@@ -139,43 +139,15 @@ fn text(b: &[u8]) -> String {
 /// Ask git (read-only) where the run stands.
 pub fn inspect(root: &Path, prd: &Prd) -> Result<Inspection, BranchError> {
     let root = &absolute(root);
-    let fail = |args: &[&str], why: String| BranchError::Git {
-        root: root.to_path_buf(),
-        args: args.join(" "),
-        why,
+    let prefix = match prefix(root) {
+        Ok(p) => p,
+        Err(outside) => return Ok(Inspection::Outside(outside)),
     };
-    let probe = ["rev-parse", "--is-inside-work-tree", "--show-prefix"];
-    let out = match git::output(root, &probe) {
-        Ok(o) => o,
-        Err(e) => return Ok(Inspection::Outside(format!("git cannot be run ({e})"))),
-    };
-    let said = String::from_utf8_lossy(&out.stdout);
-    let mut lines = said.lines();
-    if !out.status.success() || lines.next() != Some("true") {
-        return Ok(Inspection::Outside(format!(
-            "{} is not in a git work tree",
-            root.display()
-        )));
-    }
     let own = Own {
-        root: lines.next().unwrap_or("").to_string(),
+        root: prefix,
         prd: repo_path(root, &prd.path),
     };
-    let status = [
-        "--no-optional-locks",
-        "status",
-        "--porcelain",
-        "-z",
-        "--untracked-files=all",
-    ];
-    let out = git::output(root, &status).map_err(|e| fail(&status, e.to_string()))?;
-    if !out.status.success() {
-        return Err(fail(&status, text(&out.stderr)));
-    }
-    let dirty: Vec<Entry> = parse_status(&out.stdout)
-        .into_iter()
-        .filter(|e| !own.contains(&e.path))
-        .collect();
+    let dirty = dirty(root, &own)?;
     let str_field = |k: &str| {
         prd.value
             .get(k)
@@ -186,23 +158,76 @@ pub fn inspect(root: &Path, prd: &Prd) -> Result<Inspection, BranchError> {
     let Some(branch) = str_field("branchName") else {
         return Ok(Inspection::NoBranch { dirty });
     };
-    let verify = |r: &str| {
-        git::output(root, &["rev-parse", "-q", "--verify", r]).is_ok_and(|o| o.status.success())
-    };
     let valid = !branch.starts_with('-')
         && git::output(root, &["check-ref-format", &format!("refs/heads/{branch}")])
             .is_ok_and(|o| o.status.success());
     if !valid {
         return Ok(Inspection::InvalidName(branch.to_string()));
     }
+    let base = str_field("baseBranch");
+    let facts = facts(root, branch, base);
+    Ok(Inspection::Inside {
+        plan: plan(branch, base, &facts),
+        branch: branch.to_string(),
+        base: base.map(String::from),
+        current: facts.current,
+        unborn: !verify(root, "HEAD"),
+        dirty,
+    })
+}
+
+/// The root's path inside its work tree (`sub/dir/`, or empty at the top); why it is outside
+/// git otherwise.
+fn prefix(root: &Path) -> Result<String, String> {
+    let probe = ["rev-parse", "--is-inside-work-tree", "--show-prefix"];
+    let out = git::output(root, &probe).map_err(|e| format!("git cannot be run ({e})"))?;
+    let said = String::from_utf8_lossy(&out.stdout);
+    let mut lines = said.lines();
+    if !out.status.success() || lines.next() != Some("true") {
+        return Err(format!("{} is not in a git work tree", root.display()));
+    }
+    Ok(lines.next().unwrap_or("").to_string())
+}
+
+/// The uncommitted paths that are not ralph's own.
+fn dirty(root: &Path, own: &Own) -> Result<Vec<Entry>, BranchError> {
+    let status = [
+        "--no-optional-locks",
+        "status",
+        "--porcelain",
+        "-z",
+        "--untracked-files=all",
+    ];
+    let fail = |why: String| BranchError::Git {
+        root: root.to_path_buf(),
+        args: status.join(" "),
+        why,
+    };
+    let out = git::output(root, &status).map_err(|e| fail(e.to_string()))?;
+    if !out.status.success() {
+        return Err(fail(text(&out.stderr)));
+    }
+    Ok(parse_status(&out.stdout)
+        .into_iter()
+        .filter(|e| !own.contains(&e.path))
+        .collect())
+}
+
+/// Whether `r` names a commit.
+fn verify(root: &Path, r: &str) -> bool {
+    git::output(root, &["rev-parse", "-q", "--verify", r]).is_ok_and(|o| o.status.success())
+}
+
+/// What the plan reads from git: the branch checked out, whether `branch` exists, the ref
+/// `base` resolves to (local, then origin's, then as given).
+fn facts(root: &Path, branch: &str, base: Option<&str>) -> Facts {
     let current = git::output(root, &["symbolic-ref", "-q", "--short", "HEAD"])
         .ok()
         .filter(|o| o.status.success())
         .map(|o| text(&o.stdout));
-    let base = str_field("baseBranch");
-    let facts = Facts {
-        current: current.clone(),
-        exists: verify(&format!("refs/heads/{branch}")),
+    Facts {
+        current,
+        exists: verify(root, &format!("refs/heads/{branch}")),
         base: base.and_then(|b| {
             [
                 format!("refs/heads/{b}"),
@@ -210,17 +235,9 @@ pub fn inspect(root: &Path, prd: &Prd) -> Result<Inspection, BranchError> {
                 format!("refs/remotes/{b}"),
             ]
             .into_iter()
-            .find(|r| !b.starts_with('-') && verify(r))
+            .find(|r| !b.starts_with('-') && verify(root, r))
         }),
-    };
-    Ok(Inspection::Inside {
-        plan: plan(branch, base, &facts),
-        branch: branch.to_string(),
-        base: base.map(String::from),
-        current,
-        unborn: !verify("HEAD"),
-        dirty,
-    })
+    }
 }
 
 /// `path` relative to the repository's top, when it is inside it.
@@ -327,24 +344,8 @@ pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, 
     let inspection = inspect(root, prd)?;
     let mut notes = Vec::new();
     let pointer = |k: &str| prd.dialect.raw_pointer(k);
-    let mut dirty_ok = |dirty: &[Entry]| -> Result<(), BranchError> {
-        if dirty.is_empty() {
-            return Ok(());
-        }
-        if !allow_dirty {
-            return Err(BranchError::Dirty {
-                root: root.to_path_buf(),
-                entries: dirty.to_vec(),
-            });
-        }
-        notes.push(Event::Warning {
-            text: format!(
-                "starting with {} (--allow-dirty); the agent's first commit may include them",
-                short(dirty)
-            ),
-        });
-        Ok(())
-    };
+    let mut dirty_ok =
+        |dirty: &[Entry]| allowed_dirty(root, dirty, allow_dirty).map(|w| notes.extend(w));
     let (branch, current, unborn, plan) = match inspection {
         Inspection::Outside(why) => {
             return Ok(vec![Event::Warning {
@@ -390,8 +391,44 @@ pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, 
             (branch, current, unborn, plan)
         }
     };
+    notes.extend(checkout(root, branch, current, unborn, plan)?);
+    Ok(notes)
+}
+
+/// Uncommitted changes: refused, or (with `allow_dirty`) the warning that the agent's first
+/// commit may include them.
+fn allowed_dirty(
+    root: &Path,
+    dirty: &[Entry],
+    allow_dirty: bool,
+) -> Result<Option<Event>, BranchError> {
+    if dirty.is_empty() {
+        return Ok(None);
+    }
+    if !allow_dirty {
+        return Err(BranchError::Dirty {
+            root: root.to_path_buf(),
+            entries: dirty.to_vec(),
+        });
+    }
+    Ok(Some(Event::Warning {
+        text: format!(
+            "starting with {} (--allow-dirty); the agent's first commit may include them",
+            short(dirty)
+        ),
+    }))
+}
+
+/// Carry out the plan: check `branch` out (or create it), and say so.
+fn checkout(
+    root: &Path,
+    branch: String,
+    current: Option<String>,
+    unborn: bool,
+    plan: Plan,
+) -> Result<Option<Event>, BranchError> {
     let args: Vec<String> = match &plan {
-        Plan::Stay | Plan::BaseMissing => return Ok(notes),
+        Plan::Stay | Plan::BaseMissing => return Ok(None),
         Plan::Switch => vec!["checkout".into(), "-q".into(), branch.clone(), "--".into()],
         Plan::Create(start) => {
             let mut a = vec!["checkout", "-q", "--no-track", "-b", &branch]
@@ -427,8 +464,7 @@ pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, 
             current.as_deref().unwrap_or("a detached HEAD")
         ),
     };
-    notes.push(Event::Note { text });
-    Ok(notes)
+    Ok(Some(Event::Note { text }))
 }
 
 /// What the run says when the checkout changed prd.json: it goes on with the branch's
