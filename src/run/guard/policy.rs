@@ -125,21 +125,7 @@ pub fn check(before: &Value, after: &Value, current: &str) -> Vec<Violation> {
         if id != current && !passes(s) && passes(new) {
             out.push(Violation::OtherStoryPassed(id.to_string()));
         }
-        let (so, no) = (obj(s), obj(new));
-        let fields: HashSet<&String> = so.keys().chain(no.keys()).collect();
-        let mut fields: Vec<&String> = fields
-            .into_iter()
-            .filter(|f| !AGENT_FIELDS.contains(&f.as_str()))
-            .collect();
-        fields.sort();
-        for f in fields {
-            if so.get(f) != no.get(f) {
-                out.push(Violation::StoryChanged {
-                    id: id.to_string(),
-                    field: f.clone(),
-                });
-            }
-        }
+        out.extend(changed_fields(id, s, new));
     }
     let kept_order: Vec<&str> = stories(after)
         .iter()
@@ -166,6 +152,26 @@ pub fn check(before: &Value, after: &Value, current: &str) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// The fields of story `id` other than the agent's own that differ between `before` and
+/// `after`, sorted.
+fn changed_fields(id: &str, before: &Value, after: &Value) -> Vec<Violation> {
+    let (so, no) = (obj(before), obj(after));
+    let fields: HashSet<&String> = so.keys().chain(no.keys()).collect();
+    let mut fields: Vec<&String> = fields
+        .into_iter()
+        .filter(|f| !AGENT_FIELDS.contains(&f.as_str()))
+        .collect();
+    fields.sort();
+    fields
+        .into_iter()
+        .filter(|f| so.get(*f) != no.get(*f))
+        .map(|f| Violation::StoryChanged {
+            id: id.to_string(),
+            field: f.clone(),
+        })
+        .collect()
 }
 
 /// The legitimate `passes` changes the agent made on stories that existed before: (id, new

@@ -148,36 +148,10 @@ pub fn after_agent(
                 None,
                 keep(ctx, path, &b),
             ),
-            Ok(after) => {
-                let v = policy::check(&before.value, &after.value, current);
-                let flips = policy::passes_flips(&before.value, &after.value, current);
-                if v.is_empty() {
-                    return Ok(Some(Guarded {
-                        prd: after,
-                        bytes: b,
-                        restored: vec![],
-                        flips,
-                        rejected: None,
-                    }));
-                }
-                let kept = keep(ctx, path, &b);
-                if v.iter().all(|x| x.passes_only().is_some()) {
-                    // Only `passes` set where it may not be: set those back, keep the rest.
-                    let mut fixed = after;
-                    for id in v.iter().filter_map(Violation::passes_only) {
-                        fixed.set_passes(id, false)?;
-                    }
-                    let bytes = put(ctx, &fixed, None)?;
-                    return Ok(Some(Guarded {
-                        prd: fixed,
-                        bytes,
-                        restored: v,
-                        flips,
-                        rejected: kept,
-                    }));
-                }
-                (v, Some(after), kept)
-            }
+            Ok(after) => match parsed(ctx, path, before, b, after, current)? {
+                Parsed::Kept(g) => return Ok(Some(g)),
+                Parsed::Restore(v, after, kept) => (v, Some(after), kept),
+            },
         },
     };
     let flips = after.as_ref().map_or_else(Vec::new, |a| {
@@ -191,6 +165,53 @@ pub fn after_agent(
         flips,
         rejected,
     }))
+}
+
+/// What a prd.json the agent left that parses came to: kept (whole, or with `passes` set back
+/// where it may not be set), or to be restored from the copy before (what broke, the agent's
+/// version, where it was kept).
+enum Parsed {
+    Kept(Guarded),
+    Restore(Vec<Violation>, Prd, Option<PathBuf>),
+}
+
+/// Judge the agent's parsed prd.json (`b` its bytes) against `before` (see [`Parsed`]).
+fn parsed(
+    ctx: Ctx<'_>,
+    path: &Path,
+    before: &Prd,
+    b: Vec<u8>,
+    after: Prd,
+    current: &str,
+) -> Result<Parsed, RunError> {
+    let v = policy::check(&before.value, &after.value, current);
+    let flips = policy::passes_flips(&before.value, &after.value, current);
+    if v.is_empty() {
+        return Ok(Parsed::Kept(Guarded {
+            prd: after,
+            bytes: b,
+            restored: vec![],
+            flips,
+            rejected: None,
+        }));
+    }
+    let kept = keep(ctx, path, &b);
+    if v.iter().all(|x| x.passes_only().is_some()) {
+        // Only `passes` set where it may not be: set those back, keep the rest.
+        let mut fixed = after;
+        for id in v.iter().filter_map(Violation::passes_only) {
+            fixed.set_passes(id, false)?;
+        }
+        let bytes = put(ctx, &fixed, None)?;
+        return Ok(Parsed::Kept(Guarded {
+            prd: fixed,
+            bytes,
+            restored: v,
+            flips,
+            rejected: kept,
+        }));
+    }
+    Ok(Parsed::Restore(v, after, kept))
 }
 
 /// The copy from before, with what the agent was allowed to do re-applied.

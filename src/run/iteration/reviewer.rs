@@ -329,22 +329,11 @@ fn run_reviewer(
             }
         })
     };
-    let env: Vec<(String, String)> = [
-        ("RALPH_RUN_ID", inp.at.run_id.to_string()),
-        ("RALPH_ITERATION", inp.at.n.to_string()),
-        ("RALPH_STORY_ID", inp.at.story.id.clone()),
-        ("RALPH_REVIEW", inp.at.review_round.to_string()),
-        ("RALPH_PRD", opts.prd_path.display().to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .chain(opts.env.iter().cloned())
-    .collect();
     let launch::Launched { run, usage, .. } = launch::run(launch::Launch {
         opts,
         spec: inp.reviewer,
         inv: &inv,
-        env: &env,
+        env: &env(inp),
         story: &inp.at.story.id,
         log,
         interrupt: inp.at.interrupt,
@@ -362,6 +351,22 @@ fn run_reviewer(
     })?;
     let output = lines.lock().map(|l| l.join("\n")).unwrap_or_default();
     Ok((run, output, usage))
+}
+
+/// `RALPH_*` for the reviewer, then `--env`/`[env]`.
+fn env(inp: &Input<'_>) -> Vec<(String, String)> {
+    let opts = inp.at.opts;
+    [
+        ("RALPH_RUN_ID", inp.at.run_id.to_string()),
+        ("RALPH_ITERATION", inp.at.n.to_string()),
+        ("RALPH_STORY_ID", inp.at.story.id.clone()),
+        ("RALPH_REVIEW", inp.at.review_round.to_string()),
+        ("RALPH_PRD", opts.prd_path.display().to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .chain(opts.env.iter().cloned())
+    .collect()
 }
 
 /// prd.json is the loop's: a reviewer's edit is put back (the bytes from before the review),

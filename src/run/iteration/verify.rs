@@ -46,40 +46,8 @@ pub struct VerifyEnv<'a> {
 
 pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentError> {
     let mut results = Vec::new();
-    let label = env.label;
     for cmd in commands {
-        env.reporter.report(crate::run::events::Event::Note {
-            text: format!("{label}: {cmd}"),
-        });
-        if let Some(log) = &env.log
-            && let Ok(mut sink) = log.lock()
-        {
-            use std::io::Write;
-            let line = (sink.redact)(&format!("=== {label}: {cmd}\n"));
-            let _ = sink.file.write_all(line.as_bytes());
-        }
-        let argv = vec!["/bin/sh".to_string(), "-c".into(), cmd.clone()];
-        let mut watcher = crate::run::wait::watch::Watch::stops_only(
-            env.reporter,
-            format!("{label} command `{cmd}`"),
-        );
-        let f = supervise(Supervise {
-            argv: &argv,
-            cwd: env.dir.unwrap_or(env.root),
-            env: env.env,
-            stdin: None,
-            timeout: env.timeout,
-            grace: env.grace,
-            log: env.log.clone(),
-            echo: env.echo,
-            interrupt: env.interrupt,
-            watch: None,
-            sweep_orphans: env.sweep_orphans,
-            record: Some(crate::state::state_dir(env.root).join(crate::state::AGENT_GROUP)),
-            watcher: Some(&mut watcher),
-            translate: None,
-            raw: None,
-        })?;
+        let f = run_command(cmd, env)?;
         results.push(VerifyResult {
             command: cmd.clone(),
             exit_code: f.exit_code,
@@ -106,5 +74,42 @@ pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentEr
         results,
         failed: None,
         interrupted: false,
+    })
+}
+
+/// One command: announced, headed in the log, run with `/bin/sh -c` under supervision.
+fn run_command(cmd: &str, env: &VerifyEnv<'_>) -> Result<Finished, AgentError> {
+    let label = env.label;
+    env.reporter.report(crate::run::events::Event::Note {
+        text: format!("{label}: {cmd}"),
+    });
+    if let Some(log) = &env.log
+        && let Ok(mut sink) = log.lock()
+    {
+        use std::io::Write;
+        let line = (sink.redact)(&format!("=== {label}: {cmd}\n"));
+        let _ = sink.file.write_all(line.as_bytes());
+    }
+    let argv = vec!["/bin/sh".to_string(), "-c".into(), cmd.to_string()];
+    let mut watcher = crate::run::wait::watch::Watch::stops_only(
+        env.reporter,
+        format!("{label} command `{cmd}`"),
+    );
+    supervise(Supervise {
+        argv: &argv,
+        cwd: env.dir.unwrap_or(env.root),
+        env: env.env,
+        stdin: None,
+        timeout: env.timeout,
+        grace: env.grace,
+        log: env.log.clone(),
+        echo: env.echo,
+        interrupt: env.interrupt,
+        watch: None,
+        sweep_orphans: env.sweep_orphans,
+        record: Some(crate::state::state_dir(env.root).join(crate::state::AGENT_GROUP)),
+        watcher: Some(&mut watcher),
+        translate: None,
+        raw: None,
     })
 }
