@@ -1,16 +1,16 @@
-//! The loop: `ralph run [N]` and `ralph demo`.
+//! The loop: `ralph run [N]` and `ralph demo`, one folder per phase.
 //!
-//! Once per run, after the lock and the first load of prd.json and before the first agent: the
-//! git start in [`branch`] (a dirty work tree refused unless `--allow-dirty`, `branchName`
-//! checked out or created from `baseBranch`/HEAD, a warning outside git).
-//! One iteration, in order: (1) the project lock, (2) load and validate prd.json, (3) archive
-//! on a branch change, (4) stop when all pass or nothing is ready, (5) pick the next story with
+//! Once per run, before the first agent: [`start`] (the lock, what a killed ralph left, the git
+//! start: a dirty work tree refused unless `--allow-dirty`, `branchName` checked out or created).
+//! Then, per iteration: (1) the project lock, (2) load and validate prd.json, (3) archive on a
+//! branch change, (4) stop when all pass or nothing is ready, (5) pick the next story with
 //! [`crate::graph::next_ready`] (the same rule as `ralph next`), (6) build the prompt and run the
-//! agent, (7) the integrity guard, (8) outcome and verify gate, (9) history, (10) sleep or stop.
-//! Steps 6-9 are in [`iteration`]; pure policy lives in [`outcome`], [`guard::policy`],
-//! [`crate::state::archive`] (naming), [`wait::ratelimit`] and [`status`]. The files under `.ralph/`
-//! (history, lock, archive, rejected copies) are [`crate::state`]'s. Printing is for humans, on
-//! stderr; the agent's own output goes to stdout/stderr as it arrives.
+//! agent, (7) the integrity guard ([`guard`]), (8) outcome and verify gate, (9) history, (10)
+//! sleep or stop ([`wait`]). Steps 6-9 are [`iteration`], one attempt; steps 1-5 and 10 are the
+//! [`sequential`] loop's, or the [`parallel`] scheduler's. What a person steers in a live run is
+//! [`control`]'s; every report is an [`events::Event`]. The shared types are leaves
+//! ([`options`], [`error`], [`ending`]). The files under `.ralph/` (history, lock, archive,
+//! rejected copies) are [`crate::state`]'s.
 
 mod choose;
 pub mod control;
