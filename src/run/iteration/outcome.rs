@@ -273,7 +273,16 @@ mod tests {
                 "cannot be used with root/sudo privileges".into()
             ))
         );
-        for not in [
+        for not in worked_or_ended(&root) {
+            assert_eq!(start_failure(&not), None, "{not:?}");
+        }
+        fails_fast(&root);
+    }
+
+    /// The refusal of `root`, but the agent exited 0, was killed, worked, timed out, was
+    /// interrupted or hit a limit: none of them is a start failure.
+    fn worked_or_ended(root: &StartFacts) -> [StartFacts; 6] {
+        [
             StartFacts {
                 exit_code: Some(0),
                 ..root.clone()
@@ -298,9 +307,12 @@ mod tests {
                 rate_limited: true,
                 ..root.clone()
             },
-        ] {
-            assert_eq!(start_failure(&not), None, "{not:?}");
-        }
+        ]
+    }
+
+    /// Without a refusal: a quick non-zero exit of a structured agent that printed nothing is no
+    /// session; slow, talkative or plain ones are attempts; 127 is not runnable.
+    fn fails_fast(root: &StartFacts) {
         let quiet = StartFacts {
             refusal: None,
             ..root.clone()
