@@ -1,12 +1,14 @@
-//! What one attempt is given ([`Attempt`]): the context every step of an iteration reads (the
+//! What one attempt is given ([`Attempt`], and [`ToVerify`] once its gate runs): the context every step of an iteration reads (the
 //! prompt, the agent, the gate, the review, the record), so the steps share one shape instead of
 //! each copying the fields it needs into a bag of its own. A leaf: it names the loop's types and
 //! none of the steps.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use super::prompt::RetryNote;
+use crate::agent::process::LogSink;
 use crate::prd::Story;
 use crate::run::git;
 use crate::run::options::{Options, PrdSnapshot};
@@ -40,4 +42,14 @@ impl Attempt<'_> {
     pub fn file(&self, prefix: &str, ext: &str) -> std::path::PathBuf {
         self.run_dir.join(format!("{prefix}-{}.{ext}", self.n))
     }
+}
+
+/// An attempt whose gate runs (the verify commands, then the red run): the attempt, where the
+/// story's work started (the red run puts the tests on it), the iteration log, prd.json's path
+/// relative to the root (never a test file, left out of diffs).
+pub struct ToVerify<'a> {
+    pub at: &'a Attempt<'a>,
+    pub base: Option<&'a str>,
+    pub log: Option<Arc<Mutex<LogSink>>>,
+    pub prd_rel: &'a str,
 }

@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::attempt::Attempt;
+use super::attempt::ToVerify;
 use super::outcome::AgentFacts;
 use super::redgreen::{self, policy::Red};
 use super::{verdict, verify};
@@ -59,16 +59,6 @@ pub fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec
     out
 }
 
-/// One gate to run: the attempt's, with what its iteration found out.
-pub struct Input<'a> {
-    pub at: &'a Attempt<'a>,
-    /// Where the story's work started (the red run puts the tests on it).
-    pub base: Option<&'a str>,
-    pub log: Option<Arc<Mutex<LogSink>>>,
-    /// prd.json's path relative to the root.
-    pub prd_rel: &'a str,
-}
-
 /// What the gate gave.
 pub struct Gated {
     pub summary: verdict::GateSummary,
@@ -79,7 +69,7 @@ pub struct Gated {
 /// Step 8, the gate of an attempt whose agent claims its story (and has commands to run): its
 /// summary for the verdict, the verify results and the red run's record. Nothing when it does
 /// not claim it.
-pub fn for_attempt(inp: &Input<'_>, facts: &AgentFacts) -> Result<ForAttempt, RunError> {
+pub fn for_attempt(inp: &ToVerify<'_>, facts: &AgentFacts) -> Result<ForAttempt, RunError> {
     if !(facts.claimed() && facts.gated) {
         return Ok((None, vec![], None));
     }
@@ -95,7 +85,7 @@ pub type ForAttempt = (
 );
 
 /// Run the story's gate (see the module doc).
-pub fn run(inp: &Input<'_>) -> Result<Gated, RunError> {
+pub fn run(inp: &ToVerify<'_>) -> Result<Gated, RunError> {
     let opts = inp.at.opts;
     let s = &opts.settings;
     let cmds = commands(opts, inp.at.story);
@@ -118,16 +108,7 @@ pub fn run(inp: &Input<'_>) -> Result<Gated, RunError> {
     let mut summary = summary(&gate, cmds.len());
     let mut red_green = None;
     if gate.passed() && redgreen::enabled(s, inp.at.story) {
-        let red = redgreen::run(&redgreen::Input {
-            opts,
-            story: inp.at.story,
-            root: &opts.root,
-            base: inp.base,
-            n: inp.at.n,
-            log: inp.log.clone(),
-            interrupt: inp.at.interrupt,
-            prd_rel: inp.prd_rel,
-        })?;
+        let red = redgreen::run(inp)?;
         report(opts, &inp.log, &red);
         summary.interrupted |= red.interrupted;
         summary.red_green = Some(verdict::RedVerdict {

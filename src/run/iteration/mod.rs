@@ -189,7 +189,7 @@ fn judge(
     // well mention limits or 429 in ordinary work); a timeout is a timeout.
     let rate_line = detect::limit_at_end(&run.tail, run.timed_out);
     let facts = facts(at, ran, checked, rate_line.is_some());
-    let inp = gate::Input {
+    let inp = attempt::ToVerify {
         at,
         base: head,
         log,

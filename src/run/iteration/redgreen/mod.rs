@@ -15,17 +15,14 @@
 pub mod policy;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::attempt::ToVerify;
 use super::verify;
 use crate::agent::AgentError;
-use crate::agent::process::LogSink;
 use crate::config::Settings;
 use crate::prd::Story;
 use crate::run::git;
-use crate::run::options::Options;
 use crate::state::history::RedGreenRecord;
 use policy::{Red, TestFiles};
 
@@ -50,22 +47,6 @@ pub fn plan_line(settings: &Settings, story: &Story) -> Option<String> {
     })
 }
 
-/// One red run to do.
-pub struct Input<'a> {
-    pub opts: &'a Options,
-    pub story: &'a Story,
-    /// The tree the gate ran in (the project root, or a parallel story's worktree): read only.
-    pub root: &'a Path,
-    /// The commit the story's work started from.
-    pub base: Option<&'a str>,
-    /// The iteration number (names the scratch worktree).
-    pub n: u32,
-    pub log: Option<Arc<Mutex<LogSink>>>,
-    pub interrupt: &'a AtomicBool,
-    /// prd.json's path relative to the root (never a test file).
-    pub prd_rel: &'a str,
-}
-
 /// What the red run gave.
 pub struct RedRun {
     pub red: Red,
@@ -78,10 +59,10 @@ pub struct RedRun {
 }
 
 /// Run the red run (see the module doc). `Err` only when a command cannot be supervised.
-pub fn run(inp: &Input<'_>) -> Result<RedRun, AgentError> {
+pub fn run(inp: &ToVerify<'_>) -> Result<RedRun, AgentError> {
     let t0 = Instant::now();
-    let s = &inp.opts.settings;
-    let commands = policy::red_commands(&s.verify, &inp.story.verify);
+    let s = &inp.at.opts.settings;
+    let commands = policy::red_commands(&s.verify, &inp.at.story.verify);
     let mut out = RedRun {
         red: Red::Inconclusive(String::new()),
         record: RedGreenRecord {
@@ -106,17 +87,17 @@ pub fn run(inp: &Input<'_>) -> Result<RedRun, AgentError> {
 }
 
 /// The verdict, filling in `out`'s test files and results on the way.
-fn judged(inp: &Input<'_>, out: &mut RedRun) -> Result<Red, AgentError> {
+fn judged(inp: &ToVerify<'_>, out: &mut RedRun) -> Result<Red, AgentError> {
     let Some(base) = inp.base else {
         return Ok(Red::Inconclusive(
             "no base commit to put the tests on (not a git repository, or no commit yet)".into(),
         ));
     };
-    let tests = match TestFiles::new(inp.opts.settings.red_green.test_patterns.as_deref()) {
+    let tests = match TestFiles::new(inp.at.opts.settings.red_green.test_patterns.as_deref()) {
         Ok(t) => t,
         Err(e) => return Ok(Red::Inconclusive(format!("[verify] test_patterns: {e}"))),
     };
-    let changed = match changed_paths(inp.root, base, inp.prd_rel) {
+    let changed = match changed_paths(inp.at.opts.root.as_path(), base, inp.prd_rel) {
         Ok(c) => c,
         Err(why) => return Ok(Red::Inconclusive(why)),
     };
@@ -127,23 +108,23 @@ fn judged(inp: &Input<'_>, out: &mut RedRun) -> Result<Red, AgentError> {
     if out.commands.is_empty() {
         return Ok(policy::judge(&[]));
     }
-    let prefix = project_prefix(inp.root);
-    let area = scratch_area(inp.root, &prefix);
+    let prefix = project_prefix(inp.at.opts.root.as_path());
+    let area = scratch_area(inp.at.opts.root.as_path(), &prefix);
     out.warnings.extend(sweep_leftovers(&area));
     let scratch = area.join(format!(
         "{}-{}-{}",
         std::process::id(),
-        slug(&inp.story.id),
-        inp.n
+        slug(&inp.at.story.id),
+        inp.at.n
     ));
-    if let Err(why) = make_scratch(inp.root, &scratch, base) {
+    if let Err(why) = make_scratch(inp.at.opts.root.as_path(), &scratch, base) {
         return Ok(Red::Inconclusive(why));
     }
     // The project's folder in the scratch worktree (the root, unless the project is a
     // subfolder of its repository).
     let project = scratch.join(&prefix);
     let red = in_scratch(inp, out, &area, &project);
-    if let Some(w) = remove_scratch(inp.root, &scratch) {
+    if let Some(w) = remove_scratch(inp.at.opts.root.as_path(), &scratch) {
         out.warnings.push(w);
     }
     red
@@ -160,39 +141,39 @@ fn project_prefix(root: &Path) -> PathBuf {
 
 /// Copy the tests in, run the setup and the commands in the scratch worktree.
 fn in_scratch(
-    inp: &Input<'_>,
+    inp: &ToVerify<'_>,
     out: &mut RedRun,
     area: &Path,
     scratch: &Path,
 ) -> Result<Red, AgentError> {
-    if let Err(why) = copy_tests(inp.root, scratch, &out.record.test_files) {
+    if let Err(why) = copy_tests(inp.at.opts.root.as_path(), scratch, &out.record.test_files) {
         return Ok(Red::Inconclusive(why));
     }
-    let s = &inp.opts.settings;
+    let s = &inp.at.opts.settings;
     let env = vec![
         ("RALPH_RED_RUN".to_string(), "1".to_string()),
         (
             "RALPH_MAIN_TREE".to_string(),
-            inp.root.display().to_string(),
+            inp.at.opts.root.as_path().display().to_string(),
         ),
-        ("RALPH_STORY_ID".to_string(), inp.story.id.clone()),
+        ("RALPH_STORY_ID".to_string(), inp.at.story.id.clone()),
         (
             "CARGO_TARGET_DIR".to_string(),
             area.join("target").display().to_string(),
         ),
     ];
     let venv = |label| verify::VerifyEnv {
-        root: inp.root,
+        root: inp.at.opts.root.as_path(),
         dir: Some(scratch),
         env: &env,
         label,
         timeout: s.timeout,
         grace: s.grace,
         log: inp.log.clone(),
-        echo: inp.opts.echo,
-        interrupt: inp.interrupt,
+        echo: inp.at.opts.echo,
+        interrupt: inp.at.interrupt,
         sweep_orphans: s.parallel <= 1,
-        reporter: &*inp.opts.reporter,
+        reporter: &*inp.at.opts.reporter,
     };
     if let Some(setup) = &s.red_green.setup {
         let g = verify::run_all(std::slice::from_ref(setup), &venv("red run setup"))?;
@@ -206,7 +187,7 @@ fn in_scratch(
                 ended(r.exit_code, r.timed_out)
             )));
         }
-    } else if let Some(dir) = missing_dependencies(inp.root) {
+    } else if let Some(dir) = missing_dependencies(inp.at.opts.root.as_path()) {
         out.warnings.push(format!(
             "the scratch worktree holds only tracked files: {dir} is not there; if the verify commands need it, set [verify] red_green_setup (e.g. \"npm ci\")"
         ));
