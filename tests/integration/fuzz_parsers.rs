@@ -122,7 +122,7 @@ fn parse_everything(bytes: &[u8]) {
     let _ = ralph::pin::PinView::parse(&text);
     let _ = ralph::config::parse_file(Path::new("ralph.toml"), &text);
     let _ = ralph::context::redact::redact(&text);
-    let _ = ralph::run::integrity::progress_added(bytes, &text.as_bytes()[..text.len() / 2]);
+    let _ = ralph::run::guard::policy::progress_added(bytes, &text.as_bytes()[..text.len() / 2]);
 }
 
 proptest! {

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::{AttemptDone, ClaimState, Sched, record};
 use crate::run::events::Event;
-use crate::run::outcome::Outcome;
-use crate::run::ratelimit;
+use crate::run::iteration::outcome::Outcome;
+use crate::run::wait::ratelimit;
 
 impl Sched<'_> {
     /// A worker finished an attempt.
@@ -46,7 +46,7 @@ impl Sched<'_> {
         c.agent += Duration::from_millis(rec.duration_ms);
         self.totals.agent += Duration::from_millis(rec.duration_ms);
         c.since = Instant::now();
-        let cost_usd = crate::run::cost::of_record(&rec);
+        let cost_usd = crate::run::iteration::cost::of_record(&rec);
         let (iteration, elapsed) = (rec.iteration, Duration::from_millis(rec.duration_ms));
         let finished = |detail: String| Event::IterationFinished {
             iteration,
@@ -125,7 +125,7 @@ impl Sched<'_> {
                 *c.failures.entry(outcome.name()).or_insert(0) += 1;
                 c.retry = done.retry;
                 c.state = ClaimState::Waiting(Instant::now() + s.sleep);
-                let a = crate::run::outcome::Attempted {
+                let a = crate::run::iteration::outcome::Attempted {
                     attempt: c.attempt,
                     progress: done.progress,
                     reviews: c
@@ -135,7 +135,7 @@ impl Sched<'_> {
                         .unwrap_or(0),
                     max_rounds: s.review.max_rounds,
                 };
-                let held = crate::run::outcome::hold(&mut self.strikes, &mut rec, a);
+                let held = crate::run::iteration::outcome::hold(&mut self.strikes, &mut rec, a);
                 let detail = format!("attempt {}", c.attempt);
                 self.opts.reporter.report(finished(detail));
                 record(&self.root, &rec, &*self.opts.reporter);

@@ -8,10 +8,11 @@ use std::time::Instant;
 
 use super::policy::{MergeVerdict, Pause, SendBack};
 use super::{ClaimState, ParallelError, Sched, queue, worktree};
+use crate::run::events::durations::format_elapsed;
 use crate::run::events::{Event, Reporter};
-use crate::run::outcome::{Outcome, Progress};
-use crate::run::prompt::RetryNote;
-use crate::run::{iteration, launch, ratelimit};
+use crate::run::iteration::outcome::{Outcome, Progress};
+use crate::run::iteration::prompt::RetryNote;
+use crate::run::{iteration, log};
 use crate::state::history::{MergeRecord, Record};
 
 impl Sched<'_> {
@@ -22,7 +23,7 @@ impl Sched<'_> {
             return;
         };
         c.state = ClaimState::Queued;
-        let log = launch::log_sink(
+        let log = log::log_sink(
             &self.run_dir.join(format!("merge-{}.log", self.n)),
             &*self.opts.reporter,
         );
@@ -105,7 +106,7 @@ impl Sched<'_> {
                 } else if !reverified {
                     "merged, not re-verified: no verify commands".to_string()
                 } else {
-                    format!("re-verified in {}", ratelimit::format_elapsed(t0.elapsed()))
+                    format!("re-verified in {}", format_elapsed(t0.elapsed()))
                 };
                 let title = self
                     .claims
@@ -199,7 +200,7 @@ impl Sched<'_> {
                 let (cmd, how, tail) = failed.unwrap_or_default();
                 failure = Some(crate::patterns::Failure {
                     command: cmd.clone(),
-                    tail: crate::run::verdict::tail_of(&tail, 4096).to_string(),
+                    tail: crate::run::iteration::verdict::tail_of(&tail, 4096).to_string(),
                 });
                 (
                     format!(
@@ -230,7 +231,8 @@ impl Sched<'_> {
         c.retry = Some(RetryNote {
             attempt: c.attempt,
             reason,
-            output_tail: tail.map(|t| crate::run::verdict::tail_of(&t, 4096).to_string()),
+            output_tail: tail
+                .map(|t| crate::run::iteration::verdict::tail_of(&t, 4096).to_string()),
             failure,
         });
         c.state = ClaimState::Waiting(Instant::now() + s.sleep);
@@ -337,7 +339,7 @@ impl Sched<'_> {
 
 /// Append a history record; a failure is reported, never fatal.
 pub(super) fn record(root: &std::path::Path, rec: &Record, rep: &dyn Reporter) {
-    if let Err(e) = iteration::record(root, rec) {
+    if let Err(e) = iteration::record::append(root, rec) {
         rep.report(Event::Warning {
             text: e.to_string(),
         });

@@ -11,9 +11,10 @@
 //! (`ralph pause`, `steer`, `skip`, …) is applied on every tick by [`steer`]. `--parallel 1` is
 //! the sequential loop of the parent module, untouched.
 
-pub mod board;
+pub mod activity;
 mod carry;
 pub mod conflicts;
+pub mod error;
 mod finished;
 mod landing;
 pub mod policy;
@@ -29,14 +30,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::ending::Exit;
+use super::error::RunError;
 use super::events::Event;
-use super::outcome::Strikes;
-use super::prompt::RetryNote;
-use super::{Exit, Options, RunError, status};
+use super::events::status;
+use super::iteration::outcome::Strikes;
+use super::iteration::prompt::RetryNote;
+use super::options::Options;
 use crate::graph;
 use crate::prd::Prd;
 use crate::state::history::Record;
 use crate::state::state_dir;
+pub use error::ParallelError;
 use landing::record;
 use worker::{AttemptDone, Job, MakeWorktree, work};
 
@@ -52,23 +57,6 @@ pub const PORT_STRIDE: u32 = 100;
 /// The port offset of worker `w` (1-based).
 pub fn port_offset(w: u32) -> u32 {
     PORT_STRIDE * w.saturating_sub(1)
-}
-
-/// Why a parallel run could not start or go on.
-#[derive(Debug, thiserror::Error)]
-pub enum ParallelError {
-    #[error(transparent)]
-    Git(#[from] worktree::GitError),
-    #[error("merging {story}: {source}")]
-    Queue {
-        story: String,
-        #[source]
-        source: queue::QueueError,
-    },
-    #[error("the merge queue stopped: {0}")]
-    Paused(String),
-    #[error("{0} is outside the project root; --parallel needs prd.json in the repository")]
-    PrdOutside(PathBuf),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,8 +132,8 @@ struct Sched<'a> {
     /// For the end: stories that pass when all do; why the others cannot run.
     passing: usize,
     unfinished: Vec<String>,
-    /// What the agents reported spending (see [`crate::run::cost`]).
-    spent: crate::run::cost::Spent,
+    /// What the agents reported spending (see [`crate::run::iteration::cost`]).
+    spent: crate::run::iteration::cost::Spent,
     /// An agent could not start: no attempt starts any more; what runs finishes and merges.
     start_failed: bool,
     /// Predicted files, for conflict-aware claiming (see [`conflicts`]).
@@ -163,7 +151,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .to_string_lossy()
         .into_owned();
     let state = state_dir(&root);
-    let lock = crate::run::driver::begin(opts)?;
+    let lock = super::start::begin(opts)?;
     let s = &opts.settings;
     let rep = &*opts.reporter;
     let note = |text: String| rep.report(Event::Note { text });
@@ -184,14 +172,14 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         note(line);
     }
     // The same start as the sequential loop: the branch checked out or created.
-    let (events, prd) = super::branch::prepare_parallel(&root, &prd)?;
+    let (events, prd) = super::start::branch::parallel::prepare_parallel(&root, &prd)?;
     for e in events {
         rep.report(e);
     }
     let branch = prd_branch(&prd);
     let tip = worktree::preconditions(&root, &branch, &prd_rel).map_err(ParallelError::from)?;
     // `--story` must name a story (its readiness is checked as the sequential loop does).
-    super::choose(
+    super::choose::choose(
         &prd,
         &graph::states(&prd.stories),
         opts.story.as_deref(),
@@ -203,11 +191,12 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         .map(|s| s.to_string())
         .zip(policy::story_keys(&ids))
         .collect();
-    super::upkeep::clean_at_start(opts, rep);
-    let run_id = super::new_run_id();
+    super::start::upkeep::clean_at_start(opts, rep);
+    let run_id = super::start::upkeep::new_run_id();
     let run_dir = state.join("runs").join(&run_id);
     crate::fsutil::create_dir_all(&run_dir)?;
-    let mut manifest = super::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);
+    let mut manifest =
+        super::start::upkeep::begin(opts, &run_id, &run_dir, Some(branch.clone()), rep);
     let live = super::control::Live::start(super::control::Setup {
         root: root.clone(),
         prd_path: prd_path.clone(),
@@ -225,7 +214,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
         parallel: Some(s.parallel),
         branch: Some(branch.clone()),
     });
-    for e in super::gate::start_notes(s, &prd.stories) {
+    for e in super::iteration::gate::start_notes(s, &prd.stories) {
         rep.report(e);
     }
     let mut sched = Sched {
@@ -259,7 +248,7 @@ pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let started = Instant::now();
     let stop = AtomicBool::new(false);
     let exit = sched.run(interrupt, &stop);
-    super::upkeep::finish(&sched.root, &sched.run_dir, &mut manifest, &exit, rep);
+    super::start::upkeep::finish(&sched.root, &sched.run_dir, &mut manifest, &exit, rep);
     sched.totals.wall = started.elapsed();
     if !sched.rows.is_empty() {
         rep.report(Event::Summary {
@@ -522,7 +511,7 @@ impl Sched<'_> {
             history: crate::state::history::path(&self.root),
             review_round: c
                 .failures
-                .get(crate::run::outcome::Outcome::ReviewChanges.name())
+                .get(crate::run::iteration::outcome::Outcome::ReviewChanges.name())
                 .copied()
                 .unwrap_or(0)
                 + 1,
@@ -543,7 +532,7 @@ impl Sched<'_> {
         let mut lines = Vec::new();
         for (id, c) in &self.claims {
             let last = matches!(c.state, ClaimState::Running)
-                .then(|| board::last_activity(&c.log))
+                .then(|| activity::last_activity(&c.log))
                 .flatten();
             if live {
                 let state = c.state.name();

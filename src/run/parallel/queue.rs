@@ -14,7 +14,7 @@ use std::time::Duration;
 use super::policy::{MergeFacts, MergeVerdict, merge_verdict};
 use super::worktree::{GitError, dirty_paths, git, git_ok, is_ancestor};
 use crate::agent::process::LogSink;
-use crate::run::verify;
+use crate::run::iteration::verify;
 use crate::state::history::VerifyResult;
 
 /// progress.txt, at the root of every tree.

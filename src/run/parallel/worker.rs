@@ -9,9 +9,10 @@ use std::sync::atomic::AtomicBool;
 
 use super::worktree;
 use crate::prd::Prd;
-use crate::run::outcome::{Outcome, Progress};
-use crate::run::prompt::RetryNote;
-use crate::run::{Options, PrdSnapshot, iteration};
+use crate::run::iteration;
+use crate::run::iteration::outcome::{Outcome, Progress};
+use crate::run::iteration::prompt::RetryNote;
+use crate::run::options::{Options, PrdSnapshot};
 use crate::state::history::Record;
 use crate::state::state_dir;
 
@@ -94,7 +95,7 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         .cloned()
         .ok_or_else(|| format!("{} is not in the worktree's prd.json", job.id))?;
     let snapshot = PrdSnapshot::new(prd, bytes);
-    let done = iteration::run_one(iteration::Input {
+    let done = iteration::run_one(iteration::Attempt {
         opts,
         run_id: &job.run_id,
         run_dir: &job.run_dir,
