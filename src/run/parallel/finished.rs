@@ -5,7 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::{AttemptDone, ClaimState, Sched, record};
+use super::sched::{ClaimState, Sched};
+use super::worker::AttemptDone;
 use crate::run::events::Event;
 use crate::run::outcome::Outcome;
 use crate::run::ratelimit;
@@ -20,12 +21,15 @@ impl Sched<'_> {
                 self.warn(format!(
                     "{id}: the attempt failed: {e}; holding it for this run"
                 ));
-                self.held.insert(id.to_string(), e);
-                self.release(id, "held");
+                self.hold_for_run(id, e);
                 return;
             }
         };
-        crate::run::patterns::used_reported(&self.root, &done.patterns_used, &*self.opts.reporter);
+        crate::run::patterns::used_reported(
+            &self.main.root,
+            &done.patterns_used,
+            &*self.opts.reporter,
+        );
         if !self.claims.contains_key(id) {
             return;
         }
@@ -71,7 +75,7 @@ impl Sched<'_> {
             Outcome::RateLimited => {
                 self.n -= 1;
                 c.attempt -= 1;
-                record(&self.root, &rec, &*self.opts.reporter);
+                self.record(&rec);
                 let line = done.rate_line.unwrap_or_default();
                 self.limit_streak += 1;
                 let now = jiff::Zoned::now();
@@ -91,11 +95,13 @@ impl Sched<'_> {
                 self.opts.reporter.report(event);
                 let until = Instant::now() + d;
                 self.rate_until = Some(until);
-                c.state = ClaimState::Waiting(until);
+                if let Some(c) = self.claims.get_mut(id) {
+                    c.state = ClaimState::Waiting(until);
+                }
             }
             Outcome::StartFailed => {
                 self.opts.reporter.report(finished(String::new()));
-                record(&self.root, &rec, &*self.opts.reporter);
+                self.record(&rec);
                 if !self.start_failed {
                     self.start_failed = true;
                     let agent = &self.opts.agent;
@@ -117,8 +123,8 @@ impl Sched<'_> {
                 self.release(id, "not started");
             }
             Outcome::Interrupted => {
-                record(&self.root, &rec, &*self.opts.reporter);
                 c.state = ClaimState::Waiting(Instant::now() + Duration::from_secs(3600));
+                self.record(&rec);
             }
             outcome => {
                 self.limit_streak = 0;
@@ -138,11 +144,10 @@ impl Sched<'_> {
                 let held = crate::run::outcome::hold(&mut self.strikes, &mut rec, a);
                 let detail = format!("attempt {}", c.attempt);
                 self.opts.reporter.report(finished(detail));
-                record(&self.root, &rec, &*self.opts.reporter);
+                self.record(&rec);
                 if let Some((k, why)) = held {
                     self.report_held(id, k, &why);
-                    self.held.insert(id.to_string(), why);
-                    self.release(id, "held");
+                    self.hold_for_run(id, why);
                 }
             }
         }

@@ -1,17 +1,20 @@
 //! What follows a gated attempt: the merge queue's step for one story and the verdict acted on
 //! (history record, new tip, send-back with its attempt ref, reset and retry note), and the
 //! release of a claim (leftovers committed, worktree removed, branch deleted or kept, summary
-//! row). The scheduler's methods on [`super::Sched`]; the git steps are `queue` and `worktree`.
+//! row). The scheduler's methods on [`super::sched::Sched`]; the git steps are `queue` and
+//! `worktree`.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use super::error::ParallelError;
 use super::policy::{MergeVerdict, Pause, SendBack};
-use super::{ClaimState, ParallelError, Sched, queue, worktree};
-use crate::run::events::{Event, Reporter};
+use super::sched::{ClaimState, Sched};
+use super::{queue, worktree};
+use crate::run::events::Event;
 use crate::run::outcome::{Outcome, Progress};
 use crate::run::prompt::RetryNote;
-use crate::run::{iteration, launch, ratelimit};
+use crate::run::{launch, ratelimit};
 use crate::state::history::{MergeRecord, Record};
 
 impl Sched<'_> {
@@ -28,14 +31,12 @@ impl Sched<'_> {
         );
         let t0 = Instant::now();
         let report = queue::merge(&queue::MergeInput {
-            root: &self.root,
-            branch: &self.branch,
+            main: &self.main,
             tip: &self.tip,
             story_branch: &c.branch,
             story_id: id,
             story_title: &c.title,
             base: &c.base,
-            prd_rel: &self.prd_rel,
             verify: &c.verify,
             timeout: s.timeout,
             grace: s.grace,
@@ -84,12 +85,12 @@ impl Sched<'_> {
                 merge.tip_after = Some(commit.clone());
                 rec.head_after = Some(commit.clone());
                 rec.merge = Some(merge);
-                record(&self.root, &rec, &*self.opts.reporter);
+                self.record(&rec);
                 // Passed after a verify failure (alone or once merged): learn from the fix.
                 let failed_before = self.claims.get(id).and_then(|c| c.retry.as_ref());
                 if let Some(f) = failed_before.and_then(|r| r.failure.clone()) {
                     crate::run::patterns::learn_reported(
-                        &self.root,
+                        &self.main.root,
                         &f,
                         &rec,
                         &*self.opts.reporter,
@@ -137,7 +138,7 @@ impl Sched<'_> {
                 let why = match p {
                     Pause::BranchMoved => format!(
                         "{} moved outside ralph (it was {tip_before:.12}); see `git log {tip_before:.12}..{}`, then run again",
-                        self.branch, self.branch
+                        self.main.branch, self.main.branch
                     ),
                     Pause::TreeDirty(paths) => format!(
                         "the main tree has changes ralph did not make ({}); commit or stash them and run again",
@@ -149,7 +150,7 @@ impl Sched<'_> {
             }
             MergeVerdict::Abort | MergeVerdict::Proceed => {
                 rec.outcome = Outcome::Interrupted;
-                record(&self.root, &rec, &*self.opts.reporter);
+                self.record(&rec);
             }
         }
     }
@@ -238,12 +239,11 @@ impl Sched<'_> {
             .strikes
             .record(id, rec.outcome, Some(Progress::default()));
         rec.skipped = held.is_some();
-        record(&self.root, &rec, &*self.opts.reporter);
+        self.record(&rec);
         if let Some(k) = held {
             let why = format!("sent back {k} times in a row");
             self.report_held(id, k, &why);
-            self.held.insert(id.to_string(), why);
-            self.release(id, "held");
+            self.hold_for_run(id, why);
         }
     }
 
@@ -252,8 +252,13 @@ impl Sched<'_> {
     /// `None` says so.
     fn keep_attempt(&mut self, id: &str, rec: &mut Record) -> Option<String> {
         let c = self.claims.get(id)?;
-        let saved = worktree::save(&self.root, &c.wt, &c.branch, "ralph: left at a send-back")
-            .and_then(|s| worktree::save_attempt(&self.root, &c.branch, &s.head));
+        let saved = worktree::save(
+            &self.main.root,
+            &c.wt,
+            &c.branch,
+            "ralph: left at a send-back",
+        )
+        .and_then(|s| worktree::save_attempt(&self.main.root, &c.branch, &s.head));
         let e = match saved {
             Ok(r) => return Some(r),
             Err(e) => e,
@@ -262,11 +267,10 @@ impl Sched<'_> {
         let why = format!("sent back, but its attempt could not be kept: {e}");
         rec.reason = Some(why.clone());
         rec.skipped = true;
-        record(&self.root, rec, &*self.opts.reporter);
+        self.record(rec);
         self.warn(format!("{id}: {why}; held, its work stays on {branch}"));
         self.report_held(id, attempt, &why);
-        self.held.insert(id.to_string(), why);
-        self.release(id, "held");
+        self.hold_for_run(id, why);
         None
     }
 
@@ -275,10 +279,12 @@ impl Sched<'_> {
     pub(super) fn tidy(&mut self) {
         for (wt, branch) in std::mem::take(&mut self.cleanup) {
             let msg = format!("ralph: left after the merge, run {}", self.run_id);
-            if let Err(e) = worktree::retire_worktree(&self.root, &wt, &branch, &msg, &self.tip) {
+            if let Err(e) =
+                worktree::retire_worktree(&self.main.root, &wt, &branch, &msg, &self.tip)
+            {
                 self.warn(format!("{}: kept as it is: {e}", wt.display()));
             }
-            worktree::delete_merged_attempts(&self.root, &branch, &self.tip);
+            worktree::delete_merged_attempts(&self.main.root, &branch, &self.tip);
         }
     }
 
@@ -310,7 +316,7 @@ impl Sched<'_> {
         // A claim whose first attempt never started has no worktree of this run's.
         if !c.fresh && c.wt.exists() {
             let msg = format!("ralph: work left by run {}, not verified", self.run_id);
-            match worktree::retire_worktree(&self.root, &c.wt, &c.branch, &msg, &self.tip) {
+            match worktree::retire_worktree(&self.main.root, &c.wt, &c.branch, &msg, &self.tip) {
                 Ok(r) if r.merged => {}
                 Ok(r) => {
                     row.result = format!("{result}, kept");
@@ -332,15 +338,6 @@ impl Sched<'_> {
             }
         }
         self.rows.push(row);
-    }
-}
-
-/// Append a history record; a failure is reported, never fatal.
-pub(super) fn record(root: &std::path::Path, rec: &Record, rep: &dyn Reporter) {
-    if let Err(e) = iteration::record(root, rec) {
-        rep.report(Event::Warning {
-            text: e.to_string(),
-        });
     }
 }
 

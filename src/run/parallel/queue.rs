@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::main_tree::MainTree;
 use super::policy::{MergeFacts, MergeVerdict, merge_verdict};
 use super::worktree::{GitError, dirty_paths, git, git_ok, is_ancestor};
 use crate::agent::process::LogSink;
@@ -35,8 +36,8 @@ pub enum QueueError {
 
 /// One merge to do.
 pub struct MergeInput<'a> {
-    pub root: &'a Path,
-    pub branch: &'a str,
+    /// Where it lands: the main tree, prd.json in it, the branch.
+    pub main: &'a MainTree,
     /// The tip ralph last set (`T`).
     pub tip: &'a str,
     pub story_branch: &'a str,
@@ -44,7 +45,6 @@ pub struct MergeInput<'a> {
     pub story_title: &'a str,
     /// The commit the story branch was made from or last reset onto.
     pub base: &'a str,
-    pub prd_rel: &'a str,
     pub verify: &'a [String],
     pub timeout: Duration,
     pub grace: Duration,
@@ -142,7 +142,7 @@ pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
         m.abort();
         return Ok(MergeReport::stop(v, &f));
     }
-    if let Err(e) = restore_ralph_files(inp.root, inp.tip, &ralph_files(inp)) {
+    if let Err(e) = restore_ralph_files(&inp.main.root, inp.tip, &ralph_files(inp)) {
         m.abort();
         return Err(e.into());
     }
@@ -167,8 +167,8 @@ pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
 
 /// Step 1: what the main tree and the branch look like before anything is merged.
 fn facts_before(inp: &MergeInput<'_>) -> Result<MergeFacts, QueueError> {
-    let root = inp.root;
-    let branch_ref = format!("refs/heads/{}", inp.branch);
+    let root = &inp.main.root;
+    let branch_ref = format!("refs/heads/{}", inp.main.branch);
     Ok(MergeFacts {
         branch_at_tip: git(root, &["rev-parse", &branch_ref]).ok().as_deref() == Some(inp.tip)
             && git(root, &["symbolic-ref", "-q", "HEAD"]).ok().as_deref()
@@ -182,7 +182,7 @@ fn facts_before(inp: &MergeInput<'_>) -> Result<MergeFacts, QueueError> {
 
 /// ralph's own files, which it resolves itself: prd.json and progress.txt.
 fn ralph_files<'a>(inp: &'a MergeInput<'_>) -> [&'a str; 2] {
-    [inp.prd_rel, PROGRESS]
+    [inp.main.prd_rel.as_str(), PROGRESS]
 }
 
 /// A merge under way in the main tree (or none: a fast-forward leaves no `MERGE_HEAD`).
@@ -203,7 +203,7 @@ impl Merging<'_> {
 /// Step 2: merge the story branch without committing; the paths it conflicts on, other than
 /// ralph's own files, go into `f`.
 fn start_merge<'a>(inp: &'a MergeInput<'_>, f: &mut MergeFacts) -> Result<Merging<'a>, QueueError> {
-    let root = inp.root;
+    let root = &inp.main.root;
     let merged = git(
         root,
         &["merge", "--no-ff", "--no-commit", "-q", inp.story_branch],
@@ -254,7 +254,7 @@ fn reverify(inp: &MergeInput<'_>, f: &mut MergeFacts) -> Result<Reverified, Queu
     let gate = verify::run_all(
         inp.verify,
         &verify::VerifyEnv {
-            root: inp.root,
+            root: &inp.main.root,
             dir: None,
             env: &[],
             label: "verify",
@@ -298,9 +298,9 @@ fn land(
         }
     };
     let msg = format!("ralph: merge {}", inp.story_id);
-    let branch_ref = format!("refs/heads/{}", inp.branch);
+    let branch_ref = format!("refs/heads/{}", inp.main.branch);
     f.advanced = Some(git_ok(
-        inp.root,
+        &inp.main.root,
         &["update-ref", "-m", &msg, &branch_ref, &commit, inp.tip],
     ));
     let v = merge_verdict(f);
@@ -310,7 +310,7 @@ fn land(
     }
     if m.in_merge {
         // The index and the files already equal the new tip.
-        let _ = git(inp.root, &["merge", "--quit"]);
+        let _ = git(&inp.main.root, &["merge", "--quit"]);
     }
     Ok(MergeReport {
         verdict: v,
@@ -332,12 +332,12 @@ struct Carried {
 
 /// prd.json at `rev` (none when it has none, or it does not validate).
 fn prd_at(inp: &MergeInput<'_>, rev: &str) -> Option<(crate::prd::Prd, Vec<u8>)> {
-    let spec = format!("{rev}:{}", inp.prd_rel);
-    let out = crate::run::git::output(inp.root, &["show", &spec]).ok()?;
+    let spec = format!("{rev}:{}", inp.main.prd_rel);
+    let out = crate::run::git::output(&inp.main.root, &["show", &spec]).ok()?;
     if !out.status.success() {
         return None;
     }
-    let path = inp.root.join(inp.prd_rel);
+    let path = inp.main.root.join(&inp.main.prd_rel);
     let prd = crate::prd::Prd::from_bytes(&path, &out.stdout).ok()?;
     Some((prd, out.stdout))
 }
@@ -385,10 +385,13 @@ fn carry_over(inp: &MergeInput<'_>, prd: &mut crate::prd::Prd) -> Carried {
         }
     }
     if !out.left.is_empty() {
-        let state = crate::state::state_dir(inp.root);
-        if let Ok(kept) =
-            crate::state::rejected::keep(&state, 0, &inp.root.join(inp.prd_rel), &head_bytes)
-        {
+        let state = crate::state::state_dir(&inp.main.root);
+        if let Ok(kept) = crate::state::rejected::keep(
+            &state,
+            0,
+            &inp.main.root.join(&inp.main.prd_rel),
+            &head_bytes,
+        ) {
             out.left.push(format!(
                 "the branch's prd.json is kept at {}",
                 kept.display()
@@ -404,15 +407,15 @@ fn bookkeep_and_commit(
     inp: &MergeInput<'_>,
     fast_forward: bool,
 ) -> Result<(String, Carried), QueueError> {
-    let root = inp.root;
-    let mut prd = crate::prd::Prd::load(&root.join(inp.prd_rel))?;
+    let root = &inp.main.root;
+    let mut prd = crate::prd::Prd::load(&root.join(&inp.main.prd_rel))?;
     let flipped = prd.set_passes(inp.story_id, true)?;
     let carried = carry_over(inp, &mut prd);
     if flipped || !carried.carried.is_empty() {
         prd.save()?;
     }
     let added = added_lines(root, inp.base, inp.story_branch, PROGRESS)?;
-    let mut staged = vec![inp.prd_rel];
+    let mut staged = vec![inp.main.prd_rel.as_str()];
     if !added.is_empty() {
         let path = root.join(PROGRESS);
         let mut text = std::fs::read(&path).unwrap_or_default();
@@ -501,8 +504,16 @@ mod tests {
     static QUIET: std::sync::LazyLock<crate::run::events::Recorded> =
         std::sync::LazyLock::new(crate::run::events::Recorded::default);
 
+    fn main_tree(root: &Path) -> MainTree {
+        MainTree {
+            root: root.to_path_buf(),
+            prd_rel: "prd.json".into(),
+            branch: "main".into(),
+        }
+    }
+
     fn input<'a>(
-        root: &'a Path,
+        main: &'a MainTree,
         tip: &'a str,
         id: &'a str,
         sb: &'a str,
@@ -510,14 +521,12 @@ mod tests {
         flag: &'a AtomicBool,
     ) -> MergeInput<'a> {
         MergeInput {
-            root,
-            branch: "main",
+            main,
             tip,
             story_branch: sb,
             story_id: id,
             story_title: "t",
             base: tip,
-            prd_rel: "prd.json",
             verify,
             timeout: Duration::from_secs(20),
             grace: Duration::from_millis(100),
@@ -536,18 +545,20 @@ mod tests {
     #[test]
     fn fast_forward_then_a_conflict_then_a_verify_failure() {
         let (_d, root, t0) = setup();
+        let main = main_tree(&root);
         let flag = AtomicBool::new(false);
         work(&root, &t0, "A", "A\n");
         let wb = work(&root, &t0, "B", "B\n");
-        let t1 = a_fast_forwards(&root, &t0, &flag);
-        b_conflicts(&root, &t0, &t1, &flag);
-        let t2 = b_redone_while_the_branch_moved(&root, &wb, &t1, &flag);
-        b_fails_verify_on_the_merged_result_then_merges(&root, &t1, &t2, &flag);
+        let t1 = a_fast_forwards(&main, &t0, &flag);
+        b_conflicts(&main, &t0, &t1, &flag);
+        let t2 = b_redone_while_the_branch_moved(&main, &wb, &t1, &flag);
+        b_fails_verify_on_the_merged_result_then_merges(&main, &t1, &t2, &flag);
     }
 
     /// A merges first: its own commit lands as it is (its prd.json flip equals ralph's).
-    fn a_fast_forwards(root: &Path, t0: &str, flag: &AtomicBool) -> String {
-        let r = merge(&input(root, t0, "A", "main--A", &[], flag)).unwrap();
+    fn a_fast_forwards(main: &MainTree, t0: &str, flag: &AtomicBool) -> String {
+        let root = &main.root;
+        let r = merge(&input(main, t0, "A", "main--A", &[], flag)).unwrap();
         assert_eq!(r.verdict, MergeVerdict::Merged { fast_forward: true });
         let t1 = r.commit.unwrap();
         assert_eq!(t1, git(root, &["rev-parse", "main--A"]).unwrap());
@@ -556,8 +567,9 @@ mod tests {
     }
 
     /// B edits the same line: a conflict; nothing moves.
-    fn b_conflicts(root: &Path, t0: &str, t1: &str, flag: &AtomicBool) {
-        let mut i = input(root, t1, "B", "main--B", &[], flag);
+    fn b_conflicts(main: &MainTree, t0: &str, t1: &str, flag: &AtomicBool) {
+        let root = &main.root;
+        let mut i = input(main, t1, "B", "main--B", &[], flag);
         i.base = t0;
         let r = merge(&i).unwrap();
         assert_eq!(
@@ -576,11 +588,12 @@ mod tests {
     /// B redone on the new tip, touching another file, while the branch moved outside ralph:
     /// the queue pauses. The new tip.
     fn b_redone_while_the_branch_moved(
-        root: &Path,
+        main: &MainTree,
         wb: &Path,
         t1: &str,
         flag: &AtomicBool,
     ) -> String {
+        let root = &main.root;
         super::super::worktree::reset_onto(wb, t1).unwrap();
         std::fs::write(wb.join("g.txt"), "g\n").unwrap();
         std::fs::write(wb.join(PROGRESS), "# log\nA did it\nB did it\n").unwrap();
@@ -590,7 +603,7 @@ mod tests {
         git(root, &["add", "-A"]).unwrap();
         git(root, &["commit", "-qm", "moved by hand"]).unwrap();
         let t2 = head(root).unwrap();
-        let r = merge(&input(root, t1, "B", "main--B", &[], flag)).unwrap();
+        let r = merge(&input(main, t1, "B", "main--B", &[], flag)).unwrap();
         assert_eq!(
             r.verdict,
             MergeVerdict::Pause(super::super::policy::Pause::BranchMoved)
@@ -601,13 +614,14 @@ mod tests {
     /// B merges with a merge commit; a verify that fails on the merged result sends it back
     /// first.
     fn b_fails_verify_on_the_merged_result_then_merges(
-        root: &Path,
+        main: &MainTree,
         t1: &str,
         t2: &str,
         flag: &AtomicBool,
     ) {
+        let root = &main.root;
         let fail = vec!["test ! -f g.txt || test ! -f h.txt".to_string()];
-        let mut i = input(root, t2, "B", "main--B", &fail, flag);
+        let mut i = input(main, t2, "B", "main--B", &fail, flag);
         i.base = t1;
         let r = merge(&i).unwrap();
         assert_eq!(
@@ -617,7 +631,7 @@ mod tests {
         assert!(r.failed.unwrap().1.contains("exited 1"));
         assert_at(root, t2);
         let pass = vec!["test -f g.txt".to_string()];
-        let mut i = input(root, t2, "B", "main--B", &pass, flag);
+        let mut i = input(main, t2, "B", "main--B", &pass, flag);
         i.base = t1;
         let r = merge(&i).unwrap();
         assert_eq!(
