@@ -1,5 +1,5 @@
-//! Why a parallel run could not start or go on: [`ParallelError`], shared by the start
-//! (`super::run`) and the merge queue's step (`super::landing`). Owns no decision.
+//! Why a parallel run could not start or go on ([`ParallelError`]). A leaf: the run's error
+//! carries it, and it names only the git and merge-queue errors it wraps.
 
 use std::path::PathBuf;
 

@@ -10,16 +10,16 @@
 //! worktree as its root, output only to its log), acts on what they did (`finished`), runs the
 //! merge queue (`landing`, with [`queue::merge`]) and is the only writer of the main tree's
 //! prd.json, progress.txt and history.jsonl. Git steps are in [`worktree`] and [`queue`], the
-//! pure decisions in [`policy`], the printed lines in [`board`]; what people ask of the live
+//! pure decisions in [`policy`], the status lines in `status_lines` (quoting [`activity`]); what people ask of the live
 //! run (`ralph pause`, `steer`, `skip`, …) is applied on every tick by `steer`. Files share
 //! types through leaf files (`sched`, `main_tree`, `error`), never through this one.
 //! `--parallel 1` is the sequential loop of the parent module, untouched.
 
-pub mod board;
+pub mod activity;
 mod carry;
 mod claiming;
 pub mod conflicts;
-mod error;
+pub mod error;
 mod finished;
 mod landing;
 mod main_tree;
@@ -28,6 +28,7 @@ pub mod predict;
 pub mod queue;
 mod run_loop;
 mod sched;
+mod status_lines;
 mod steer;
 mod worker;
 pub mod worktree;

@@ -68,7 +68,7 @@ impl Sched<'_> {
         interrupt: &AtomicBool,
         stop: &'scope AtomicBool,
     ) -> Option<Result<Exit, RunError>> {
-        let mut board_at = Instant::now() + self.board_every();
+        let mut status_at = Instant::now() + self.status_every();
         loop {
             if interrupt.load(Ordering::SeqCst) || self.fatal.is_some() {
                 stop.store(true, Ordering::SeqCst);
@@ -97,9 +97,9 @@ impl Sched<'_> {
                     // Quiet for a moment: merged worktrees go now, not while workers
                     // wait for the worktree lock to make theirs or a merge waits.
                     self.tidy();
-                    if Instant::now() >= board_at {
-                        board_at = Instant::now() + self.board_every();
-                        self.print_board();
+                    if Instant::now() >= status_at {
+                        status_at = Instant::now() + self.status_every();
+                        self.print_status_lines();
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! claims, held stories, merge queue, tip and totals), a claimed story ([`Claim`], its
 //! [`ClaimState`]), the live run's channel ([`Steer`]), and the few ways the scheduler reports
 //! (notes, warnings, held stories, history records). What the scheduler does with this state is
-//! in the files beside it (`run_loop`, `claiming`, `finished`, `landing`, `steer`, `board`).
+//! in the files beside it (`run_loop`, `claiming`, `finished`, `landing`, `steer`, `status_lines`).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
