@@ -10,9 +10,9 @@
 
 use serde_json::{Map, Value};
 
+use super::diagnostics::Diagnostic;
 use super::priority;
 use super::shape;
-use super::validate::Diagnostic;
 
 /// Keys that hold the story list, canonical first.
 pub const STORY_KEYS: &[&str] = &["userStories", "stories", "tasks"];

@@ -7,13 +7,13 @@
 //! own dependency policy (see [`crate::graph`]) or the loop.
 
 pub mod checks;
+pub mod diagnostics;
 pub mod dialect;
 pub mod edit;
 pub mod import;
 pub mod parse;
 pub mod priority;
 mod refs;
-pub mod report;
 pub mod schema;
 pub mod shape;
 pub mod spans;
@@ -23,7 +23,7 @@ pub mod validate;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub use validate::{Diagnostic, Report};
+pub use diagnostics::{Diagnostic, Diagnostics};
 
 /// A story as the loop sees it: a typed, lenient view of one `userStories` entry.
 /// Missing or mistyped fields take defaults here; validation reports them.
@@ -176,7 +176,7 @@ pub enum PrdError {
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
     #[error("{}", .0.render_errors())]
-    Invalid(Box<Report>),
+    Invalid(Box<Diagnostics>),
     #[error("{path}: no story with id \"{id}\"")]
     UnknownStory { path: PathBuf, id: String },
     #[error("{path}: cannot locate story {id} in the file's bytes to edit it")]

@@ -8,7 +8,7 @@
 use foldhash::{HashMap, HashMapExt};
 
 use super::StoryRef;
-use super::validate::Diagnostic;
+use super::diagnostics::Diagnostic;
 use crate::dag::{DepGraph, MAX_CYCLES};
 
 pub fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {

@@ -5,12 +5,12 @@
 //! folded into the single `## Compacted History` section (older entries and earlier compacted
 //! sections). [`compact`] is pure apart from the optional [`Summarizer`]; [`auto`] is the I/O
 //! wrapper the loop calls before each iteration. Archive, atomic write and compaction.log are in
-//! `store.rs`; the section format is in `history.rs`.
+//! `store.rs`; the section format is in `compacted.rs`.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use super::history::History;
+use super::compacted::History;
 use super::parse::{self, Block, BlockKind};
 use super::store::{self, ProgressError, Summary};
 use super::summarizer::{self, Summarizer};

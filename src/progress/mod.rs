@@ -11,8 +11,8 @@
 //! section is an [`BlockKind::Other`] block, kept as it is by compaction.
 
 pub mod compact;
+mod compacted;
 mod dedup;
-mod history;
 pub mod lessons;
 pub mod parse;
 pub mod store;

@@ -15,17 +15,17 @@ use crate::fsutil::FsError;
 use crate::pin::PinError;
 use crate::pin::check::{self, Severity};
 use crate::prd::PrdError;
-use crate::prd::validate::{Diagnostic, Report};
+use crate::prd::diagnostics::{Diagnostic, Diagnostics};
 use crate::problem::Coded;
 use crate::progress::store::ProgressError;
 use crate::report::ReportError;
 use crate::run::RunError;
 use crate::run::branch::BranchError;
 use crate::run::control::client::SendError;
+use crate::state::errors_seen::PatternsError;
 use crate::state::history::HistoryError;
 use crate::state::lock::LockError;
 use crate::state::outputs::ReadError;
-use crate::state::patterns::PatternsError;
 
 /// One prd.json diagnostic of `file`.
 pub fn from_prd_diagnostic(file: &str, d: &Diagnostic) -> Problem {
@@ -42,7 +42,7 @@ pub fn from_prd_diagnostic(file: &str, d: &Diagnostic) -> Problem {
     }
 }
 
-fn from_report(r: &Report) -> Vec<Problem> {
+fn from_report(r: &Diagnostics) -> Vec<Problem> {
     r.errors
         .iter()
         .map(|d| from_prd_diagnostic(&r.file, d))
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn an_invalid_prd_gives_every_diagnostic() {
-        let report = Report {
+        let report = Diagnostics {
             file: "prd.json".into(),
             errors: vec![
                 Diagnostic::error("cycle", "/userStories/0", Some("A".into()), "m1", "h1"),

@@ -197,7 +197,7 @@ impl Sched<'_> {
             ),
             SendBack::VerifyFailed => {
                 let (cmd, how, tail) = failed.unwrap_or_default();
-                failure = Some(crate::patterns::Failure {
+                failure = Some(crate::errors_seen::Failure {
                     command: cmd.clone(),
                     tail: crate::run::verdict::tail_of(&tail, 4096).to_string(),
                 });
