@@ -12,9 +12,11 @@
 use serde_json::Value;
 use std::path::Path;
 
+use super::canonical::{Dialect, Normalized};
 use super::diagnostics::{Diagnostic, Diagnostics};
-use super::dialect::{self, Dialect, Normalized};
-use super::{parse, refs, schema, story_refs};
+use super::dialect;
+use super::story_ref::story_refs;
+use super::{parse, refs, schema};
 
 /// Top-level fields ralph knows.
 pub const TOP_FIELDS: &[&str] = &[
@@ -218,7 +220,7 @@ fn kind_of(v: &Value) -> &'static str {
 /// The error for a dependency field ralph does not read: a near miss of `blockedBy`, or one
 /// of the read spellings holding a string instead of a list.
 fn dependency_field(key: &str, pointer: &str, id: Option<String>) -> Diagnostic {
-    let alias = super::dialect::STORY_ALIASES
+    let alias = super::canonical::STORY_ALIASES
         .iter()
         .any(|(c, a)| *c == "blockedBy" && a.contains(&key));
     let (what, hint) = if alias {
