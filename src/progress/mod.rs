@@ -12,6 +12,7 @@
 
 pub mod compact;
 mod compacted;
+mod compaction;
 mod dedup;
 pub mod lessons;
 pub mod parse;
@@ -22,7 +23,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::path::PathBuf;
 
-pub use compact::{CompactError, Compacted, Options, Stats, SummaryMethod};
+pub use compaction::{CompactError, Compacted, Options, Stats, SummaryMethod};
 pub use parse::{Block, BlockKind, Kind};
 pub use store::Summary;
 pub use summarizer::{CommandSummarizer, SummarizeError, Summarizer};
