@@ -5,7 +5,7 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::exit::Code;
 use crate::state::errors_seen::{self, Pattern};
@@ -66,7 +66,7 @@ fn list(ctx: &Ctx, json: bool) -> anyhow::Result<Code> {
     if let Some(note) = skipped_note {
         crate::say!("warning: {note}");
     }
-    super::pin::emit(&text(&list, &file.display().to_string()))?;
+    super::stdout::emit(&text(&list, &file.display().to_string()))?;
     Ok(Code::OK)
 }
 
@@ -110,7 +110,7 @@ fn forget(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<Code> {
         Envelope::new("patterns forget", json!({ "forgotten": to_json(&gone) })).emit()?;
         return Ok(Code::OK);
     }
-    super::pin::emit(&format!(
+    super::stdout::emit(&format!(
         "forgot error pattern {} (`{}`); it is no longer shown in prompts\n",
         gone.id, gone.command
     ))?;

@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{self, Envelope, Problem};
 use crate::exit::Code;
 use crate::graph::{self, State};

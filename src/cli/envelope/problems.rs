@@ -6,7 +6,6 @@
 //! error type) gives its code and place; anything else is one problem with code `error`. Does
 //! not own any code or message: they are the errors' own.
 
-use super::Problem;
 use crate::clean::work::UnknownDrop;
 use crate::config::ConfigError;
 use crate::context::ContextError;
@@ -17,6 +16,7 @@ use crate::pin::check::{self, Severity};
 use crate::prd::PrdError;
 use crate::prd::diagnostics::{Diagnostic, Diagnostics};
 use crate::problem::Coded;
+use crate::problem::Problem;
 use crate::progress::store::ProgressError;
 use crate::report::ReportError;
 use crate::run::RunError;
@@ -94,7 +94,7 @@ const CODED: [AsCoded; 18] = [
     as_coded::<ReadError>,
     as_coded::<ReportError>,
     as_coded::<ProgressError>,
-    as_coded::<crate::cli::pin::NoPin>,
+    as_coded::<crate::cli::no_pin::NoPin>,
     as_coded::<BranchError>,
     as_coded::<RunError>,
     as_coded::<PatternsError>,
