@@ -6,7 +6,7 @@
 //! `compact.rs`, `clean.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
 //! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `doctor.rs`, `steer.rs` (pause, resume, steer, skip,
 //! retry: requests to a live run), `meta.rs` (completions, man, instructions); `help.rs` holds every command's
-//! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
+//! examples ([`command`] attaches them); `envelope/` is the JSON envelope every `--json`
 //! output and error shares (a usage error with `--json` too: [`envelope::usage_error`]).
 //! This file is the roof: the clap types ([`Cli`], [`Command`]), [`parse`], [`json_command`] and
 //! [`dispatch`]; the handlers import only the leaves `ctx.rs` ([`Ctx`]) and `stdout.rs`, never it.

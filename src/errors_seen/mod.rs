@@ -4,7 +4,9 @@
 //!
 //! Named after that section, which is what users see; the CLI (`ralph patterns`) and the file
 //! (`.ralph/patterns.jsonl`) keep their names. Not progress.txt's "Codebase Patterns"
-//! ([`crate::progress`]). A pattern is learned when a story's attempt fails verify and a later attempt passes: the
+//! ([`crate::progress`]).
+//!
+//! A pattern is learned when a story's attempt fails verify and a later attempt passes: the
 //! failure's signature and what fixed it are stored in `.ralph/patterns.jsonl`
 //! ([`crate::state::errors_seen`], which owns the record and the file). The loop records
 //! ([`crate::run`], which also redacts what is stored); the context builder selects and shows

@@ -42,7 +42,7 @@ pub fn from_prd_diagnostic(file: &str, d: &Diagnostic) -> Problem {
     }
 }
 
-fn from_report(r: &Diagnostics) -> Vec<Problem> {
+fn from_diagnostics(r: &Diagnostics) -> Vec<Problem> {
     r.errors
         .iter()
         .map(|d| from_prd_diagnostic(&r.file, d))
@@ -160,7 +160,7 @@ impl Coded for ContextError {
 pub fn from_error(err: &anyhow::Error) -> Vec<Problem> {
     for e in err.chain() {
         if let Some(PrdError::Invalid(report)) = e.downcast_ref::<PrdError>() {
-            return from_report(report);
+            return from_diagnostics(report);
         }
     }
     let mut p = err
