@@ -8,7 +8,7 @@
 //! - [`pin`]: the Pin (specs/INDEX.md): parse, generate, check, search.
 //! - [`progress`]: progress.txt: parse and compact.
 //! - [`context`]: the prompt for one story, assembled under a token budget.
-//! - [`patterns`]: error-pattern memory (pure): failure signatures, similarity, selection.
+//! - [`errors_seen`]: errors seen before (pure): failure signatures, similarity, selection.
 //! - [`agent`]: agent presets and spawning agent processes.
 //! - [`state`]: what ralph keeps under `.ralph/` (history records, the run lock, archives,
 //!   rejected copies, run folders and their manifests), below both `context` and `run`.
@@ -35,6 +35,7 @@ pub mod config;
 pub mod context;
 pub mod dag;
 pub mod doctor;
+pub mod errors_seen;
 pub mod exit;
 pub mod fsutil;
 pub mod graph;
@@ -42,7 +43,6 @@ pub mod index;
 pub mod init;
 pub mod kept;
 pub mod par;
-pub mod patterns;
 pub mod pin;
 pub mod prd;
 pub mod problem;

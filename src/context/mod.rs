@@ -14,16 +14,16 @@
 //! - [`assemble`]: the pure function from [`Inputs`] to the [`Assembled`] prompt.
 //! - [`gather`]: reading the project's files into [`Inputs`]; [`build_prompt`] is what the loop
 //!   and `ralph context` call.
-//! - [`report`]: the account of a built prompt ([`Assembled`]), the `--explain` table and
+//! - [`account`]: the account of a built prompt ([`Assembled`]), the `--explain` table and
 //!   the `--json` document.
 
+pub mod account;
 pub mod assemble;
 pub mod budget;
 mod files;
 pub mod gather;
 pub mod instructions;
 pub mod redact;
-pub mod report;
 
 mod render;
 pub mod steering;
@@ -32,14 +32,14 @@ mod tests;
 
 use std::path::PathBuf;
 
+pub use account::{
+    Assembled, ErrorPatternAccount, FileAccount, PinAccount, PinStatus, SectionAccount, Status,
+};
 pub use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
 pub use budget::Zone;
 pub use gather::{build_prompt, find_story, gather};
 pub use instructions::Flavour;
 pub use render::fence_as;
-pub use report::{
-    Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
-};
 pub use steering::SteerNote;
 
 /// Knobs of the context builder. `Default` gives the documented defaults.

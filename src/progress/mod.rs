@@ -11,8 +11,9 @@
 //! section is an [`BlockKind::Other`] block, kept as it is by compaction.
 
 pub mod compact;
+mod compacted;
+mod compaction;
 mod dedup;
-mod history;
 pub mod lessons;
 pub mod parse;
 pub mod store;
@@ -22,7 +23,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::path::PathBuf;
 
-pub use compact::{CompactError, Compacted, Options, Stats, SummaryMethod};
+pub use compaction::{CompactError, Compacted, Options, Stats, SummaryMethod};
 pub use parse::{Block, BlockKind, Kind};
 pub use store::Summary;
 pub use summarizer::{CommandSummarizer, SummarizeError, Summarizer};

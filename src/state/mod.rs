@@ -1,6 +1,6 @@
-//! What ralph keeps under `.ralph/`: the paths, the history records, the learned error
-//! patterns, the run lock, archives on a branch change, rejected copies, the run folders and
-//! their manifests, the control channel of a live run (`control/`).
+//! What ralph keeps under `.ralph/`: the paths, the history records, the errors seen before (the
+//! learned error patterns), the run lock, archives on a branch change, rejected copies, the run
+//! folders and their manifests, the control channel of a live run (`control/`).
 //!
 //! Below both [`crate::context`] (which reads the history) and [`crate::run`] (which writes
 //! it): imports neither. Owns where each file lives and its shape on disk; does not decide
@@ -9,10 +9,10 @@
 
 pub mod archive;
 pub mod control;
+pub mod errors_seen;
 pub mod history;
 pub mod lock;
 pub mod outputs;
-pub mod patterns;
 pub mod rejected;
 pub mod runs;
 
