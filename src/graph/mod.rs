@@ -7,7 +7,7 @@
 pub mod render;
 pub mod select;
 
-pub use select::{Blocker, State, next_ready, states};
+pub use select::{Blocker, State, next_ready, ready_in_order, states};
 
 #[cfg(test)]
 pub(crate) mod tests {
