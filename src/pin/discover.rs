@@ -18,15 +18,16 @@
 
 use std::collections::BTreeMap;
 
+use super::paths::{join, parent_dir, under};
 use super::split::Splitting;
 use crate::index::text::{FastMap as HashMap, FastSet};
 
 pub use super::roots::Declared;
 use super::roots::find_roots;
+pub use super::source::{Manifest, SourceFile};
+pub use super::split::MAX_ITEMS;
 use crate::par::map_each;
 
-/// At most this many paths or globs in one generated entry.
-pub const MAX_ITEMS: usize = 30;
 /// A folder whose source files total fewer bytes than this is merged into its parent.
 const TINY_BYTES: u64 = 2_000;
 /// Folders whose subfolders are the modules.
@@ -34,21 +35,6 @@ const CONTAINERS: &[&str] = &[
     "src", "lib", "app", "pkg", "crates", "packages", "services", "cmd", "internal", "modules",
     "libs", "apps", "source",
 ];
-
-/// A source file found by the walk (path relative to the project root, `/`-separated).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFile {
-    pub path: String,
-    pub size: u64,
-}
-
-/// A manifest file and its text (Cargo.toml, package.json, pyproject.toml, setup.cfg, go.mod,
-/// pom.xml, build.gradle[.kts]).
-#[derive(Debug, Clone)]
-pub struct Manifest {
-    pub path: String,
-    pub text: String,
-}
 
 /// One generated entry: its name, the files it covers, what it lists, and its root's libraries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,27 +96,6 @@ pub fn folder_kind(dir: &str) -> Option<&'static str> {
             .ok()
             .map(|i| KIND_DIRS[i].1)
     })
-}
-
-pub(super) fn parent_dir(path: &str) -> &str {
-    path.rfind('/').map_or("", |i| &path[..i])
-}
-
-pub(super) fn base_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-pub(super) fn under(dir: &str, path: &str) -> bool {
-    dir.is_empty()
-        || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
-}
-
-pub(super) fn join(a: &str, b: &str) -> String {
-    match (a.is_empty(), b.is_empty()) {
-        (true, _) => b.to_string(),
-        (_, true) => a.to_string(),
-        _ => format!("{a}/{b}"),
-    }
 }
 
 /// Group key of a file under a root: "" for the top, else a folder path relative to the root

@@ -4,11 +4,8 @@
 //! build.gradle[.kts] leniently (an unreadable manifest declares nothing). Pure: texts in, names
 //! out. Does not own which folders form modules (see [`super::discover`]).
 
-use super::discover::Manifest;
-
-fn base_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
+use super::paths::base_name;
+use super::source::Manifest;
 
 /// The library name of a dependency spec (`github.com/spf13/cobra` → `cobra`,
 /// `requests>=2.0` → `requests`, `@scope/pkg` stays).

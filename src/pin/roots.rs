@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 
 use memchr::memmem;
 
-use super::discover::{Manifest, SourceFile, base_name, parent_dir, under};
 use super::manifest::read_manifest;
+use super::paths::{base_name, parent_dir, under};
+use super::source::{Manifest, SourceFile};
 use crate::index::text::FastSet;
 
 /// A manifest already read: its path and what it declares (see [`read_manifest`]).

@@ -11,9 +11,12 @@
 use std::collections::BTreeMap;
 
 use super::cluster::{FlatFile, PartKind, SPLIT_ABOVE, split_flat};
-use super::discover::{MAX_ITEMS, SourceFile, base_name, join, parent_dir};
+use super::paths::{base_name, join, parent_dir};
+use super::source::SourceFile;
 use crate::index::text::FastMap as HashMap;
 
+/// At most this many paths or globs in one generated entry.
+pub const MAX_ITEMS: usize = 30;
 /// One entry [`Splitting::split`] makes.
 pub(super) struct Piece {
     pub(super) name: String,
