@@ -11,7 +11,7 @@ use super::parse::{
     Field, bullet_of, clean_path, clean_spec, field_line, heading_of, is_blank, is_fence, is_rule,
 };
 use super::view::{EntryView, ItemView, PinView};
-use crate::pin::format::Pin;
+use super::entry::Pin;
 
 /// One line: its text without the terminator, and where it starts and ends (after the
 /// terminator) in the Pin.
