@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Component, Path};
 
-use super::format::Pin;
+use super::format::{Entry, Pin};
 
 /// Keyword counts outside this range are warned about.
 pub const KEYWORDS_MIN: usize = 10;
@@ -126,17 +126,45 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for e in pin.entries() {
-        let mut diag = |code, severity, line, message: String| {
-            out.push(Diagnostic {
-                code,
-                severity,
-                line,
-                entry: e.name.clone(),
-                message,
-            })
-        };
+        let mut c = EntryCheck { e, out: &mut out };
+        c.name(&mut seen);
+        c.files(root, &canon_root);
+        if e.stale {
+            c.diag(
+                "stale",
+                Severity::Warning,
+                e.line(),
+                "is flagged stale by `ralph pin generate`; update its paths or remove it".into(),
+            );
+        }
+        c.spec(root, &canon_root);
+        c.keywords();
+    }
+    out
+}
+
+/// The checks of one entry, writing their findings to `out`.
+struct EntryCheck<'a> {
+    e: &'a Entry,
+    out: &'a mut Vec<Diagnostic>,
+}
+
+impl EntryCheck<'_> {
+    fn diag(&mut self, code: &'static str, severity: Severity, line: usize, message: String) {
+        self.out.push(Diagnostic {
+            code,
+            severity,
+            line,
+            entry: self.e.name.clone(),
+            message,
+        })
+    }
+
+    /// A name, and one no earlier entry has (case-insensitive; `seen` gives their lines).
+    fn name(&mut self, seen: &mut HashMap<String, usize>) {
+        let e = self.e;
         if e.name.trim().is_empty() {
-            diag(
+            self.diag(
                 "no-name",
                 Severity::Error,
                 e.line(),
@@ -144,7 +172,7 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
             );
         }
         match seen.get(&e.name.trim().to_lowercase()) {
-            Some(first) => diag(
+            Some(first) => self.diag(
                 "duplicate-name",
                 Severity::Error,
                 e.line(),
@@ -156,8 +184,13 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
                 seen.insert(e.name.trim().to_lowercase(), e.line());
             }
         }
+    }
+
+    /// Some file paths, each naming something inside the project.
+    fn files(&mut self, root: &Path, canon_root: &Path) {
+        let e = self.e;
         if e.files.is_empty() {
-            diag(
+            self.diag(
                 "no-files",
                 Severity::Warning,
                 e.line(),
@@ -165,8 +198,8 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
             );
         }
         for (i, f) in e.files.iter().enumerate() {
-            if let Err(p) = resolve(root, &canon_root, f) {
-                diag(
+            if let Err(p) = resolve(root, canon_root, f) {
+                self.diag(
                     "bad-path",
                     Severity::Error,
                     e.file_line(i),
@@ -174,54 +207,55 @@ pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
                 );
             }
         }
-        if e.stale {
-            diag(
-                "stale",
+    }
+
+    /// A spec link, when there is one, that is a URL or names one file inside the project.
+    fn spec(&mut self, root: &Path, canon_root: &Path) {
+        let e = self.e;
+        let Some(spec) = &e.spec else {
+            return;
+        };
+        match e.spec_path() {
+            Some(p) if is_url(&p) => {}
+            Some(p) => {
+                if let Err(problem) = resolve(root, canon_root, &p).and_then(|n| {
+                    if is_glob(&p) && n != 1 {
+                        Err(PathProblem::BadGlob("a spec link names one file".into()))
+                    } else {
+                        Ok(n)
+                    }
+                }) {
+                    self.diag(
+                        "bad-spec",
+                        Severity::Error,
+                        e.line(),
+                        format!("spec link `{p}` {problem}"),
+                    );
+                }
+            }
+            None => self.diag(
+                "spec-no-file",
                 Severity::Warning,
                 e.line(),
-                "is flagged stale by `ralph pin generate`; update its paths or remove it".into(),
-            );
+                format!("spec link `{spec}` names no file; write a path (or N/A)"),
+            ),
         }
-        if let Some(spec) = &e.spec {
-            match e.spec_path() {
-                Some(p) if is_url(&p) => {}
-                Some(p) => {
-                    if let Err(problem) = resolve(root, &canon_root, &p).and_then(|n| {
-                        if is_glob(&p) && n != 1 {
-                            Err(PathProblem::BadGlob("a spec link names one file".into()))
-                        } else {
-                            Ok(n)
-                        }
-                    }) {
-                        diag(
-                            "bad-spec",
-                            Severity::Error,
-                            e.line(),
-                            format!("spec link `{p}` {problem}"),
-                        );
-                    }
-                }
-                None => diag(
-                    "spec-no-file",
-                    Severity::Warning,
-                    e.line(),
-                    format!("spec link `{spec}` names no file; write a path (or N/A)"),
-                ),
-            }
-        }
-        let n = e.keywords.len();
+    }
+
+    /// Between [`KEYWORDS_MIN`] and [`KEYWORDS_MAX`] keywords.
+    fn keywords(&mut self) {
+        let n = self.e.keywords.len();
         if !(KEYWORDS_MIN..=KEYWORDS_MAX).contains(&n) {
-            diag(
+            self.diag(
                 "keyword-count",
                 Severity::Warning,
-                e.line(),
+                self.e.line(),
                 format!(
                     "has {n} keywords; {KEYWORDS_MIN}-{KEYWORDS_MAX} find it best (synonyms, library names, related terms)"
                 ),
             );
         }
     }
-    out
 }
 
 #[cfg(test)]

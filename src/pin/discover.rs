@@ -18,15 +18,16 @@
 
 use std::collections::BTreeMap;
 
+use super::paths::{join, parent_dir, under};
 use super::split::Splitting;
 use crate::index::text::{FastMap as HashMap, FastSet};
 
 pub use super::roots::Declared;
-use super::roots::find_roots;
+use super::roots::{Root, find_roots};
+pub use super::source::{Manifest, SourceFile};
+pub use super::split::MAX_ITEMS;
 use crate::par::map_each;
 
-/// At most this many paths or globs in one generated entry.
-pub const MAX_ITEMS: usize = 30;
 /// A folder whose source files total fewer bytes than this is merged into its parent.
 const TINY_BYTES: u64 = 2_000;
 /// Folders whose subfolders are the modules.
@@ -34,21 +35,6 @@ const CONTAINERS: &[&str] = &[
     "src", "lib", "app", "pkg", "crates", "packages", "services", "cmd", "internal", "modules",
     "libs", "apps", "source",
 ];
-
-/// A source file found by the walk (path relative to the project root, `/`-separated).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFile {
-    pub path: String,
-    pub size: u64,
-}
-
-/// A manifest file and its text (Cargo.toml, package.json, pyproject.toml, setup.cfg, go.mod,
-/// pom.xml, build.gradle[.kts]).
-#[derive(Debug, Clone)]
-pub struct Manifest {
-    pub path: String,
-    pub text: String,
-}
 
 /// One generated entry: its name, the files it covers, what it lists, and its root's libraries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,27 +98,6 @@ pub fn folder_kind(dir: &str) -> Option<&'static str> {
     })
 }
 
-pub(super) fn parent_dir(path: &str) -> &str {
-    path.rfind('/').map_or("", |i| &path[..i])
-}
-
-pub(super) fn base_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-pub(super) fn under(dir: &str, path: &str) -> bool {
-    dir.is_empty()
-        || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
-}
-
-pub(super) fn join(a: &str, b: &str) -> String {
-    match (a.is_empty(), b.is_empty()) {
-        (true, _) => b.to_string(),
-        (_, true) => a.to_string(),
-        _ => format!("{a}/{b}"),
-    }
-}
-
 /// Group key of a file under a root: "" for the top, else a folder path relative to the root
 /// (always a prefix of `rel`: its first one or two folders).
 fn group_key(rel: &str, named: bool) -> &str {
@@ -160,7 +125,7 @@ fn parent_key(key: &str, keys: &BTreeMap<String, Vec<usize>>) -> String {
 /// The name each root's entries start with: its package name, or its folder when another root
 /// has the same package name (two `utils` packages in a monorepo are `packages/utils` and
 /// `tools/utils`); `None` for a root no manifest names (called by its folder or the project).
-fn root_names(roots: &[super::roots::Root]) -> Vec<Option<String>> {
+fn root_names(roots: &[Root]) -> Vec<Option<String>> {
     let mut count: HashMap<String, usize> = HashMap::default();
     for n in roots.iter().filter_map(|r| r.name.as_ref()) {
         *count.entry(n.to_lowercase()).or_default() += 1;
@@ -209,48 +174,17 @@ pub fn discover(
 }
 
 /// [`discover`] with the manifests already parsed (in path order), e.g. during the walk.
-pub fn discover_declared<'f>(
+pub fn discover_declared(
     project: &str,
-    files: &'f [SourceFile],
+    files: &[SourceFile],
     docs: &[String],
     manifests: &[Declared],
     links: Links<'_>,
 ) -> Vec<Unit> {
     let roots = find_roots(project, files, manifests);
-    let by_dir: HashMap<&str, usize> = roots
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.dir.as_str(), i))
-        .collect();
-    // The deepest root holding `path`: look its ancestors up, nearest first.
-    let root_of = |path: &str| -> usize {
-        let mut dir = parent_dir(path);
-        loop {
-            if let Some(&i) = by_dir.get(dir) {
-                return i;
-            }
-            if dir.is_empty() {
-                return 0;
-            }
-            dir = parent_dir(dir);
-        }
-    };
-    let mut per_root: Vec<Vec<usize>> = vec![Vec::new(); roots.len()];
-    // Files come sorted, so neighbours mostly share a folder: look each folder up once in a row.
-    let mut last: Option<(&str, usize)> = None;
-    for (i, f) in files.iter().enumerate() {
-        let dir = parent_dir(&f.path);
-        let r = match last {
-            Some((d, r)) if d == dir => r,
-            _ => root_of(&f.path),
-        };
-        last = Some((dir, r));
-        per_root[r].push(i);
-    }
-    let mut docs_per_root: Vec<Vec<&String>> = vec![Vec::new(); roots.len()];
-    for d in docs {
-        docs_per_root[root_of(d)].push(d);
-    }
+    let lookup = RootLookup::new(&roots);
+    let per_root = lookup.files_per_root(files);
+    let docs_per_root = lookup.docs_per_root(docs);
     let root_names = root_names(&roots);
     let mut used_names = FastSet::default();
     let mut units = Vec::new();
@@ -258,21 +192,133 @@ pub fn discover_declared<'f>(
         if per_root[ri].is_empty() {
             continue;
         }
-        let rel = |p: &'f str| -> &'f str {
-            if root.dir.is_empty() {
-                p
-            } else {
-                &p[root.dir.len() + 1..]
-            }
+        let at = RootAt {
+            project,
+            root,
+            name: root_names[ri].as_deref(),
+            files,
+            links,
         };
-        // Skip single-folder chains (com/example/app/...).
+        at.units(
+            &per_root[ri],
+            &docs_per_root[ri],
+            &mut used_names,
+            &mut units,
+        );
+    }
+    units
+}
+
+/// Which root holds a path: the roots by folder.
+struct RootLookup<'r> {
+    by_dir: HashMap<&'r str, usize>,
+    count: usize,
+}
+
+impl<'r> RootLookup<'r> {
+    fn new(roots: &'r [Root]) -> Self {
+        let by_dir = roots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.dir.as_str(), i))
+            .collect();
+        RootLookup {
+            by_dir,
+            count: roots.len(),
+        }
+    }
+
+    /// The deepest root holding `path`: look its ancestors up, nearest first.
+    fn root_of(&self, path: &str) -> usize {
+        let mut dir = parent_dir(path);
+        loop {
+            if let Some(&i) = self.by_dir.get(dir) {
+                return i;
+            }
+            if dir.is_empty() {
+                return 0;
+            }
+            dir = parent_dir(dir);
+        }
+    }
+
+    /// The indexes of the files under each root.
+    fn files_per_root(&self, files: &[SourceFile]) -> Vec<Vec<usize>> {
+        let mut per_root: Vec<Vec<usize>> = vec![Vec::new(); self.count];
+        // Files come sorted, so neighbours mostly share a folder: look each folder up once in a row.
+        let mut last: Option<(&str, usize)> = None;
+        for (i, f) in files.iter().enumerate() {
+            let dir = parent_dir(&f.path);
+            let r = match last {
+                Some((d, r)) if d == dir => r,
+                _ => self.root_of(&f.path),
+            };
+            last = Some((dir, r));
+            per_root[r].push(i);
+        }
+        per_root
+    }
+
+    /// The markdown files under each root.
+    fn docs_per_root<'d>(&self, docs: &'d [String]) -> Vec<Vec<&'d String>> {
+        let mut per_root: Vec<Vec<&String>> = vec![Vec::new(); self.count];
+        for d in docs {
+            per_root[self.root_of(d)].push(d);
+        }
+        per_root
+    }
+}
+
+/// `path` relative to folder `dir` (which holds it; "" is the top).
+fn strip_dir<'p>(dir: &str, path: &'p str) -> &'p str {
+    if dir.is_empty() {
+        path
+    } else {
+        &path[dir.len() + 1..]
+    }
+}
+
+/// One root being cut into entries: what every step of it needs.
+struct RootAt<'a, 'l> {
+    project: &'a str,
+    root: &'a Root,
+    /// The name its entries start with (see [`root_names`]).
+    name: Option<&'a str>,
+    files: &'a [SourceFile],
+    links: Links<'l>,
+}
+
+impl RootAt<'_, '_> {
+    /// Push the entries of this root (its files `idx`, its markdown files `docs`).
+    fn units(
+        &self,
+        idx: &[usize],
+        docs: &[&String],
+        used_names: &mut FastSet<String>,
+        units: &mut Vec<Unit>,
+    ) {
+        let base = self.chain_base(idx);
+        let mut groups = self.groups(idx, &base);
+        merge_tiny(&mut groups, self.files);
+        let root_base = join(&self.root.dir, &base);
+        let mut root_docs = self.docs_by_group(docs, &root_base, &groups);
+        for (key, mut idx) in groups {
+            idx.sort_by(|a, b| self.files[*a].path.cmp(&self.files[*b].path));
+            let group_docs = root_docs.remove(&key).unwrap_or_default();
+            self.group_units(&root_base, &key, &idx, &group_docs, used_names, units);
+        }
+    }
+
+    /// The folder (relative to the root) past single-folder chains (`com/example/app/...`):
+    /// "" when the root holds files or several folders at its top, or has no name.
+    fn chain_base(&self, idx: &[usize]) -> String {
         let mut base = String::new();
         loop {
             let mut subs = std::collections::BTreeSet::new();
             let mut direct = false;
             let prefix = format!("{base}/");
-            for &i in &per_root[ri] {
-                let r = rel(&files[i].path);
+            for &i in idx {
+                let r = strip_dir(&self.root.dir, &self.files[i].path);
                 let r = r.strip_prefix(prefix.as_str()).unwrap_or(r);
                 match r.split_once('/') {
                     Some((first, _)) if !base.is_empty() || !CONTAINERS.contains(&first) => {
@@ -285,30 +331,26 @@ pub fn discover_declared<'f>(
                     None => direct = true,
                 }
             }
-            if direct || subs.len() != 1 || root.name.is_none() {
-                break;
+            if direct || subs.len() != 1 || self.root.name.is_none() {
+                return base;
             }
             let only = subs.into_iter().next().unwrap_or_default();
             base = join(&base, only);
         }
-        let inner = |p: &'f str| -> &'f str {
-            let r = rel(p);
-            if base.is_empty() {
-                r
-            } else {
-                &r[base.len() + 1..]
-            }
-        };
-        let named = root.name.is_some();
+    }
+
+    /// The files `idx` by group key (see [`group_key`]), under `base`.
+    fn groups(&self, idx: &[usize], base: &str) -> BTreeMap<String, Vec<usize>> {
+        let named = self.root.name.is_some();
         let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         // Files of one folder come in a row and share a key: look the group up once per run.
         let mut last: Option<(&str, &str)> = None;
-        for &i in &per_root[ri] {
-            let path = files[i].path.as_str();
+        for &i in idx {
+            let path = self.files[i].path.as_str();
             let dir = parent_dir(path);
             let key = match last {
                 Some((d, k)) if d == dir => k,
-                _ => group_key(inner(path), named),
+                _ => group_key(strip_dir(base, strip_dir(&self.root.dir, path)), named),
             };
             last = Some((dir, key));
             match groups.get_mut(key) {
@@ -318,92 +360,115 @@ pub fn discover_declared<'f>(
                 }
             }
         }
-        // Merge tiny groups into their parent (deepest first).
-        let keys: Vec<String> = groups.keys().rev().cloned().collect();
-        for k in keys {
-            if k.is_empty() {
-                continue;
-            }
-            let size: u64 = groups[&k].iter().map(|&i| files[i].size).sum();
-            if size < TINY_BYTES {
-                let p = parent_key(&k, &groups);
-                if let Some(moved) = groups.remove(&k) {
-                    groups.entry(p).or_default().extend(moved);
-                }
-            }
-        }
-        let root_base = join(&root.dir, &base);
+        groups
+    }
+
+    /// The markdown files under `root_base` by the group they describe (their own, or the
+    /// nearest enclosing one).
+    fn docs_by_group(
+        &self,
+        docs: &[&String],
+        root_base: &str,
+        groups: &BTreeMap<String, Vec<usize>>,
+    ) -> BTreeMap<String, Vec<String>> {
+        let named = self.root.name.is_some();
         let mut root_docs: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for &d in docs_per_root[ri].iter().filter(|d| under(&root_base, d)) {
-            let r = if root_base.is_empty() {
-                d.clone()
-            } else {
-                d[root_base.len() + 1..].to_string()
-            };
-            let mut k = group_key(&r, named).to_string();
+        for &d in docs.iter().filter(|d| under(root_base, d)) {
+            let mut k = group_key(strip_dir(root_base, d), named).to_string();
             if !groups.contains_key(&k) {
-                k = parent_key(&k, &groups);
+                k = parent_key(&k, groups);
             }
             root_docs.entry(k).or_default().push(d.clone());
         }
-        for (key, mut idx) in groups {
-            idx.sort_by(|a, b| files[*a].path.cmp(&files[*b].path));
-            // `<package>` for the package's own files, `<package>: <path>` for the others
-            // (the path relative to the package's base); a root no manifest names is called
-            // by its folder, the project's own by the project.
-            let naming = |dir: &str| -> String {
-                let rel = if root_base.is_empty() {
-                    dir
-                } else {
-                    dir.strip_prefix(root_base.as_str())
-                        .map_or(dir, |r| r.trim_start_matches('/'))
-                };
-                match (&root_names[ri], rel.is_empty()) {
-                    (Some(n), true) => n.clone(),
-                    (Some(n), false) => format!("{n}: {rel}"),
-                    (None, true) if root.dir.is_empty() => format!("{project} (top level)"),
-                    (None, true) => root.dir.clone(),
-                    (None, false) => join(&root.dir, rel),
-                }
-            };
-            let dir = join(&root_base, &key);
-            let label = if key.is_empty() {
-                naming("")
+        root_docs
+    }
+
+    /// The entry name of folder `dir`: `<package>` for the package's own files, `<package>:
+    /// <path>` for the others (the path relative to the package's base `root_base`); a root no
+    /// manifest names is called by its folder, the project's own by the project.
+    fn naming(&self, root_base: &str, dir: &str) -> String {
+        let rel = if root_base.is_empty() {
+            dir
+        } else {
+            dir.strip_prefix(root_base)
+                .map_or(dir, |r| r.trim_start_matches('/'))
+        };
+        let root_dir = &self.root.dir;
+        match (self.name, rel.is_empty()) {
+            (Some(n), true) => n.to_string(),
+            (Some(n), false) => format!("{n}: {rel}"),
+            (None, true) if root_dir.is_empty() => format!("{} (top level)", self.project),
+            (None, true) => root_dir.clone(),
+            (None, false) => join(root_dir, rel),
+        }
+    }
+
+    /// Push the entries of one group (key `key`, its sorted files `idx`, its markdown files
+    /// `group_docs`): one, or the pieces it is split into.
+    fn group_units(
+        &self,
+        root_base: &str,
+        key: &str,
+        idx: &[usize],
+        group_docs: &[String],
+        used_names: &mut FastSet<String>,
+        units: &mut Vec<Unit>,
+    ) {
+        let naming = |dir: &str| self.naming(root_base, dir);
+        let dir = join(root_base, key);
+        let label = if key.is_empty() {
+            naming("")
+        } else {
+            naming(&dir)
+        };
+        let ctx = Splitting {
+            files: self.files,
+            links: self.links,
+            naming: &naming,
+        };
+        for (n, piece) in ctx.split(&label, &dir, idx).into_iter().enumerate() {
+            let docs = if piece.docs {
+                docs_in(group_docs, &piece.dir)
             } else {
-                naming(&dir)
+                Vec::new()
             };
-            let group_docs = root_docs.remove(&key).unwrap_or_default();
-            let ctx = Splitting {
-                files,
-                links,
-                naming: &naming,
-            };
-            for (n, piece) in ctx.split(&label, &dir, &idx).into_iter().enumerate() {
-                let name = unique_name(piece.name, &mut used_names);
-                let udir = piece.dir;
-                let docs = if piece.docs {
-                    group_docs
-                        .iter()
-                        .filter(|d| parent_dir(d) == udir || under(&udir, parent_dir(d)))
-                        .cloned()
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                units.push(Unit {
-                    name,
-                    files: piece.files,
-                    items: piece.items,
-                    deps: root.deps.clone(),
-                    root_entry: key.is_empty() && n == 0,
-                    docs,
-                    kind: piece.kind.or_else(|| folder_kind(&udir)),
-                    family: label.clone(),
-                });
+            units.push(Unit {
+                name: unique_name(piece.name, used_names),
+                files: piece.files,
+                items: piece.items,
+                deps: self.root.deps.clone(),
+                root_entry: key.is_empty() && n == 0,
+                docs,
+                kind: piece.kind.or_else(|| folder_kind(&piece.dir)),
+                family: label.clone(),
+            });
+        }
+    }
+}
+
+/// Merge tiny groups into their parent (deepest first).
+fn merge_tiny(groups: &mut BTreeMap<String, Vec<usize>>, files: &[SourceFile]) {
+    let keys: Vec<String> = groups.keys().rev().cloned().collect();
+    for k in keys {
+        if k.is_empty() {
+            continue;
+        }
+        let size: u64 = groups[&k].iter().map(|&i| files[i].size).sum();
+        if size < TINY_BYTES {
+            let p = parent_key(&k, groups);
+            if let Some(moved) = groups.remove(&k) {
+                groups.entry(p).or_default().extend(moved);
             }
         }
     }
-    units
+}
+
+/// The markdown files in folder `dir` or below it.
+fn docs_in(docs: &[String], dir: &str) -> Vec<String> {
+    docs.iter()
+        .filter(|d| parent_dir(d) == dir || under(dir, parent_dir(d)))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

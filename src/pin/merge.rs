@@ -100,19 +100,7 @@ fn give_up_split_files(
         .collect();
     for (ei, changed_here) in changed.iter_mut().enumerate() {
         let e = &pin.entries()[ei];
-        let mut mine: Vec<&str> = target
-            .iter()
-            .zip(generated)
-            .filter(|(t, _)| **t == Some(ei))
-            .map(|(_, g)| g.family.as_str())
-            .collect();
-        if mine.is_empty() {
-            mine = families
-                .iter()
-                .filter(|(f, members)| is_family_entry(e, f, members, generated))
-                .map(|(_, m)| generated[m[0]].family.as_str())
-                .collect();
-        }
+        let mine = entry_families(e, ei, &families, generated, target);
         // Files of those families whose entries are elsewhere.
         let elsewhere: FastSet<&str> = mine
             .iter()
@@ -124,28 +112,7 @@ fn give_up_split_files(
         if elsewhere.is_empty() {
             continue;
         }
-        let mut files: Vec<String> = Vec::with_capacity(e.files.len());
-        for it in &e.files {
-            let one = std::slice::from_ref(it);
-            if !elsewhere.iter().any(|f| covers(one, f)) {
-                if !files.contains(it) {
-                    files.push(it.clone());
-                }
-                continue;
-            }
-            // What the item still stands for: the generated files it covers that stay.
-            let mut kept: Vec<&str> = owner
-                .keys()
-                .copied()
-                .filter(|f| !elsewhere.contains(f) && covers(one, f))
-                .collect();
-            kept.sort_unstable();
-            for f in kept {
-                if !files.iter().any(|x| x == f) {
-                    files.push(f.to_string());
-                }
-            }
-        }
+        let files = files_left(&e.files, &elsewhere, &owner);
         let e = &mut pin.entries_mut()[ei];
         if files != e.files {
             e.files = files;
@@ -153,6 +120,63 @@ fn give_up_split_files(
         }
     }
     changed
+}
+
+/// The families whose files entry `e` (number `ei`) holds: those of the generated entries
+/// merging into it, or else the split families it was the entry of (see [`is_family_entry`]).
+fn entry_families<'g>(
+    e: &Entry,
+    ei: usize,
+    families: &HashMap<String, Vec<usize>>,
+    generated: &'g [Generated],
+    target: &[Option<usize>],
+) -> Vec<&'g str> {
+    let mine: Vec<&str> = target
+        .iter()
+        .zip(generated)
+        .filter(|(t, _)| **t == Some(ei))
+        .map(|(_, g)| g.family.as_str())
+        .collect();
+    if !mine.is_empty() {
+        return mine;
+    }
+    families
+        .iter()
+        .filter(|(f, members)| is_family_entry(e, f, members, generated))
+        .map(|(_, m)| generated[m[0]].family.as_str())
+        .collect()
+}
+
+/// An entry's `items` without the files listed `elsewhere`: a path is dropped, a glob or folder
+/// is replaced by the generated files (keys of `owner`) it still stands for.
+fn files_left(
+    items: &[String],
+    elsewhere: &FastSet<&str>,
+    owner: &HashMap<&str, usize>,
+) -> Vec<String> {
+    let mut files: Vec<String> = Vec::with_capacity(items.len());
+    for it in items {
+        let one = std::slice::from_ref(it);
+        if !elsewhere.iter().any(|f| covers(one, f)) {
+            if !files.contains(it) {
+                files.push(it.clone());
+            }
+            continue;
+        }
+        // What the item still stands for: the generated files it covers that stay.
+        let mut kept: Vec<&str> = owner
+            .keys()
+            .copied()
+            .filter(|f| !elsewhere.contains(f) && covers(one, f))
+            .collect();
+        kept.sort_unstable();
+        for f in kept {
+            if !files.iter().any(|x| x == f) {
+                files.push(f.to_string());
+            }
+        }
+    }
+    files
 }
 
 /// Whether `e` is the entry a Pin written before the split gave the module `family` (lowered)
@@ -184,13 +208,42 @@ fn split_families(generated: &[Generated]) -> HashMap<String, Vec<usize>> {
 /// Merge `generated` into `pin`. `exists(item)` says whether a path or glob matches anything.
 pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> bool) -> Summary {
     let mut summary = Summary::default();
-    let n_old = pin.entries().len();
-    let mut taken = vec![false; n_old];
+    let mut taken = vec![false; pin.entries().len()];
+    let (mut target, by_same_name) = match_by_name(pin, &generated, &mut taken);
+    match_by_files(pin, &generated, &mut taken, &mut target);
+    let mut changed = give_up_split_files(pin, &generated, &target);
+    let mut family_at = family_positions(pin, &generated, &target);
+    for ((g, t), same_name) in generated.into_iter().zip(target).zip(by_same_name) {
+        match t {
+            Some(ei) => {
+                let e = &mut pin.entries_mut()[ei];
+                let was_changed = std::mem::take(&mut changed[ei]);
+                if update_entry(e, &g, same_name) || was_changed {
+                    summary.updated.push(e.name.clone());
+                }
+            }
+            None => add_entry(pin, g, &mut family_at, &mut summary),
+        }
+    }
+    for (ei, c) in changed.into_iter().enumerate() {
+        if c {
+            summary.updated.push(pin.entries()[ei].name.clone());
+        }
+    }
+    flag_vanished(pin, exists, &mut summary);
+    summary
+}
+
+/// Match by name: each generated entry takes the first untaken entry of its name, case and
+/// surrounding blanks ignored (the names are lowered once, not once per pair). Returns each
+/// generated entry's target and whether it was found by name.
+fn match_by_name(
+    pin: &Pin,
+    generated: &[Generated],
+    taken: &mut [bool],
+) -> (Vec<Option<usize>>, Vec<bool>) {
     let mut target: Vec<Option<usize>> = vec![None; generated.len()];
     let mut by_same_name = vec![false; generated.len()];
-    // By name first (each generated entry takes the first untaken entry of its name, case
-    // and surrounding blanks ignored; the names are lowered once, not once per pair), then by
-    // the files they share.
     let mut by_name: HashMap<String, VecDeque<usize>> = HashMap::default();
     for (i, e) in pin.entries().iter().enumerate() {
         by_name
@@ -208,10 +261,20 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
             by_same_name[gi] = true;
         }
     }
-    // A part of a split module is new: it takes an entry by its files only when more than
-    // half of both are shared, and never the module's own old entry (which gives the part's
-    // files up instead, see give_up_split_files).
-    let families = split_families(&generated);
+    (target, by_same_name)
+}
+
+/// Match the generated entries left by the files they share with an untaken entry (at least
+/// half). A part of a split module is new: it takes an entry by its files only when more than
+/// half of both are shared, and never the module's own old entry (which gives the part's
+/// files up instead, see [`give_up_split_files`]).
+fn match_by_files(
+    pin: &Pin,
+    generated: &[Generated],
+    taken: &mut [bool],
+    target: &mut [Option<usize>],
+) {
+    let families = split_families(generated);
     for (gi, g) in generated.iter().enumerate() {
         if target[gi].is_some() {
             continue;
@@ -221,9 +284,9 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
             .get(&family)
             .filter(|_| g.name.trim().to_lowercase() != family);
         let mut best: Option<(f64, usize)> = None;
-        for ei in (0..n_old).filter(|&i| !taken[i]) {
+        for ei in (0..taken.len()).filter(|&i| !taken[i]) {
             let e = &pin.entries()[ei];
-            if part.is_some_and(|m| is_family_entry(e, &family, m, &generated)) {
+            if part.is_some_and(|m| is_family_entry(e, &family, m, generated)) {
                 continue;
             }
             let o = overlap(e, g);
@@ -237,10 +300,17 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
             target[gi] = Some(ei);
         }
     }
-    let mut changed = give_up_split_files(pin, &generated, &target);
-    // A new part goes after the entries of its family, not after the last entry.
+}
+
+/// Where each family's entries end, so a new part goes after them, not after the last entry:
+/// the last entry a member merges into, else the entry named as the family.
+fn family_positions(
+    pin: &Pin,
+    generated: &[Generated],
+    target: &[Option<usize>],
+) -> HashMap<String, usize> {
     let mut family_at: HashMap<String, usize> = HashMap::default();
-    for (g, t) in generated.iter().zip(&target) {
+    for (g, t) in generated.iter().zip(target) {
         if let Some(ei) = t {
             family_at.insert(g.family.to_lowercase(), *ei);
         }
@@ -248,68 +318,70 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
     for (ei, e) in pin.entries().iter().enumerate() {
         family_at.entry(e.name.trim().to_lowercase()).or_insert(ei);
     }
-    for ((g, t), same_name) in generated.into_iter().zip(target).zip(by_same_name) {
-        match t {
-            Some(ei) => {
-                let e = &mut pin.entries_mut()[ei];
-                let mut changed = std::mem::take(&mut changed[ei]);
-                // Only an entry of the same name: one found by its files may hold more.
-                if same_name && e.kind.is_none() && g.kind.is_some() {
-                    e.kind.clone_from(&g.kind);
-                    changed = true;
-                }
-                for it in &g.items {
-                    let item_files: Vec<&String> = if is_glob(it) {
-                        g.files
-                            .iter()
-                            .filter(|f| covers(std::slice::from_ref(it), f))
-                            .collect()
-                    } else {
-                        vec![it]
-                    };
-                    let known = e.files.iter().any(|f| f == it)
-                        || (!item_files.is_empty()
-                            && item_files.iter().all(|f| covers(&e.files, f)));
-                    if !known {
-                        e.files.push(it.clone());
-                        changed = true;
-                    }
-                }
-                for k in &g.keywords {
-                    if e.keywords.len() >= MAX_KEYWORDS {
-                        break;
-                    }
-                    if !e.keywords.iter().any(|x| x.eq_ignore_ascii_case(k)) {
-                        e.keywords.push(k.clone());
-                        changed = true;
-                    }
-                }
-                if changed {
-                    summary.updated.push(e.name.clone());
-                }
-            }
-            None => {
-                let mut e = Entry::new(g.name.clone());
-                e.keywords = g.keywords;
-                e.files = g.items;
-                e.kind = g.kind;
-                summary.added.push(e.name.clone());
-                let family = g.family.to_lowercase();
-                match family_at.get(&family) {
-                    Some(&after) => {
-                        let at = pin.insert_entry_after(after, e);
-                        family_at.insert(family, at);
-                    }
-                    None => pin.push_entry(e),
-                }
-            }
+    family_at
+}
+
+/// Add to existing entry `e` what generated entry `g` knows and it does not: the kind (only an
+/// entry of the same name: one found by its files may hold more), the items it does not
+/// already cover, keywords up to [`MAX_KEYWORDS`]. Returns whether `e` changed.
+fn update_entry(e: &mut Entry, g: &Generated, same_name: bool) -> bool {
+    let mut changed = false;
+    if same_name && e.kind.is_none() && g.kind.is_some() {
+        e.kind.clone_from(&g.kind);
+        changed = true;
+    }
+    for it in &g.items {
+        let item_files: Vec<&String> = if is_glob(it) {
+            g.files
+                .iter()
+                .filter(|f| covers(std::slice::from_ref(it), f))
+                .collect()
+        } else {
+            vec![it]
+        };
+        let known = e.files.iter().any(|f| f == it)
+            || (!item_files.is_empty() && item_files.iter().all(|f| covers(&e.files, f)));
+        if !known {
+            e.files.push(it.clone());
+            changed = true;
         }
     }
-    for (ei, c) in changed.into_iter().enumerate() {
-        if c {
-            summary.updated.push(pin.entries()[ei].name.clone());
+    for k in &g.keywords {
+        if e.keywords.len() >= MAX_KEYWORDS {
+            break;
+        }
+        if !e.keywords.iter().any(|x| x.eq_ignore_ascii_case(k)) {
+            e.keywords.push(k.clone());
+            changed = true;
         }
     }
+    changed
+}
+
+/// Add generated entry `g` as a new entry, after its family's entries when it has any.
+fn add_entry(
+    pin: &mut Pin,
+    g: Generated,
+    family_at: &mut HashMap<String, usize>,
+    summary: &mut Summary,
+) {
+    let mut e = Entry::new(g.name.clone());
+    e.keywords = g.keywords;
+    e.files = g.items;
+    e.kind = g.kind;
+    summary.added.push(e.name.clone());
+    let family = g.family.to_lowercase();
+    match family_at.get(&family) {
+        Some(&after) => {
+            let at = pin.insert_entry_after(after, e);
+            family_at.insert(family, at);
+        }
+        None => pin.push_entry(e),
+    }
+}
+
+/// Flag stale the entries whose files all vanished; take the vanished paths out of the others.
+fn flag_vanished(pin: &mut Pin, exists: impl Fn(&str) -> bool, summary: &mut Summary) {
     for e in pin.entries_mut() {
         let alive: Vec<bool> = e.files.iter().map(|f| exists(f)).collect();
         let stale = !e.files.is_empty() && !alive.contains(&true);
@@ -330,7 +402,6 @@ pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> 
             }
         }
     }
-    summary
 }
 
 #[cfg(test)]

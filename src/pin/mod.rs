@@ -3,8 +3,9 @@
 //!
 //! Owns the format ([`format`](mod@format): lenient parse, lossless write), generation
 //! ([`generate`]: a reader of the index, [`crate::index`], which walks and reads the project
-//! once for the Pin and "where to look" alike; with the pure parts [`discover`], `split`,
-//! [`cluster`], [`manifest`], [`keywords`] and [`merge`]), validation ([`check`]) and ranking
+//! once for the Pin and "where to look" alike; with the pure parts [`discover`], `roots`,
+//! `split`, [`cluster`], [`manifest`], [`keywords`] and [`merge`], over the leaf files `source`
+//! (their inputs) and `paths` (path helpers)), validation ([`check`]) and ranking
 //! ([`search`]: [`search::parse_and_search`], with the index's BM25F and tokenizer).
 //! Does not own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context
 //! builder calls [`read_index`] and [`search::parse_and_search`]). The format is specified in
@@ -18,8 +19,10 @@ pub mod generate;
 pub mod keywords;
 pub mod manifest;
 pub mod merge;
+mod paths;
 mod roots;
 pub mod search;
+mod source;
 mod split;
 
 use std::path::{Path, PathBuf};

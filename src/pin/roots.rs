@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 
 use memchr::memmem;
 
-use super::discover::{Manifest, SourceFile, base_name, parent_dir, under};
 use super::manifest::read_manifest;
+use super::paths::{base_name, parent_dir, under};
+use super::source::{Manifest, SourceFile};
 use crate::index::text::FastSet;
 
 /// A manifest already read: its path and what it declares (see [`read_manifest`]).
@@ -45,32 +46,45 @@ pub(super) struct Root {
 /// folder order.
 pub(super) fn find_roots(project: &str, files: &[SourceFile], manifests: &[Declared]) -> Vec<Root> {
     let mut roots: BTreeMap<String, Root> = BTreeMap::new();
-    roots.insert(
-        String::new(),
+    roots.insert(String::new(), Root::unnamed(String::new()));
+    add_manifest_roots(&mut roots, manifests);
+    add_python_roots(&mut roots, files);
+    add_jvm_roots(&mut roots, project, files);
+    let mut list: Vec<Root> = roots.into_values().collect();
+    inherit_deps(&mut list);
+    list
+}
+
+impl Root {
+    fn unnamed(dir: String) -> Root {
         Root {
-            dir: String::new(),
+            dir,
             name: None,
             deps: Vec::new(),
             inherit: false,
-        },
-    );
+        }
+    }
+}
+
+/// The folder of every manifest that declares a package, with its name and libraries.
+fn add_manifest_roots(roots: &mut BTreeMap<String, Root>, manifests: &[Declared]) {
     for m in manifests {
         let Some((name, deps)) = m.package.clone() else {
             continue;
         };
         let dir = parent_dir(&m.path).to_string();
-        let r = roots.entry(dir.clone()).or_insert(Root {
-            dir,
-            name: None,
-            deps: Vec::new(),
-            inherit: false,
-        });
+        let r = roots
+            .entry(dir.clone())
+            .or_insert_with(|| Root::unnamed(dir));
         if r.name.is_none() {
             r.name = name;
         }
         r.deps.extend(deps);
     }
-    // Python packages: the top-most folders holding an __init__.py.
+}
+
+/// Python packages: the top-most folders holding an __init__.py.
+fn add_python_roots(roots: &mut BTreeMap<String, Root>, files: &[SourceFile]) {
     let inits: std::collections::BTreeSet<&str> = files
         .iter()
         .filter(|f| base_name(&f.path) == "__init__.py")
@@ -86,8 +100,11 @@ pub(super) fn find_roots(project: &str, files: &[SourceFile], manifests: &[Decla
             });
         }
     }
-    // Java/Kotlin source roots. Each marker has the form `src/…/…`: a path without `src/` has
-    // none of them, and the searchers are built once, not once per file.
+}
+
+/// Java/Kotlin source roots. Each marker has the form `src/…/…`: a path without `src/` has
+/// none of them, and the searchers are built once, not once per file.
+fn add_jvm_roots(roots: &mut BTreeMap<String, Root>, project: &str, files: &[SourceFile]) {
     let markers: Vec<(&str, String, memmem::Finder<'static>)> = [
         "src/main/java",
         "src/main/kotlin",
@@ -120,26 +137,34 @@ pub(super) fn find_roots(project: &str, files: &[SourceFile], manifests: &[Decla
             if let Some(dir) = dir
                 && !roots.contains_key(&dir)
             {
-                let project_dir = dir[..dir.len() - marker.len()].trim_end_matches('/');
-                let label = if project_dir.is_empty() {
-                    project.to_string()
-                } else {
-                    base_name(project_dir).to_string()
-                };
-                let kind = &marker[4..];
-                roots.insert(
-                    dir.clone(),
-                    Root {
-                        dir,
-                        name: Some(format!("{label} ({})", kind.replace('/', " "))),
-                        deps: Vec::new(),
-                        inherit: true,
-                    },
-                );
+                let root = jvm_root(project, marker, dir.clone());
+                roots.insert(dir, root);
             }
         }
     }
-    let mut list: Vec<Root> = roots.into_values().collect();
+}
+
+/// The root of source folder `dir` ending in `marker` (`src/main/java`): named after its
+/// project folder (or the project) and its kind, `app (main java)`.
+fn jvm_root(project: &str, marker: &str, dir: String) -> Root {
+    let project_dir = dir[..dir.len() - marker.len()].trim_end_matches('/');
+    let label = if project_dir.is_empty() {
+        project.to_string()
+    } else {
+        base_name(project_dir).to_string()
+    };
+    let kind = &marker[4..];
+    Root {
+        dir,
+        name: Some(format!("{label} ({})", kind.replace('/', " "))),
+        deps: Vec::new(),
+        inherit: true,
+    }
+}
+
+/// A root without a manifest takes the libraries of the nearest enclosing root that has one;
+/// every root's libraries are listed once.
+fn inherit_deps(list: &mut [Root]) {
     for i in 0..list.len() {
         if list[i].inherit {
             let dir = list[i].dir.clone();
@@ -155,5 +180,4 @@ pub(super) fn find_roots(project: &str, files: &[SourceFile], manifests: &[Decla
         let mut seen = FastSet::default();
         list[i].deps.retain(|d| seen.insert(d.clone()));
     }
-    list
 }

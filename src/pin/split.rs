@@ -11,9 +11,12 @@
 use std::collections::BTreeMap;
 
 use super::cluster::{FlatFile, PartKind, SPLIT_ABOVE, split_flat};
-use super::discover::{MAX_ITEMS, SourceFile, base_name, join, parent_dir};
+use super::paths::{base_name, join, parent_dir};
+use super::source::SourceFile;
 use crate::index::text::FastMap as HashMap;
 
+/// At most this many paths or globs in one generated entry.
+pub const MAX_ITEMS: usize = 30;
 /// One entry [`Splitting::split`] makes.
 pub(super) struct Piece {
     pub(super) name: String,
@@ -91,10 +94,41 @@ impl Splitting<'_, '_> {
             }
             return vec![one];
         }
+        let (mut direct, subs) = self.by_subfolder(dir, idx);
+        let mut own = Piece::new(name.to_string(), dir);
+        // Subfolders: small ones listed here, the others their own entries.
+        let mut small: Vec<usize> = Vec::new();
+        let out = self.subfolder_pieces(name, dir, &subs, &mut direct, &mut small);
+        let parts = if direct.len() > SPLIT_ABOVE {
+            self.flat_parts(name, dir, &direct, &mut own)
+        } else {
+            own.files
+                .extend(direct.iter().map(|&i| files[i].path.clone()));
+            Vec::new()
+        };
+        own.files
+            .extend(small.iter().map(|&i| files[i].path.clone()));
+        own.files.sort();
+        own.items = if own.files.len() <= MAX_ITEMS {
+            own.files.clone()
+        } else {
+            globs(&own.files)
+        };
+        let mut all = Vec::with_capacity(1 + parts.len() + out.len());
+        if !own.files.is_empty() {
+            all.push(own);
+        }
+        all.extend(parts);
+        all.extend(out);
+        all
+    }
+
+    /// The files `idx` under `dir`: those directly in it, and the others by first subfolder.
+    fn by_subfolder(&self, dir: &str, idx: &[usize]) -> (Vec<usize>, BTreeMap<String, Vec<usize>>) {
         let mut direct: Vec<usize> = Vec::new();
         let mut subs: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for &i in idx {
-            let p = &files[i].path;
+            let p = &self.files[i].path;
             let r = if dir.is_empty() {
                 p.as_str()
             } else {
@@ -105,15 +139,25 @@ impl Splitting<'_, '_> {
                 None => direct.push(i),
             }
         }
-        let mut own = Piece::new(name.to_string(), dir);
+        (direct, subs)
+    }
+
+    /// The entries of the subfolders with more than two files, each with the file of its name
+    /// taken from `direct` (`router.ts` with `router/`); the files of smaller ones go to `small`.
+    fn subfolder_pieces(
+        &self,
+        name: &str,
+        dir: &str,
+        subs: &BTreeMap<String, Vec<usize>>,
+        direct: &mut Vec<usize>,
+        small: &mut Vec<usize>,
+    ) -> Vec<Piece> {
+        let files = self.files;
         let mut out: Vec<Piece> = Vec::new();
-        // Subfolders: small ones listed here, the others their own entries, each with the file
-        // of its name beside it (`router.ts` with `router/`).
-        let mut small: Vec<usize> = Vec::new();
         // A folder that only wraps one folder (a crate's `src/`) is that folder: it keeps the
         // name, so the entry a Pin had for it goes on naming the same files.
         let only_child = direct.is_empty() && subs.len() == 1;
-        for (sub, sidx) in &subs {
+        for (sub, sidx) in subs {
             if sidx.len() <= 2 {
                 small.extend(sidx);
                 continue;
@@ -136,66 +180,57 @@ impl Splitting<'_, '_> {
             }
             out.extend(pieces);
         }
-        let mut parts = Vec::new();
-        if direct.len() > SPLIT_ABOVE {
-            let flat: Vec<FlatFile> = direct
-                .iter()
-                .map(|&i| FlatFile {
-                    path: &files[i].path,
-                    size: files[i].size,
-                    links: (self.links)(&files[i].path),
-                })
-                .collect();
-            for part in split_flat(&flat) {
-                let paths = part.files.iter().map(|&k| direct[k]);
-                if part.kind == PartKind::Own {
-                    own.files.extend(paths.map(|i| files[i].path.clone()));
-                    continue;
-                }
-                // A part is named by its folder and its label in parentheses, which no
-                // folder's entry name has: `app: src (terminal)`, `app: src (tests)`.
-                let mut piece = Piece::new(format!("{name} ({})", part.label), dir);
-                if part.kind == PartKind::Tests {
-                    piece.kind = Some("tests");
-                }
-                piece.docs = false;
-                for i in paths {
-                    piece.push(&files[i].path);
-                }
-                parts.push(piece);
-            }
-        } else {
-            own.files
-                .extend(direct.iter().map(|&i| files[i].path.clone()));
-        }
-        own.files
-            .extend(small.iter().map(|&i| files[i].path.clone()));
-        own.files.sort();
-        if own.files.len() <= MAX_ITEMS {
-            own.items = own.files.clone();
-        } else {
-            // Too many to list: one glob per folder and extension.
-            let mut globs: Vec<String> = own
-                .files
-                .iter()
-                .map(|p| {
-                    let b = base_name(p);
-                    let glob = b
-                        .rsplit_once('.')
-                        .map_or(b.to_string(), |(_, e)| format!("*.{e}"));
-                    join(parent_dir(p), &glob)
-                })
-                .collect();
-            globs.sort();
-            globs.dedup();
-            own.items = globs;
-        }
-        let mut all = Vec::with_capacity(1 + parts.len() + out.len());
-        if !own.files.is_empty() {
-            all.push(own);
-        }
-        all.extend(parts);
-        all.extend(out);
-        all
+        out
     }
+
+    /// The parts of the flat folder `dir` (its files `direct`, see [`split_flat`]); the files of
+    /// no part stay with the folder's own entry `own`.
+    fn flat_parts(&self, name: &str, dir: &str, direct: &[usize], own: &mut Piece) -> Vec<Piece> {
+        let files = self.files;
+        let flat: Vec<FlatFile> = direct
+            .iter()
+            .map(|&i| FlatFile {
+                path: &files[i].path,
+                size: files[i].size,
+                links: (self.links)(&files[i].path),
+            })
+            .collect();
+        let mut parts = Vec::new();
+        for part in split_flat(&flat) {
+            let paths = part.files.iter().map(|&k| direct[k]);
+            if part.kind == PartKind::Own {
+                own.files.extend(paths.map(|i| files[i].path.clone()));
+                continue;
+            }
+            // A part is named by its folder and its label in parentheses, which no
+            // folder's entry name has: `app: src (terminal)`, `app: src (tests)`.
+            let mut piece = Piece::new(format!("{name} ({})", part.label), dir);
+            if part.kind == PartKind::Tests {
+                piece.kind = Some("tests");
+            }
+            piece.docs = false;
+            for i in paths {
+                piece.push(&files[i].path);
+            }
+            parts.push(piece);
+        }
+        parts
+    }
+}
+
+/// Files too many to list: one glob per folder and extension, sorted.
+fn globs(files: &[String]) -> Vec<String> {
+    let mut globs: Vec<String> = files
+        .iter()
+        .map(|p| {
+            let b = base_name(p);
+            let glob = b
+                .rsplit_once('.')
+                .map_or(b.to_string(), |(_, e)| format!("*.{e}"));
+            join(parent_dir(p), &glob)
+        })
+        .collect();
+    globs.sort();
+    globs.dedup();
+    globs
 }

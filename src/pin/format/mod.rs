@@ -12,41 +12,15 @@
 //! `examples`, `fixtures`, `benchmarks`, `docs`: not product code; such entries rank lower). Labels may be written
 //! `**Keywords:**`, `Keywords:` or as a bullet (`- **Keywords**: …`). A `---` line closes an entry.
 
+mod entry;
 mod parse;
 mod pass;
 mod view;
 
+pub use entry::{Entry, Pin};
 pub use view::{EntryView, PinView, is_aside};
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
-/// One module of the Pin.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    /// The heading text (`### <name>`).
-    pub name: String,
-    /// Keywords in file order (synonyms, library names, related terms).
-    pub keywords: Vec<String>,
-    /// File paths or globs, relative to the project root.
-    pub files: Vec<String>,
-    /// The spec link as written (`None` for `N/A`, `none`, `-` or empty).
-    pub spec: Option<String>,
-    /// Flagged by `ralph pin generate` when none of its files exist any more.
-    pub stale: bool,
-    /// What the entry holds when it is not product code: `tests`, `examples`, `fixtures`,
-    /// `benchmarks`, `docs` (the `**Kind**:` line; `None` for product code).
-    pub kind: Option<String>,
-    /// Lines of prose inside the entry (between the heading and the `---`), kept as written.
-    pub notes: Vec<String>,
-    /// 1-based line of the heading in the parsed text (0 for entries not read from text).
-    line: usize,
-    /// 1-based line of each file path (parallel to `files` when parsed).
-    file_lines: Vec<usize>,
-    /// The exact text this entry was parsed from (written back as is while unchanged).
-    source: Option<String>,
-}
+use entry::{DEFAULT_LEVEL, Item};
 
 /// The user-visible fields, to compare entries in tests.
 #[cfg(test)]
@@ -62,22 +36,6 @@ struct Fields {
 }
 
 impl Entry {
-    /// A new, empty entry.
-    pub fn new(name: impl Into<String>) -> Entry {
-        Entry {
-            name: name.into(),
-            keywords: Vec::new(),
-            files: Vec::new(),
-            spec: None,
-            stale: false,
-            kind: None,
-            notes: Vec::new(),
-            line: 0,
-            file_lines: Vec::new(),
-            source: None,
-        }
-    }
-
     /// 1-based line of the heading in the text this entry was parsed from (0 if none).
     pub fn line(&self) -> usize {
         self.line
@@ -159,39 +117,6 @@ impl Entry {
 /// The status line written on an entry whose files all vanished.
 pub const STALE_TEXT: &str =
     "**Status**: stale (none of its files exist any more: update the paths or remove this entry)";
-
-/// The heading level of entries in a new Pin (and in one without entries).
-const DEFAULT_LEVEL: usize = 3;
-
-/// A parsed Pin: entries, and the prose around them in file order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pin {
-    entries: Vec<Entry>,
-    layout: Vec<Item>,
-    /// The heading level of its entries (2-4): new and edited entries are written at it, so
-    /// they stay entries when the Pin is read again.
-    level: usize,
-}
-
-impl Default for Pin {
-    fn default() -> Pin {
-        Pin {
-            entries: Vec::new(),
-            layout: Vec::new(),
-            level: DEFAULT_LEVEL,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Item {
-    Prose(String),
-    Entry(usize),
-}
-
-static LINK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\[[^\]]*\]\(([^)\s]+)[^)]*\)").expect("valid regex"));
-static TICKS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`]+)`").expect("valid regex"));
 
 /// The header written at the top of a new Pin.
 pub const NEW_PIN_HEADER: &str = "# The Pin\n\n\

@@ -5,7 +5,14 @@
 //! Does not own how lines make entries and prose (see `pass.rs`) or writing (see the parent
 //! module).
 
-use super::{LINK, TICKS};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+pub(super) static LINK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[[^\]]*\]\(([^)\s]+)[^)]*\)").expect("valid regex"));
+pub(super) static TICKS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"`([^`]+)`").expect("valid regex"));
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Field {

@@ -7,11 +7,11 @@
 //! what a single line is (headings, bullets, field labels: see `parse.rs`) or writing (see the
 //! parent module).
 
+use super::entry::Pin;
 use super::parse::{
     Field, bullet_of, clean_path, clean_spec, field_line, heading_of, is_blank, is_fence, is_rule,
 };
 use super::view::{EntryView, ItemView, PinView};
-use crate::pin::format::Pin;
 
 /// One line: its text without the terminator, and where it starts and ends (after the
 /// terminator) in the Pin.
@@ -96,7 +96,6 @@ impl<'a> Open<'a> {
 
     /// Read one line of the body; false when it closes the entry (a `---` line).
     fn feed(&mut self, l: Line<'a>, number: usize) -> bool {
-        let e = &mut self.e;
         let line = l.text;
         let blank = is_blank(line);
         if !blank {
@@ -104,12 +103,12 @@ impl<'a> Open<'a> {
         }
         if is_fence(line) {
             self.in_fence = !self.in_fence;
-            e.notes.push(line);
+            self.e.notes.push(line);
             self.field = None;
             return true;
         }
         if self.in_fence {
-            e.notes.push(line);
+            self.e.notes.push(line);
             return true;
         }
         if is_rule(line) {
@@ -122,52 +121,65 @@ impl<'a> Open<'a> {
         }
         let blank_before = std::mem::replace(&mut self.prev_blank, false);
         if let Some((f, value)) = field_line(line) {
-            self.has_fields = true;
-            match f {
-                Field::Keywords => e.keyword_lists.push(value),
-                Field::Files => {
-                    for p in value.split(',').filter_map(clean_path) {
-                        e.files.push(p);
-                        e.file_lines.push(number);
-                    }
-                }
-                Field::Spec => e.spec = clean_spec(value),
-                Field::Status => e.stale = value.to_ascii_lowercase().contains("stale"),
-                Field::Kind => e.kind = Some(value).filter(|v| !v.is_empty()),
-            }
-            self.field = Some(f);
-            return true;
+            self.set_field(f, value, number);
+        } else if !self.continue_field(line, number, blank_before) {
+            self.note(line, blank_before);
         }
+        true
+    }
+
+    /// A field line (`**Keywords**: a, b`): its value, and the field later lines continue.
+    fn set_field(&mut self, f: Field, value: &'a str, number: usize) {
+        let e = &mut self.e;
+        self.has_fields = true;
+        match f {
+            Field::Keywords => e.keyword_lists.push(value),
+            Field::Files => {
+                for p in value.split(',').filter_map(clean_path) {
+                    e.files.push(p);
+                    e.file_lines.push(number);
+                }
+            }
+            Field::Spec => e.spec = clean_spec(value),
+            Field::Status => e.stale = value.to_ascii_lowercase().contains("stale"),
+            Field::Kind => e.kind = Some(value).filter(|v| !v.is_empty()),
+        }
+        self.field = Some(f);
+    }
+
+    /// A line that continues the current field: a bullet of its list (a spec link only when
+    /// none was given), or keywords continued on the next line. False when it does not.
+    fn continue_field(&mut self, line: &'a str, number: usize, blank_before: bool) -> bool {
+        let e = &mut self.e;
         if let Some(item) = bullet_of(line) {
             match self.field {
-                Some(Field::Keywords) => {
-                    e.keyword_lists.push(item);
-                    return true;
-                }
+                Some(Field::Keywords) => e.keyword_lists.push(item),
                 Some(Field::Files) => {
                     if let Some(p) = clean_path(item) {
                         e.files.push(p);
                         e.file_lines.push(number);
                     }
-                    return true;
                 }
-                Some(Field::Spec) if e.spec.is_none() => {
-                    e.spec = clean_spec(item);
-                    return true;
-                }
-                _ => {}
+                Some(Field::Spec) if e.spec.is_none() => e.spec = clean_spec(item),
+                _ => return false,
             }
-        } else if self.field == Some(Field::Keywords) && !blank_before {
-            // Keywords continued on the next line.
+            return true;
+        }
+        if self.field == Some(Field::Keywords) && !blank_before {
             e.keyword_lists.push(line);
             return true;
         }
+        false
+    }
+
+    /// A line of prose inside the entry (ends the current field; a blank line before it is
+    /// kept as one empty note).
+    fn note(&mut self, line: &'a str, blank_before: bool) {
         self.field = None;
-        if blank_before && !e.notes.is_empty() {
-            e.notes.push("");
+        if blank_before && !self.e.notes.is_empty() {
+            self.e.notes.push("");
         }
-        e.notes.push(line);
-        true
+        self.e.notes.push(line);
     }
 
     /// The finished entry, if the heading had fields.

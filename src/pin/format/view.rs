@@ -5,7 +5,8 @@
 //! builder) use a view and allocate nothing per keyword or path. Does not own the parsing rules
 //! (see `parse.rs`) or writing (see the parent module).
 
-use super::{Entry, Item, LINK, Pin, TICKS};
+use super::entry::{Entry, Item, Pin};
+use super::parse::{LINK, TICKS};
 
 /// One Pin entry, borrowed from the Pin's text (see [`Entry`] for the meaning of each field).
 #[derive(Debug, Clone, PartialEq, Eq)]
