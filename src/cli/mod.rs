@@ -14,22 +14,22 @@ use std::path::PathBuf;
 
 use crate::exit::Code;
 
-pub mod clean;
-pub mod compact;
-pub mod context;
-pub mod doctor;
+pub(crate) mod clean;
+pub(crate) mod compact;
+pub(crate) mod context;
+pub(crate) mod doctor;
 pub mod envelope;
-pub mod help;
-pub mod init;
-pub mod meta;
-pub mod patterns;
-pub mod pin;
-pub mod prd;
-pub mod prd_file;
-pub mod report;
-pub mod run;
-pub mod show;
-pub mod steer;
+pub(crate) mod help;
+pub(crate) mod init;
+pub(crate) mod meta;
+pub(crate) mod patterns;
+pub(crate) mod pin;
+pub(crate) mod prd;
+pub(crate) mod prd_file;
+pub(crate) mod report;
+pub(crate) mod run;
+pub(crate) mod show;
+pub(crate) mod steer;
 
 /// Run an AI coding agent in a loop until prd.json is done.
 #[derive(Debug, Parser)]
