@@ -63,15 +63,18 @@ pub mod ui;
 /// else is `pub(crate)`, and `unreachable_pub` (Cargo.toml `[lints]`) keeps it so.
 pub mod api {
     pub use crate::cli::help::command;
-    pub use crate::config::parse_file as parse_config;
+    pub use crate::config::file::parse_file as parse_config;
     pub use crate::context::redact::redact;
     pub use crate::graph::render::{dot, mermaid};
-    pub use crate::graph::{next_ready, states};
-    pub use crate::pin::{Pin, PinView};
+    pub use crate::graph::select::{next_ready, states};
+    pub use crate::pin::format::Pin;
+    pub use crate::pin::format::view::PinView;
     pub use crate::prd::Prd;
     pub use crate::prd::validate::validate_bytes;
+    pub use crate::progress::Log;
+    pub use crate::progress::compact::Options as CompactOptions;
     pub use crate::progress::compact::compact;
+    pub use crate::progress::parse::BlockKind;
     pub use crate::progress::parse::scan as scan_progress;
-    pub use crate::progress::{BlockKind, Log, Options as CompactOptions};
     pub use crate::run::integrity::progress_added;
 }

@@ -679,7 +679,7 @@ fn parse_mode(s: &str) -> Result<PromptMode, String> {
 }
 
 mod env;
-mod file;
+pub(crate) mod file;
 mod value;
 #[cfg(test)]
 pub use env::from_env;

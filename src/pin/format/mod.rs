@@ -14,7 +14,7 @@
 
 mod parse;
 mod pass;
-mod view;
+pub(crate) mod view;
 
 pub use view::{EntryView, PinView, is_aside};
 
