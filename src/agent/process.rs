@@ -18,17 +18,17 @@ use std::time::{Duration, Instant};
 
 use super::AgentError;
 use super::pump::{Sinks, Stream, pump};
-pub use super::pump::{Tail, Translate};
+pub(crate) use super::pump::{Tail, Translate};
 
 /// How much output is kept in memory (the log file has all of it).
-pub const TAIL_BYTES: usize = 64 * 1024;
+pub(crate) const TAIL_BYTES: usize = 64 * 1024;
 
 /// A called-back function that sees every complete output line (stdout and stderr).
-pub type LineWatch = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type LineWatch = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The output of a running process so far, as a [`Watcher`] sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Activity {
+pub(crate) struct Activity {
     /// Bytes read from stdout and stderr.
     pub bytes: u64,
     /// When the last bytes arrived (`None`: no output yet).
@@ -43,13 +43,13 @@ pub struct Activity {
 /// Why ralph stops a process before it ends by itself (reported as `timeout` / `interrupt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Stop {
+pub(crate) enum Stop {
     Timeout,
     Interrupt,
 }
 
 /// What the caller of [`supervise`] hears while the process runs, on the supervising thread.
-pub trait Watcher {
+pub(crate) trait Watcher {
     /// Called every poll (about 20 ms) with the output so far and the time since the start.
     fn tick(&mut self, activity: &Activity, elapsed: Duration);
     /// ralph has sent SIGTERM to the process group and sends SIGKILL after `grace`.
@@ -57,14 +57,14 @@ pub trait Watcher {
 }
 
 /// Where output lines are logged: an open file and the redaction applied to each line.
-pub struct LogSink {
+pub(crate) struct LogSink {
     pub file: std::fs::File,
     pub redact: fn(&str) -> String,
 }
 
 /// Where a structured agent's raw output lines are kept as it printed them (redacted), up to
 /// `cap` bytes: past it one JSON line says how much was left out, and nothing more is written.
-pub struct RawLog {
+pub(crate) struct RawLog {
     pub file: std::fs::File,
     pub redact: fn(&str) -> String,
     pub cap: u64,
@@ -74,7 +74,7 @@ pub struct RawLog {
 
 impl RawLog {
     /// A raw log writing to `file`, at most `cap` bytes.
-    pub fn new(file: std::fs::File, redact: fn(&str) -> String, cap: u64) -> RawLog {
+    pub(crate) fn new(file: std::fs::File, redact: fn(&str) -> String, cap: u64) -> RawLog {
         RawLog {
             file,
             redact,
@@ -85,7 +85,7 @@ impl RawLog {
     }
 
     /// One raw line (with its newline). Best effort: a full disk must not stop the agent.
-    pub fn line(&mut self, line: &str) {
+    pub(crate) fn line(&mut self, line: &str) {
         if self.dropped > 0 {
             self.dropped += line.len() as u64;
             return;
@@ -103,7 +103,7 @@ impl RawLog {
     }
 
     /// Say how much was left out, if anything (once, at the end).
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if self.dropped > 0 {
             let note = serde_json::json!({
                 "ralph": "truncated",
@@ -116,7 +116,7 @@ impl RawLog {
 }
 
 /// What to run and how to supervise it.
-pub struct Supervise<'a> {
+pub(crate) struct Supervise<'a> {
     pub argv: &'a [String],
     pub cwd: &'a Path,
     pub env: &'a [(String, String)],
@@ -146,7 +146,7 @@ pub struct Supervise<'a> {
 
 /// How the run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub exit_code: Option<i32>,
     /// The signal that ended the process, if one did.
     pub signal: Option<i32>,
@@ -160,7 +160,7 @@ pub struct Finished {
 }
 
 impl Finished {
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         self.exit_code == Some(0) && !self.timed_out && !self.interrupted
     }
 }
@@ -173,7 +173,7 @@ fn signal_group(pgid: i32, sig: i32) -> bool {
 /// Make this process the reaper of its orphaned descendants (Linux), so a grandchild whose
 /// parent exited is reaped here instead of lingering as a zombie under an init that never reaps
 /// (common in containers). Best effort.
-pub fn become_subreaper() {
+pub(crate) fn become_subreaper() {
     #[cfg(target_os = "linux")]
     // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag on this process.
     unsafe {
@@ -232,7 +232,7 @@ fn reap(pids: &[i32]) {
 /// subreaper ([`become_subreaper`]). SIGTERM, `grace`, SIGKILL, reap; repeated (a bounded
 /// number of rounds) because stopping one may orphan its own children onto us. Call it only
 /// when no child of this process should be running. Returns whether any was found.
-pub fn stop_orphans(grace: Duration) -> bool {
+pub(crate) fn stop_orphans(grace: Duration) -> bool {
     const ROUNDS: usize = 8;
     let mut found = false;
     for _ in 0..ROUNDS {
@@ -280,7 +280,7 @@ pub fn stop_orphans(grace: Duration) -> bool {
 
 /// Run a process to the end under supervision. Returns when the process and every descendant
 /// left in its process group are gone (or, for ones that ignore SIGKILL, after one more grace).
-pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
+pub(crate) fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
     let program = s.argv.first().cloned().unwrap_or_default();
     let start = Instant::now();
     let mut child = command(&program, &s)

@@ -45,14 +45,14 @@ fn emit(bytes: &[u8]) -> anyhow::Result<Code> {
     }
 }
 
-pub fn completions(args: CompletionsArgs) -> anyhow::Result<Code> {
+pub(crate) fn completions(args: CompletionsArgs) -> anyhow::Result<Code> {
     let mut cmd = super::help::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "ralph", &mut out);
     emit(&out)
 }
 
-pub fn man(_args: ManArgs) -> anyhow::Result<Code> {
+pub(crate) fn man(_args: ManArgs) -> anyhow::Result<Code> {
     let mut out = Vec::new();
     clap_mangen::Man::new(super::help::command())
         .render(&mut out)
@@ -61,7 +61,7 @@ pub fn man(_args: ManArgs) -> anyhow::Result<Code> {
 }
 
 /// `--agent NAME` (or `--tool NAME`) as an agent preset, with the list of names when unknown.
-pub fn parse_agent(flag: &str, name: &str) -> anyhow::Result<AgentKind> {
+pub(crate) fn parse_agent(flag: &str, name: &str) -> anyhow::Result<AgentKind> {
     AgentKind::from_name(name).ok_or_else(|| {
         anyhow::anyhow!(
             "{flag} {name}: unknown agent{}; use one of {}",
@@ -71,7 +71,7 @@ pub fn parse_agent(flag: &str, name: &str) -> anyhow::Result<AgentKind> {
     })
 }
 
-pub fn instructions(ctx: &Ctx, args: InstructionsArgs) -> anyhow::Result<Code> {
+pub(crate) fn instructions(ctx: &Ctx, args: InstructionsArgs) -> anyhow::Result<Code> {
     let flags = Layer {
         agent: args
             .agent

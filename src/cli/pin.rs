@@ -62,7 +62,7 @@ pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
     }
 }
 
-pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
+pub(crate) fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
     match args.command {
         PinCommand::Generate { check, stdout } => generate(ctx, check, stdout),
         PinCommand::Check { json } => check(ctx, json),

@@ -60,7 +60,7 @@ use std::time::Duration;
 use crate::agent::{AgentKind, PromptMode};
 
 /// The file name, at the project root.
-pub const FILE: &str = "ralph.toml";
+pub(crate) const FILE: &str = "ralph.toml";
 
 /// Context-builder settings for one agent (`[context.<agent>]`); `None` means "not set here".
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -289,7 +289,7 @@ pub struct Layer {
 
 /// Verify commands. A name of its own so that clap reads `RALPH_VERIFY` as one value (its
 /// lines), where it would read an `Option<Vec<_>>` field as a list of values.
-pub type Commands = Vec<String>;
+pub(crate) type Commands = Vec<String>;
 
 /// The merged settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -379,7 +379,7 @@ impl Default for Settings {
 }
 
 /// Parse a duration: plain seconds (`90`, `0.5`) or units (`500ms`, `2s`, `60m`, `1h30m`).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     if let Ok(secs) = t.parse::<f64>() {
         return Duration::try_from_secs_f64(secs)
@@ -393,7 +393,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// Parse an age (`[clean] older_than`, `ralph clean --older-than`): `14d`, `2w`, `36h`, `90m`,
 /// `0`, or anything [`parse_duration`] reads.
-pub fn parse_age(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_age(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
     let per_unit = match unit.trim() {
@@ -419,7 +419,7 @@ macro_rules! first {
 
 /// The merge: the first layer (highest precedence first) that sets a value wins. The agent and
 /// its command go together: a layer naming a preset agent overrides a lower layer's command.
-pub fn resolve(layers: &[&Layer]) -> Settings {
+pub(crate) fn resolve(layers: &[&Layer]) -> Settings {
     let d = Settings::default();
     let (agent, agent_cmd) = agent(layers);
     Settings {
@@ -682,9 +682,9 @@ mod env;
 pub(crate) mod file;
 mod value;
 #[cfg(test)]
-pub use env::from_env;
-pub use env::from_process_env;
-pub use file::{load_file, parse_file};
+pub(crate) use env::from_env;
+pub(crate) use env::from_process_env;
+pub(crate) use file::{load_file, parse_file};
 
 #[cfg(test)]
 mod tests;

@@ -17,30 +17,30 @@
 //! - [`report`]: the account of a built prompt ([`Assembled`]), the `--explain` table and
 //!   the `--json` document.
 
-pub mod assemble;
-pub mod budget;
+pub(crate) mod assemble;
+pub(crate) mod budget;
 mod files;
-pub mod gather;
-pub mod instructions;
-pub mod redact;
-pub mod report;
+pub(crate) mod gather;
+pub(crate) mod instructions;
+pub(crate) mod redact;
+pub(crate) mod report;
 
 mod render;
-pub mod steering;
+pub(crate) mod steering;
 #[cfg(test)]
 mod tests;
 
 use std::path::PathBuf;
 
-pub use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
-pub use budget::Zone;
-pub use gather::{build_prompt, find_story, gather};
-pub use instructions::Flavour;
-pub use render::fence_as;
-pub use report::{
+pub(crate) use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
+pub(crate) use budget::Zone;
+pub(crate) use gather::{build_prompt, find_story, gather};
+pub(crate) use instructions::Flavour;
+pub(crate) use render::fence_as;
+pub(crate) use report::{
     Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
 };
-pub use steering::SteerNote;
+pub(crate) use steering::SteerNote;
 
 /// Knobs of the context builder. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +98,7 @@ impl Default for Options {
 
 /// Why a prompt could not be built.
 #[derive(Debug, thiserror::Error)]
-pub enum ContextError {
+pub(crate) enum ContextError {
     #[error(
         "story {story}: the instructions ({instructions} tokens) and the story itself \
          ({story_tokens} tokens) need {} tokens, over the budget of {budget} tokens; they are \

@@ -21,12 +21,12 @@ use std::collections::BTreeMap;
 use super::split::Splitting;
 use crate::index::text::{FastMap as HashMap, FastSet};
 
-pub use super::roots::Declared;
+pub(crate) use super::roots::Declared;
 use super::roots::find_roots;
 use crate::par::map_each;
 
 /// At most this many paths or globs in one generated entry.
-pub const MAX_ITEMS: usize = 30;
+pub(crate) const MAX_ITEMS: usize = 30;
 /// A folder whose source files total fewer bytes than this is merged into its parent.
 const TINY_BYTES: u64 = 2_000;
 /// Folders whose subfolders are the modules.
@@ -37,7 +37,7 @@ const CONTAINERS: &[&str] = &[
 
 /// A source file found by the walk (path relative to the project root, `/`-separated).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     pub path: String,
     pub size: u64,
 }
@@ -45,14 +45,14 @@ pub struct SourceFile {
 /// A manifest file and its text (Cargo.toml, package.json, pyproject.toml, setup.cfg, go.mod,
 /// pom.xml, build.gradle[.kts]).
 #[derive(Debug, Clone)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub path: String,
     pub text: String,
 }
 
 /// One generated entry: its name, the files it covers, what it lists, and its root's libraries.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unit {
+pub(crate) struct Unit {
     pub name: String,
     /// Every source file the entry covers (project-relative).
     pub files: Vec<String>,
@@ -103,7 +103,7 @@ const KIND_DIRS: &[(&str, &str)] = &[
 
 /// The kind of a folder (project-relative) by its deepest marking folder name (see
 /// [`KIND_DIRS`]); `None` for product code.
-pub fn folder_kind(dir: &str) -> Option<&'static str> {
+pub(crate) fn folder_kind(dir: &str) -> Option<&'static str> {
     dir.rsplit('/').find_map(|part| {
         KIND_DIRS
             .binary_search_by(|(name, _)| name.cmp(&part))
@@ -193,10 +193,10 @@ fn unique_name(name: String, used: &mut FastSet<String>) -> String {
 }
 
 /// The sibling modules each file links to (see [`super::generate::FileFacts::links`]), by path.
-pub type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
+pub(crate) type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
 
 /// Find the modules of a project. `project` names the top when no manifest does.
-pub fn discover(
+pub(crate) fn discover(
     project: &str,
     files: &[SourceFile],
     docs: &[String],
@@ -209,7 +209,7 @@ pub fn discover(
 }
 
 /// [`discover`] with the manifests already parsed (in path order), e.g. during the walk.
-pub fn discover_declared<'f>(
+pub(crate) fn discover_declared<'f>(
     project: &str,
     files: &'f [SourceFile],
     docs: &[String],

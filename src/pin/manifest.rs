@@ -12,7 +12,7 @@ fn base_name(path: &str) -> &str {
 
 /// The library name of a dependency spec (`github.com/spf13/cobra` → `cobra`,
 /// `requests>=2.0` → `requests`, `@scope/pkg` stays).
-pub fn lib_name(spec: &str) -> Option<String> {
+pub(crate) fn lib_name(spec: &str) -> Option<String> {
     let s = spec.trim();
     let s = if s.starts_with('@') {
         s
@@ -33,7 +33,7 @@ fn table_keys(v: Option<&toml::Value>) -> Vec<String> {
 }
 
 /// Name and dependencies a manifest declares (`None` when it declares no package).
-pub fn read_manifest(m: &Manifest) -> Option<(Option<String>, Vec<String>)> {
+pub(crate) fn read_manifest(m: &Manifest) -> Option<(Option<String>, Vec<String>)> {
     let file = base_name(&m.path);
     match file {
         "Cargo.toml" => {

@@ -15,7 +15,7 @@ use super::shape;
 use super::validate::Diagnostic;
 
 /// Keys that hold the story list, canonical first.
-pub const STORY_KEYS: &[&str] = &["userStories", "stories", "tasks"];
+pub(crate) const STORY_KEYS: &[&str] = &["userStories", "stories", "tasks"];
 /// Other spellings of top-level fields: (canonical, aliases).
 const TOP_ALIASES: &[(&str, &[&str])] = &[
     ("project", &["name", "projectName", "feature"]),
@@ -24,7 +24,7 @@ const TOP_ALIASES: &[(&str, &[&str])] = &[
 /// Other spellings of story fields: (canonical, aliases). A list field (`blockedBy`,
 /// `verify`) is read from an alias only when the alias holds a list: `"deps": null` says
 /// nothing, and is left alone (an unknown field).
-pub const STORY_ALIASES: &[(&str, &[&str])] = &[
+pub(crate) const STORY_ALIASES: &[(&str, &[&str])] = &[
     ("acceptanceCriteria", &["acceptance_criteria", "acceptance"]),
     (
         "blockedBy",
@@ -34,7 +34,7 @@ pub const STORY_ALIASES: &[(&str, &[&str])] = &[
 ];
 
 /// Whether `alias`'s value can be read as canonical story field `canonical`.
-pub fn alias_fits(canonical: &str, value: &Value) -> bool {
+pub(crate) fn alias_fits(canonical: &str, value: &Value) -> bool {
     match canonical {
         "blockedBy" | "verify" => value.is_array(),
         _ => true,
@@ -135,7 +135,7 @@ impl Dialect {
 
 /// A document read into the canonical model.
 #[derive(Debug, Clone)]
-pub struct Normalized {
+pub(crate) struct Normalized {
     pub value: Value,
     pub dialect: Dialect,
     /// What ralph assumed (dialect, derived fields, defaults); pointers are canonical.
@@ -147,7 +147,10 @@ pub struct Normalized {
 /// Map a parsed document onto the canonical model. `Err` when the file is not runnable at all
 /// (not a story file, or no stories), as one diagnostic that says what the file looks like.
 /// `fallback_name` names the project when neither a project nor a branch is given.
-pub fn normalize(mut value: Value, fallback_name: &str) -> Result<Normalized, Box<Diagnostic>> {
+pub(crate) fn normalize(
+    mut value: Value,
+    fallback_name: &str,
+) -> Result<Normalized, Box<Diagnostic>> {
     let Some(map) = value.as_object_mut() else {
         return Err(foreign(&value));
     };
@@ -244,7 +247,7 @@ fn top_renames(
 }
 
 /// Rename keys in place, keeping their order.
-pub fn rename_keys(map: &mut Map<String, Value>, renames: &[(String, &'static str)]) {
+pub(crate) fn rename_keys(map: &mut Map<String, Value>, renames: &[(String, &'static str)]) {
     let old = std::mem::take(map);
     for (k, v) in old {
         match renames.iter().find(|(raw, _)| *raw == k) {
@@ -273,7 +276,7 @@ fn derive_top(map: &mut Map<String, Value>, d: &mut Dialect, fallback_name: &str
 }
 
 /// `My Feature: v2!` → `my-feature-v2`; `project` when nothing is left.
-pub fn slug(s: &str) -> String {
+pub(crate) fn slug(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
@@ -291,7 +294,7 @@ pub fn slug(s: &str) -> String {
 }
 
 /// Whether a `status` string means the story is done.
-pub fn is_done_word(s: &str) -> bool {
+pub(crate) fn is_done_word(s: &str) -> bool {
     DONE_WORDS.contains(&s.trim().to_lowercase().as_str())
 }
 

@@ -6,24 +6,24 @@
 //! only those bytes of the file, in the file's own keys and layout (`spans` + `edit`). Does not
 //! own dependency policy (see [`crate::graph`]) or the loop.
 
-pub mod checks;
-pub mod dialect;
-pub mod edit;
-pub mod import;
-pub mod parse;
-pub mod priority;
+pub(crate) mod checks;
+pub(crate) mod dialect;
+pub(crate) mod edit;
+pub(crate) mod import;
+pub(crate) mod parse;
+pub(crate) mod priority;
 mod refs;
-pub mod report;
-pub mod schema;
-pub mod shape;
-pub mod spans;
+pub(crate) mod report;
+pub(crate) mod schema;
+pub(crate) mod shape;
+pub(crate) mod spans;
 mod stories;
-pub mod validate;
+pub(crate) mod validate;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub use validate::{Diagnostic, Report};
+pub(crate) use validate::{Diagnostic, Report};
 
 /// A story as the loop sees it: a typed, lenient view of one `userStories` entry.
 /// Missing or mistyped fields take defaults here; validation reports them.
@@ -103,7 +103,7 @@ impl Story {
 /// A borrowed, dependency-only view of a story: what validation and the graph need, without
 /// copying titles and criteria (validating 10k stories stays cheap).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoryRef<'a> {
+pub(crate) struct StoryRef<'a> {
     pub index: usize,
     /// `None` when `id` is missing or not a string (the schema reports it).
     pub id: Option<&'a str>,
@@ -114,7 +114,7 @@ pub struct StoryRef<'a> {
 }
 
 impl<'a> StoryRef<'a> {
-    pub fn from_value(index: usize, v: &'a Value) -> StoryRef<'a> {
+    pub(crate) fn from_value(index: usize, v: &'a Value) -> StoryRef<'a> {
         StoryRef {
             index,
             id: v.get("id").and_then(Value::as_str),
@@ -130,7 +130,7 @@ impl<'a> StoryRef<'a> {
     }
 
     /// The id, or "" when it is missing.
-    pub fn id_str(&self) -> &'a str {
+    pub(crate) fn id_str(&self) -> &'a str {
         self.id.unwrap_or("")
     }
 }
@@ -153,7 +153,7 @@ fn story_values(value: &Value) -> &[Value] {
 }
 
 /// The borrowed views of every story in a prd value.
-pub fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
+pub(crate) fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
     story_values(value)
         .iter()
         .enumerate()
@@ -162,7 +162,7 @@ pub fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
 }
 
 /// The typed views of every story in a prd value (empty when `userStories` is not an array).
-pub fn stories_of(value: &Value) -> Vec<Story> {
+pub(crate) fn stories_of(value: &Value) -> Vec<Story> {
     story_values(value)
         .iter()
         .enumerate()
@@ -375,7 +375,7 @@ impl Prd {
 }
 
 /// Serialise a prd value the way ralph writes it.
-pub fn to_pretty(value: &Value) -> String {
+pub(crate) fn to_pretty(value: &Value) -> String {
     // Serialising a Value cannot fail: keys are strings and numbers are finite.
     let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
     s.push('\n');

@@ -16,9 +16,9 @@ use super::store::{self, ProgressError, Summary};
 use super::summarizer::{self, Summarizer};
 
 /// Default: compact when progress.txt has more lines than this.
-pub const DEFAULT_THRESHOLD: usize = 400;
+pub(crate) const DEFAULT_THRESHOLD: usize = 400;
 /// Default: lines of the most recent entries kept verbatim.
-pub const DEFAULT_KEEP_RECENT: usize = 200;
+pub(crate) const DEFAULT_KEEP_RECENT: usize = 200;
 
 /// How to compact.
 #[derive(Clone)]
@@ -340,7 +340,7 @@ fn agent_answer(
 /// Compact `<root>/progress.txt` if it is over the threshold: archive the exact original, write
 /// the result atomically, log it in `.ralph/compaction.log`. Ok(None) when there is no file or
 /// nothing to compact (under the threshold, no old entry, result not shorter).
-pub fn auto(root: &Path, opts: &Options) -> Result<Option<Summary>, ProgressError> {
+pub(crate) fn auto(root: &Path, opts: &Options) -> Result<Option<Summary>, ProgressError> {
     let path = super::path_in(root);
     let Some(original) = store::read_if_exists(&path)? else {
         return Ok(None);

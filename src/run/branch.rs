@@ -17,11 +17,11 @@ use super::git;
 use crate::prd::Prd;
 
 /// How many uncommitted paths an error or warning lists.
-pub const SHOWN: usize = 10;
+pub(crate) const SHOWN: usize = 10;
 
 /// Why the run did not start.
 #[derive(Debug, thiserror::Error)]
-pub enum BranchError {
+pub(crate) enum BranchError {
     #[error(
         "{prd}: {pointer}: \"{name}\" is not a valid git branch name; nothing was checked out. Set branchName to a name git accepts, e.g. \"ralph/my-feature\" (no spaces, no `..`, `~`, `^`, `:`; see `git help check-ref-format`)",
         prd = prd.display()
@@ -93,10 +93,10 @@ impl crate::problem::Coded for BranchError {
     }
 }
 
-pub use crate::kept::git::{Entry, parse_status};
+pub(crate) use crate::kept::git::{Entry, parse_status};
 
 /// At most [`SHOWN`] entries, one per line, and how many more there are.
-pub fn list(entries: &[Entry]) -> String {
+pub(crate) fn list(entries: &[Entry]) -> String {
     let mut out: Vec<String> = entries
         .iter()
         .take(SHOWN)
@@ -115,7 +115,7 @@ pub fn list(entries: &[Entry]) -> String {
 /// changes. prd.json and progress.txt are written by ralph (a `passes` flip, an archive, a
 /// compaction) and by the agent, and are committed with the agent's work; `.ralph/` is state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Own {
+pub(crate) struct Own {
     /// The project root inside the repository: `""` or `"scripts/ralph/"`.
     pub root: String,
     /// prd.json, when it is inside the repository.
@@ -123,7 +123,7 @@ pub struct Own {
 }
 
 impl Own {
-    pub fn contains(&self, path: &str) -> bool {
+    pub(crate) fn contains(&self, path: &str) -> bool {
         if self.prd.as_deref() == Some(path) {
             return true;
         }
@@ -158,7 +158,7 @@ fn archived(rel: &str) -> bool {
 
 /// What git says about the branches, for [`plan`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Facts {
+pub(crate) struct Facts {
     /// The checked-out branch; `None` on a detached HEAD.
     pub current: Option<String>,
     /// `refs/heads/<branchName>` exists.
@@ -170,7 +170,7 @@ pub struct Facts {
 
 /// What to do about the branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Plan {
+pub(crate) enum Plan {
     /// Already on `branchName`.
     Stay,
     /// `branchName` exists: check it out.
@@ -184,7 +184,7 @@ pub enum Plan {
 
 /// The pure rule: stay, switch, create from the base or from HEAD. `base` is `baseBranch` as
 /// prd.json names it; it matters only when the branch has to be created.
-pub fn plan(branch: &str, base: Option<&str>, f: &Facts) -> Plan {
+pub(crate) fn plan(branch: &str, base: Option<&str>, f: &Facts) -> Plan {
     if f.current.as_deref() == Some(branch) {
         Plan::Stay
     } else if f.exists {
@@ -200,7 +200,7 @@ pub fn plan(branch: &str, base: Option<&str>, f: &Facts) -> Plan {
 
 /// Everything [`prepare`] acts on, read from git without changing anything.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Inspection {
+pub(crate) enum Inspection {
     /// Not a git work tree (or no git): why, in words.
     Outside(String),
     /// prd.json has no `branchName` (blank): the run stays where it is.
@@ -228,7 +228,7 @@ fn text(b: &[u8]) -> String {
 }
 
 /// Ask git (read-only) where the run stands.
-pub fn inspect(root: &Path, prd: &Prd) -> Result<Inspection, BranchError> {
+pub(crate) fn inspect(root: &Path, prd: &Prd) -> Result<Inspection, BranchError> {
     let root = &absolute(root);
     let fail = |args: &[&str], why: String| BranchError::Git {
         root: root.to_path_buf(),
@@ -361,7 +361,7 @@ fn short(entries: &[Entry]) -> String {
 }
 
 /// What `--dry-run` says: the lines a real run would act on, nothing done.
-pub fn describe(i: &Inspection, allow_dirty: bool) -> Vec<String> {
+pub(crate) fn describe(i: &Inspection, allow_dirty: bool) -> Vec<String> {
     let dirty_line = |dirty: &[Entry]| {
         (!dirty.is_empty()).then(|| {
             if allow_dirty {
@@ -413,7 +413,11 @@ pub fn describe(i: &Inspection, allow_dirty: bool) -> Vec<String> {
 
 /// Before the first agent: refuse a dirty tree (unless `allow_dirty`), then check out the
 /// branch. Returns what to report ("switched to …", warnings).
-pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, BranchError> {
+pub(crate) fn prepare(
+    root: &Path,
+    prd: &Prd,
+    allow_dirty: bool,
+) -> Result<Vec<Event>, BranchError> {
     let root = &absolute(root);
     let inspection = inspect(root, prd)?;
     let mut notes = Vec::new();
@@ -524,7 +528,7 @@ pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, 
 
 /// What the run says when the checkout changed prd.json: it goes on with the branch's
 /// version, and warns when that names another branchName.
-pub fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
+pub(crate) fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
     let mut out = vec![Event::Note {
         text: format!(
             "{} changed with the checkout: the run uses the branch's version",
@@ -545,7 +549,7 @@ pub fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
 }
 
 mod parallel;
-pub use parallel::prepare_parallel;
+pub(crate) use parallel::prepare_parallel;
 
 #[cfg(test)]
 mod tests;

@@ -65,7 +65,7 @@ enum Next {
 }
 
 /// The loop's state between iterations.
-pub struct Loop<'a> {
+pub(super) struct Loop<'a> {
     opts: &'a Options,
     interrupt: &'a AtomicBool,
     rep: &'a dyn Reporter,
@@ -105,7 +105,7 @@ pub struct Loop<'a> {
 }
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt.
-pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
+pub(super) fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let mut l = Loop::start(opts, interrupt)?;
     let result = l.drive();
     l.control.end();

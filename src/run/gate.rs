@@ -16,13 +16,13 @@ use crate::prd::Story;
 use crate::state::history::{RedGreenRecord, VerifyResult};
 
 /// The commands `story`'s gate runs: the run's, then the story's own.
-pub fn commands(opts: &Options, story: &Story) -> Vec<String> {
+pub(crate) fn commands(opts: &Options, story: &Story) -> Vec<String> {
     story.gate_commands(&opts.settings.verify)
 }
 
 /// What the run says at its start about the stories' gates, besides the banner: stories
 /// with their own commands when the run has none, and red-green stories nothing can test.
-pub fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec<Event> {
+pub(crate) fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec<Event> {
     let open: Vec<&Story> = stories.iter().filter(|s| !s.passes && !s.removed).collect();
     let mut out = vec![];
     let own: Vec<&str> = open
@@ -56,7 +56,7 @@ pub fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec
 }
 
 /// One gate to run.
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     pub opts: &'a Options,
     pub story: &'a Story,
     /// Where the story's work started (the red run puts the tests on it).
@@ -70,14 +70,14 @@ pub struct Input<'a> {
 }
 
 /// What the gate gave.
-pub struct Gated {
+pub(crate) struct Gated {
     pub summary: verdict::GateSummary,
     pub results: Vec<VerifyResult>,
     pub red_green: Option<RedGreenRecord>,
 }
 
 /// Run the story's gate (see the module doc).
-pub fn run(inp: &Input<'_>) -> Result<Gated, RunError> {
+pub(crate) fn run(inp: &Input<'_>) -> Result<Gated, RunError> {
     let opts = inp.opts;
     let s = &opts.settings;
     let cmds = commands(opts, inp.story);

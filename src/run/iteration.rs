@@ -16,7 +16,7 @@ use crate::prd::{Prd, Story};
 use crate::state::history::{self, Record};
 
 /// Everything one iteration needs from the loop.
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     pub opts: &'a Options,
     pub run_id: &'a str,
     pub run_dir: &'a Path,
@@ -40,7 +40,7 @@ pub struct Input<'a> {
 }
 
 /// What happened.
-pub struct Done {
+pub(crate) struct Done {
     pub outcome: Outcome,
     /// `None` when it cannot be known (outside git, or `git status` failed) and no `passes`
     /// flip shows it: such an iteration never counts as a strike.
@@ -64,7 +64,7 @@ pub struct Done {
 
 /// The lines of `prompt` (trimmed) that would read as a signal (complete, blocked, failed) for
 /// `story_id`: an output line equal to one of them does not count.
-pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
+pub(crate) fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
     prompt
         .lines()
         .filter(|l| detect::signal_line(l, story_id).is_some())
@@ -72,7 +72,7 @@ pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
         .collect()
 }
 
-pub fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
+pub(crate) fn run_one(mut inp: Input<'_>) -> Result<Done, RunError> {
     let opts = inp.opts;
     let prd0: &Prd = &inp.prd.prd;
     let rep = &*opts.reporter;
@@ -448,7 +448,7 @@ type Reviewed = (
 );
 
 /// Append the record (the loop may have marked it `skipped`).
-pub fn record(root: &Path, rec: &Record) -> Result<(), RunError> {
+pub(crate) fn record(root: &Path, rec: &Record) -> Result<(), RunError> {
     history::append(root, rec)?;
     Ok(())
 }

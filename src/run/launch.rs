@@ -18,7 +18,7 @@ use crate::agent::telemetry::{Format, Telemetry, Usage};
 use crate::agent::{self, AgentSpec, Invocation};
 
 /// One agent run.
-pub struct Launch<'a> {
+pub(crate) struct Launch<'a> {
     pub opts: &'a Options,
     pub spec: &'a AgentSpec,
     pub inv: &'a Invocation,
@@ -37,10 +37,10 @@ pub struct Launch<'a> {
 
 /// The most bytes of raw events kept per agent run (the translated log has everything the
 /// agent said; this is for looking at the format itself).
-pub const EVENTS_CAP: u64 = 32 * 1024 * 1024;
+pub(crate) const EVENTS_CAP: u64 = 32 * 1024 * 1024;
 
 /// Write the prompt to the file the invocation passes, when it passes one.
-pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError> {
+pub(crate) fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError> {
     if let Some(p) = &inv.prompt_file {
         crate::fsutil::atomic_write(p, prompt.as_bytes()).map_err(|source| {
             agent::AgentError::PromptFile {
@@ -53,7 +53,7 @@ pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError>
 }
 
 /// How one agent run went.
-pub struct Launched {
+pub(crate) struct Launched {
     pub run: Finished,
     /// What it reported using, when its output says.
     pub usage: Option<Usage>,
@@ -62,7 +62,7 @@ pub struct Launched {
 }
 
 /// Run it to its end (exit, timeout, interrupt): how it ended and what it reported using.
-pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
+pub(crate) fn run(l: Launch<'_>) -> Result<Launched, RunError> {
     let opts = l.opts;
     let s = &opts.settings;
     let rep = &*opts.reporter;

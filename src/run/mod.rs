@@ -12,34 +12,34 @@
 //! (history, lock, archive, rejected copies) are [`crate::state`]'s. Printing is for humans, on
 //! stderr; the agent's own output goes to stdout/stderr as it arrives.
 
-pub mod branch;
-pub mod control;
-pub mod cost;
-pub mod demo;
+pub(crate) mod branch;
+pub(crate) mod control;
+pub(crate) mod cost;
+pub(crate) mod demo;
 mod driver;
-pub mod events;
-pub mod gate;
-pub mod git;
-pub mod guard;
-pub mod hooks;
-pub mod integrity;
-pub mod iteration;
-pub mod launch;
-pub mod outcome;
-pub mod parallel;
-pub mod patterns;
-pub mod preflight;
-pub mod prompt;
-pub mod ratelimit;
-pub mod redgreen;
-pub mod report;
-pub mod review;
-pub mod signals;
-pub mod status;
-pub mod upkeep;
-pub mod verdict;
-pub mod verify;
-pub mod watch;
+pub(crate) mod events;
+pub(crate) mod gate;
+pub(crate) mod git;
+pub(crate) mod guard;
+pub(crate) mod hooks;
+pub(crate) mod integrity;
+pub(crate) mod iteration;
+pub(crate) mod launch;
+pub(crate) mod outcome;
+pub(crate) mod parallel;
+pub(crate) mod patterns;
+pub(crate) mod preflight;
+pub(crate) mod prompt;
+pub(crate) mod ratelimit;
+pub(crate) mod redgreen;
+pub(crate) mod report;
+pub(crate) mod review;
+pub(crate) mod signals;
+pub(crate) mod status;
+pub(crate) mod upkeep;
+pub(crate) mod verdict;
+pub(crate) mod verify;
+pub(crate) mod watch;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -54,11 +54,11 @@ use crate::prd::{Prd, PrdError};
 use events::Reporter;
 
 /// Consecutive rate-limited attempts before the loop gives up (exit 1).
-pub const MAX_RATE_LIMIT_WAITS: usize = 12;
+pub(crate) const MAX_RATE_LIMIT_WAITS: usize = 12;
 
 /// Why the loop stopped with an error (exit 1).
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     #[error(transparent)]
     Fs(#[from] crate::fsutil::FsError),
     #[error(transparent)]
@@ -114,7 +114,7 @@ impl crate::problem::Coded for RunError {
 
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub root: PathBuf,
     pub prd_path: PathBuf,
     pub settings: Settings,
@@ -134,7 +134,7 @@ pub struct Options {
 /// How a run ended without an error (as `run-ended` reports it: `all-done`, `limit`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Exit {
+pub(crate) enum Exit {
     AllDone,
     Limit,
     NoReady,
@@ -145,7 +145,7 @@ pub enum Exit {
 }
 
 impl Exit {
-    pub fn code(self) -> Code {
+    pub(crate) fn code(self) -> Code {
         match self {
             Exit::AllDone => Code::OK,
             Exit::Limit => Code::LIMIT,
@@ -160,20 +160,20 @@ impl Exit {
 
 /// Every iteration log line passes through here before it reaches disk: secrets (API keys,
 /// tokens, private keys, passwords) are redacted, as they are in prompts.
-pub fn redact_for_log(s: &str) -> String {
+pub(crate) fn redact_for_log(s: &str) -> String {
     crate::context::redact::redact(s).0
 }
 
 /// prd.json as read once: the validated value and the exact bytes it came from (cheap to clone,
 /// shared with the threads of a parallel run).
 #[derive(Debug, Clone)]
-pub struct PrdSnapshot {
+pub(crate) struct PrdSnapshot {
     pub prd: Arc<Prd>,
     pub bytes: Arc<Vec<u8>>,
 }
 
 impl PrdSnapshot {
-    pub fn new(prd: Prd, bytes: Vec<u8>) -> PrdSnapshot {
+    pub(crate) fn new(prd: Prd, bytes: Vec<u8>) -> PrdSnapshot {
         PrdSnapshot {
             prd: Arc::new(prd),
             bytes: Arc::new(bytes),
@@ -224,7 +224,7 @@ pub(crate) fn choose(
 
 /// `--dry-run`: the story, the exact prompt and argv; nothing written, nothing run.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub story: Option<(String, String)>,
     pub prompt: String,
     pub invocation: agent::Invocation,
@@ -241,7 +241,7 @@ pub struct Plan {
     pub red_green: Option<String>,
 }
 
-pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
+pub(crate) fn dry_run(opts: &Options) -> Result<Plan, RunError> {
     let prd = Prd::load(&opts.prd_path)?;
     let git = match branch::inspect(&opts.root, &prd) {
         Ok(i) => branch::describe(&i, opts.settings.allow_dirty),
@@ -308,6 +308,6 @@ pub(crate) fn new_run_id() -> String {
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt (see
 /// [`driver`]).
-pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
+pub(crate) fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     driver::run(opts, interrupt)
 }

@@ -29,7 +29,7 @@ const MAX_UNTRACKED_BYTES: u64 = 256 * 1024;
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /// One review to run.
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     pub opts: &'a Options,
     pub reviewer: &'a AgentSpec,
     pub run_id: &'a str,
@@ -47,7 +47,7 @@ pub struct Input<'a> {
 }
 
 /// What the review came to.
-pub struct Reviewed {
+pub(crate) struct Reviewed {
     pub verdict: Verdict,
     pub record: ReviewRecord,
     /// Ctrl-C / SIGTERM stopped the reviewer.
@@ -59,7 +59,7 @@ pub struct Reviewed {
 
 /// Before the first agent runs: the reviewer's program exists and its instructions can be
 /// read (found after a gate, either would stop the run with the story already marked).
-pub fn check(opts: &Options) -> Result<(), RunError> {
+pub(crate) fn check(opts: &Options) -> Result<(), RunError> {
     let Some(reviewer) = &opts.reviewer else {
         return Ok(());
     };
@@ -77,7 +77,7 @@ fn instructions(opts: &Options) -> Result<crate::context::instructions::Instruct
 }
 
 /// Run the review (see the module doc).
-pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
+pub(crate) fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
     let opts = inp.opts;
     let rep = &*opts.reporter;
     let s = &opts.settings;
@@ -326,7 +326,7 @@ fn keep_reviewers_prd(inp: &Input<'_>, before: &[u8]) -> Result<Option<String>, 
 
 /// The diff of the story's work and the command that shows it: tracked changes since
 /// `base` (committed or not; prd.json left out), then untracked files as new files.
-pub fn diff(root: &Path, base: Option<&str>, prd_rel: &str) -> (String, String) {
+pub(crate) fn diff(root: &Path, base: Option<&str>, prd_rel: &str) -> (String, String) {
     let base = base.unwrap_or(EMPTY_TREE);
     let how = format!("git diff {base}");
     let exclude = format!(":(exclude){prd_rel}");

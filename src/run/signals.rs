@@ -15,12 +15,12 @@ use super::watch::{Beat, Cadence, countdown_line};
 static HUNG_UP: AtomicBool = AtomicBool::new(false);
 
 /// Whether a SIGHUP arrived.
-pub fn hung_up() -> bool {
+pub(crate) fn hung_up() -> bool {
     HUNG_UP.load(Ordering::SeqCst)
 }
 
 /// Install the handlers; the returned flag turns true on SIGINT, SIGTERM or SIGHUP.
-pub fn install() -> std::io::Result<Arc<AtomicBool>> {
+pub(crate) fn install() -> std::io::Result<Arc<AtomicBool>> {
     use std::os::fd::IntoRawFd;
     let flag = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, flag.clone())?;
@@ -47,7 +47,7 @@ pub fn install() -> std::io::Result<Arc<AtomicBool>> {
 const MAX_WAIT: Duration = Duration::from_secs(366 * 24 * 3600);
 
 /// Sleep up to `d`; returns true when interrupted.
-pub fn sleep(d: Duration, flag: &AtomicBool) -> bool {
+pub(crate) fn sleep(d: Duration, flag: &AtomicBool) -> bool {
     let end = Instant::now() + d.min(MAX_WAIT);
     while Instant::now() < end {
         if flag.load(Ordering::SeqCst) {
@@ -62,7 +62,7 @@ pub fn sleep(d: Duration, flag: &AtomicBool) -> bool {
 /// Wait `d` with a countdown on stderr, as `cadence` says (see [`super::watch`]): on a
 /// terminal one line refreshed in place every second, else a line at the start and one per
 /// interval (a log file gets no `\r` spinner). True when interrupted.
-pub fn countdown(d: Duration, flag: &AtomicBool, label: &str, cadence: Cadence) -> bool {
+pub(crate) fn countdown(d: Duration, flag: &AtomicBool, label: &str, cadence: Cadence) -> bool {
     let start = Instant::now();
     let end = start + d.min(MAX_WAIT);
     let mut beat = Beat::now();

@@ -8,10 +8,10 @@
 //! Owns the wording and the JSON shape of the loop's reports; decides nothing about the run and
 //! never prints the agent's own output (that is `agent::process`'s echo and log).
 
-pub mod board;
+pub(crate) mod board;
 mod terminal;
 
-pub use terminal::{Terminal, heartbeat_line, lines};
+pub(crate) use terminal::{Terminal, heartbeat_line, lines};
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -24,7 +24,7 @@ use super::outcome::Outcome;
 /// Something the loop reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
-pub enum Event {
+pub(crate) enum Event {
     /// The run has the lock and is about to pick its first story.
     RunStarted {
         run_id: String,
@@ -223,7 +223,7 @@ pub(super) fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, 
 }
 
 /// Where events go.
-pub trait Reporter: Send + Sync + std::fmt::Debug {
+pub(crate) trait Reporter: Send + Sync + std::fmt::Debug {
     fn report(&self, event: Event);
 
     /// Whether this reporter shows a heartbeat refreshed in place (a terminal): then the loop
@@ -236,19 +236,19 @@ pub trait Reporter: Send + Sync + std::fmt::Debug {
 /// One JSON object per line, for tools. A closed or failing output is given up on quietly:
 /// the run itself goes on (its history and logs are on disk).
 #[derive(Debug)]
-pub struct JsonLines<W: Write + Send + std::fmt::Debug> {
+pub(crate) struct JsonLines<W: Write + Send + std::fmt::Debug> {
     out: Mutex<Option<W>>,
 }
 
 impl<W: Write + Send + std::fmt::Debug> JsonLines<W> {
-    pub fn new(out: W) -> JsonLines<W> {
+    pub(crate) fn new(out: W) -> JsonLines<W> {
         JsonLines {
             out: Mutex::new(Some(out)),
         }
     }
 
     /// The writer back (for tests).
-    pub fn into_inner(self) -> Option<W> {
+    pub(crate) fn into_inner(self) -> Option<W> {
         self.out.into_inner().ok().flatten()
     }
 }
@@ -272,7 +272,7 @@ impl<W: Write + Send + std::fmt::Debug> Reporter for JsonLines<W> {
 /// Events kept in memory (for tests of code that reports).
 #[cfg(test)]
 #[derive(Debug, Default)]
-pub struct Recorded(pub Mutex<Vec<Event>>);
+pub(crate) struct Recorded(pub Mutex<Vec<Event>>);
 
 #[cfg(test)]
 impl Reporter for Recorded {

@@ -100,7 +100,7 @@ impl Sched<'_> {
 
 /// What `--dry-run --parallel K` shows.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub waves: Vec<Wave>,
     /// Each story's predicted files (those looked at), by id.
     pub predictions: Vec<(String, Prediction)>,
@@ -110,7 +110,7 @@ pub struct Plan {
 
 /// The waves a parallel run of `prd` at `root` would run, `k` at once (see
 /// [`policy::waves`]); reads the project, writes nothing.
-pub fn plan(
+pub(crate) fn plan(
     root: &Path,
     prd: &Prd,
     k: usize,

@@ -11,17 +11,17 @@
 //! (`ralph pause`, `steer`, `skip`, …) is applied on every tick by [`steer`]. `--parallel 1` is
 //! the sequential loop of the parent module, untouched.
 
-pub mod board;
+pub(crate) mod board;
 mod carry;
-pub mod conflicts;
+pub(crate) mod conflicts;
 mod finished;
 mod landing;
-pub mod policy;
-pub mod predict;
-pub mod queue;
+pub(crate) mod policy;
+pub(crate) mod predict;
+pub(crate) mod queue;
 mod steer;
 mod worker;
-pub mod worktree;
+pub(crate) mod worktree;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -47,16 +47,16 @@ const BOARD_LIVE_EVERY: Duration = Duration::from_secs(1);
 
 /// Ports apart per worker, for agents that start servers: worker `w` gets `RALPH_PORT_OFFSET`
 /// = 100 × (w − 1) (README, "Parallel runs").
-pub const PORT_STRIDE: u32 = 100;
+pub(crate) const PORT_STRIDE: u32 = 100;
 
 /// The port offset of worker `w` (1-based).
-pub fn port_offset(w: u32) -> u32 {
+pub(crate) fn port_offset(w: u32) -> u32 {
     PORT_STRIDE * w.saturating_sub(1)
 }
 
 /// Why a parallel run could not start or go on.
 #[derive(Debug, thiserror::Error)]
-pub enum ParallelError {
+pub(crate) enum ParallelError {
     #[error(transparent)]
     Git(#[from] worktree::GitError),
     #[error("merging {story}: {source}")]
@@ -154,7 +154,7 @@ struct Sched<'a> {
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
 /// interrupt, or a pause of the merge queue.
-pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
+pub(crate) fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let root = std::path::absolute(&opts.root).unwrap_or_else(|_| opts.root.clone());
     let prd_path = std::path::absolute(&opts.prd_path).unwrap_or_else(|_| opts.prd_path.clone());
     let prd_rel = prd_path
