@@ -36,5 +36,5 @@ pub(crate) mod walk;
 
 pub(crate) use kind::Kind;
 pub(crate) use query::{QueryTerm, as_written, query, written_words};
-pub(crate) use rank::{Evidence, OUTLINED_FILES, PinEvidence, Ranked, rank};
-pub(crate) use scan::{Refresh, refresh};
+pub(crate) use rank::{Evidence, OUTLINED_FILES, PinEvidence, Ranked};
+pub(crate) use scan::refresh;

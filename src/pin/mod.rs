@@ -24,8 +24,7 @@ mod split;
 
 use std::path::{Path, PathBuf};
 
-pub(crate) use format::{Entry, EntryView, Pin, PinView, is_aside};
-pub(crate) use search::Hit;
+pub(crate) use format::{Entry, Pin, PinView};
 
 /// Where the Pin lives, relative to the project root.
 pub(crate) const INDEX_PATH: &str = "specs/INDEX.md";

@@ -14,8 +14,6 @@ use super::format::{EntryView, PinView};
 use crate::index::bm25::Bm25f;
 use crate::index::text::{Want, for_each_term, scan_terms};
 
-pub(crate) use crate::index::text::terms;
-
 /// The fields: keywords, name, files (and spec link).
 const BM25F: Bm25f<3> = Bm25f {
     k1: 1.2,

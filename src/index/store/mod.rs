@@ -21,7 +21,7 @@ mod segment;
 
 #[cfg(test)]
 pub(crate) use build::from_texts;
-pub(crate) use build::{Builder, Kept, Prepared};
+pub(crate) use build::{Builder, Kept};
 use segment::Segment;
 pub(crate) use segment::{Damaged, Details, FileRec, Postings, State, Terms};
 

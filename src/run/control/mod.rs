@@ -16,4 +16,4 @@ pub(crate) mod live;
 pub(crate) mod policy;
 
 pub(crate) use live::{Live, Setup};
-pub(crate) use policy::{Change, Claim, View};
+pub(crate) use policy::{Change, Claim};

@@ -11,7 +11,7 @@
 pub(crate) mod board;
 mod terminal;
 
-pub(crate) use terminal::{Terminal, heartbeat_line, lines};
+pub(crate) use terminal::{Terminal, lines};
 
 use std::io::Write;
 use std::sync::Mutex;
