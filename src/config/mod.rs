@@ -684,7 +684,7 @@ mod value;
 #[cfg(test)]
 pub(crate) use env::from_env;
 pub(crate) use env::from_process_env;
-pub(crate) use file::{load_file, parse_file};
+pub(crate) use file::load_file;
 
 #[cfg(test)]
 mod tests;

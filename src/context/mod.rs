@@ -32,12 +32,11 @@ mod tests;
 
 use std::path::PathBuf;
 
-pub(crate) use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
-pub(crate) use budget::Zone;
+pub(crate) use assemble::assemble;
 pub(crate) use gather::{build_prompt, find_story};
 pub(crate) use instructions::Flavour;
 pub(crate) use render::fence_as;
-pub(crate) use report::{Assembled, PinStatus, Status};
+pub(crate) use report::Assembled;
 pub(crate) use steering::SteerNote;
 
 /// Knobs of the context builder. `Default` gives the documented defaults.

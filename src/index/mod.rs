@@ -34,7 +34,6 @@ pub(crate) mod store;
 pub(crate) mod text;
 pub(crate) mod walk;
 
-pub(crate) use kind::Kind;
 pub(crate) use query::{QueryTerm, as_written, query, written_words};
 pub(crate) use rank::{Evidence, OUTLINED_FILES, PinEvidence, Ranked};
 pub(crate) use scan::refresh;

@@ -13,5 +13,5 @@
 pub(crate) mod select;
 pub(crate) mod signature;
 
-pub(crate) use select::{Chosen, Why, render, select};
+pub(crate) use select::{Chosen, render, select};
 pub(crate) use signature::{Failure, id, signature};

@@ -24,7 +24,7 @@ mod split;
 
 use std::path::{Path, PathBuf};
 
-pub(crate) use format::{Entry, Pin, PinView};
+pub(crate) use format::{Pin, PinView};
 
 /// Where the Pin lives, relative to the project root.
 pub(crate) const INDEX_PATH: &str = "specs/INDEX.md";

@@ -304,7 +304,7 @@ mod tests {
     /// gated, parallel ranking must agree with.
     fn reference(text: &str, query: &str, limit: usize) -> Vec<Hit> {
         let pin = Pin::parse(text);
-        let fields = |e: &crate::pin::Entry| -> [Vec<String>; 3] {
+        let fields = |e: &crate::pin::format::Entry| -> [Vec<String>; 3] {
             [
                 e.keywords.iter().flat_map(|k| terms(k)).collect(),
                 terms(&e.name),

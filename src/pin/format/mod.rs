@@ -16,7 +16,7 @@ mod parse;
 mod pass;
 pub(crate) mod view;
 
-pub(crate) use view::{EntryView, PinView, is_aside};
+pub(crate) use view::{EntryView, PinView};
 
 use std::sync::LazyLock;
 

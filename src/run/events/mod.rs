@@ -11,7 +11,7 @@
 pub(crate) mod board;
 mod terminal;
 
-pub(crate) use terminal::{Terminal, lines};
+pub(crate) use terminal::Terminal;
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -285,6 +285,7 @@ impl Reporter for Recorded {
 
 #[cfg(test)]
 mod tests {
+    use super::terminal::lines;
     use super::*;
 
     #[test]

@@ -404,8 +404,9 @@ fn bookkeep_and_commit(
 
 #[cfg(test)]
 mod tests {
-    use super::super::worktree::{add, head, tests::repo};
+    use super::super::worktree::{add, tests::repo};
     use super::*;
+    use crate::kept::git::head;
 
     const PRD: &str = "{\"branchName\": \"main\", \"userStories\": [\n{\"id\": \"A\", \"title\": \"a\", \"priority\": 1, \"passes\": false},\n{\"id\": \"B\", \"title\": \"b\", \"priority\": 2, \"passes\": false}\n]}\n";
 

@@ -9,9 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-pub(crate) use crate::kept::git::{
-    GitError, Saved, dirty_paths, git, git_ok, head, is_ancestor, save,
-};
+pub(crate) use crate::kept::git::{GitError, Saved, dirty_paths, git, git_ok, is_ancestor, save};
 use crate::kept::git::{keep_attempt, remove_worktree, resolve, worktrees_lock};
 
 fn pre(what: impl Into<String>, fix: impl Into<String>) -> GitError {
@@ -265,6 +263,7 @@ pub(crate) struct Retired {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::kept::git::head;
     use std::path::PathBuf;
 
     /// A repo on branch `main` with prd.json and f.txt committed.
