@@ -160,10 +160,6 @@ impl Telemetry {
         }
     }
 
-    pub(crate) fn format(&self) -> Format {
-        self.format
-    }
-
     /// The readable text for one output line (without its newline): `None` when the line is an
     /// event with nothing to show. Plain text is returned as is.
     pub(crate) fn line(&mut self, line: &str) -> Option<String> {

@@ -40,14 +40,6 @@ impl Node {
         }
     }
 
-    /// The members of an object node (empty for anything else).
-    pub(crate) fn members(&self) -> &[Member] {
-        match &self.kind {
-            Kind::Object(m) => m,
-            _ => &[],
-        }
-    }
-
     /// The items of an array node (empty for anything else).
     pub(crate) fn items(&self) -> &[Node] {
         match &self.kind {

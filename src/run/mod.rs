@@ -87,8 +87,6 @@ pub(crate) enum RunError {
     },
     #[error(transparent)]
     Parallel(#[from] parallel::ParallelError),
-    #[error("cannot install the Ctrl-C handler: {0}")]
-    Signals(std::io::Error),
     #[error("--story {id}: {why}")]
     Story { id: String, why: String },
     #[error(

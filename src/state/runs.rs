@@ -153,8 +153,6 @@ pub(crate) struct RunFolder {
     pub manifest: Option<Manifest>,
     /// Manifest end or start, else the run id's time, else the mtime; `None` when nothing says.
     pub time: Option<Timestamp>,
-    /// A folder (not a file, nor a symlink, where a folder should be).
-    pub is_dir: bool,
 }
 
 impl RunFolder {
@@ -205,7 +203,6 @@ pub(crate) fn list(state_dir: &Path) -> Result<Vec<RunFolder>, FsError> {
                 name,
                 manifest,
                 time,
-                is_dir,
             }
         })
         .collect();
@@ -318,6 +315,6 @@ mod tests {
             "another holds the lock: this pid was reused"
         );
         assert!(l[3].time.is_some(), "the mtime");
-        assert!(!l[4].is_dir && l[4].manifest.is_none());
+        assert!(!l[4].path.is_dir() && l[4].manifest.is_none());
     }
 }

@@ -104,8 +104,6 @@ pub(crate) struct Plan {
     pub waves: Vec<Wave>,
     /// Each story's predicted files (those looked at), by id.
     pub predictions: Vec<(String, Prediction)>,
-    /// `None`: conflict-awareness off.
-    pub threshold: Option<f64>,
 }
 
 /// The waves a parallel run of `prd` at `root` would run, `k` at once (see
@@ -132,9 +130,5 @@ pub(crate) fn plan(
         predictions.push((id.to_string(), p.clone()));
         p
     });
-    Plan {
-        waves,
-        predictions,
-        threshold,
-    }
+    Plan { waves, predictions }
 }
