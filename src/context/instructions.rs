@@ -38,6 +38,7 @@ impl Flavour {
         }
     }
 
+    #[cfg(test)]
     pub(crate) fn name(self) -> &'static str {
         match self {
             Flavour::Claude => "claude",

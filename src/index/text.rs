@@ -296,6 +296,7 @@ pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str, &str)) {
 /// THE tokenizer in two steps, for counting the words of a large text: each word as written
 /// ([`for_each_written`]), then once per distinct word its term ([`term_of`]). For any text,
 /// `for_each_written` and `term_of` give exactly the terms of [`for_each_term`], in order.
+#[cfg(test)]
 pub(crate) fn for_each_written<'a>(text: &'a str, f: impl FnMut(&'a str)) {
     for_each_raw_word(text, f);
 }

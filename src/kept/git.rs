@@ -122,6 +122,7 @@ pub(crate) fn is_ancestor(root: &Path, a: &str, b: &str) -> bool {
 }
 
 /// The commit HEAD points at in `dir`.
+#[cfg(test)]
 pub(crate) fn head(dir: &Path) -> Result<String, GitError> {
     git(dir, &["rev-parse", "HEAD"])
 }

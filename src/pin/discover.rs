@@ -23,7 +23,6 @@ use crate::index::text::{FastMap as HashMap, FastSet};
 
 pub(crate) use super::roots::Declared;
 use super::roots::find_roots;
-use crate::par::map_each;
 
 /// At most this many paths or globs in one generated entry.
 pub(crate) const MAX_ITEMS: usize = 30;
@@ -196,6 +195,7 @@ fn unique_name(name: String, used: &mut FastSet<String>) -> String {
 pub(crate) type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
 
 /// Find the modules of a project. `project` names the top when no manifest does.
+#[cfg(test)]
 pub(crate) fn discover(
     project: &str,
     files: &[SourceFile],
@@ -204,7 +204,7 @@ pub(crate) fn discover(
     links: Links<'_>,
 ) -> Vec<Unit> {
     // Parsing the manifests (TOML, JSON, XML…) is the costly part; they are independent.
-    let declared = map_each(manifests, Declared::read);
+    let declared = crate::par::map_each(manifests, Declared::read);
     discover_declared(project, files, docs, &declared, links)
 }
 

@@ -192,6 +192,7 @@ impl<'a> LogView<'a> {
     }
 
     /// The bytes the view was made from.
+    #[cfg(test)]
     pub(crate) fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
@@ -235,6 +236,7 @@ impl<'a> LogView<'a> {
 }
 
 /// A fresh progress.txt, as the bash Ralph writes it.
+#[cfg(test)]
 pub(crate) fn new_log(date: &str) -> String {
     format!("# Ralph Progress Log\nStarted: {date}\n---\n")
 }

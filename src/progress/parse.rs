@@ -124,6 +124,7 @@ fn is_ws(b: u8) -> bool {
 
 /// Parse an entry heading title `<date> - <story id>[ anything]`. The date must contain a digit
 /// and the id must be non-empty; otherwise the heading is not an entry.
+#[cfg(test)]
 pub(crate) fn parse_entry_title(title: &[u8]) -> Option<(String, String)> {
     entry_title(title).map(|(date, id)| (date.into_owned(), id.into_owned()))
 }

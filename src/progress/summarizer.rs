@@ -193,6 +193,7 @@ impl CommandSummarizer {
         CommandSummarizer::new(argv, timeout)
     }
 
+    #[cfg(test)]
     pub(crate) fn argv(&self) -> &[String] {
         &self.argv
     }

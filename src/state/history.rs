@@ -458,6 +458,7 @@ fn read_all_at(p: &Path) -> Result<History, HistoryError> {
 
 /// The records among `text`'s lines, and how many non-empty lines are neither records nor
 /// control lines. Pure.
+#[cfg(test)]
 pub(crate) fn parse_lines(text: &str) -> (Vec<Record>, usize) {
     let h = parse(text);
     (h.records, h.skipped)

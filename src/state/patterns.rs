@@ -132,6 +132,7 @@ pub(crate) fn read_counted(root: &Path) -> Result<(Vec<Pattern>, usize), Pattern
 }
 
 /// Every pattern (skipped lines not counted).
+#[cfg(test)]
 pub(crate) fn read(root: &Path) -> Result<Vec<Pattern>, PatternsError> {
     read_counted(root).map(|(p, _)| p)
 }

@@ -55,6 +55,7 @@ impl Redactions {
 }
 
 /// The kinds of secret ralph redacts, in the order the rules apply.
+#[cfg(test)]
 pub(crate) fn kinds() -> Vec<&'static str> {
     RULES.iter().map(|r| r.kind).collect()
 }

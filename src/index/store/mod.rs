@@ -111,6 +111,7 @@ impl Index {
     }
 
     /// File slots: every file index is below this (dead ones included).
+    #[cfg(test)]
     pub(crate) fn slots(&self) -> usize {
         self.n_base() + self.delta.as_ref().map_or(0, |d| d.head.files.len())
     }
@@ -232,6 +233,7 @@ impl Index {
     }
 
     /// How many files the delta holds.
+    #[cfg(test)]
     pub(crate) fn delta_files(&self) -> usize {
         self.delta.as_ref().map_or(0, |d| d.head.files.len())
     }

@@ -309,6 +309,7 @@ fn unchanged(e: &Entry, src: &str) -> bool {
 }
 
 /// Drop the remembered source of every entry, so the whole Pin is written canonically.
+#[cfg(test)]
 pub(crate) fn canonicalize(pin: &mut Pin) {
     for e in &mut pin.entries {
         e.source = None;

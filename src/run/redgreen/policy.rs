@@ -110,6 +110,7 @@ impl Red {
     }
 
     /// Whether the story goes back to the agent.
+    #[cfg(test)]
     pub(crate) fn sends_back(&self) -> bool {
         matches!(self, Red::Green | Red::NoTests)
     }
