@@ -76,5 +76,5 @@ pub mod api {
     pub use crate::progress::compact::compact;
     pub use crate::progress::parse::BlockKind;
     pub use crate::progress::parse::scan as scan_progress;
-    pub use crate::run::integrity::progress_added;
+    pub use crate::run::guard::policy::progress_added;
 }

@@ -5,7 +5,7 @@
 //! story's next prompt carries, and when a story is held for a person.
 //!
 //! Runs nothing: the reviewer's process, the diff and the history record are
-//! `crate::run::review`'s; the built-in instructions are `crate::context::instructions`'.
+//! `crate::run::iteration::reviewer`'s; the built-in instructions are `crate::context::instructions`'.
 
 use std::collections::HashMap;
 

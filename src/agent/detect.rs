@@ -3,7 +3,7 @@
 //!
 //! Owns what counts as "the agent said it is done", "the agent hit a limit" and "the CLI
 //! refused to start" (an argument it does not know, root refused, not logged in). Does not
-//! decide what happens next (see `crate::run::outcome`) or parse reset times
+//! decide what happens next (see `crate::run::iteration::outcome`) or parse reset times
 //! (`crate::run::ratelimit`).
 
 use regex::Regex;
@@ -170,7 +170,7 @@ pub(crate) fn refusal(output: &str) -> Option<(Refusal, String)> {
     })
 }
 
-/// Why an agent did not start (the rule is `crate::run::outcome::start_failure`).
+/// Why an agent did not start (the rule is `crate::run::iteration::outcome::start_failure`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum StartFailure {
     /// The CLI said why: the kind and its line.
@@ -299,7 +299,7 @@ mod tests {
             let got = refusal(&body).map(|(k, _)| k);
             if name.starts_with("opencode") && name.contains("unknown-argument") {
                 // It prints only its help: its exit without a session is what tells (see
-                // crate::run::outcome::start_failure).
+                // crate::run::iteration::outcome::start_failure).
                 assert_eq!(got, None, "{name}");
             } else if !hung || want.is_some() {
                 assert_eq!(got, want, "{name}: {body}");

@@ -8,7 +8,7 @@
 //! never reads or writes anything. A line that is not a JSON object (a custom agent's plain
 //! text, a warning printed among the events, a malformed line) passes through unchanged. Does
 //! not choose the preset's flags (see [`super::AgentSpec::preset`]) nor record or total the
-//! usage (`crate::run::history`, `crate::run::cost`).
+//! usage (`crate::run::history`, `crate::run::iteration::cost`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

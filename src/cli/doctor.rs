@@ -49,7 +49,7 @@ pub(crate) fn check(
 /// What the run's branch start would do (`None` when prd.json does not load, which its own
 /// check says, or outside git, which the `git` check says).
 fn branch(ctx: &Ctx, allow_dirty: bool) -> Option<doctor::Branch> {
-    use crate::run::branch::{Inspection, Plan, describe, inspect};
+    use crate::run::start::branch::{Inspection, Plan, describe, inspect};
     let prd = crate::prd::Prd::load(&ctx.prd_path).ok()?;
     let b = match inspect(&ctx.root, &prd) {
         Ok(Inspection::Outside(_)) => return None,

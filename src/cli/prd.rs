@@ -170,9 +170,12 @@ pub(crate) fn summary_line(states: &[State]) -> String {
 fn from_history(
     ctx: &Ctx,
     prd: &Prd,
-) -> (Option<crate::run::cost::Totals>, BTreeMap<String, String>) {
+) -> (
+    Option<crate::run::iteration::cost::Totals>,
+    BTreeMap<String, String>,
+) {
     let records = crate::state::history::read(&ctx.root).unwrap_or_default();
-    let t = crate::run::cost::Totals::of(&records);
+    let t = crate::run::iteration::cost::Totals::of(&records);
     let mut blocked = crate::state::history::agent_blocked(&records);
     blocked.retain(|id, _| prd.story(id).is_some_and(|s| !s.passes && !s.removed));
     ((t.iterations > 0).then_some(t), blocked)

@@ -11,7 +11,8 @@ use super::Ctx;
 use crate::agent::{AgentKind, AgentSpec, PromptMode};
 use crate::config::{self, Layer};
 use crate::exit::Code;
-use crate::run::{self, Options, demo, signals};
+use crate::run::wait::signals;
+use crate::run::{self, Options, demo};
 
 fn duration(s: &str) -> Result<Duration, String> {
     config::parse_duration(s)
@@ -184,7 +185,7 @@ fn options(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<Options> {
         story: args.story.clone(),
         echo: !args.json,
         env: vec![],
-        reporter: run::hooks::Hooked::wrap(
+        reporter: run::events::hooks::Hooked::wrap(
             if args.json {
                 std::sync::Arc::new(run::events::JsonLines::new(std::io::stdout()))
             } else {
@@ -378,8 +379,8 @@ fn print_agent(opts: &Options, plan: &run::Plan) {
     println!(
         "limits: {} iterations, timeout {}, sleep {}, skip after {} without progress{}",
         s.iterations,
-        run::ratelimit::format_remaining(s.timeout),
-        run::ratelimit::format_remaining(s.sleep),
+        run::events::durations::format_remaining(s.timeout),
+        run::events::durations::format_remaining(s.sleep),
         s.max_failures,
         s.max_cost
             .map(|c| format!(", stop at ${:.2} reported cost", c.usd()))
@@ -411,13 +412,13 @@ fn print_preflight(findings: &[crate::doctor::Finding]) {
 
 pub(crate) fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
     let mut opts = options(ctx, &args)?;
-    let checked = run::preflight::check(&opts, opts.settings.preflight);
+    let checked = run::start::preflight::check(&opts, opts.settings.preflight);
     opts.agent = checked.agent;
     opts.reviewer = checked.reviewer;
     if args.dry_run {
         return print_dry_run(&opts, &checked.findings, args.explain);
     }
-    if let Err(e) = run::preflight::enforce(&opts, &checked.findings) {
+    if let Err(e) = run::start::preflight::enforce(&opts, &checked.findings) {
         let agent = e.agent;
         let err = anyhow::Error::new(e);
         return Err(if agent {

@@ -3,7 +3,7 @@
 //! Owns the settings (sections `[agent]`, `[run]`, `[verify]`, `[compact]`, `[context]`,
 //! `[hooks]`, `[review]`, `[clean]`), their errors, the parsers of their values and the merge;
 //! reading the file is [`file`] (its value types [`value`]), the environment variables [`env`].
-//! Does not own what the settings do (see `crate::run`, `crate::run::hooks`, `crate::clean`).
+//! Does not own what the settings do (see `crate::run`, `crate::run::events::hooks`, `crate::clean`).
 //!
 //! ```toml
 //! [agent]
@@ -121,7 +121,7 @@ impl Default for Review {
 
 /// The red-green gate (`--red-green`, `[verify] red_green`, a story's `redGreen`): once a
 /// story's gate passes, its test-file changes alone, on its base commit in a scratch worktree,
-/// must fail its verify commands (see `crate::run::redgreen`).
+/// must fail its verify commands (see `crate::run::iteration::redgreen`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RedGreen {
     pub enabled: bool,

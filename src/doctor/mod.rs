@@ -1,5 +1,5 @@
 //! `ralph doctor`: is this machine and project ready for `ralph run`? The same checks run as
-//! the preflight at the start of a run (`crate::run::preflight`).
+//! the preflight at the start of a run (`crate::run::start::preflight`).
 //!
 //! Owns the judgement, as pure functions of what was found ([`Facts`], gathered by
 //! [`gather`]): each check gives a [`Finding`] (ok, warning or problem, with what to do). Does

@@ -4,7 +4,7 @@
 //!
 //! Part of `prd`: the dialect reader calls [`screen_dialect_items`], `validate` calls
 //! [`check`], `Story::from_value` calls [`commands`]. Does not run anything (the gate is
-//! `crate::run::gate`).
+//! `crate::run::iteration::gate`).
 
 use serde_json::{Map, Value};
 

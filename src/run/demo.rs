@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::Options;
+use super::options::Options;
 use crate::agent::{AgentKind, AgentSpec, PromptMode};
 use crate::config::Settings;
 use crate::prd::Prd;
@@ -206,19 +206,7 @@ pub(crate) fn scripted_agent(
         .story(story)
         .map(|s| s.title.clone())
         .ok_or_else(|| DemoError::UnknownStory(story.into()))?;
-    println!(
-        "demo agent: {story} \"{title}\" (attempt {attempt}), prompt of {} bytes",
-        prompt.len()
-    );
-    if prompt.contains("Verification failed") {
-        println!("demo agent: the last attempt failed verification; fixing that first");
-    }
-    if let Some(section) = where_to_look(prompt) {
-        println!("demo agent: ralph told me where to look:");
-        for line in section.lines().take(8) {
-            println!("demo agent: | {line}");
-        }
-    }
+    read_prompt(story, &title, attempt, prompt);
     let files: Vec<&(&str, &str, &str)> = STAGES.iter().filter(|(s, _, _)| *s == story).collect();
     if files.is_empty() {
         return Err(DemoError::UnknownStory(story.into()));
@@ -256,6 +244,24 @@ pub(crate) fn scripted_agent(
         println!("STORY COMPLETE: {story}");
     }
     Ok(())
+}
+
+/// What the demo agent says it read: the story, the prompt's size, a failed verification, the
+/// "Where to look" files.
+fn read_prompt(story: &str, title: &str, attempt: u32, prompt: &str) {
+    println!(
+        "demo agent: {story} \"{title}\" (attempt {attempt}), prompt of {} bytes",
+        prompt.len()
+    );
+    if prompt.contains("Verification failed") {
+        println!("demo agent: the last attempt failed verification; fixing that first");
+    }
+    if let Some(section) = where_to_look(prompt) {
+        println!("demo agent: ralph told me where to look:");
+        for line in section.lines().take(8) {
+            println!("demo agent: | {line}");
+        }
+    }
 }
 
 /// The files of the prompt's "Where to look" section (its numbered lines and the

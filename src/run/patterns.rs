@@ -5,7 +5,7 @@
 //! Owns what a learned record holds and that every stored string is redacted first (state does
 //! not import context, so the redaction happens here). The signature and the id are
 //! [`crate::patterns`]'s, the file [`crate::state::patterns`]'s; when to call is the sequential
-//! loop's ([`super::driver`]) and the parallel scheduler's ([`super::parallel`]) decision.
+//! loop's ([`super::sequential`]) and the parallel scheduler's ([`super::parallel`]) decision.
 
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! [`VerifyResult`], [`MergeRecord`]; and the lines a person's request to a live run leaves
 //! ([`ControlRecord`]: `ralph pause`, `resume`, `steer`, `skip`, `retry`), which are not
 //! iterations: [`read_all`] returns them apart and no reader counts them as junk. Does not
-//! decide an outcome (`crate::run::outcome`) or run a verify command (`crate::run::verify`).
+//! decide an outcome (`crate::run::iteration::outcome`) or run a verify command (`crate::run::iteration::verify`).
 //! Appends are one `write` of one line, one at a time within the process;
 //! a line that is not a record (torn by a crash, or junk written by anyone) is skipped by
 //! [`read`] and counted by [`read_counted`] (the loop warns once); the file is kept and new

@@ -5,7 +5,7 @@
 //! lists the run folders with their time (the manifest's end or start, else the run id's
 //! timestamp, else the folder's mtime), tolerating junk (no manifest, a corrupt one, a file where
 //! a folder should be), and the stories a run attempted (from its history records). Does not
-//! decide when a manifest is written (the loop, `crate::run::upkeep`) nor what is removed
+//! decide when a manifest is written (the loop, `crate::run::start::upkeep`) nor what is removed
 //! (`crate::clean`).
 
 use std::path::{Path, PathBuf};

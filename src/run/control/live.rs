@@ -248,7 +248,7 @@ impl Shared {
             .collect())
     }
 
-    fn decide(&self, req: &Request, ending: bool) -> Option<Answer> {
+    fn judge(&self, req: &Request, ending: bool) -> Option<Answer> {
         let stories = match req.story {
             Some(_) => self.stories(),
             None => Ok(vec![]),
@@ -281,7 +281,7 @@ impl Shared {
 
     /// Decide one request, keep its line in history, answer it, remove it, report it.
     fn answer(&self, path: &Path, req: Request, ending: bool) {
-        let Some(mut answer) = self.decide(&req, ending) else {
+        let Some(mut answer) = self.judge(&req, ending) else {
             // Answered before; the file only lingered.
             let _ = std::fs::remove_file(path);
             return;
@@ -397,9 +397,22 @@ mod tests {
         let state = files::read_run(root).unwrap().unwrap();
         assert_eq!(state.held[0].story, "A");
         // The same request again (a file that could not be removed, say): never applied twice.
+        let again = not_twice(root, &mut live, &sent.id);
+        other_run_refused(root, &again);
+        // The end: run.json goes, a late request is refused by nobody (the client sees the end).
+        live.end();
+        assert!(files::read_run(root).is_none());
+        drop(lock);
+        let e = client::send(root, ControlKind::Pause, None, None, client::WAIT).unwrap_err();
+        assert!(e.to_string().starts_with("no ralph run is active"), "{e}");
+    }
+
+    /// The same request again (a file that could not be removed, say): never applied twice,
+    /// never answered twice, recorded once. Returns the request.
+    fn not_twice(root: &std::path::Path, live: &mut Live, id: &str) -> Request {
         let again = Request {
             schema_version: SCHEMA_VERSION,
-            id: sent.id.clone(),
+            id: id.to_string(),
             run_id: "r1".into(),
             action: ControlKind::Skip,
             story: Some("A".into()),
@@ -409,12 +422,16 @@ mod tests {
         };
         let path = files::write_request(root, &again).unwrap();
         wait(|| !path.exists());
-        assert_eq!(files::take_ack(root, &sent.id), None, "no second answer");
+        assert_eq!(files::take_ack(root, id), None, "no second answer");
         assert_eq!(live.take_changes(), vec![Change::Hold("A".into())]);
         assert!(live.take_changes().is_empty());
         let h = history::read_all(root).unwrap();
         assert_eq!(h.control.len(), 1);
-        // A request for another run is refused.
+        again
+    }
+
+    /// A request for another run is refused.
+    fn other_run_refused(root: &std::path::Path, again: &Request) {
         let mut other = again.clone();
         other.id = files::new_request_id();
         other.run_id = "r0".into();
@@ -425,11 +442,5 @@ mod tests {
             ack.is_some()
         });
         assert!(!ack.unwrap().accepted);
-        // The end: run.json goes, a late request is refused by nobody (the client sees the end).
-        live.end();
-        assert!(files::read_run(root).is_none());
-        drop(lock);
-        let e = client::send(root, ControlKind::Pause, None, None, client::WAIT).unwrap_err();
-        assert!(e.to_string().starts_with("no ralph run is active"), "{e}");
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::run::ratelimit::format_elapsed;
+use super::durations::format_elapsed;
 
 /// The most characters of an output line a status line quotes.
 const QUOTE: usize = 60;
@@ -43,10 +43,10 @@ pub(crate) struct Row {
     pub attempts: u32,
     /// Why attempts failed, e.g. "1 conflict, 1 verify".
     pub failures: String,
-    #[serde(serialize_with = "super::millis")]
+    #[serde(serialize_with = "super::durations::millis")]
     pub agent: Duration,
     /// From claim to merge (or to the end).
-    #[serde(serialize_with = "super::millis")]
+    #[serde(serialize_with = "super::durations::millis")]
     pub claim_to_end: Duration,
     /// The commit that landed it, or the branch that keeps its work.
     #[serde(rename = "where")]
@@ -56,11 +56,11 @@ pub(crate) struct Row {
 /// Run-wide totals under the table.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct Totals {
-    #[serde(serialize_with = "super::millis")]
+    #[serde(serialize_with = "super::durations::millis")]
     pub wall: Duration,
-    #[serde(serialize_with = "super::millis")]
+    #[serde(serialize_with = "super::durations::millis")]
     pub agent: Duration,
-    #[serde(serialize_with = "super::millis")]
+    #[serde(serialize_with = "super::durations::millis")]
     pub queue: Duration,
     pub merges: u32,
     pub send_backs: u32,

@@ -2,10 +2,10 @@
 //! `--color` says), dropped by `-q` except an unfinished run's end; a live heartbeat refreshed
 //! in place. Owns the wording of every event; decides nothing about the run.
 
-use super::{Event, Reporter};
+use super::durations::{format_elapsed, format_remaining};
+use super::event::{Event, Reporter};
 use crate::agent::process::Stop;
-use crate::run::Exit;
-use crate::run::ratelimit::format_elapsed;
+use crate::run::ending::Exit;
 use crate::state::history::ControlKind;
 
 /// Lines for a person, on stderr, through `anstream` (colour as `--color` says).
@@ -60,9 +60,9 @@ pub(crate) fn heartbeat_line(event: &Event) -> String {
     };
     let mut line = format!(
         "ralph: {story} running {} · {} of output · silent {}",
-        crate::run::ratelimit::format_remaining(*elapsed),
+        format_remaining(*elapsed),
         human_bytes(*bytes),
-        crate::run::ratelimit::format_remaining(*silent)
+        format_remaining(*silent)
     );
     if !last_line.is_empty() {
         line.push_str(" · last: ");
@@ -79,94 +79,12 @@ pub(crate) fn lines(event: &Event) -> Vec<String> {
         Event::RunStarted { .. } => started(event),
         Event::Note { text } => vec![format!("ralph: {text}")],
         Event::Warning { text } => vec![format!("ralph: warning: {text}")],
-        Event::IterationStarted {
-            iteration,
-            limit,
-            story,
-            title,
-            attempt,
-            agent,
-            worker,
-            log,
-        } => vec![match (worker, log) {
-            (Some(w), Some(log)) => format!(
-                "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}, worker {w}): started; output in {log}"
-            ),
-            _ => format!(
-                "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}): starting {agent}"
-            ),
-        }],
-        Event::IterationFinished {
-            iteration,
-            limit,
-            story,
-            title,
-            elapsed,
-            outcome,
-            detail,
-            cost_usd,
-        } => {
-            let detail = match cost_usd {
-                Some(c) if detail.is_empty() => format!("${c:.2}"),
-                Some(c) => format!("{detail} · ${c:.2}"),
-                None => detail.clone(),
-            };
-            vec![crate::run::status::status_line(
-                *iteration, *limit, story, title, *elapsed, *outcome, &detail,
-            )]
-        }
+        Event::IterationStarted { .. } => vec![iteration_started(event)],
+        Event::IterationFinished { .. } => vec![iteration_finished(event)],
         Event::Heartbeat { .. } => vec![heartbeat_line(event)],
-        Event::Stopping {
-            what,
-            reason,
-            elapsed,
-            grace,
-        } => vec![format!(
-            "ralph: stopping {what} ({} after {}): SIGTERM now, SIGKILL in {} if it is still running",
-            match reason {
-                Stop::Timeout => "timed out",
-                Stop::Interrupt => "interrupted",
-            },
-            crate::run::ratelimit::format_remaining(*elapsed),
-            format_elapsed(*grace)
-        )],
-        Event::Reviewed {
-            story,
-            round,
-            max_rounds,
-            reviewer,
-            verdict,
-            items,
-            why,
-        } => {
-            let head = format!("ralph {story}: review {round}/{max_rounds} by {reviewer}");
-            match (verdict.as_str(), why) {
-                ("approve", _) => vec![format!("{head}: approved")],
-                ("changes", _) => std::iter::once(format!("{head}: changes requested"))
-                    .chain(items.iter().map(|i| format!("  - {i}")))
-                    .collect(),
-                (_, why) => vec![format!(
-                    "{head}: no verdict ({}); not approved",
-                    why.as_deref().unwrap_or("none given")
-                )],
-            }
-        }
-        Event::AgentNotStarted {
-            agent,
-            version,
-            message,
-            advice,
-            ..
-        } => {
-            let v = version
-                .as_deref()
-                .map(|v| format!(" {v}"))
-                .unwrap_or_default();
-            vec![
-                format!("ralph: {agent}{v} could not start: {message}"),
-                format!("ralph: what to do: {advice}"),
-            ]
-        }
+        Event::Stopping { .. } => vec![stopping(event)],
+        Event::Reviewed { .. } => reviewed(event),
+        Event::AgentNotStarted { .. } => not_started(event),
         Event::StorySkipped { story, reason, .. } => vec![format!(
             "ralph: skipping {story} for the rest of this run: {reason}"
         )],
@@ -197,21 +115,7 @@ pub(crate) fn lines(event: &Event) -> Vec<String> {
             "ralph {story}: sent back ({}): {why}",
             outcome.name()
         )],
-        Event::Claim {
-            story,
-            title,
-            state,
-            elapsed,
-            attempt,
-            last_line,
-            last_age,
-        } => {
-            let last = last_line.clone().map(|l| (last_age.unwrap_or_default(), l));
-            vec![format!(
-                "ralph: {}",
-                super::board::status_line(story, title, state, *elapsed, *attempt, last.as_ref())
-            )]
-        }
+        Event::Claim { .. } => vec![claim(event)],
         Event::Board { lines } => lines.iter().map(|l| format!("ralph: {l}")).collect(),
         Event::Summary { rows, totals } => super::board::summary(rows, totals),
         Event::Control {
@@ -225,6 +129,149 @@ pub(crate) fn lines(event: &Event) -> Vec<String> {
         Event::Control { message, .. } => vec![format!("ralph: {message}")],
         Event::RunEnded { .. } => ended(event),
     }
+}
+
+/// An iteration's first line: the agent starting (or, in a parallel run, the worker and its
+/// log).
+fn iteration_started(event: &Event) -> String {
+    let Event::IterationStarted {
+        iteration,
+        limit,
+        story,
+        title,
+        attempt,
+        agent,
+        worker,
+        log,
+    } = event
+    else {
+        return String::new();
+    };
+    match (worker, log) {
+        (Some(w), Some(log)) => format!(
+            "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}, worker {w}): started; output in {log}"
+        ),
+        _ => format!(
+            "ralph [{iteration}/{limit}] {story} {title} (attempt {attempt}): starting {agent}"
+        ),
+    }
+}
+
+/// An iteration's status line, its cost after the detail.
+fn iteration_finished(event: &Event) -> String {
+    let Event::IterationFinished {
+        iteration,
+        limit,
+        story,
+        title,
+        elapsed,
+        outcome,
+        detail,
+        cost_usd,
+    } = event
+    else {
+        return String::new();
+    };
+    let detail = match cost_usd {
+        Some(c) if detail.is_empty() => format!("${c:.2}"),
+        Some(c) => format!("{detail} · ${c:.2}"),
+        None => detail.clone(),
+    };
+    super::status::status_line(
+        *iteration, *limit, story, title, *elapsed, *outcome, &detail,
+    )
+}
+
+/// A process being stopped: why, after how long, and when SIGKILL follows.
+fn stopping(event: &Event) -> String {
+    let Event::Stopping {
+        what,
+        reason,
+        elapsed,
+        grace,
+    } = event
+    else {
+        return String::new();
+    };
+    format!(
+        "ralph: stopping {what} ({} after {}): SIGTERM now, SIGKILL in {} if it is still running",
+        match reason {
+            Stop::Timeout => "timed out",
+            Stop::Interrupt => "interrupted",
+        },
+        format_remaining(*elapsed),
+        format_elapsed(*grace)
+    )
+}
+
+/// A review's verdict, and the changes asked for one per line.
+fn reviewed(event: &Event) -> Vec<String> {
+    let Event::Reviewed {
+        story,
+        round,
+        max_rounds,
+        reviewer,
+        verdict,
+        items,
+        why,
+    } = event
+    else {
+        return vec![];
+    };
+    let head = format!("ralph {story}: review {round}/{max_rounds} by {reviewer}");
+    match (verdict.as_str(), why) {
+        ("approve", _) => vec![format!("{head}: approved")],
+        ("changes", _) => std::iter::once(format!("{head}: changes requested"))
+            .chain(items.iter().map(|i| format!("  - {i}")))
+            .collect(),
+        (_, why) => vec![format!(
+            "{head}: no verdict ({}); not approved",
+            why.as_deref().unwrap_or("none given")
+        )],
+    }
+}
+
+/// The agent could not start: the CLI's words and what to do.
+fn not_started(event: &Event) -> Vec<String> {
+    let Event::AgentNotStarted {
+        agent,
+        version,
+        message,
+        advice,
+        ..
+    } = event
+    else {
+        return vec![];
+    };
+    let v = version
+        .as_deref()
+        .map(|v| format!(" {v}"))
+        .unwrap_or_default();
+    vec![
+        format!("ralph: {agent}{v} could not start: {message}"),
+        format!("ralph: what to do: {advice}"),
+    ]
+}
+
+/// A parallel run's status line for one claimed story.
+fn claim(event: &Event) -> String {
+    let Event::Claim {
+        story,
+        title,
+        state,
+        elapsed,
+        attempt,
+        last_line,
+        last_age,
+    } = event
+    else {
+        return String::new();
+    };
+    let last = last_line.clone().map(|l| (last_age.unwrap_or_default(), l));
+    format!(
+        "ralph: {}",
+        super::board::status_line(story, title, state, *elapsed, *attempt, last.as_ref())
+    )
 }
 
 /// The banner: the agent, the limit, the verify commands (and, for a parallel run, how many
@@ -448,7 +495,7 @@ mod tests {
         );
         let back = Event::SentBack {
             story: "C".into(),
-            outcome: crate::run::outcome::Outcome::MergeConflict,
+            outcome: crate::state::history::Outcome::MergeConflict,
             why: "f.txt".into(),
         };
         assert!(

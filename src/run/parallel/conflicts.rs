@@ -3,12 +3,12 @@
 //! tip), and a story whose prediction overlaps a live claim's by `--conflict-threshold` or more
 //! waits until that claim is merged or released, instead of conflicting at the merge; each
 //! wait is said once. Also the dry run's plan ([`plan`]: the waves `--dry-run --parallel K`
-//! prints). The decisions are `policy::schedule` and `policy::waves`.
+//! prints). The decisions are `policy::schedule` and `policy::waves`; the claiming that asks
+//! for these predictions is `super::claiming`'s.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::Sched;
 use super::policy::{self, Wave};
 use super::predict::{Prediction, Predictor};
 use crate::prd::Prd;
@@ -33,7 +33,7 @@ pub(super) struct Conflicts {
 impl Conflicts {
     /// The prediction for story `id` of `prd` (from the project at `tip`, read again when the
     /// tip moved since the last story predicted, see [`REREAD_EVERY`]).
-    fn predict(&mut self, root: &Path, tip: &str, prd: &Prd, id: &str) -> Prediction {
+    pub(super) fn predict(&mut self, root: &Path, tip: &str, prd: &Prd, id: &str) -> Prediction {
         if let Some(p) = self.cache.get(id) {
             return p.clone();
         }
@@ -58,43 +58,10 @@ impl Conflicts {
         self.cache.insert(id.to_string(), p.clone());
         p
     }
-}
 
-impl Sched<'_> {
-    /// Of the `ready` stories of `prd` (in select order), those to claim into `free` slots:
-    /// none predicted to overlap a live claim (see the module doc).
-    pub(super) fn pick(&mut self, prd: &Prd, ready: Vec<usize>, free: usize) -> Vec<usize> {
-        let threshold = self.opts.settings.conflict_threshold.value();
-        if threshold.is_none() || free == 0 {
-            return ready.into_iter().take(free).collect();
-        }
-        let ids: Vec<String> = ready.iter().map(|&i| prd.stories[i].id.clone()).collect();
-        let live: Vec<String> = self.claims.keys().cloned().collect();
-        let (root, tip) = (self.root.clone(), self.tip.clone());
-        let c = &mut self.conflicts;
-        let (picked, waits) = policy::schedule(&ids, &live, free, threshold, |id| {
-            c.predict(&root, &tip, prd, id)
-        });
-        for w in waits {
-            if self
-                .conflicts
-                .said
-                .insert((w.story.clone(), w.with.clone()))
-            {
-                self.note(format!(
-                    "{} waits for {}: both would touch {} (overlap {:.2} ≥ {:.2}, --conflict-threshold)",
-                    w.story,
-                    w.with,
-                    w.overlap.file,
-                    w.overlap.score,
-                    threshold.unwrap_or_default()
-                ));
-            }
-        }
-        ready
-            .into_iter()
-            .filter(|&i| picked.contains(&prd.stories[i].id))
-            .collect()
+    /// Whether `story` waiting for the claim `with` is new (each wait is said once).
+    pub(super) fn first_time(&mut self, story: &str, with: &str) -> bool {
+        self.said.insert((story.to_string(), with.to_string()))
     }
 }
 

@@ -314,67 +314,58 @@ mod tests {
         assert_eq!(waves(&s, 1, None, Some("C"), pred)[0].stories, ["C"]);
     }
 
+    /// The verdict on `f` is `v`.
+    fn check(f: &MergeFacts, v: MergeVerdict) {
+        assert_eq!(merge_verdict(f), v);
+    }
+
     #[test]
     fn merge_verdicts_follow_the_steps() {
         let ok = MergeFacts {
             branch_at_tip: true,
             ..MergeFacts::default()
         };
-        assert_eq!(merge_verdict(&ok), MergeVerdict::Proceed);
+        check(&ok, MergeVerdict::Proceed);
         let moved = MergeFacts::default();
-        assert_eq!(
-            merge_verdict(&moved),
-            MergeVerdict::Pause(Pause::BranchMoved)
-        );
+        check(&moved, MergeVerdict::Pause(Pause::BranchMoved));
         let dirty = MergeFacts {
             dirty: vec!["x".into()],
             ..ok.clone()
         };
-        assert_eq!(
-            merge_verdict(&dirty),
-            MergeVerdict::Pause(Pause::TreeDirty(vec!["x".into()]))
+        check(
+            &dirty,
+            MergeVerdict::Pause(Pause::TreeDirty(vec!["x".into()])),
         );
         let conflict = MergeFacts {
             conflicts: Some(vec!["f.txt".into()]),
             ..ok.clone()
         };
-        assert_eq!(
-            merge_verdict(&conflict),
-            MergeVerdict::SentBack(SendBack::Conflict(vec!["f.txt".into()]))
-        );
+        let sent_back = SendBack::Conflict(vec!["f.txt".into()]);
+        check(&conflict, MergeVerdict::SentBack(sent_back));
         let failed = MergeFacts {
             conflicts: Some(vec![]),
             verify_passed: Some(false),
             ..ok.clone()
         };
-        assert_eq!(
-            merge_verdict(&failed),
-            MergeVerdict::SentBack(SendBack::VerifyFailed)
-        );
+        check(&failed, MergeVerdict::SentBack(SendBack::VerifyFailed));
         let lost_race = MergeFacts {
             conflicts: Some(vec![]),
             verify_passed: Some(true),
             advanced: Some(false),
             ..ok.clone()
         };
-        assert_eq!(
-            merge_verdict(&lost_race),
-            MergeVerdict::Pause(Pause::BranchMoved)
-        );
+        check(&lost_race, MergeVerdict::Pause(Pause::BranchMoved));
         let merged = MergeFacts {
             conflicts: Some(vec![]),
             fast_forward: true,
             advanced: Some(true),
             ..ok.clone()
         };
-        assert_eq!(
-            merge_verdict(&merged),
-            MergeVerdict::Merged { fast_forward: true }
-        );
+        check(&merged, MergeVerdict::Merged { fast_forward: true });
         let stopped = MergeFacts {
             interrupted: true,
             ..merged
         };
-        assert_eq!(merge_verdict(&stopped), MergeVerdict::Abort);
+        check(&stopped, MergeVerdict::Abort);
     }
 }

@@ -11,10 +11,11 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::main_tree::MainTree;
 use super::policy::{MergeFacts, MergeVerdict, merge_verdict};
 use super::worktree::{GitError, dirty_paths, git, git_ok, is_ancestor};
 use crate::agent::process::LogSink;
-use crate::run::verify;
+use crate::run::iteration::verify;
 use crate::state::history::VerifyResult;
 
 /// progress.txt, at the root of every tree.
@@ -35,8 +36,8 @@ pub(crate) enum QueueError {
 
 /// One merge to do.
 pub(crate) struct MergeInput<'a> {
-    pub root: &'a Path,
-    pub branch: &'a str,
+    /// Where it lands: the main tree, prd.json in it, the branch.
+    pub main: &'a MainTree,
     /// The tip ralph last set (`T`).
     pub tip: &'a str,
     pub story_branch: &'a str,
@@ -44,7 +45,6 @@ pub(crate) struct MergeInput<'a> {
     pub story_title: &'a str,
     /// The commit the story branch was made from or last reset onto.
     pub base: &'a str,
-    pub prd_rel: &'a str,
     pub verify: &'a [String],
     pub timeout: Duration,
     pub grace: Duration,
@@ -135,9 +135,46 @@ fn restore_ralph_files(root: &Path, tip: &str, files: &[&str]) -> Result<(), Git
 /// Merge one story (see the module doc). A verdict other than `Merged` leaves the main tree
 /// and the branch as they were.
 pub(crate) fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
-    let root = inp.root;
-    let branch_ref = format!("refs/heads/{}", inp.branch);
-    let mut f = MergeFacts {
+    let mut f = facts_before(inp)?;
+    let v = merge_verdict(&f);
+    if v != MergeVerdict::Proceed {
+        return Ok(MergeReport::stop(v, &f));
+    }
+    // Step 2: merge without committing; ralph's files come from the tip.
+    let m = start_merge(inp, &mut f)?;
+    let v = merge_verdict(&f);
+    if v != MergeVerdict::Proceed {
+        m.abort();
+        return Ok(MergeReport::stop(v, &f));
+    }
+    if let Err(e) = restore_ralph_files(&inp.main.root, inp.tip, &ralph_files(inp)) {
+        m.abort();
+        return Err(e.into());
+    }
+    // Step 3: re-verify the merged result (a fast-forward is what the gate verified).
+    let checked = match reverify(inp, &mut f) {
+        Ok(c) => c,
+        Err(e) => {
+            m.abort();
+            return Err(e);
+        }
+    };
+    let v = merge_verdict(&f);
+    if v != MergeVerdict::Proceed {
+        m.abort();
+        let mut r = MergeReport::stop(v, &f);
+        r.verify = checked.results;
+        r.failed = checked.failed;
+        return Ok(r);
+    }
+    land(inp, &mut f, &m, checked.results)
+}
+
+/// Step 1: what the main tree and the branch look like before anything is merged.
+fn facts_before(inp: &MergeInput<'_>) -> Result<MergeFacts, QueueError> {
+    let root = &inp.main.root;
+    let branch_ref = format!("refs/heads/{}", inp.main.branch);
+    Ok(MergeFacts {
         branch_at_tip: git(root, &["rev-parse", &branch_ref]).ok().as_deref() == Some(inp.tip)
             && git(root, &["symbolic-ref", "-q", "HEAD"]).ok().as_deref()
                 == Some(branch_ref.as_str()),
@@ -145,12 +182,33 @@ pub(crate) fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
         fast_forward: is_ancestor(root, inp.tip, inp.story_branch),
         interrupted: inp.interrupt.load(std::sync::atomic::Ordering::SeqCst),
         ..MergeFacts::default()
-    };
-    let v = merge_verdict(&f);
-    if v != MergeVerdict::Proceed {
-        return Ok(MergeReport::stop(v, &f));
+    })
+}
+
+/// ralph's own files, which it resolves itself: prd.json and progress.txt.
+fn ralph_files<'a>(inp: &'a MergeInput<'_>) -> [&'a str; 2] {
+    [inp.main.prd_rel.as_str(), PROGRESS]
+}
+
+/// A merge under way in the main tree (or none: a fast-forward leaves no `MERGE_HEAD`).
+struct Merging<'a> {
+    root: &'a Path,
+    in_merge: bool,
+}
+
+impl Merging<'_> {
+    /// Leave the main tree as it was.
+    fn abort(&self) {
+        if self.in_merge {
+            let _ = git(self.root, &["merge", "--abort"]);
+        }
     }
-    // Step 2: merge without committing; ralph's files come from the tip.
+}
+
+/// Step 2: merge the story branch without committing; the paths it conflicts on, other than
+/// ralph's own files, go into `f`.
+fn start_merge<'a>(inp: &'a MergeInput<'_>, f: &mut MergeFacts) -> Result<Merging<'a>, QueueError> {
+    let root = &inp.main.root;
     let merged = git(
         root,
         &["merge", "--no-ff", "--no-commit", "-q", inp.story_branch],
@@ -159,7 +217,6 @@ pub(crate) fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
         .lines()
         .map(String::from)
         .collect();
-    let ralph_files = [inp.prd_rel, PROGRESS];
     if let Err(e) = merged
         && unmerged.is_empty()
     {
@@ -167,96 +224,98 @@ pub(crate) fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
         return Err(e.into());
     }
     let in_merge = git_ok(root, &["rev-parse", "-q", "--verify", "MERGE_HEAD"]);
-    let abort = || {
-        if in_merge {
-            let _ = git(root, &["merge", "--abort"]);
-        }
-    };
+    let ours = ralph_files(inp);
     f.conflicts = Some(
         unmerged
-            .iter()
-            .filter(|p| !ralph_files.contains(&p.as_str()))
-            .cloned()
+            .into_iter()
+            .filter(|p| !ours.contains(&p.as_str()))
             .collect(),
     );
-    let v = merge_verdict(&f);
-    if v != MergeVerdict::Proceed {
-        abort();
-        return Ok(MergeReport::stop(v, &f));
+    Ok(Merging { root, in_merge })
+}
+
+/// What the re-verify ran, and the command that failed (its text, how it ended, its tail).
+#[derive(Default)]
+struct Reverified {
+    results: Vec<VerifyResult>,
+    failed: Option<(String, String, String)>,
+}
+
+/// How a failed command ended, in words.
+fn how_ended(timed_out: bool, exit_code: Option<i32>) -> String {
+    if timed_out {
+        "timed out".to_string()
+    } else {
+        exit_code.map_or("was killed".into(), |c| format!("exited {c}"))
     }
-    if let Err(e) = restore_ralph_files(root, inp.tip, &ralph_files) {
-        abort();
-        return Err(e.into());
+}
+
+/// Step 3: the verify commands on the merged result, unless it is a fast-forward (what the
+/// gate verified) or there are none; what they came to goes into `f`.
+fn reverify(inp: &MergeInput<'_>, f: &mut MergeFacts) -> Result<Reverified, QueueError> {
+    if f.fast_forward || inp.verify.is_empty() {
+        return Ok(Reverified::default());
     }
-    // Step 3: re-verify the merged result (a fast-forward is what the gate verified).
-    let mut results = vec![];
-    let mut failed = None;
-    if !f.fast_forward && !inp.verify.is_empty() {
-        let gate = verify::run_all(
-            inp.verify,
-            &verify::VerifyEnv {
-                root,
-                dir: None,
-                env: &[],
-                label: "verify",
-                timeout: inp.timeout,
-                grace: inp.grace,
-                log: inp.log.clone(),
-                echo: false,
-                interrupt: inp.interrupt,
-                sweep_orphans: false,
-                reporter: inp.reporter,
-            },
-        );
-        let gate = match gate {
-            Ok(g) => g,
-            Err(e) => {
-                abort();
-                return Err(e.into());
-            }
-        };
-        f.interrupted = gate.interrupted;
-        f.verify_passed = Some(gate.passed());
-        if let (Some(fin), Some(r)) = (&gate.failed, gate.results.last()) {
-            let how = if fin.timed_out {
-                "timed out".to_string()
-            } else {
-                fin.exit_code
-                    .map_or("was killed".into(), |c| format!("exited {c}"))
-            };
-            failed = Some((r.command.clone(), how, fin.tail.clone()));
-        }
-        results = gate.results;
-    }
-    let v = merge_verdict(&f);
-    if v != MergeVerdict::Proceed {
-        abort();
-        let mut r = MergeReport::stop(v, &f);
-        r.verify = results;
-        r.failed = failed;
-        return Ok(r);
-    }
-    // Steps 4-6: bookkeeping, the commit, the compare-and-swap.
+    let gate = verify::run_all(
+        inp.verify,
+        &verify::VerifyEnv {
+            root: &inp.main.root,
+            dir: None,
+            env: &[],
+            label: "verify",
+            timeout: inp.timeout,
+            grace: inp.grace,
+            log: inp.log.clone(),
+            echo: false,
+            interrupt: inp.interrupt,
+            sweep_orphans: false,
+            reporter: inp.reporter,
+        },
+    )?;
+    f.interrupted = gate.interrupted;
+    f.verify_passed = Some(gate.passed());
+    let failed = match (&gate.failed, gate.results.last()) {
+        (Some(fin), Some(r)) => Some((
+            r.command.clone(),
+            how_ended(fin.timed_out, fin.exit_code),
+            fin.tail.clone(),
+        )),
+        _ => None,
+    };
+    Ok(Reverified {
+        results: gate.results,
+        failed,
+    })
+}
+
+/// Steps 4-6: bookkeeping, the commit, the compare-and-swap that advances the branch.
+fn land(
+    inp: &MergeInput<'_>,
+    f: &mut MergeFacts,
+    m: &Merging<'_>,
+    results: Vec<VerifyResult>,
+) -> Result<MergeReport, QueueError> {
     let (commit, carried) = match bookkeep_and_commit(inp, f.fast_forward) {
         Ok(c) => c,
         Err(e) => {
-            abort();
+            m.abort();
             return Err(e);
         }
     };
     let msg = format!("ralph: merge {}", inp.story_id);
+    let branch_ref = format!("refs/heads/{}", inp.main.branch);
     f.advanced = Some(git_ok(
-        root,
+        &inp.main.root,
         &["update-ref", "-m", &msg, &branch_ref, &commit, inp.tip],
     ));
-    let v = merge_verdict(&f);
+    let v = merge_verdict(f);
     if !matches!(v, MergeVerdict::Merged { .. }) {
-        abort();
-        return Ok(MergeReport::stop(v, &f));
+        m.abort();
+        return Ok(MergeReport::stop(v, f));
     }
-    if in_merge {
+    if m.in_merge {
         // The index and the files already equal the new tip.
-        let _ = git(root, &["merge", "--quit"]);
+        let _ = git(&inp.main.root, &["merge", "--quit"]);
     }
     Ok(MergeReport {
         verdict: v,
@@ -278,12 +337,12 @@ struct Carried {
 
 /// prd.json at `rev` (none when it has none, or it does not validate).
 fn prd_at(inp: &MergeInput<'_>, rev: &str) -> Option<(crate::prd::Prd, Vec<u8>)> {
-    let spec = format!("{rev}:{}", inp.prd_rel);
-    let out = crate::run::git::output(inp.root, &["show", &spec]).ok()?;
+    let spec = format!("{rev}:{}", inp.main.prd_rel);
+    let out = crate::run::git::output(&inp.main.root, &["show", &spec]).ok()?;
     if !out.status.success() {
         return None;
     }
-    let path = inp.root.join(inp.prd_rel);
+    let path = inp.main.root.join(&inp.main.prd_rel);
     let prd = crate::prd::Prd::from_bytes(&path, &out.stdout).ok()?;
     Some((prd, out.stdout))
 }
@@ -331,10 +390,13 @@ fn carry_over(inp: &MergeInput<'_>, prd: &mut crate::prd::Prd) -> Carried {
         }
     }
     if !out.left.is_empty() {
-        let state = crate::state::state_dir(inp.root);
-        if let Ok(kept) =
-            crate::state::rejected::keep(&state, 0, &inp.root.join(inp.prd_rel), &head_bytes)
-        {
+        let state = crate::state::state_dir(&inp.main.root);
+        if let Ok(kept) = crate::state::rejected::keep(
+            &state,
+            0,
+            &inp.main.root.join(&inp.main.prd_rel),
+            &head_bytes,
+        ) {
             out.left.push(format!(
                 "the branch's prd.json is kept at {}",
                 kept.display()
@@ -350,15 +412,15 @@ fn bookkeep_and_commit(
     inp: &MergeInput<'_>,
     fast_forward: bool,
 ) -> Result<(String, Carried), QueueError> {
-    let root = inp.root;
-    let mut prd = crate::prd::Prd::load(&root.join(inp.prd_rel))?;
+    let root = &inp.main.root;
+    let mut prd = crate::prd::Prd::load(&root.join(&inp.main.prd_rel))?;
     let flipped = prd.set_passes(inp.story_id, true)?;
     let carried = carry_over(inp, &mut prd);
     if flipped || !carried.carried.is_empty() {
         prd.save()?;
     }
     let added = added_lines(root, inp.base, inp.story_branch, PROGRESS)?;
-    let mut staged = vec![inp.prd_rel];
+    let mut staged = vec![inp.main.prd_rel.as_str()];
     if !added.is_empty() {
         let path = root.join(PROGRESS);
         let mut text = std::fs::read(&path).unwrap_or_default();
@@ -448,8 +510,16 @@ mod tests {
     static QUIET: std::sync::LazyLock<crate::run::events::Recorded> =
         std::sync::LazyLock::new(crate::run::events::Recorded::default);
 
+    fn main_tree(root: &Path) -> MainTree {
+        MainTree {
+            root: root.to_path_buf(),
+            prd_rel: "prd.json".into(),
+            branch: "main".into(),
+        }
+    }
+
     fn input<'a>(
-        root: &'a Path,
+        main: &'a MainTree,
         tip: &'a str,
         id: &'a str,
         sb: &'a str,
@@ -457,14 +527,12 @@ mod tests {
         flag: &'a AtomicBool,
     ) -> MergeInput<'a> {
         MergeInput {
-            root,
-            branch: "main",
+            main,
             tip,
             story_branch: sb,
             story_id: id,
             story_title: "t",
             base: tip,
-            prd_rel: "prd.json",
             verify,
             timeout: Duration::from_secs(20),
             grace: Duration::from_millis(100),
@@ -474,22 +542,41 @@ mod tests {
         }
     }
 
+    /// HEAD is at `tip` and the main tree is clean.
+    fn assert_at(root: &Path, tip: &str) {
+        assert_eq!(head(root).unwrap(), tip);
+        assert!(dirty_paths(root).unwrap().is_empty());
+    }
+
     #[test]
     fn fast_forward_then_a_conflict_then_a_verify_failure() {
         let (_d, root, t0) = setup();
+        let main = main_tree(&root);
         let flag = AtomicBool::new(false);
         work(&root, &t0, "A", "A\n");
         let wb = work(&root, &t0, "B", "B\n");
-        let r = merge(&input(&root, &t0, "A", "main--A", &[], &flag)).unwrap();
+        let t1 = a_fast_forwards(&main, &t0, &flag);
+        b_conflicts(&main, &t0, &t1, &flag);
+        let t2 = b_redone_while_the_branch_moved(&main, &wb, &t1, &flag);
+        b_fails_verify_on_the_merged_result_then_merges(&main, &t1, &t2, &flag);
+    }
+
+    /// A merges first: its own commit lands as it is (its prd.json flip equals ralph's).
+    fn a_fast_forwards(main: &MainTree, t0: &str, flag: &AtomicBool) -> String {
+        let root = &main.root;
+        let r = merge(&input(main, t0, "A", "main--A", &[], flag)).unwrap();
         assert_eq!(r.verdict, MergeVerdict::Merged { fast_forward: true });
         let t1 = r.commit.unwrap();
-        // The agent's own commit lands as it is: its prd.json flip equals ralph's.
-        assert_eq!(t1, git(&root, &["rev-parse", "main--A"]).unwrap());
-        assert_eq!(head(&root).unwrap(), t1);
-        assert!(dirty_paths(&root).unwrap().is_empty());
-        // B edits the same line: a conflict; nothing moves.
-        let mut i = input(&root, &t1, "B", "main--B", &[], &flag);
-        i.base = &t0;
+        assert_eq!(t1, git(root, &["rev-parse", "main--A"]).unwrap());
+        assert_at(root, &t1);
+        t1
+    }
+
+    /// B edits the same line: a conflict; nothing moves.
+    fn b_conflicts(main: &MainTree, t0: &str, t1: &str, flag: &AtomicBool) {
+        let root = &main.root;
+        let mut i = input(main, t1, "B", "main--B", &[], flag);
+        i.base = t0;
         let r = merge(&i).unwrap();
         assert_eq!(
             r.verdict,
@@ -497,43 +584,61 @@ mod tests {
                 "f.txt".into()
             ]))
         );
-        assert_eq!(head(&root).unwrap(), t1);
-        assert!(dirty_paths(&root).unwrap().is_empty());
+        assert_at(root, t1);
         assert!(!git_ok(
-            &root,
+            root,
             &["rev-parse", "-q", "--verify", "MERGE_HEAD"]
         ));
-        // B redone on the new tip, touching another file, merges with a merge commit; a
-        // verify that fails on the merged result sends it back first.
-        super::super::worktree::reset_onto(&wb, &t1).unwrap();
+    }
+
+    /// B redone on the new tip, touching another file, while the branch moved outside ralph:
+    /// the queue pauses. The new tip.
+    fn b_redone_while_the_branch_moved(
+        main: &MainTree,
+        wb: &Path,
+        t1: &str,
+        flag: &AtomicBool,
+    ) -> String {
+        let root = &main.root;
+        super::super::worktree::reset_onto(wb, t1).unwrap();
         std::fs::write(wb.join("g.txt"), "g\n").unwrap();
         std::fs::write(wb.join(PROGRESS), "# log\nA did it\nB did it\n").unwrap();
-        git(&wb, &["add", "-A"]).unwrap();
-        git(&wb, &["commit", "-qm", "B2"]).unwrap();
+        git(wb, &["add", "-A"]).unwrap();
+        git(wb, &["commit", "-qm", "B2"]).unwrap();
         std::fs::write(root.join("h.txt"), "").unwrap();
-        git(&root, &["add", "-A"]).unwrap();
-        git(&root, &["commit", "-qm", "moved by hand"]).unwrap();
-        let t2 = head(&root).unwrap();
-        // The branch moved outside ralph: pause.
-        let r = merge(&input(&root, &t1, "B", "main--B", &[], &flag)).unwrap();
+        git(root, &["add", "-A"]).unwrap();
+        git(root, &["commit", "-qm", "moved by hand"]).unwrap();
+        let t2 = head(root).unwrap();
+        let r = merge(&input(main, t1, "B", "main--B", &[], flag)).unwrap();
         assert_eq!(
             r.verdict,
             MergeVerdict::Pause(super::super::policy::Pause::BranchMoved)
         );
+        t2
+    }
+
+    /// B merges with a merge commit; a verify that fails on the merged result sends it back
+    /// first.
+    fn b_fails_verify_on_the_merged_result_then_merges(
+        main: &MainTree,
+        t1: &str,
+        t2: &str,
+        flag: &AtomicBool,
+    ) {
+        let root = &main.root;
         let fail = vec!["test ! -f g.txt || test ! -f h.txt".to_string()];
-        let mut i = input(&root, &t2, "B", "main--B", &fail, &flag);
-        i.base = &t1;
+        let mut i = input(main, t2, "B", "main--B", &fail, flag);
+        i.base = t1;
         let r = merge(&i).unwrap();
         assert_eq!(
             r.verdict,
             MergeVerdict::SentBack(super::super::policy::SendBack::VerifyFailed)
         );
         assert!(r.failed.unwrap().1.contains("exited 1"));
-        assert_eq!(head(&root).unwrap(), t2);
-        assert!(dirty_paths(&root).unwrap().is_empty());
+        assert_at(root, t2);
         let pass = vec!["test -f g.txt".to_string()];
-        let mut i = input(&root, &t2, "B", "main--B", &pass, &flag);
-        i.base = &t1;
+        let mut i = input(main, t2, "B", "main--B", &pass, flag);
+        i.base = t1;
         let r = merge(&i).unwrap();
         assert_eq!(
             r.verdict,
@@ -542,16 +647,15 @@ mod tests {
             }
         );
         let t3 = r.commit.unwrap();
-        assert_eq!(head(&root).unwrap(), t3);
-        let parents = git(&root, &["rev-list", "--parents", "-n1", &t3]).unwrap();
+        assert_at(root, &t3);
+        let parents = git(root, &["rev-list", "--parents", "-n1", &t3]).unwrap();
         assert_eq!(parents.split(' ').count(), 3);
-        assert!(dirty_paths(&root).unwrap().is_empty());
         let prd = std::fs::read_to_string(root.join("prd.json")).unwrap();
         assert_eq!(prd.matches("\"passes\": true").count(), 2, "{prd}");
         let log = std::fs::read_to_string(root.join(PROGRESS)).unwrap();
         assert_eq!(log, "# log\nA did it\nB did it\n");
         assert!(
-            git(&root, &["log", "-1", "--format=%s", &t3])
+            git(root, &["log", "-1", "--format=%s", &t3])
                 .unwrap()
                 .contains("verified: test -f g.txt")
         );

@@ -6,26 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::{ClaimState, Sched};
-use crate::run::control::{Change, Claim, Live, policy::SKIPPED};
+use super::sched::{ClaimState, Sched};
+use crate::run::control::{Change, Claim, policy::SKIPPED};
 
 /// How often a paused, idle run reads prd.json to see whether every story passes by now.
 const IDLE_CHECK: Duration = Duration::from_secs(1);
-
-/// The channel, and when a paused, idle run last looked at prd.json.
-pub(super) struct Steer {
-    pub(super) live: Live,
-    checked: Option<(Instant, bool)>,
-}
-
-impl Steer {
-    pub(super) fn new(live: Live) -> Steer {
-        Steer {
-            live,
-            checked: None,
-        }
-    }
-}
 
 impl Sched<'_> {
     /// Apply what people asked since the last tick and publish the claims (`merging`: the story

@@ -4,14 +4,15 @@
 //! `iteration::run_one` with the worktree as its root, and commit what a gated agent left.
 //! Owns no scheduling state and writes nothing in the main tree.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use super::worktree;
-use crate::prd::Prd;
-use crate::run::outcome::{Outcome, Progress};
-use crate::run::prompt::RetryNote;
-use crate::run::{Options, PrdSnapshot, iteration};
+use crate::prd::{Prd, Story};
+use crate::run::iteration;
+use crate::run::iteration::outcome::{Outcome, Progress};
+use crate::run::iteration::prompt::RetryNote;
+use crate::run::options::{Options, PrdSnapshot};
 use crate::state::history::Record;
 use crate::state::state_dir;
 
@@ -59,42 +60,18 @@ pub(super) struct AttemptDone {
 /// committed, so what merges is what the gate verified.
 pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> {
     let wt = &job.opts.root;
-    let mut retry = job.retry.clone();
-    let mut base = job.base.clone();
-    let mut resumed = None;
-    if let Some(m) = &job.make {
-        let start = worktree::add(&m.root, wt, &m.branch, &m.tip)
-            .map_err(|e| format!("cannot make its worktree: {e}"))?;
-        if let Some(note) = start_note(&start, job.attempt, &m.tip) {
-            retry = Some(note);
-        }
-        if let worktree::Start::Resumed { base: b, .. } = start {
-            base = b.clone();
-            resumed = Some(b);
-        }
-    }
+    let (start, resumed) = match &job.make {
+        Some(m) => make_worktree(m, wt, job.attempt)?,
+        None => (None, None),
+    };
+    let retry = start.or_else(|| job.retry.clone());
+    let base = resumed.clone().unwrap_or_else(|| job.base.clone());
     // A resumed branch forked from an older tip: its agent is told that base.
     let resumed_opts = resumed.as_ref().map(|b| with_base(&job.opts, b));
     let opts = resumed_opts.as_ref().unwrap_or(&job.opts);
-    // The prompt shows what blockers produced from history: give the worktree a copy.
-    let wt_state = state_dir(wt);
-    if crate::fsutil::create_dir_all(&wt_state).is_ok() {
-        let _ = std::fs::copy(&job.history, wt_state.join("history.jsonl"));
-        // And of the learned error patterns (ralph's own copy: gone when the main tree's is).
-        let patterns = job.history.with_file_name("patterns.jsonl");
-        let copy = wt_state.join("patterns.jsonl");
-        if std::fs::copy(&patterns, &copy).is_err() {
-            let _ = std::fs::remove_file(&copy);
-        }
-    }
-    let bytes = crate::fsutil::read(&opts.prd_path).map_err(|e| e.to_string())?;
-    let prd = Prd::from_bytes(&opts.prd_path, &bytes).map_err(|e| e.to_string())?;
-    let story = prd
-        .story(&job.id)
-        .cloned()
-        .ok_or_else(|| format!("{} is not in the worktree's prd.json", job.id))?;
-    let snapshot = PrdSnapshot::new(prd, bytes);
-    let done = iteration::run_one(iteration::Input {
+    copy_memory(wt, &job.history);
+    let (snapshot, story) = story_in(&opts.prd_path, &job.id)?;
+    let done = iteration::run_one(iteration::Attempt {
         opts,
         run_id: &job.run_id,
         run_dir: &job.run_dir,
@@ -123,6 +100,49 @@ pub(super) fn work(job: &Job, stop: &AtomicBool) -> Result<AttemptDone, String> 
         start_failure: done.start_failure,
         resumed,
     })
+}
+
+/// Make the worktree `wt` (see [`worktree::add`]) for the first attempt (`attempt`): what its
+/// prompt is told about the work an earlier run left, and where a resumed branch forked.
+fn make_worktree(
+    m: &MakeWorktree,
+    wt: &Path,
+    attempt: u32,
+) -> Result<(Option<RetryNote>, Option<String>), String> {
+    let start = worktree::add(&m.root, wt, &m.branch, &m.tip)
+        .map_err(|e| format!("cannot make its worktree: {e}"))?;
+    let note = start_note(&start, attempt, &m.tip);
+    let resumed = match start {
+        worktree::Start::Resumed { base, .. } => Some(base),
+        _ => None,
+    };
+    Ok((note, resumed))
+}
+
+/// The prompt shows what blockers produced from history: give the worktree `wt` a copy of the
+/// main tree's `history` (and of the learned error patterns beside it: ralph's own copy, gone
+/// when the main tree's is).
+fn copy_memory(wt: &Path, history: &Path) {
+    let wt_state = state_dir(wt);
+    if crate::fsutil::create_dir_all(&wt_state).is_ok() {
+        let _ = std::fs::copy(history, wt_state.join("history.jsonl"));
+        let patterns = history.with_file_name("patterns.jsonl");
+        let copy = wt_state.join("patterns.jsonl");
+        if std::fs::copy(&patterns, &copy).is_err() {
+            let _ = std::fs::remove_file(&copy);
+        }
+    }
+}
+
+/// The worktree's prd.json (`prd_path`) as the attempt starts, and its story `id`.
+fn story_in(prd_path: &Path, id: &str) -> Result<(PrdSnapshot, Story), String> {
+    let bytes = crate::fsutil::read(prd_path).map_err(|e| e.to_string())?;
+    let prd = Prd::from_bytes(prd_path, &bytes).map_err(|e| e.to_string())?;
+    let story = prd
+        .story(id)
+        .cloned()
+        .ok_or_else(|| format!("{id} is not in the worktree's prd.json"))?;
+    Ok((PrdSnapshot::new(prd, bytes), story))
 }
 
 /// `opts` with `RALPH_BASE` = `base`.

@@ -37,30 +37,7 @@ pub(crate) fn preconditions(root: &Path, branch: &str, prd_rel: &str) -> Result<
             "set \"branchName\" in prd.json (the branch the stories are merged into)",
         ));
     }
-    let head = git(root, &["symbolic-ref", "-q", "HEAD"]).unwrap_or_default();
-    if head != format!("refs/heads/{branch}") {
-        let exists = git_ok(
-            root,
-            &[
-                "rev-parse",
-                "--verify",
-                "-q",
-                &format!("refs/heads/{branch}"),
-            ],
-        );
-        let fix = if exists {
-            format!("run `git switch {branch}` first")
-        } else {
-            format!("run `git switch -c {branch}` first")
-        };
-        return Err(pre(
-            format!(
-                "HEAD is {}, not prd.json's branchName {branch}",
-                if head.is_empty() { "detached" } else { &head }
-            ),
-            fix,
-        ));
-    }
+    head_on(root, branch)?;
     if git_ok(root, &["rev-parse", "-q", "--verify", "MERGE_HEAD"]) {
         return Err(pre(
             "a merge is in progress in the main tree",
@@ -90,6 +67,35 @@ pub(crate) fn preconditions(root: &Path, branch: &str, prd_rel: &str) -> Result<
         ));
     }
     git(root, &["rev-parse", &format!("refs/heads/{branch}")])
+}
+
+/// HEAD is on `branch` (else: how to get there, switching to it or creating it).
+fn head_on(root: &Path, branch: &str) -> Result<(), GitError> {
+    let head = git(root, &["symbolic-ref", "-q", "HEAD"]).unwrap_or_default();
+    if head != format!("refs/heads/{branch}") {
+        let exists = git_ok(
+            root,
+            &[
+                "rev-parse",
+                "--verify",
+                "-q",
+                &format!("refs/heads/{branch}"),
+            ],
+        );
+        let fix = if exists {
+            format!("run `git switch {branch}` first")
+        } else {
+            format!("run `git switch -c {branch}` first")
+        };
+        return Err(pre(
+            format!(
+                "HEAD is {}, not prd.json's branchName {branch}",
+                if head.is_empty() { "detached" } else { &head }
+            ),
+            fix,
+        ));
+    }
+    Ok(())
 }
 
 /// Undo what a ralph killed outright left, losing nothing: each of ralph's worktrees retired

@@ -141,41 +141,40 @@ fn a_note_is_checked_redacted_recorded_and_reaches_the_right_prompts() {
         ..View::default()
     };
     let f = run(&st, 1, 0);
-    let empty = apply(&mut b, &v, &f, &req(ControlKind::Steer, None, Some("  \n")));
+    notes_refused(&mut b, &v, &f);
+    notes_kept(&mut b, &v, &f);
+    let unreadable = Facts {
+        stories: Err("expected value at line 1 column 1".into()),
+        ..run(&st, 1, 0)
+    };
+    notes_without_prd(&mut b, &v, &unreadable);
+}
+
+/// An empty, a too long note, an unknown, a done or a removed story: refused, nothing kept.
+fn notes_refused(b: &mut Board, v: &View, f: &Facts<'_>) {
+    let empty = apply(b, v, f, &req(ControlKind::Steer, None, Some("  \n")));
     assert!(!empty.accepted);
     assert!(empty.message.contains("needs text"));
     let long = "x".repeat(MAX_NOTE + 1);
-    assert!(!apply(&mut b, &v, &f, &req(ControlKind::Steer, None, Some(&long))).accepted);
-    let unknown = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Steer, Some("US-02"), Some("x")),
-    );
+    assert!(!apply(b, v, f, &req(ControlKind::Steer, None, Some(&long))).accepted);
+    let unknown = apply(b, v, f, &req(ControlKind::Steer, Some("US-02"), Some("x")));
     assert_eq!(
         unknown.message,
         "no story US-02 in prd.json (did you mean US-002?); `ralph status` lists the ids"
     );
-    let done = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Steer, Some("US-001"), Some("x")),
-    );
+    let done = apply(b, v, f, &req(ControlKind::Steer, Some("US-001"), Some("x")));
     assert!(done.message.contains("US-001 already passes in prd.json"));
-    let removed = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Steer, Some("US-009"), Some("x")),
-    );
+    let removed = apply(b, v, f, &req(ControlKind::Steer, Some("US-009"), Some("x")));
     assert!(removed.message.contains("is removed"));
     assert!(b.notes.is_empty(), "nothing refused is kept");
+}
 
+/// A note for every story (redacted in history) and one for one story: each reaches its prompts.
+fn notes_kept(b: &mut Board, v: &View, f: &Facts<'_>) {
     let all = apply(
-        &mut b,
-        &v,
-        &f,
+        b,
+        v,
+        f,
         &req(
             ControlKind::Steer,
             None,
@@ -199,9 +198,9 @@ fn a_note_is_checked_redacted_recorded_and_reaches_the_right_prompts() {
         "history keeps the redacted text"
     );
     let one = apply(
-        &mut b,
-        &v,
-        &f,
+        b,
+        v,
+        f,
         &req(ControlKind::Steer, Some("US-003"), Some("only here")),
     );
     assert_eq!(
@@ -217,14 +216,14 @@ fn a_note_is_checked_redacted_recorded_and_reaches_the_right_prompts() {
     assert_eq!(for_3[1].text, "only here");
     assert!(for_3[1].this_story);
     assert_eq!(for_3[1].when.len(), 8, "HH:MM:SS");
-    let unreadable = Facts {
-        stories: Err("expected value at line 1 column 1".into()),
-        ..run(&st, 1, 0)
-    };
+}
+
+/// An unreadable prd.json refuses a note for one story, not one for every story.
+fn notes_without_prd(b: &mut Board, v: &View, unreadable: &Facts<'_>) {
     let a = apply(
-        &mut b,
-        &v,
-        &unreadable,
+        b,
+        v,
+        unreadable,
         &req(ControlKind::Steer, Some("US-003"), Some("x")),
     );
     assert!(
@@ -234,15 +233,7 @@ fn a_note_is_checked_redacted_recorded_and_reaches_the_right_prompts() {
         a.message
     );
     // A note for every story needs no prd.json.
-    assert!(
-        apply(
-            &mut b,
-            &v,
-            &unreadable,
-            &req(ControlKind::Steer, None, Some("x"))
-        )
-        .accepted
-    );
+    assert!(apply(b, v, unreadable, &req(ControlKind::Steer, None, Some("x"))).accepted);
 }
 
 #[test]
@@ -254,34 +245,30 @@ fn skip_and_retry_queue_in_order_and_say_when_nothing_changes() {
         ..View::default()
     };
     let f = run(&st, 1, 0);
-    let s = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Skip, Some("US-002"), None),
-    );
+    skip_then_retry(&mut b, &v, &f);
+    b.changes.clear();
+    v.held
+        .insert("US-003".into(), "blocked: needs a key".into());
+    held_by_the_loop(&mut b, &v, &f);
+    refused_holds(&mut b, &v, &f);
+}
+
+/// `ralph skip` holds a running story (once), `ralph retry` releases it; a story not held is
+/// not released.
+fn skip_then_retry(b: &mut Board, v: &View, f: &Facts<'_>) {
+    let s = apply(b, v, f, &req(ControlKind::Skip, Some("US-002"), None));
     assert_eq!(
         s.message,
         "US-002 is held for the rest of the run; `ralph retry US-002` releases it (its running attempt finishes first, and lands if it passes its checks)"
     );
-    let twice = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Skip, Some("US-002"), None),
-    );
+    let twice = apply(b, v, f, &req(ControlKind::Skip, Some("US-002"), None));
     assert!(twice.accepted && !twice.changed);
     assert_eq!(
         twice.message,
         "US-002 is already held (requested with `ralph skip`); `ralph retry US-002` releases it"
     );
-    assert_eq!(state(&b, &v, &fixed(), at(1)).held[0].reason, SKIPPED);
-    let r = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Retry, Some("US-002"), None),
-    );
+    assert_eq!(state(b, v, &fixed(), at(1)).held[0].reason, SKIPPED);
+    let r = apply(b, v, f, &req(ControlKind::Retry, Some("US-002"), None));
     assert!(r.changed);
     assert_eq!(
         b.changes,
@@ -290,51 +277,32 @@ fn skip_and_retry_queue_in_order_and_say_when_nothing_changes() {
             Change::Release("US-002".into())
         ]
     );
-    assert!(state(&b, &v, &fixed(), at(1)).held.is_empty());
-    let not_held = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Retry, Some("US-003"), None),
-    );
+    assert!(state(b, v, &fixed(), at(1)).held.is_empty());
+    let not_held = apply(b, v, f, &req(ControlKind::Retry, Some("US-003"), None));
     assert_eq!(
         not_held.message,
         "US-003 is not held in this run; nothing to release"
     );
     assert!(!not_held.changed);
-    // Held by the loop itself (no progress, BLOCKED): retry releases it too.
-    b.changes.clear();
-    v.held
-        .insert("US-003".into(), "blocked: needs a key".into());
-    let again = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Skip, Some("US-003"), None),
-    );
+}
+
+/// Held by the loop itself (no progress, BLOCKED): skip says so, retry releases it too.
+fn held_by_the_loop(b: &mut Board, v: &View, f: &Facts<'_>) {
+    let again = apply(b, v, f, &req(ControlKind::Skip, Some("US-003"), None));
     assert!(
         again
             .message
             .contains("already held (blocked: needs a key)")
     );
-    assert!(
-        apply(
-            &mut b,
-            &v,
-            &f,
-            &req(ControlKind::Retry, Some("US-003"), None)
-        )
-        .changed
-    );
-    let passing = apply(
-        &mut b,
-        &v,
-        &f,
-        &req(ControlKind::Skip, Some("US-001"), None),
-    );
+    assert!(apply(b, v, f, &req(ControlKind::Retry, Some("US-003"), None)).changed);
+}
+
+/// A passing story, no story, an unknown one: refused.
+fn refused_holds(b: &mut Board, v: &View, f: &Facts<'_>) {
+    let passing = apply(b, v, f, &req(ControlKind::Skip, Some("US-001"), None));
     assert!(!passing.accepted);
-    assert!(!apply(&mut b, &v, &f, &req(ControlKind::Skip, None, None)).accepted);
-    assert!(!apply(&mut b, &v, &f, &req(ControlKind::Retry, Some("nope"), None)).accepted);
+    assert!(!apply(b, v, f, &req(ControlKind::Skip, None, None)).accepted);
+    assert!(!apply(b, v, f, &req(ControlKind::Retry, Some("nope"), None)).accepted);
 }
 
 fn fixed() -> Fixed {
