@@ -32,8 +32,8 @@ pub(crate) mod wait;
 
 pub(crate) use dry_run::{Plan, dry_run};
 pub(crate) use ending::Exit;
-pub(crate) use error::{MAX_RATE_LIMIT_WAITS, RunError};
-pub(crate) use options::{Options, PrdSnapshot};
+pub(crate) use error::RunError;
+pub(crate) use options::Options;
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt (see
 /// [`sequential`]).

@@ -22,4 +22,4 @@ mod terminal;
 pub(crate) use event::Recorded;
 pub(crate) use event::{Event, Reporter};
 pub(crate) use json::JsonLines;
-pub(crate) use terminal::{Terminal, heartbeat_line, lines};
+pub(crate) use terminal::Terminal;

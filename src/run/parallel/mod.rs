@@ -47,7 +47,6 @@ use crate::graph;
 use crate::prd::Prd;
 use crate::state::runs::Manifest;
 use crate::state::state_dir;
-pub(crate) use claiming::{PORT_STRIDE, port_offset};
 pub(crate) use error::ParallelError;
 use main_tree::MainTree;
 use sched::Sched;
