@@ -17,7 +17,7 @@ use crate::run::events::Event;
 use crate::run::git;
 
 pub(crate) use crate::kept::git::{Entry, parse_status};
-pub(crate) use error::{BranchError, SHOWN, list};
+pub(crate) use error::{BranchError, SHOWN};
 
 /// ralph's own files, repository-relative: they never count as the person's uncommitted
 /// changes. prd.json and progress.txt are written by ralph (a `passes` flip, an archive, a
