@@ -40,8 +40,6 @@ pub(crate) enum RunError {
     },
     #[error(transparent)]
     Parallel(#[from] super::parallel::error::ParallelError),
-    #[error("cannot install the Ctrl-C handler: {0}")]
-    Signals(std::io::Error),
     #[error("--story {id}: {why}")]
     Story { id: String, why: String },
     #[error(

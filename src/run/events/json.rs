@@ -21,6 +21,7 @@ impl<W: Write + Send + std::fmt::Debug> JsonLines<W> {
     }
 
     /// The writer back (for tests).
+    #[cfg(test)]
     pub(crate) fn into_inner(self) -> Option<W> {
         self.out.into_inner().ok().flatten()
     }
