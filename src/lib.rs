@@ -8,7 +8,7 @@
 //! - [`pin`]: the Pin (specs/INDEX.md): parse, generate, check, search.
 //! - [`progress`]: progress.txt: parse and compact.
 //! - [`context`]: the prompt for one story, assembled under a token budget.
-//! - [`patterns`]: error-pattern memory (pure): failure signatures, similarity, selection.
+//! - [`errors_seen`]: errors seen before (pure): failure signatures, similarity, selection.
 //! - [`agent`]: agent presets and spawning agent processes.
 //! - [`state`]: what ralph keeps under `.ralph/` (history records, the run lock, archives,
 //!   rejected copies, run folders and their manifests), below both `context` and `run`.
@@ -35,6 +35,7 @@ pub(crate) mod config;
 pub(crate) mod context;
 pub(crate) mod dag;
 pub(crate) mod doctor;
+pub(crate) mod errors_seen;
 pub mod exit;
 pub(crate) mod fsutil;
 pub(crate) mod graph;
@@ -42,7 +43,6 @@ pub(crate) mod index;
 pub(crate) mod init;
 pub(crate) mod kept;
 pub(crate) mod par;
-pub(crate) mod patterns;
 pub(crate) mod pin;
 pub(crate) mod prd;
 pub(crate) mod problem;
@@ -62,7 +62,7 @@ pub mod ui;
 /// types to compare what a run would do; `cli_conventions.rs` walks the command tree. Everything
 /// else is `pub(crate)`, and `unreachable_pub` (Cargo.toml `[lints]`) keeps it so.
 pub mod api {
-    pub use crate::cli::help::command;
+    pub use crate::cli::command;
     pub use crate::config::file::parse_file as parse_config;
     pub use crate::context::redact::redact;
     pub use crate::graph::render::{dot, mermaid};
@@ -72,8 +72,8 @@ pub mod api {
     pub use crate::prd::Prd;
     pub use crate::prd::validate::validate_bytes;
     pub use crate::progress::Log;
-    pub use crate::progress::compact::Options as CompactOptions;
     pub use crate::progress::compact::compact;
+    pub use crate::progress::compaction::Options as CompactOptions;
     pub use crate::progress::parse::BlockKind;
     pub use crate::progress::parse::scan as scan_progress;
     pub use crate::run::guard::policy::progress_added;

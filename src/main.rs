@@ -10,7 +10,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     // clap's parse, except that a usage error with `--json` is a JSON envelope on stdout.
-    let cli = ralph::cli::envelope::parse();
+    let cli = ralph::cli::parse();
     if !cli.command.supervises() {
         // `ralph status | head -1`: a closed pipe ends a read command quietly, as it ends
         // `cat`, instead of a panic in println!. The loop keeps SIGPIPE ignored: it must
@@ -34,7 +34,7 @@ fn main() -> ExitCode {
         .with_target(false)
         .without_time()
         .init();
-    let json = ralph::cli::envelope::json_command(&cli.command);
+    let json = ralph::cli::json_command(&cli.command);
     match ralph::cli::dispatch(cli) {
         Ok(code) => ExitCode::from(code.as_u8()),
         Err(err) => {

@@ -5,10 +5,10 @@
 //! Owns the table and the choice of a row by version. Pure. Reading the installed version is
 //! [`super::probe`]'s; the argv's use is [`super::AgentSpec`]'s and [`super::plan`]'s.
 
+use super::kind::{AgentKind, PromptMode};
 use super::slots::USAGE_FILE;
 use super::telemetry::Format;
 use super::version::{Range, Version};
-use super::{AgentKind, PromptMode};
 
 /// One argv of a CLI, used from version `since` until the next row's.
 #[derive(Debug)]

@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::process::{Activity, LineWatch, LogSink, TAIL_BYTES};
+use super::output::{Activity, LineWatch, LogSink, RawLog, TAIL_BYTES};
 
 /// How much of the last output line [`Activity`] keeps.
 const LAST_LINE_CHARS: usize = 200;
@@ -76,7 +76,7 @@ pub(crate) struct Sinks {
     /// Applied to this stream's lines (stdout of an agent with a structured format).
     pub translate: Option<Translate>,
     /// Where the raw lines of a translated stream are kept, as printed.
-    pub raw: Option<Arc<Mutex<super::process::RawLog>>>,
+    pub raw: Option<Arc<Mutex<RawLog>>>,
 }
 
 fn echo_bytes(stream: Stream, bytes: &[u8]) {

@@ -10,7 +10,7 @@ use clap::Args;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::clean::sweep::{self, Report};
 use crate::clean::work::{self, Work};
@@ -64,7 +64,7 @@ pub(crate) fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
         envelope(&report, limits, &work).emit()?;
         return Ok(if failed { Code::ERROR } else { Code::OK });
     }
-    super::pin::emit(&(work::text(&work, args.dry_run) + &text(&report, limits)))?;
+    super::stdout::emit(&(work::text(&work, args.dry_run) + &text(&report, limits)))?;
     for (k, why) in &work.failed {
         crate::say!("warning: could not delete {}: {why}", k.short());
     }

@@ -10,7 +10,7 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::agent::{AgentSpec, PromptMode};
 use crate::config::{Layer, Settings};

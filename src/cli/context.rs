@@ -5,7 +5,7 @@
 use anyhow::Context as _;
 use clap::Args;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::config::Layer;
 use crate::context::{self, Flavour};

@@ -4,7 +4,7 @@
 use clap::Args;
 use serde_json::json;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::agent::{AgentKind, AgentSpec};
 use crate::config::Layer;

@@ -1,10 +1,9 @@
 //! The examples at the end of every command's `--help` (clap's `after_help`), kept in one table,
-//! and the clap [`Command`] they are attached to: what the binary parses with and what
-//! `ralph completions` and `ralph man` render. Does not own the flags (each command's file does).
+//! and attaching them to a clap [`Command`] (the parent module's `command()` attaches them to the
+//! derived `Cli`: what the binary parses with and what `ralph completions` and `ralph man`
+//! render). A leaf: does not own the flags (each command's file does), nor name `Cli`.
 
-use clap::{Command, CommandFactory};
-
-use super::Cli;
+use clap::Command;
 
 /// (the subcommand path, its examples); the empty path is `ralph` itself.
 const EXAMPLES: &[(&[&str], &str)] = &[
@@ -251,16 +250,17 @@ fn attach(cmd: Command, path: &[&str], text: &'static str) -> Command {
     }
 }
 
-/// The whole command line: the derived [`Cli`] with every command's examples.
-pub fn command() -> Command {
+/// `cmd` (the derived `Cli`'s command) with every command's examples.
+pub(crate) fn with_examples(cmd: Command) -> Command {
     EXAMPLES
         .iter()
-        .fold(Cli::command(), |cmd, (path, text)| attach(cmd, path, text))
+        .fold(cmd, |cmd, (path, text)| attach(cmd, path, text))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::command;
 
     fn walk<'a>(cmd: &'a Command, path: &mut Vec<&'a str>, out: &mut Vec<String>) {
         if cmd.get_after_help().is_none() {

@@ -4,7 +4,7 @@
 use clap::Args;
 use std::path::{Path, PathBuf};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::exit::Code;
 use crate::init;
 use crate::prd::{import, to_pretty};

@@ -6,7 +6,7 @@
 use anyhow::Context;
 use clap::Args;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::agent::AgentKind;
 use crate::config::{self, Layer};
 use crate::context::Flavour;
@@ -45,16 +45,15 @@ fn emit(bytes: &[u8]) -> anyhow::Result<Code> {
     }
 }
 
-pub(crate) fn completions(args: CompletionsArgs) -> anyhow::Result<Code> {
-    let mut cmd = super::help::command();
+pub(crate) fn completions(args: CompletionsArgs, mut cmd: clap::Command) -> anyhow::Result<Code> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "ralph", &mut out);
     emit(&out)
 }
 
-pub(crate) fn man(_args: ManArgs) -> anyhow::Result<Code> {
+pub(crate) fn man(_args: ManArgs, cmd: clap::Command) -> anyhow::Result<Code> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(super::help::command())
+    clap_mangen::Man::new(cmd)
         .render(&mut out)
         .context("cannot render the man page")?;
     emit(&out)

@@ -6,8 +6,10 @@
 //! `compact.rs`, `clean.rs`, `run.rs` (run, demo), `context.rs`, `prd_file.rs` (prd convert, prd import),
 //! `init.rs`, `report.rs`, `show.rs`, `patterns.rs`, `doctor.rs`, `steer.rs` (pause, resume, steer, skip,
 //! retry: requests to a live run), `meta.rs` (completions, man, instructions); `help.rs` holds every command's
-//! examples and builds the clap `Command`; `envelope/` is the JSON envelope every `--json`
-//! output and error shares, and parses the command line ([`envelope::parse`]).
+//! examples ([`command`] attaches them); `envelope/` is the JSON envelope every `--json`
+//! output and error shares (a usage error with `--json` too: [`envelope::usage_error`]).
+//! This file is the roof: the clap types ([`Cli`], [`Command`]), [`parse`], [`json_command`] and
+//! [`dispatch`]; the handlers import only the leaves `ctx.rs` ([`Ctx`]) and `stdout.rs`, never it.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -17,11 +19,13 @@ use crate::exit::Code;
 pub(crate) mod clean;
 pub(crate) mod compact;
 pub(crate) mod context;
+mod ctx;
 pub(crate) mod doctor;
 pub mod envelope;
 pub(crate) mod help;
 pub(crate) mod init;
 pub(crate) mod meta;
+mod no_pin;
 pub(crate) mod patterns;
 pub(crate) mod pin;
 pub(crate) mod prd;
@@ -29,7 +33,10 @@ pub(crate) mod prd_file;
 pub(crate) mod report;
 pub(crate) mod run;
 pub(crate) mod show;
+mod stdout;
 pub(crate) mod steer;
+
+pub(crate) use ctx::Ctx;
 
 /// Run an AI coding agent in a loop until prd.json is done.
 #[derive(Debug, Parser)]
@@ -120,33 +127,6 @@ impl Command {
     }
 }
 
-/// Where the command works: resolved from the global options.
-#[derive(Debug, Clone)]
-pub struct Ctx {
-    pub root: PathBuf,
-    pub prd_path: PathBuf,
-}
-
-impl Ctx {
-    /// The settings: `flags` over the `RALPH_*` environment over ralph.toml over the defaults.
-    pub fn settings(
-        &self,
-        flags: &crate::config::Layer,
-    ) -> anyhow::Result<crate::config::Settings> {
-        let file = crate::config::load_file(&self.root)?;
-        let env = crate::config::from_process_env()?;
-        Ok(crate::config::resolve(&[flags, &env, &file]))
-    }
-
-    fn from_cli(cli: &Cli) -> Ctx {
-        let prd_path = cli.prd.clone().unwrap_or_else(|| cli.root.join("prd.json"));
-        Ctx {
-            root: cli.root.clone(),
-            prd_path,
-        }
-    }
-}
-
 impl Cli {
     /// The verbosity `-q` and `-v` ask for.
     pub fn verbosity(&self) -> crate::ui::Verbosity {
@@ -154,9 +134,72 @@ impl Cli {
     }
 }
 
+/// Where the command works, from the global options.
+fn ctx_of(cli: &Cli) -> Ctx {
+    let prd_path = cli.prd.clone().unwrap_or_else(|| cli.root.join("prd.json"));
+    Ctx {
+        root: cli.root.clone(),
+        prd_path,
+    }
+}
+
+/// The whole command line: the derived [`Cli`] with every command's examples ([`help`]).
+pub fn command() -> clap::Command {
+    help::with_examples(<Cli as clap::CommandFactory>::command())
+}
+
+/// Parse the command line. A usage error when `--json` is among the arguments is an envelope on
+/// stdout (code `usage`, exit 2; [`envelope::usage_error`]); everything else (help, version,
+/// usage errors without `--json`) is clap's own.
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let parsed = command()
+        .try_get_matches_from(&args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    match parsed {
+        Ok(cli) => cli,
+        Err(e) => envelope::usage_error(&args, e),
+    }
+}
+
+/// The command name for the envelope when `--json` was asked for, else `None`.
+pub fn json_command(cmd: &Command) -> Option<&'static str> {
+    match cmd {
+        Command::Validate(a) if a.json => Some("validate"),
+        Command::Status(a) if a.json => Some("status"),
+        Command::Next(a) if a.json => Some("next"),
+        Command::Graph(a) if a.json => Some("graph"),
+        Command::Context(a) if a.json => Some("context"),
+        Command::Report(a) if a.json => Some("report"),
+        Command::Show(a) if a.json => Some("show"),
+        Command::Patterns(a) => match &a.command {
+            Some(patterns::PatternsCommand::Forget { json: true, .. }) => Some("patterns forget"),
+            None if a.json => Some("patterns"),
+            _ => None,
+        },
+        Command::Compact(a) if a.json => Some("compact"),
+        Command::Clean(a) if a.json => Some("clean"),
+        Command::Doctor(a) if a.json => Some("doctor"),
+        Command::Pause(a) if a.json => Some("pause"),
+        Command::Resume(a) if a.json => Some("resume"),
+        Command::Steer(a) if a.json => Some("steer"),
+        Command::Skip(a) if a.json => Some("skip"),
+        Command::Retry(a) if a.json => Some("retry"),
+        // A run streams events; an error that stops it is the envelope, on the last line.
+        Command::Run(a) if a.json => Some("run"),
+        Command::Pin(p) => match &p.command {
+            pin::PinCommand::Search { json: true, .. } => Some("pin search"),
+            pin::PinCommand::Check { json: true } => Some("pin check"),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Run the parsed command.
 pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
-    let ctx = Ctx::from_cli(&cli);
+    let ctx = ctx_of(&cli);
     match cli.command {
         Command::Validate(a) => prd::validate(&ctx, a),
         Command::Status(a) => prd::status(&ctx, a),
@@ -179,8 +222,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Pin(a) => pin::pin(&ctx, a),
         Command::Prd(a) => prd_file::prd(&ctx, a),
         Command::Init(a) => init::init(&ctx, a),
-        Command::Completions(a) => meta::completions(a),
-        Command::Man(a) => meta::man(a),
+        Command::Completions(a) => meta::completions(a, command()),
+        Command::Man(a) => meta::man(a, command()),
         Command::Instructions(a) => meta::instructions(&ctx, a),
     }
 }

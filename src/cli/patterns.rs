@@ -1,14 +1,14 @@
 //! `ralph patterns [--json]` and `ralph patterns forget <id>`: the error patterns ralph learned
 //! (`.ralph/patterns.jsonl`), listed, or one dropped. The file and its records are
-//! [`crate::state::patterns`]'s; this file prints.
+//! [`crate::state::errors_seen`]'s; this file prints.
 
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::exit::Code;
-use crate::state::patterns::{self, Pattern};
+use crate::state::errors_seen::{self, Pattern};
 
 #[derive(Debug, Args)]
 pub struct PatternsArgs {
@@ -45,8 +45,8 @@ fn to_json(p: &Pattern) -> serde_json::Value {
 }
 
 fn list(ctx: &Ctx, json: bool) -> anyhow::Result<Code> {
-    let file = patterns::path(&ctx.root);
-    let (list, skipped) = patterns::read_counted(&ctx.root)?;
+    let file = errors_seen::path(&ctx.root);
+    let (list, skipped) = errors_seen::read_counted(&ctx.root)?;
     let skipped_note = (skipped > 0).then(|| {
         format!(
             "{skipped} line(s) of {} are not patterns and were skipped",
@@ -66,7 +66,7 @@ fn list(ctx: &Ctx, json: bool) -> anyhow::Result<Code> {
     if let Some(note) = skipped_note {
         crate::say!("warning: {note}");
     }
-    super::pin::emit(&text(&list, &file.display().to_string()))?;
+    super::stdout::emit(&text(&list, &file.display().to_string()))?;
     Ok(Code::OK)
 }
 
@@ -105,12 +105,12 @@ fn text(list: &[Pattern], file: &str) -> String {
 fn forget(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<Code> {
     // A running loop rewrites the file too (uses, new patterns): one writer at a time.
     let _lock = crate::state::lock::Lock::acquire(&ctx.root)?;
-    let gone = patterns::forget(&ctx.root, id)?;
+    let gone = errors_seen::forget(&ctx.root, id)?;
     if json {
         Envelope::new("patterns forget", json!({ "forgotten": to_json(&gone) })).emit()?;
         return Ok(Code::OK);
     }
-    super::pin::emit(&format!(
+    super::stdout::emit(&format!(
         "forgot error pattern {} (`{}`); it is no longer shown in prompts\n",
         gone.id, gone.command
     ))?;

@@ -4,8 +4,10 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{self, Envelope, Problem};
+use super::no_pin::NoPin;
+use super::stdout::emit;
 use crate::exit::Code;
 use crate::index::{PinEvidence, QueryTerm, as_written, written_words};
 use crate::pin::{self, INDEX_PATH, check::Severity};
@@ -48,18 +50,6 @@ pub enum PinCommand {
         #[arg(long)]
         json: bool,
     },
-}
-
-/// Write to stdout; a closed pipe (`ralph pin search … | head -1`) is not an error.
-pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(e).context("cannot write to stdout")
-        }
-        _ => Ok(()),
-    }
 }
 
 pub(crate) fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
@@ -146,19 +136,6 @@ fn check_generated(old: Option<&str>, text: &str) -> anyhow::Result<Code> {
     )?;
     eprintln!("{INDEX_PATH} is out of date; run `ralph pin generate` to update it");
     Ok(Code::ERROR)
-}
-
-/// No specs/INDEX.md where `pin check` looks.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: no Pin here; run `ralph pin generate` to create it", path.display())]
-pub(crate) struct NoPin {
-    pub(crate) path: std::path::PathBuf,
-}
-
-impl crate::problem::Coded for NoPin {
-    fn problem(&self) -> Option<crate::problem::Problem> {
-        Some(crate::problem::Problem::at("no-pin", &self.path))
-    }
 }
 
 fn check(ctx: &Ctx, as_json: bool) -> anyhow::Result<Code> {

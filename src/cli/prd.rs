@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{self, Envelope, Problem};
 use crate::exit::Code;
 use crate::graph::{self, State};
@@ -75,9 +75,9 @@ pub(crate) fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
                 std::mem::forget(value);
                 report
             }
-            Err(e) => validate::Report {
+            Err(e) => crate::prd::Diagnostics {
                 file: file.display().to_string(),
-                errors: vec![validate::Diagnostic::error(
+                errors: vec![crate::prd::Diagnostic::error(
                     "io",
                     "",
                     None,
@@ -90,7 +90,7 @@ pub(crate) fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
         let bad = !report.errors.is_empty() || (args.strict && !report.warnings.is_empty());
         failed |= bad;
         if args.json {
-            let problems = |ds: &[validate::Diagnostic]| -> Vec<_> {
+            let problems = |ds: &[crate::prd::Diagnostic]| -> Vec<_> {
                 ds.iter()
                     .map(|d| envelope::from_prd_diagnostic(&report.file, d))
                     .collect()

@@ -5,7 +5,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::exit::Code;
 use crate::prd::{Prd, import, to_pretty, validate};
 

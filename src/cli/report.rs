@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::exit::Code;
 use crate::report::{self, RunChoice};
@@ -76,7 +76,7 @@ pub(crate) fn report(ctx: &Ctx, args: ReportArgs) -> anyhow::Result<Code> {
                 .with_context(|| format!("cannot write the report to {}", out.display()))?;
             crate::say!("wrote {}", out.display());
         }
-        None => super::pin::emit(&text)?,
+        None => super::stdout::emit(&text)?,
     }
     Ok(Code::OK)
 }

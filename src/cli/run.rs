@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::agent::{AgentKind, AgentSpec, PromptMode};
 use crate::config::{self, Layer};
 use crate::exit::Code;

@@ -5,7 +5,7 @@
 use anyhow::Context as _;
 use clap::Args;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
 use crate::exit::Code;
 use crate::prd::Prd;
@@ -76,6 +76,6 @@ pub(crate) fn show(ctx: &Ctx, args: ShowArgs) -> anyhow::Result<Code> {
     if skipped > 0 {
         crate::say!("warning: {skipped} line(s) of the history are not records and were skipped");
     }
-    super::pin::emit(&crate::show::text(&show))?;
+    super::stdout::emit(&crate::show::text(&show))?;
     Ok(Code::OK)
 }

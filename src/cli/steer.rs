@@ -8,7 +8,7 @@ use std::io::Read;
 use clap::Args;
 use serde_json::json;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::envelope::Envelope;
 use crate::exit::Code;
 use crate::run::control::client::{self, Reply};
@@ -115,7 +115,7 @@ fn send(
         });
         Envelope::new(action.name(), data).emit()?;
     } else {
-        super::pin::emit(&format!("{message}\n"))?;
+        super::stdout::emit(&format!("{message}\n"))?;
     }
     Ok(Code::OK)
 }

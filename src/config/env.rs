@@ -7,7 +7,7 @@
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, Command, FromArgMatches};
 
-use super::{ConfigError, Layer, bad};
+use super::layer::{ConfigError, Layer, bad};
 
 /// The command whose arguments are `Layer`'s fields: clap reads each one's variable when
 /// the argument is made.

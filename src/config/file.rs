@@ -13,11 +13,11 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 use toml::de::{DeTable, DeValue};
 
+use super::layer::{ConfigError, ContextOverride, FILE, Layer};
 use super::value::{
     Age, Agent, Commands, Cost, Count, Flag, Globs, HookCmd, HookTimeout, Keep, Mode, Overlap,
     PromptFile, ReviewCmd, ReviewFile, Secs, SetupCmd, Text,
 };
-use super::{ConfigError, ContextOverride, FILE, Layer};
 use crate::agent::AgentKind;
 
 /// The whole file.

@@ -1,8 +1,9 @@
 //! `ralph.toml` and the settings of `ralph run`, merged: CLI > `RALPH_*` env > file > defaults.
 //!
 //! Owns the settings (sections `[agent]`, `[run]`, `[verify]`, `[compact]`, `[context]`,
-//! `[hooks]`, `[review]`, `[clean]`), their errors, the parsers of their values and the merge;
-//! reading the file is [`file`] (its value types [`value`]), the environment variables [`env`].
+//! `[hooks]`, `[review]`, `[clean]`) and the merge; one source's settings and their errors are
+//! `layer.rs`, the parsers of their values `scalar.rs` (two leaves); reading the file is
+//! [`file`] (its value types [`value`]), the environment variables [`env`].
 //! Does not own what the settings do (see `crate::run`, `crate::run::events::hooks`, `crate::clean`).
 //!
 //! ```toml
@@ -59,21 +60,10 @@ use std::time::Duration;
 
 use crate::agent::{AgentKind, PromptMode};
 
-/// The file name, at the project root.
-pub(crate) const FILE: &str = "ralph.toml";
-
-/// Context-builder settings for one agent (`[context.<agent>]`); `None` means "not set here".
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ContextOverride {
-    pub budget: Option<usize>,
-    pub top_k: Option<usize>,
-    pub spec_lines: Option<usize>,
-}
-
 /// `[hooks]`: commands run (with `/bin/sh -c`, in the project root) when a story is done, a
 /// story is skipped for no progress, or the run ends; each gets the event as JSON on stdin.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hooks {
+pub(crate) struct Hooks {
     pub on_story_done: Option<String>,
     pub on_blocked: Option<String>,
     pub on_run_end: Option<String>,
@@ -95,7 +85,7 @@ impl Default for Hooks {
 /// `[review]`: after the verify gate passes, a fresh agent reviews the story's diff and
 /// answers `REVIEW: APPROVE` or `REVIEW: CHANGES` (see `crate::review`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Review {
+pub(crate) struct Review {
     pub enabled: bool,
     /// The reviewer's preset (default: the run's agent).
     pub agent: Option<AgentKind>,
@@ -123,7 +113,7 @@ impl Default for Review {
 /// story's gate passes, its test-file changes alone, on its base commit in a scratch worktree,
 /// must fail its verify commands (see `crate::run::iteration::redgreen`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RedGreen {
+pub(crate) struct RedGreen {
     pub enabled: bool,
     /// Globs (relative to the project root) naming test files; `None`: the built-in defaults
     /// for Rust, Go, Python, JS/TS, Java and more.
@@ -134,166 +124,14 @@ pub struct RedGreen {
 
 impl Hooks {
     /// Whether any hook is set.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.on_story_done.is_some() || self.on_blocked.is_some() || self.on_run_end.is_some()
     }
 }
 
-/// A bad setting, with where it came from.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error(transparent)]
-    Io(#[from] crate::fsutil::FsError),
-    #[error("{path}:{line}:{column}: {message}; fix the TOML syntax")]
-    Syntax {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("{place}: unknown key \"{key}\"{}; valid keys: {}", .suggestion.as_ref().map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default(), .valid.join(", "))]
-    UnknownKey {
-        place: String,
-        key: String,
-        suggestion: Option<String>,
-        valid: Vec<String>,
-    },
-    #[error("{place}: {message}")]
-    BadValue { place: String, message: String },
-}
-
-impl crate::problem::Coded for ConfigError {
-    fn problem(&self) -> Option<crate::problem::Problem> {
-        use crate::problem::Problem;
-        Some(match self {
-            ConfigError::Io(f) => return f.problem(),
-            ConfigError::Syntax {
-                path, line, column, ..
-            } => Problem {
-                column: Some(*column),
-                ..Problem::at("config-syntax", path).line(*line)
-            },
-            ConfigError::UnknownKey { .. } => Problem::new("config-unknown-key", ""),
-            ConfigError::BadValue { .. } => Problem::new("config-bad-value", ""),
-        })
-    }
-}
-
-/// One source of settings; `None` means "not set here". A field a `RALPH_*` variable sets
-/// names it (`env`) and the parser of its value: clap reads the environment into a layer
-/// ([`env`]); the other fields (`skip`) only ralph.toml or a flag sets.
-#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
-pub struct Layer {
-    #[arg(long, env = "RALPH_AGENT", value_parser = parse_agent)]
-    pub agent: Option<AgentKind>,
-    #[arg(long, env = "RALPH_AGENT_CMD")]
-    pub agent_cmd: Option<String>,
-    #[arg(long, env = "RALPH_PROMPT_MODE", value_parser = parse_mode)]
-    pub prompt_mode: Option<PromptMode>,
-    /// `[agent] instructions`: the project's instructions file, relative to the root.
-    #[arg(skip)]
-    pub instructions: Option<PathBuf>,
-    #[arg(long, env = "RALPH_ITERATIONS", value_parser = parse_count)]
-    pub iterations: Option<u32>,
-    #[arg(long, env = "RALPH_TIMEOUT", value_parser = parse_duration)]
-    pub timeout: Option<Duration>,
-    #[arg(long, env = "RALPH_SLEEP", value_parser = parse_duration)]
-    pub sleep: Option<Duration>,
-    #[arg(long, env = "RALPH_MAX_FAILURES", value_parser = parse_count)]
-    pub max_failures: Option<u32>,
-    #[arg(long, env = "RALPH_NO_WAIT", value_parser = parse_bool)]
-    pub no_wait: Option<bool>,
-    /// `RALPH_NO_COMPACT=1`: no compaction.
-    #[arg(long = "no-compact", env = "RALPH_NO_COMPACT", value_parser = parse_negated)]
-    pub compact: Option<bool>,
-    /// `--parallel K`: stories run at once (1: the sequential loop).
-    #[arg(long, env = "RALPH_PARALLEL", value_parser = parse_count)]
-    pub parallel: Option<u32>,
-    /// `--conflict-threshold`: predicted overlap from which two stories do not run at once.
-    #[arg(long, env = "RALPH_CONFLICT_THRESHOLD", value_parser = ConflictThreshold::parse)]
-    pub conflict_threshold: Option<ConflictThreshold>,
-    /// Start with uncommitted changes in the work tree (`--allow-dirty`).
-    #[arg(long, env = "RALPH_ALLOW_DIRTY", value_parser = parse_bool)]
-    pub allow_dirty: Option<bool>,
-    #[arg(long, env = "RALPH_PREFLIGHT", value_parser = parse_bool)]
-    pub preflight: Option<bool>,
-    /// `RALPH_VERIFY`: one command per line.
-    #[arg(long, env = "RALPH_VERIFY", value_parser = parse_lines)]
-    pub verify: Option<Commands>,
-    /// `--red-green` / `[verify] red_green`, `test_patterns`, `red_green_setup`.
-    #[arg(long, env = "RALPH_RED_GREEN", value_parser = parse_bool)]
-    pub red_green: Option<bool>,
-    #[arg(skip)]
-    pub test_patterns: Option<Vec<String>>,
-    #[arg(skip)]
-    pub red_green_setup: Option<String>,
-    /// progress.txt compaction: line threshold and recent lines kept verbatim.
-    #[arg(long, env = "RALPH_COMPACT_THRESHOLD", value_parser = parse_size)]
-    pub compact_threshold: Option<usize>,
-    #[arg(long, env = "RALPH_COMPACT_KEEP_RECENT", value_parser = parse_size)]
-    pub compact_keep_recent: Option<usize>,
-    /// The context builder: token budget, Pin entries, spec lines per entry.
-    #[arg(long, env = "RALPH_CONTEXT_BUDGET", value_parser = parse_size)]
-    pub context_budget: Option<usize>,
-    #[arg(long, env = "RALPH_CONTEXT_TOP_K", value_parser = parse_size)]
-    pub context_top_k: Option<usize>,
-    #[arg(long, env = "RALPH_CONTEXT_SPEC_LINES", value_parser = parse_size)]
-    pub context_spec_lines: Option<usize>,
-    /// `[context] files`: how many files "where to look" names.
-    #[arg(long, env = "RALPH_CONTEXT_FILES", value_parser = parse_size)]
-    pub context_files: Option<usize>,
-    /// `[context.<agent>]`: per-agent overrides of the three above.
-    #[arg(skip)]
-    pub context_agents: std::collections::BTreeMap<String, ContextOverride>,
-    /// `--max-cost`: stop before the next iteration once this much is spent.
-    #[arg(long, env = "RALPH_MAX_COST", value_parser = Dollars::parse)]
-    pub max_cost: Option<Dollars>,
-    /// Hidden: SIGTERM→SIGKILL grace (default 10 s).
-    #[arg(long, env = "RALPH_GRACE", value_parser = parse_duration)]
-    pub grace: Option<Duration>,
-    /// Hidden: cap on one rate-limit wait.
-    #[arg(long, env = "RALPH_MAX_WAIT", value_parser = parse_duration)]
-    pub max_wait: Option<Duration>,
-    /// Hidden: time between two heartbeat lines when stderr is not a terminal (default 60 s).
-    #[arg(long, env = "RALPH_HEARTBEAT", value_parser = parse_interval)]
-    pub heartbeat: Option<Duration>,
-    /// `[hooks]` commands (only the file sets them).
-    #[arg(skip)]
-    pub hook_story_done: Option<String>,
-    #[arg(skip)]
-    pub hook_blocked: Option<String>,
-    #[arg(skip)]
-    pub hook_run_end: Option<String>,
-    #[arg(skip)]
-    pub hook_timeout: Option<Duration>,
-    /// `[review]` / `--review`.
-    #[arg(long, env = "RALPH_REVIEW", value_parser = parse_bool)]
-    pub review: Option<bool>,
-    #[arg(long, env = "RALPH_REVIEW_AGENT", value_parser = parse_agent)]
-    pub review_agent: Option<AgentKind>,
-    #[arg(long, env = "RALPH_REVIEW_CMD")]
-    pub review_cmd: Option<String>,
-    #[arg(skip)]
-    pub review_max_rounds: Option<u32>,
-    #[arg(skip)]
-    pub review_instructions: Option<PathBuf>,
-    /// `[clean]`: the age past which old runs, rejected copies and archives go, how many of
-    /// each always stay, and whether `ralph run` cleans at its start.
-    #[arg(long, env = "RALPH_CLEAN_OLDER_THAN", value_parser = parse_age)]
-    pub clean_older_than: Option<Duration>,
-    #[arg(long, env = "RALPH_CLEAN_KEEP", value_parser = parse_keep)]
-    pub clean_keep: Option<usize>,
-    #[arg(long, env = "RALPH_CLEAN_AUTO", value_parser = parse_bool)]
-    pub clean_auto: Option<bool>,
-}
-
-/// Verify commands. A name of its own so that clap reads `RALPH_VERIFY` as one value (its
-/// lines), where it would read an `Option<Vec<_>>` field as a list of values.
-pub(crate) type Commands = Vec<String>;
-
 /// The merged settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub agent: AgentKind,
     pub agent_cmd: Option<String>,
     pub prompt_mode: Option<PromptMode>,
@@ -329,7 +167,7 @@ pub struct Settings {
 /// `[clean]`: what `ralph clean` (and `ralph run` at its start) removes: per kind, whatever is
 /// older than `older_than` and not among the newest `keep`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Clean {
+pub(crate) struct Clean {
     pub older_than: Duration,
     pub keep: usize,
     /// `ralph run` cleans at its start.
@@ -378,39 +216,6 @@ impl Default for Settings {
     }
 }
 
-/// Parse a duration: plain seconds (`90`, `0.5`) or units (`500ms`, `2s`, `60m`, `1h30m`).
-pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    if let Ok(secs) = t.parse::<f64>() {
-        return Duration::try_from_secs_f64(secs)
-            .map_err(|_| format!("\"{s}\" is not a non-negative duration of sensible size"));
-    }
-    let d: jiff::SignedDuration = t
-        .parse()
-        .map_err(|_| format!("\"{s}\" is not a duration; use e.g. 90, 500ms, 2s, 60m, 1h30m"))?;
-    Duration::try_from(d).map_err(|_| format!("\"{s}\" is negative"))
-}
-
-/// Parse an age (`[clean] older_than`, `ralph clean --older-than`): `14d`, `2w`, `36h`, `90m`,
-/// `0`, or anything [`parse_duration`] reads.
-pub(crate) fn parse_age(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
-    let per_unit = match unit.trim() {
-        "d" | "day" | "days" => Some(86_400u64),
-        "w" | "week" | "weeks" => Some(7 * 86_400),
-        _ => None,
-    };
-    if let (Ok(n), Some(per)) = (num.parse::<u64>(), per_unit) {
-        return n
-            .checked_mul(per)
-            .map(Duration::from_secs)
-            .ok_or_else(|| format!("\"{s}\" is too long an age"));
-    }
-    parse_duration(t).map_err(|_| format!("\"{s}\" is not an age; use e.g. 14d, 2w, 36h, 90m or 0"))
-}
-
-/// The value of `field` in the first of `layers` that sets it.
 macro_rules! first {
     ($layers:expr, $f:ident) => {
         $layers.iter().find_map(|l| l.$f.clone())
@@ -540,151 +345,17 @@ fn review(layers: &[&Layer]) -> Review {
     }
 }
 
-fn bad(place: &str, message: impl Into<String>) -> ConfigError {
-    ConfigError::BadValue {
-        place: place.to_string(),
-        message: message.into(),
-    }
-}
-
-/// `1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off` (any case; the environment's booleans).
-fn parse_bool(s: &str) -> Result<bool, String> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" | "" => Ok(false),
-        _ => Err(format!("\"{s}\" is not true/false (or 1/0)")),
-    }
-}
-
-/// An amount of US dollars: finite and above zero (a cap of nothing would stop every run).
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-pub struct Dollars(f64);
-
-// Only finite amounts are ever made (see `Dollars::new`), so equality is an equivalence.
-impl Eq for Dollars {}
-
-impl Dollars {
-    pub fn new(usd: f64) -> Option<Dollars> {
-        (usd.is_finite() && usd > 0.0).then_some(Dollars(usd))
-    }
-
-    pub fn usd(self) -> f64 {
-        self.0
-    }
-
-    /// `5`, `2.50`, `$2.50`; the error says what is wrong, without a place.
-    pub fn parse(s: &str) -> Result<Dollars, String> {
-        let t = s.trim();
-        let t = t.strip_prefix('$').unwrap_or(t);
-        t.parse::<f64>().ok().and_then(Dollars::new).ok_or_else(|| {
-            format!("\"{s}\" is not an amount of US dollars above 0; use e.g. 5 or 2.50")
-        })
-    }
-}
-
-/// How strongly the predicted files of two stories must overlap (0 to 1) before a parallel run
-/// keeps them apart (`[run] conflict_threshold`, `--conflict-threshold`,
-/// `RALPH_CONFLICT_THRESHOLD`), or `off`: stories run at once whatever they touch. Kept in
-/// hundredths, so settings compare exactly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConflictThreshold(Option<u8>);
-
-impl ConflictThreshold {
-    /// 0.5: both stories predict the same file strongly (see `run::parallel::predict`).
-    pub const DEFAULT: ConflictThreshold = ConflictThreshold(Some(50));
-    pub const OFF: ConflictThreshold = ConflictThreshold(None);
-
-    /// The threshold, `None` when off.
-    pub fn value(self) -> Option<f64> {
-        self.0.map(|h| f64::from(h) / 100.0)
-    }
-
-    /// `0.5`, `0`, `1`, `50%`, `off`; the error says what is wrong, without a place.
-    pub fn parse(s: &str) -> Result<ConflictThreshold, String> {
-        let t = s.trim();
-        if t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("false") {
-            return Ok(ConflictThreshold::OFF);
-        }
-        let v = match t.strip_suffix('%') {
-            Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
-            None => t.parse::<f64>(),
-        };
-        match v {
-            // In range, so the rounded hundredths fit a u8.
-            Ok(x) if (0.0..=1.0).contains(&x) => {
-                Ok(ConflictThreshold(Some((x * 100.0).round() as u8)))
-            }
-            _ => Err(format!(
-                "\"{s}\" is not an overlap between 0 and 1 (e.g. 0.5 or 50%) nor \"off\""
-            )),
-        }
-    }
-}
-
-fn parse_count(s: &str) -> Result<u32, String> {
-    match s.trim().parse::<u32>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("\"{s}\" is not a whole number of at least 1")),
-    }
-}
-
-/// A count of things (lines, tokens, entries): at least 1.
-fn parse_size(s: &str) -> Result<usize, String> {
-    parse_count(s).map(|n| n as usize)
-}
-
-/// How many to keep: 0 or more.
-fn parse_keep(s: &str) -> Result<usize, String> {
-    s.trim()
-        .parse::<usize>()
-        .map_err(|_| format!("\"{s}\" is not a whole number (0 or more)"))
-}
-
-/// `RALPH_NO_*`: true turns the setting off.
-fn parse_negated(s: &str) -> Result<bool, String> {
-    parse_bool(s).map(|b| !b)
-}
-
-/// The time between two heartbeats: never zero.
-fn parse_interval(s: &str) -> Result<Duration, String> {
-    match parse_duration(s)? {
-        d if d.is_zero() => Err("0 is no interval; use e.g. 1s or 60s".to_string()),
-        d => Ok(d),
-    }
-}
-
-/// One command per non-blank line, trimmed.
-fn parse_lines(s: &str) -> Result<Commands, String> {
-    Ok(s.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(String::from)
-        .collect())
-}
-
-/// An agent preset's name, with the nearest one and the list when unknown.
-fn parse_agent(s: &str) -> Result<AgentKind, String> {
-    AgentKind::from_name(s).ok_or_else(|| {
-        format!(
-            "unknown agent \"{s}\"{}; choose one of {}",
-            AgentKind::did_you_mean(s),
-            AgentKind::list()
-        )
-    })
-}
-
-fn parse_mode(s: &str) -> Result<PromptMode, String> {
-    PromptMode::from_name(s)
-        .ok_or_else(|| format!("\"{s}\" is not a prompt mode; use stdin, arg or file"))
-}
-
 mod env;
 pub(crate) mod file;
+mod layer;
+mod scalar;
 mod value;
 #[cfg(test)]
 pub(crate) use env::from_env;
 pub(crate) use env::from_process_env;
-pub(crate) use file::load_file;
+pub(crate) use file::{load_file, parse_file};
+pub(crate) use layer::{ConfigError, ContextOverride, FILE, Layer};
+pub(crate) use scalar::{Commands, ConflictThreshold, Dollars, parse_age, parse_duration};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{ConflictThreshold, Dollars, parse_age, parse_agent, parse_duration, parse_mode};
+use super::scalar::{
+    ConflictThreshold, Dollars, parse_age, parse_agent, parse_duration, parse_mode,
+};
 use crate::agent::{AgentKind, PromptMode};
 
 /// A value type: a newtype serde reads as a `toml::Value` and converts with `TryFrom`, whose

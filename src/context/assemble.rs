@@ -1,4 +1,4 @@
-//! The pure prompt assembler: plain inputs in, the prompt and a report of what was kept out.
+//! The pure prompt assembler: plain inputs in, the prompt and an account of what was kept out.
 //!
 //! Owns the policy: the section order (instructions, story, steering notes, dependency outputs,
 //! where to look, Codebase Patterns, errors seen before, Pin entries, recent progress, remaining
@@ -10,13 +10,13 @@
 //! the prompt's estimate never exceeds the budget. Every input text is redacted first.
 //! Reads no files: gathering the inputs is [`super::gather`]'s job.
 
+use super::account::{
+    Assembled, ErrorPatternAccount, FileAccount, PinAccount, PinStatus, SectionAccount, Status,
+};
 use super::budget::{self, Zone};
 use super::files::{PrepFile, file_plan, files_cut, prep_file};
 use super::redact::{Redactions, redact_into};
 use super::render::{self, PinView};
-use super::report::{
-    Assembled, ErrorPatternReport, FileReport, PinReport, PinStatus, SectionReport, Status,
-};
 use super::steering::{self, SteerNote};
 use super::{ContextError, Options};
 use crate::index::Ranked;
@@ -70,7 +70,7 @@ pub(crate) struct Inputs {
     /// The body of progress.txt's `## Codebase Patterns` section.
     pub patterns: Option<String>,
     /// The learned error patterns chosen for the story (`.ralph/patterns.jsonl`), best first.
-    pub errors: Vec<crate::patterns::Chosen>,
+    pub errors: Vec<crate::errors_seen::Chosen>,
     /// Ranked best first; only the first [`Options::top_k`] are used.
     pub pins: Vec<PinHit>,
     /// Progress entries, oldest first; only the last [`Options::recent_entries`] are used.
@@ -185,7 +185,7 @@ impl Prepared {
         let mut errors_red = Redactions::default();
         let errors = {
             let id = &inp.story.id;
-            let text = crate::patterns::render(&inp.errors, |l| {
+            let text = crate::errors_seen::render(&inp.errors, |l| {
                 crate::agent::detect::signal_line(l, id).is_none()
             });
             let text = redact_into(&text, &mut errors_red);
@@ -509,7 +509,7 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
     let mut so_far = 0;
     for x in &parts {
         so_far += chars(&x.text);
-        sections.push(SectionReport {
+        sections.push(SectionAccount {
             name: x.name,
             tokens: budget::estimate(&x.text),
             zone: Zone::of(budget::tokens_for_chars(so_far), opts.budget),
@@ -534,7 +534,7 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
         .iter()
         .zip(&pin_status)
         .enumerate()
-        .map(|(i, (pp, st))| PinReport {
+        .map(|(i, (pp, st))| PinAccount {
             rank: i + 1,
             name: pp.hit.name.clone(),
             score: pp.hit.score,
@@ -551,7 +551,7 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
     let error_patterns = inputs
         .errors
         .iter()
-        .map(|c| ErrorPatternReport {
+        .map(|c| ErrorPatternAccount {
             id: c.pattern.id.clone(),
             command: super::redact::redact(&c.pattern.command).0,
             why: c.why.text(),
@@ -565,7 +565,7 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
         .zip(&p.files)
         .zip(&plan)
         .enumerate()
-        .map(|(i, ((f, pf), k))| FileReport {
+        .map(|(i, ((f, pf), k))| FileAccount {
             rank: i + 1,
             path: pf.path.clone(),
             kind: f.kind.name(),

@@ -6,7 +6,7 @@
 //! spec, read only inside the project), progress.txt ([`crate::progress::LogView`]: Codebase
 //! Patterns, each blocker's latest entry, recent entries) and `.ralph/history.jsonl` (each
 //! blocker's files changed and commit) and `.ralph/patterns.jsonl` (the learned error patterns,
-//! chosen by [`crate::patterns::select`] once the files are ranked). Does not decide what fits:
+//! chosen by [`crate::errors_seen::select`] once the files are ranked). Does not decide what fits:
 //! [`super::assemble`] does.
 
 use std::io::{BufRead, BufReader, Read};
@@ -15,8 +15,8 @@ use std::path::{Component, Path};
 use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
 use super::instructions::{self, Flavour};
 use super::{ContextError, Options};
+use crate::errors_seen::Failure;
 use crate::index::{PinEvidence, as_written, written_words};
-use crate::patterns::Failure;
 use crate::prd::{Prd, Story};
 
 /// The most bytes read from one spec file, whatever its line count (a minified file is one line).
@@ -192,8 +192,8 @@ fn error_patterns(
     failure: Option<&Failure>,
     files: &[crate::index::Ranked],
     notes: &mut Vec<String>,
-) -> Vec<crate::patterns::Chosen> {
-    let (stored, skipped) = match crate::state::patterns::read_counted(root) {
+) -> Vec<crate::errors_seen::Chosen> {
+    let (stored, skipped) = match crate::state::errors_seen::read_counted(root) {
         Ok(r) => r,
         Err(e) => {
             notes.push(format!("error patterns left out: {e}"));
@@ -203,15 +203,15 @@ fn error_patterns(
     if skipped > 0 {
         notes.push(format!(
             "{}: skipped {skipped} line(s) that are not patterns",
-            crate::state::patterns::path(root).display()
+            crate::state::errors_seen::path(root).display()
         ));
     }
     if stored.is_empty() {
         return vec![];
     }
-    let current = failure.map(|f| crate::patterns::signature(&super::redact::redact(&f.tail).0));
+    let current = failure.map(|f| crate::errors_seen::signature(&super::redact::redact(&f.tail).0));
     let ranked: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-    crate::patterns::select(&stored, current.as_deref(), &ranked)
+    crate::errors_seen::select(&stored, current.as_deref(), &ranked)
 }
 
 /// What the search side of gathering found.

@@ -14,16 +14,16 @@
 //! - [`assemble`]: the pure function from [`Inputs`] to the [`Assembled`] prompt.
 //! - [`gather`]: reading the project's files into [`Inputs`]; [`build_prompt`] is what the loop
 //!   and `ralph context` call.
-//! - [`report`]: the account of a built prompt ([`Assembled`]), the `--explain` table and
+//! - [`account`]: the account of a built prompt ([`Assembled`]), the `--explain` table and
 //!   the `--json` document.
 
+pub(crate) mod account;
 pub(crate) mod assemble;
 pub(crate) mod budget;
 mod files;
 pub(crate) mod gather;
 pub(crate) mod instructions;
 pub(crate) mod redact;
-pub(crate) mod report;
 
 mod render;
 pub(crate) mod steering;
@@ -32,16 +32,19 @@ mod tests;
 
 use std::path::PathBuf;
 
-pub(crate) use assemble::assemble;
-pub(crate) use gather::{build_prompt, find_story};
+pub(crate) use account::{
+    Assembled, ErrorPatternAccount, FileAccount, PinAccount, PinStatus, SectionAccount, Status,
+};
+pub(crate) use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
+pub(crate) use budget::Zone;
+pub(crate) use gather::{build_prompt, find_story, gather};
 pub(crate) use instructions::Flavour;
 pub(crate) use render::fence_as;
-pub(crate) use report::Assembled;
 pub(crate) use steering::SteerNote;
 
 /// Knobs of the context builder. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
+pub(crate) struct Options {
     /// The most tokens the prompt may take (estimated). Default 24,000.
     pub budget: usize,
     /// How many Pin entries to include, best first. Default 5.

@@ -2,9 +2,6 @@
 
 use proptest::prelude::*;
 
-use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
-use super::budget::Zone;
-use super::report::{PinStatus, Status};
 use super::*;
 use crate::prd::Story;
 
@@ -265,13 +262,13 @@ fn each_zone_applies_its_reductions() {
 }
 
 /// A learned error pattern whose signature is `text`'s lines, chosen as alike.
-fn chosen(text: &str) -> crate::patterns::Chosen {
-    crate::patterns::Chosen {
-        pattern: crate::state::patterns::Pattern {
+fn chosen(text: &str) -> crate::errors_seen::Chosen {
+    crate::errors_seen::Chosen {
+        pattern: crate::state::errors_seen::Pattern {
             id: "0123456789".into(),
             command: "sh check.sh".into(),
             signature: text.lines().map(str::to_string).collect(),
-            fix: crate::state::patterns::Fix {
+            fix: crate::state::errors_seen::Fix {
                 files: vec!["src/m1/mod.rs".into()],
                 diff: "src/m1/mod.rs +2 -1".into(),
                 learning: Some("quote the value".into()),
@@ -280,7 +277,7 @@ fn chosen(text: &str) -> crate::patterns::Chosen {
             story: "US-000".into(),
             ..Default::default()
         },
-        why: crate::patterns::select::Why::Similar(1.0),
+        why: crate::errors_seen::select::Why::Similar(1.0),
     }
 }
 

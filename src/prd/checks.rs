@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::validate::Diagnostic;
+use super::diagnostics::Diagnostic;
 
 /// Object keys that hold a command, in the order they are looked at.
 const COMMAND_KEYS: &[&str] = &["command", "cmd", "run"];

@@ -6,24 +6,28 @@
 //! only those bytes of the file, in the file's own keys and layout (`spans` + `edit`). Does not
 //! own dependency policy (see [`crate::graph`]) or the loop.
 
+pub(crate) mod canonical;
 pub(crate) mod checks;
+pub(crate) mod diagnostics;
 pub(crate) mod dialect;
 pub(crate) mod edit;
 pub(crate) mod import;
 pub(crate) mod parse;
 pub(crate) mod priority;
 mod refs;
-pub(crate) mod report;
 pub(crate) mod schema;
 pub(crate) mod shape;
 pub(crate) mod spans;
 mod stories;
+mod story_ref;
 pub(crate) mod validate;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub(crate) use validate::{Diagnostic, Report};
+pub(crate) use diagnostics::{Diagnostic, Diagnostics};
+use story_ref::story_values;
+pub(crate) use story_ref::{StoryRef, story_refs};
 
 /// A story as the loop sees it: a typed, lenient view of one `userStories` entry.
 /// Missing or mistyped fields take defaults here; validation reports them.
@@ -100,67 +104,6 @@ impl Story {
     }
 }
 
-/// A borrowed, dependency-only view of a story: what validation and the graph need, without
-/// copying titles and criteria (validating 10k stories stays cheap).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct StoryRef<'a> {
-    pub index: usize,
-    /// `None` when `id` is missing or not a string (the schema reports it).
-    pub id: Option<&'a str>,
-    pub passes: bool,
-    pub removed: bool,
-    pub blocked_by: Vec<&'a str>,
-    pub discovered_from: Option<&'a str>,
-}
-
-impl<'a> StoryRef<'a> {
-    pub(crate) fn from_value(index: usize, v: &'a Value) -> StoryRef<'a> {
-        StoryRef {
-            index,
-            id: v.get("id").and_then(Value::as_str),
-            passes: v.get("passes").and_then(Value::as_bool).unwrap_or(false),
-            removed: v.get("status").and_then(Value::as_str) == Some("removed"),
-            blocked_by: v
-                .get("blockedBy")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default(),
-            discovered_from: v.get("discoveredFrom").and_then(Value::as_str),
-        }
-    }
-
-    /// The id, or "" when it is missing.
-    pub(crate) fn id_str(&self) -> &'a str {
-        self.id.unwrap_or("")
-    }
-}
-
-impl crate::dag::DepNode for StoryRef<'_> {
-    fn node_id(&self) -> &str {
-        self.id_str()
-    }
-    fn node_deps(&self) -> impl Iterator<Item = &str> {
-        self.blocked_by.iter().copied()
-    }
-}
-
-/// The `userStories` entries of a prd value (empty when it is not an array).
-fn story_values(value: &Value) -> &[Value] {
-    value
-        .get("userStories")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-/// The borrowed views of every story in a prd value.
-pub(crate) fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
-    story_values(value)
-        .iter()
-        .enumerate()
-        .map(|(i, v)| StoryRef::from_value(i, v))
-        .collect()
-}
-
 /// The typed views of every story in a prd value (empty when `userStories` is not an array).
 pub(crate) fn stories_of(value: &Value) -> Vec<Story> {
     story_values(value)
@@ -176,7 +119,7 @@ pub enum PrdError {
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
     #[error("{}", .0.render_errors())]
-    Invalid(Box<Report>),
+    Invalid(Box<Diagnostics>),
     #[error("{path}: no story with id \"{id}\"")]
     UnknownStory { path: PathBuf, id: String },
     #[error("{path}: cannot locate story {id} in the file's bytes to edit it")]
@@ -209,7 +152,7 @@ pub struct Prd {
     /// Warnings found while loading (dialect, unknown fields, suspicious dependencies).
     pub warnings: Vec<Diagnostic>,
     /// How the file spells the model.
-    pub dialect: dialect::Dialect,
+    pub dialect: canonical::Dialect,
     /// The file's bytes with this value's edits: what `save` writes.
     bytes: Vec<u8>,
 }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::validate::Diagnostic;
+use super::diagnostics::Diagnostic;
 
 /// Words people use for a priority, and the number each is ordered as.
 const WORDS: &[(&str, f64)] = &[

@@ -7,8 +7,8 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::StoryRef;
-use super::validate::Diagnostic;
+use super::diagnostics::Diagnostic;
+use super::story_ref::StoryRef;
 use crate::dag::{DepGraph, MAX_CYCLES};
 
 pub(super) fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {

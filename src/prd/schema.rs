@@ -7,7 +7,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 use std::sync::OnceLock;
 
-use super::validate::Diagnostic;
+use super::diagnostics::Diagnostic;
 
 /// The schema text, as shipped in schemas/prd.schema.json.
 pub(crate) const SCHEMA: &str = include_str!("../../schemas/prd.schema.json");

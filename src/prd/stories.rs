@@ -6,8 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use super::dialect::{Dialect, Normalized, STORY_ALIASES, alias_fits, is_done_word, rename_keys};
-use super::validate::Diagnostic;
+use super::canonical::{Dialect, Normalized, STORY_ALIASES, alias_fits, is_done_word, rename_keys};
+use super::diagnostics::Diagnostic;
 
 /// Stories that needed a default, by kind, for one aggregated warning each.
 #[derive(Default)]

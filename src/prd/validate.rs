@@ -9,64 +9,14 @@
 //! ready, so the loop would stop with "no ready story" after doing everything else; failing at
 //! validate time (in pre-commit) is cheaper than discovering it hours into a run.
 
-use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 
-use super::dialect::{self, Dialect, Normalized};
-use super::{parse, refs, schema, story_refs};
-
-/// One finding. `code` is a stable string documented in README.md.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
-    pub code: &'static str,
-    /// JSON pointer to the offending value ("" for the whole document).
-    pub pointer: String,
-    /// The story the finding is about, when there is one.
-    pub story: Option<String>,
-    pub message: String,
-    /// How to fix it.
-    pub hint: String,
-    /// 1-based line:column, for syntax errors.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
-}
-
-impl Diagnostic {
-    pub fn error(
-        code: &'static str,
-        pointer: &str,
-        story: Option<String>,
-        message: impl Into<String>,
-        hint: impl Into<String>,
-    ) -> Diagnostic {
-        Diagnostic {
-            code,
-            pointer: pointer.to_string(),
-            story,
-            message: message.into(),
-            hint: hint.into(),
-            line: None,
-            column: None,
-        }
-    }
-}
-
-/// The outcome of validating one file.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Report {
-    pub file: String,
-    pub errors: Vec<Diagnostic>,
-    pub warnings: Vec<Diagnostic>,
-}
-
-impl Report {
-    pub fn is_valid(&self) -> bool {
-        self.errors.is_empty()
-    }
-}
+use super::canonical::{Dialect, Normalized};
+use super::diagnostics::{Diagnostic, Diagnostics};
+use super::dialect;
+use super::story_ref::story_refs;
+use super::{parse, refs, schema};
 
 /// Top-level fields ralph knows.
 pub(crate) const TOP_FIELDS: &[&str] = &[
@@ -93,12 +43,12 @@ pub(crate) const STORY_FIELDS: &[&str] = &[
     "redGreen",
 ];
 
-/// Validate raw bytes. Returns the report and, when the file is a runnable prd.json in any
+/// Validate raw bytes. Returns the diagnostics and, when the file is a runnable prd.json in any
 /// dialect, the document read into the canonical model.
-pub(crate) fn read_bytes(path: &Path, bytes: &[u8]) -> (Report, Option<Normalized>) {
-    let mut report = Report {
+pub(crate) fn read_bytes(path: &Path, bytes: &[u8]) -> (Diagnostics, Option<Normalized>) {
+    let mut report = Diagnostics {
         file: path.display().to_string(),
-        ..Report::default()
+        ..Diagnostics::default()
     };
     let value = match parse::parse(bytes) {
         Ok(v) => v,
@@ -130,15 +80,14 @@ pub(crate) fn read_bytes(path: &Path, bytes: &[u8]) -> (Report, Option<Normalize
     }
 }
 
-/// Validate raw bytes. Returns the report and, when the bytes were a runnable prd.json, the
+/// Validate raw bytes. Returns the diagnostics and, when the bytes were a runnable prd.json, the
 /// canonical value.
-pub fn validate_bytes(path: &Path, bytes: &[u8]) -> (Report, Option<Value>) {
+pub fn validate_bytes(path: &Path, bytes: &[u8]) -> (Diagnostics, Option<Value>) {
     let (report, n) = read_bytes(path, bytes);
     (report, n.map(|n| n.value))
 }
 
 /// Validate a parsed document in any dialect: (errors, warnings), pointers in the file's keys.
-#[cfg(test)]
 pub(crate) fn validate_value(value: &Value) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
     match dialect::normalize(value.clone(), "project") {
         Err(d) => (vec![*d], vec![]),
@@ -271,7 +220,7 @@ fn kind_of(v: &Value) -> &'static str {
 /// The error for a dependency field ralph does not read: a near miss of `blockedBy`, or one
 /// of the read spellings holding a string instead of a list.
 fn dependency_field(key: &str, pointer: &str, id: Option<String>) -> Diagnostic {
-    let alias = super::dialect::STORY_ALIASES
+    let alias = super::canonical::STORY_ALIASES
         .iter()
         .any(|(c, a)| *c == "blockedBy" && a.contains(&key));
     let (what, hint) = if alias {

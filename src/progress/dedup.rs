@@ -1,7 +1,7 @@
 //! Learning lines without duplicates: normalisation, exact and near-duplicate merging.
 //!
 //! Owns when two learning lines count as the same (see [`normalize`] and [`near_duplicate`]); not
-//! where learnings come from or how they are printed (`history.rs`). Keeps the first wording seen
+//! where learnings come from or how they are printed (`compacted.rs`). Keeps the first wording seen
 //! (the oldest) and the original bytes of it, so non-UTF-8 text survives.
 //!
 //! Cost is bounded on huge logs: exact duplicates go through a hash map; the similarity ratio is

@@ -5,13 +5,15 @@
 //! bullets, and lines with a `[PATTERN]` / `[GOTCHA]` / `[INTEGRATION]` marker.
 //!
 //! Owns the extraction from one entry's body; not how entries are found (`parse`), merged
-//! (`dedup`) or written (`history`). The rule when in doubt: keep the line. A lesson that
+//! (`dedup`) or written (`compacted`). The rule when in doubt: keep the line. A lesson that
 //! disappears from the compacted section is lost; an extra line costs one line.
 
 use std::borrow::Cow;
 
-use super::history::MARKERS;
 use super::parse::{content, is_separator, lines};
+
+/// Markers that make any line of an entry a learning.
+pub(crate) const MARKERS: [&str; 3] = ["[PATTERN]", "[GOTCHA]", "[INTEGRATION]"];
 
 /// Words that make a label a learnings label (matched in its lowercase text).
 const LESSON_WORDS: &[&str] = &[

@@ -11,8 +11,9 @@
 //! section is an [`BlockKind::Other`] block, kept as it is by compaction.
 
 pub(crate) mod compact;
+mod compacted;
+pub(crate) mod compaction;
 mod dedup;
-mod history;
 pub(crate) mod lessons;
 pub(crate) mod parse;
 pub(crate) mod store;
@@ -22,9 +23,10 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::path::PathBuf;
 
-pub(crate) use compact::{Stats, SummaryMethod};
+pub(crate) use compaction::{CompactError, Compacted, Options, Stats, SummaryMethod};
 pub(crate) use parse::{Block, BlockKind, Kind};
-pub(crate) use summarizer::CommandSummarizer;
+pub(crate) use store::Summary;
+pub(crate) use summarizer::{CommandSummarizer, SummarizeError, Summarizer};
 
 /// The progress log's file name, under the project root.
 pub(crate) const FILE_NAME: &str = "progress.txt";
@@ -192,7 +194,6 @@ impl<'a> LogView<'a> {
     }
 
     /// The bytes the view was made from.
-    #[cfg(test)]
     pub(crate) fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
@@ -236,7 +237,6 @@ impl<'a> LogView<'a> {
 }
 
 /// A fresh progress.txt, as the bash Ralph writes it.
-#[cfg(test)]
 pub(crate) fn new_log(date: &str) -> String {
     format!("# Ralph Progress Log\nStarted: {date}\n---\n")
 }

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::compact::{Compacted, SummaryMethod};
+use super::compaction::{Compacted, SummaryMethod};
 use crate::fsutil::{self, FsError};
 
 /// Why compaction could not be written.
@@ -246,7 +246,7 @@ pub(crate) fn commit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::progress::compact::Stats;
+    use crate::progress::compaction::Stats;
 
     fn compacted(bytes: &[u8]) -> Compacted {
         Compacted {

@@ -4,16 +4,16 @@
 //!
 //! Owns what a learned record holds and that every stored string is redacted first (state does
 //! not import context, so the redaction happens here). The signature and the id are
-//! [`crate::patterns`]'s, the file [`crate::state::patterns`]'s; when to call is the sequential
+//! [`crate::errors_seen`]'s, the file [`crate::state::errors_seen`]'s; when to call is the sequential
 //! loop's ([`super::sequential`]) and the parallel scheduler's ([`super::parallel`]) decision.
 
 use std::path::Path;
 
 use super::events::{Event, Reporter};
 use crate::context::redact::redact;
-use crate::patterns::Failure;
+use crate::errors_seen::Failure;
+use crate::state::errors_seen::{self as store, Fix, Pattern, PatternsError};
 use crate::state::history::Record;
-use crate::state::patterns::{self as store, Fix, Pattern, PatternsError};
 
 /// The most characters of a learning line kept.
 const MAX_LEARNING: usize = 300;
@@ -31,7 +31,7 @@ pub(crate) fn pattern(
 ) -> Option<Pattern> {
     let r = |s: &str| redact(s).0;
     let command = r(failure.command.trim());
-    let signature = crate::patterns::signature(&r(&failure.tail));
+    let signature = crate::errors_seen::signature(&r(&failure.tail));
     if signature.is_empty() {
         return None;
     }
@@ -46,7 +46,7 @@ pub(crate) fn pattern(
         })
         .filter(|l| !l.is_empty());
     Some(Pattern {
-        id: crate::patterns::id(&command, &signature),
+        id: crate::errors_seen::id(&command, &signature),
         command,
         signature,
         fix: Fix {

@@ -1,6 +1,6 @@
-//! What ralph keeps under `.ralph/`: the paths, the history records, the learned error
-//! patterns, the run lock, archives on a branch change, rejected copies, the run folders and
-//! their manifests, the control channel of a live run (`control/`).
+//! What ralph keeps under `.ralph/`: the paths, the history records, the errors seen before (the
+//! learned error patterns), the run lock, archives on a branch change, rejected copies, the run
+//! folders and their manifests, the control channel of a live run (`control/`).
 //!
 //! Below both [`crate::context`] (which reads the history) and [`crate::run`] (which writes
 //! it): imports neither. Owns where each file lives and its shape on disk; does not decide
@@ -9,10 +9,10 @@
 
 pub(crate) mod archive;
 pub(crate) mod control;
+pub(crate) mod errors_seen;
 pub(crate) mod history;
 pub(crate) mod lock;
 pub(crate) mod outputs;
-pub(crate) mod patterns;
 pub(crate) mod rejected;
 pub(crate) mod runs;
 

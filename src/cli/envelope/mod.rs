@@ -15,10 +15,6 @@ pub use problems::{from_error, from_pin_check, from_prd_diagnostic};
 
 use serde::Serialize;
 
-use super::Command;
-use super::patterns::PatternsCommand;
-use super::pin::PinCommand;
-
 /// The envelope's version. 2: the data moved under `data` (version 1 was each command's own
 /// top-level object).
 pub const SCHEMA_VERSION: u32 = 2;
@@ -61,7 +57,7 @@ impl<T: Serialize> Envelope<T> {
     pub fn emit(&self) -> anyhow::Result<()> {
         let mut text = serde_json::to_string(self)?;
         text.push('\n');
-        super::pin::emit(&text)
+        super::stdout::emit(&text)
     }
 }
 
@@ -75,40 +71,6 @@ impl Envelope {
             errors,
             warnings: Vec::new(),
         }
-    }
-}
-
-/// The command name for the envelope when `--json` was asked for, else `None`.
-pub fn json_command(cmd: &Command) -> Option<&'static str> {
-    match cmd {
-        Command::Validate(a) if a.json => Some("validate"),
-        Command::Status(a) if a.json => Some("status"),
-        Command::Next(a) if a.json => Some("next"),
-        Command::Graph(a) if a.json => Some("graph"),
-        Command::Context(a) if a.json => Some("context"),
-        Command::Report(a) if a.json => Some("report"),
-        Command::Show(a) if a.json => Some("show"),
-        Command::Patterns(a) => match &a.command {
-            Some(PatternsCommand::Forget { json: true, .. }) => Some("patterns forget"),
-            None if a.json => Some("patterns"),
-            _ => None,
-        },
-        Command::Compact(a) if a.json => Some("compact"),
-        Command::Clean(a) if a.json => Some("clean"),
-        Command::Doctor(a) if a.json => Some("doctor"),
-        Command::Pause(a) if a.json => Some("pause"),
-        Command::Resume(a) if a.json => Some("resume"),
-        Command::Steer(a) if a.json => Some("steer"),
-        Command::Skip(a) if a.json => Some("skip"),
-        Command::Retry(a) if a.json => Some("retry"),
-        // A run streams events; an error that stops it is the envelope, on the last line.
-        Command::Run(a) if a.json => Some("run"),
-        Command::Pin(p) => match &p.command {
-            PinCommand::Search { json: true, .. } => Some("pin search"),
-            PinCommand::Check { json: true } => Some("pin check"),
-            _ => None,
-        },
-        _ => None,
     }
 }
 
@@ -129,60 +91,50 @@ pub fn report_error(json: Option<&'static str>, err: &anyhow::Error) {
     }
 }
 
-/// The commands with a JSON mode, as `json_command` names them (a usage error names the one it
+/// The commands with a JSON mode, as `cli::json_command` names them (a usage error names the one it
 /// can find in the arguments).
 const JSON_COMMANDS: [&str; 18] = [
     "validate", "status", "next", "graph", "context", "compact", "report", "show", "pin",
     "patterns", "clean", "run", "doctor", "pause", "resume", "steer", "skip", "retry",
 ];
 
-/// Parse the command line. A usage error when `--json` is among the arguments is an envelope on
-/// stdout (code `usage`, exit 2); everything else (help, version, usage errors without `--json`)
-/// is clap's own.
-pub fn parse() -> super::Cli {
-    use clap::FromArgMatches;
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let parsed = super::help::command()
-        .try_get_matches_from(&args)
-        .and_then(|m| super::Cli::from_arg_matches(&m));
-    match parsed {
-        Ok(cli) => cli,
-        Err(e) => {
-            let words: Vec<&str> = args
-                .iter()
-                .skip(1)
-                .map(|a| a.to_str().unwrap_or(""))
-                .take_while(|a| *a != "--")
-                .collect();
-            if !e.use_stderr() || !words.contains(&"--json") {
-                e.exit();
-            }
-            let command = match words.iter().position(|w| JSON_COMMANDS.contains(w)) {
-                Some(i) if words[i] == "pin" => match words.get(i + 1) {
-                    Some(&"search") => "pin search",
-                    Some(&"check") => "pin check",
-                    _ => "pin",
-                },
-                Some(i) if words[i] == "patterns" => match words.get(i + 1) {
-                    Some(&"forget") => "patterns forget",
-                    _ => "patterns",
-                },
-                Some(i) => JSON_COMMANDS
-                    .iter()
-                    .find(|c| **c == words[i])
-                    .copied()
-                    .unwrap_or("ralph"),
-                None => "ralph",
-            };
-            let message = e.render().to_string();
-            let message = message.trim_end().trim_start_matches("error: ");
-            let env = Envelope::failed(command, vec![Problem::new("usage", message)]);
-            if env.emit().is_err() {
-                e.exit();
-            }
-            std::process::exit(e.exit_code());
-        }
+/// A usage error from clap (`args`: the whole command line). When `--json` is among the
+/// arguments it is an envelope on stdout (code `usage`, exit 2); everything else (help, version,
+/// usage errors without `--json`) is clap's own.
+pub fn usage_error(args: &[std::ffi::OsString], e: clap::Error) -> ! {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_str().unwrap_or(""))
+        .take_while(|a| *a != "--")
+        .collect();
+    if !e.use_stderr() || !words.contains(&"--json") {
+        e.exit();
     }
+    let command = match words.iter().position(|w| JSON_COMMANDS.contains(w)) {
+        Some(i) if words[i] == "pin" => match words.get(i + 1) {
+            Some(&"search") => "pin search",
+            Some(&"check") => "pin check",
+            _ => "pin",
+        },
+        Some(i) if words[i] == "patterns" => match words.get(i + 1) {
+            Some(&"forget") => "patterns forget",
+            _ => "patterns",
+        },
+        Some(i) => JSON_COMMANDS
+            .iter()
+            .find(|c| **c == words[i])
+            .copied()
+            .unwrap_or("ralph"),
+        None => "ralph",
+    };
+    let message = e.render().to_string();
+    let message = message.trim_end().trim_start_matches("error: ");
+    let env = Envelope::failed(command, vec![Problem::new("usage", message)]);
+    if env.emit().is_err() {
+        e.exit();
+    }
+    std::process::exit(e.exit_code());
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! error type) gives its code and place; anything else is one problem with code `error`. Does
 //! not own any code or message: they are the errors' own.
 
-use super::Problem;
 use crate::clean::work::UnknownDrop;
 use crate::config::ConfigError;
 use crate::context::ContextError;
@@ -15,17 +14,18 @@ use crate::fsutil::FsError;
 use crate::pin::PinError;
 use crate::pin::check::{self, Severity};
 use crate::prd::PrdError;
-use crate::prd::validate::{Diagnostic, Report};
+use crate::prd::diagnostics::{Diagnostic, Diagnostics};
 use crate::problem::Coded;
+use crate::problem::Problem;
 use crate::progress::store::ProgressError;
 use crate::report::ReportError;
 use crate::run::RunError;
 use crate::run::control::client::SendError;
 use crate::run::start::branch::BranchError;
+use crate::state::errors_seen::PatternsError;
 use crate::state::history::HistoryError;
 use crate::state::lock::LockError;
 use crate::state::outputs::ReadError;
-use crate::state::patterns::PatternsError;
 
 /// One prd.json diagnostic of `file`.
 pub fn from_prd_diagnostic(file: &str, d: &Diagnostic) -> Problem {
@@ -42,7 +42,7 @@ pub fn from_prd_diagnostic(file: &str, d: &Diagnostic) -> Problem {
     }
 }
 
-fn from_report(r: &Report) -> Vec<Problem> {
+fn from_diagnostics(r: &Diagnostics) -> Vec<Problem> {
     r.errors
         .iter()
         .map(|d| from_prd_diagnostic(&r.file, d))
@@ -94,7 +94,7 @@ const CODED: [AsCoded; 18] = [
     as_coded::<ReadError>,
     as_coded::<ReportError>,
     as_coded::<ProgressError>,
-    as_coded::<crate::cli::pin::NoPin>,
+    as_coded::<crate::cli::no_pin::NoPin>,
     as_coded::<BranchError>,
     as_coded::<RunError>,
     as_coded::<PatternsError>,
@@ -160,7 +160,7 @@ impl Coded for ContextError {
 pub fn from_error(err: &anyhow::Error) -> Vec<Problem> {
     for e in err.chain() {
         if let Some(PrdError::Invalid(report)) = e.downcast_ref::<PrdError>() {
-            return from_report(report);
+            return from_diagnostics(report);
         }
     }
     let mut p = err
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn an_invalid_prd_gives_every_diagnostic() {
-        let report = Report {
+        let report = Diagnostics {
             file: "prd.json".into(),
             errors: vec![
                 Diagnostic::error("cycle", "/userStories/0", Some("A".into()), "m1", "h1"),

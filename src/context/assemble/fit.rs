@@ -3,8 +3,8 @@
 //! cut, then dropped; then the oldest steering notes are left out, then the section.
 
 use super::{Part, Prepared, chars, render};
+use crate::context::account::Status;
 use crate::context::budget;
-use crate::context::report::Status;
 
 /// Shrink the patterns section (the only optional one left at level 4) until the prompt fits,
 /// or drop it.

@@ -4,6 +4,7 @@ use super::*;
 use crate::progress::Log;
 use crate::progress::dedup::normalize;
 use crate::progress::summarizer::SummarizeError;
+use std::sync::Arc;
 
 const FIXTURE: &[u8] = include_bytes!("../../../tests/fixtures/compat/newralph/progress.txt");
 

@@ -23,7 +23,7 @@ pub(crate) struct RetryNote {
     pub output_tail: Option<String>,
     /// The verify failure it ended with (command and output tail), when it did: chooses the
     /// error patterns the next prompt shows and, once a later attempt passes, is learned.
-    pub failure: Option<crate::patterns::Failure>,
+    pub failure: Option<crate::errors_seen::Failure>,
 }
 
 impl RetryNote {

@@ -200,7 +200,7 @@ fn retry_note(o: &Observed<'_>, facts: &AgentFacts, outcome: Outcome) -> Option<
                 "Verification failed: `{command}` {how}. The story was marked not passing again."
             ),
             output_tail: Some(tail_of(tail, NOTE_TAIL).to_string()),
-            failure: Some(crate::patterns::Failure {
+            failure: Some(crate::errors_seen::Failure {
                 command: command.clone(),
                 tail: tail_of(tail, NOTE_TAIL).to_string(),
             }),

@@ -14,7 +14,7 @@ use super::queue::{self, MergeReport};
 use super::sched::{ClaimState, Sched};
 use super::worktree;
 use crate::agent::process::LogSink;
-use crate::patterns::Failure;
+use crate::errors_seen::Failure;
 use crate::run::events::Event;
 use crate::run::events::durations::format_elapsed;
 use crate::run::iteration::outcome::{Outcome, Progress};

@@ -345,7 +345,7 @@ impl<'a> Loop<'a> {
         outcome: Outcome,
         progress: Option<Progress>,
         record: &mut history::Record,
-    ) -> Option<crate::patterns::Failure> {
+    ) -> Option<crate::errors_seen::Failure> {
         let attempt = self.attempts.entry(story.id.clone()).or_insert(0);
         *attempt += 1;
         let failed_before = self.retries.get(&story.id).and_then(|r| r.failure.clone());

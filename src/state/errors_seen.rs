@@ -1,5 +1,6 @@
-//! `.ralph/patterns.jsonl`: the error patterns ralph learned (a verify failure's signature and
-//! what fixed it), one JSON record per pattern; and its reader and writers.
+//! `.ralph/patterns.jsonl`, the store of errors seen before: the error patterns ralph learned (a
+//! verify failure's signature and what fixed it), one JSON record per pattern; and its reader and
+//! writers.
 //!
 //! Owns the record's shape ([`Pattern`], [`Fix`]) and the file: reading tolerates torn or junk
 //! lines (skipped and counted, like [`super::history`]); every change (a pattern recorded or seen
@@ -7,7 +8,7 @@
 //! [`crate::fsutil::atomic_write`], losing nothing it did not understand: the skipped lines are
 //! written back unchanged after the records, and fields it does not know (a newer ralph's) stay
 //! in their record (`extra`). Does not build a signature, redact or select (see
-//! [`crate::patterns`]; the loop redacts before it stores), nor decide when to record (the loop
+//! [`crate::errors_seen`]; the loop redacts before it stores), nor decide when to record (the loop
 //! does). The file is never archived on a `branchName` change: what was learned stays.
 
 use serde::{Deserialize, Serialize};

@@ -1,11 +1,66 @@
-//! Human-readable rendering of validation reports. The `--json` form is the envelope's (its
-//! problems are built from each [`Diagnostic`] in `cli::envelope`).
-//! [`Report::render_styled`] marks errors and warnings with [`crate::ui`]'s styles; printed
+//! prd.json's diagnostics: one finding ([`Diagnostic`]: a stable code, a JSON pointer, the story
+//! id and a fix hint), the findings of one file ([`Diagnostics`]), and their text.
+//!
+//! A leaf: the checks (`validate`, `schema`, `refs`, `checks`, `dialect`, `stories`, …) build
+//! diagnostics, the CLI prints them; this file imports nothing else of [`crate::prd`]. The `--json`
+//! form is the envelope's (its problems are built from each [`Diagnostic`] in `cli::envelope`).
+//! [`Diagnostics::render_styled`] marks errors and warnings with [`crate::ui`]'s styles; printed
 //! through `anstream`, they are stripped when colour is off.
 
 use anstyle::Style;
+use serde::Serialize;
 
-use super::validate::{Diagnostic, Report};
+/// One finding. `code` is a stable string documented in README.md.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    /// JSON pointer to the offending value ("" for the whole document).
+    pub pointer: String,
+    /// The story the finding is about, when there is one.
+    pub story: Option<String>,
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+    /// 1-based line:column, for syntax errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+impl Diagnostic {
+    pub fn error(
+        code: &'static str,
+        pointer: &str,
+        story: Option<String>,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            code,
+            pointer: pointer.to_string(),
+            story,
+            message: message.into(),
+            hint: hint.into(),
+            line: None,
+            column: None,
+        }
+    }
+}
+
+/// The outcome of validating one file.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Diagnostics {
+    pub file: String,
+    pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
 
 /// The styles of one rendering: all plain, or ralph's colours.
 struct Look {
@@ -43,7 +98,7 @@ fn line(file: &str, severity: &str, style: Style, hint: Style, d: &Diagnostic) -
     )
 }
 
-impl Report {
+impl Diagnostics {
     /// Every error, one per line with its hint.
     pub fn render_errors(&self) -> String {
         let mut out: Vec<String> = self
@@ -64,7 +119,7 @@ impl Report {
         self.render_with(&PLAIN)
     }
 
-    /// [`Report::render`] with errors and warnings in colour (for `anstream`).
+    /// [`Diagnostics::render`] with errors and warnings in colour (for `anstream`).
     pub fn render_styled(&self) -> String {
         self.render_with(&STYLED)
     }

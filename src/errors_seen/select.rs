@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::state::patterns::Pattern;
+use crate::state::errors_seen::Pattern;
 
 /// The most patterns one prompt shows.
 pub(crate) const MAX_SHOWN: usize = 3;
@@ -160,7 +160,7 @@ pub(crate) fn render(chosen: &[Chosen], keep: impl Fn(&str) -> bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::patterns::Fix;
+    use crate::state::errors_seen::Fix;
 
     fn pat(id: &str, sig: &[&str], files: &[&str], uses: u32) -> Pattern {
         Pattern {

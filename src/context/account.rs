@@ -35,7 +35,7 @@ pub(crate) enum PinStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct SectionReport {
+pub(crate) struct SectionAccount {
     pub name: &'static str,
     /// Estimated tokens of this section's text.
     pub tokens: usize,
@@ -46,7 +46,7 @@ pub(crate) struct SectionReport {
 
 /// What happened to a file of "where to look".
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct FileReport {
+pub(crate) struct FileAccount {
     pub rank: usize,
     pub path: String,
     pub kind: &'static str,
@@ -64,7 +64,7 @@ pub(crate) struct FileReport {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct PinReport {
+pub(crate) struct PinAccount {
     pub rank: usize,
     pub name: String,
     pub score: f64,
@@ -76,7 +76,7 @@ pub(crate) struct PinReport {
 
 /// A learned error pattern chosen for the prompt (`.ralph/patterns.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct ErrorPatternReport {
+pub(crate) struct ErrorPatternAccount {
     pub id: String,
     /// The verify command whose failure it is (redacted).
     pub command: String,
@@ -97,14 +97,14 @@ pub(crate) struct Assembled {
     pub zone: Zone,
     /// The zone whose reductions were applied (green: none).
     pub reduced_for: Zone,
-    pub sections: Vec<SectionReport>,
+    pub sections: Vec<SectionAccount>,
     /// The keywords the Pin and the code were searched with, as the story wrote them.
     pub keywords: Vec<String>,
     /// The files of "where to look" (all ranked files, shown or not).
-    pub files: Vec<FileReport>,
-    pub pins: Vec<PinReport>,
+    pub files: Vec<FileAccount>,
+    pub pins: Vec<PinAccount>,
     /// The learned error patterns chosen for the story ("errors seen before").
-    pub error_patterns: Vec<ErrorPatternReport>,
+    pub error_patterns: Vec<ErrorPatternAccount>,
     /// Warnings for the person running ralph (no Pin, cache not writable, …).
     pub warnings: Vec<String>,
     /// Secrets redacted from the material in the prompt, by kind.

@@ -30,8 +30,6 @@ pub(super) const HEADING: &str = "## Compacted History";
 /// The line under the heading.
 pub(super) const INTRO: &str =
     "Older entries, summarised by `ralph compact`; their exact text is in .ralph/archive/.";
-/// Markers that make any line of an entry a learning.
-pub(super) const MARKERS: [&str; 3] = ["[PATTERN]", "[GOTCHA]", "[INTEGRATION]"];
 
 /// One date and summary line of a story (a story has one per entry, or per earlier line).
 struct Part<'a> {
