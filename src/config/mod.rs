@@ -353,9 +353,9 @@ mod value;
 #[cfg(test)]
 pub(crate) use env::from_env;
 pub(crate) use env::from_process_env;
-pub(crate) use file::{load_file, parse_file};
+pub(crate) use file::load_file;
 pub(crate) use layer::{ConfigError, ContextOverride, FILE, Layer};
-pub(crate) use scalar::{Commands, ConflictThreshold, Dollars, parse_age, parse_duration};
+pub(crate) use scalar::{ConflictThreshold, Dollars, parse_age, parse_duration};
 
 #[cfg(test)]
 mod tests;

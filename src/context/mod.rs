@@ -32,12 +32,10 @@ mod tests;
 
 use std::path::PathBuf;
 
-pub(crate) use account::{
-    Assembled, ErrorPatternAccount, FileAccount, PinAccount, PinStatus, SectionAccount, Status,
-};
+pub(crate) use account::{Assembled, PinStatus, Status};
 pub(crate) use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
 pub(crate) use budget::Zone;
-pub(crate) use gather::{build_prompt, find_story, gather};
+pub(crate) use gather::{build_prompt, find_story};
 pub(crate) use instructions::Flavour;
 pub(crate) use render::fence_as;
 pub(crate) use steering::SteerNote;

@@ -27,7 +27,6 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use diagnostics::{Diagnostic, Diagnostics};
 use story_ref::story_values;
-pub(crate) use story_ref::{StoryRef, story_refs};
 
 /// A story as the loop sees it: a typed, lenient view of one `userStories` entry.
 /// Missing or mistyped fields take defaults here; validation reports them.

@@ -23,10 +23,9 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::path::PathBuf;
 
-pub(crate) use compaction::{CompactError, Compacted, Options, Stats, SummaryMethod};
+pub(crate) use compaction::{Stats, SummaryMethod};
 pub(crate) use parse::{Block, BlockKind, Kind};
-pub(crate) use store::Summary;
-pub(crate) use summarizer::{CommandSummarizer, SummarizeError, Summarizer};
+pub(crate) use summarizer::CommandSummarizer;
 
 /// The progress log's file name, under the project root.
 pub(crate) const FILE_NAME: &str = "progress.txt";
