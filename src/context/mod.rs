@@ -32,9 +32,8 @@ mod tests;
 
 use std::path::PathBuf;
 
-pub(crate) use account::{Assembled, PinStatus, Status};
-pub(crate) use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
-pub(crate) use budget::Zone;
+pub(crate) use account::Assembled;
+pub(crate) use assemble::assemble;
 pub(crate) use gather::{build_prompt, find_story};
 pub(crate) use instructions::Flavour;
 pub(crate) use render::fence_as;

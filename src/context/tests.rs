@@ -2,6 +2,9 @@
 
 use proptest::prelude::*;
 
+use super::account::{PinStatus, Status};
+use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
+use super::budget::Zone;
 use super::*;
 use crate::prd::Story;
 
