@@ -56,14 +56,6 @@ pub(crate) enum AgentError {
         AgentKind::list()
     )]
     NotFound { program: String },
-    #[error(
-        "the prompt is {len} bytes, over the {max}-byte limit for one argument, and {kind} cannot read it from a file; use --prompt-mode stdin or file"
-    )]
-    PromptTooLong {
-        kind: &'static str,
-        len: usize,
-        max: usize,
-    },
     #[error("{path}: cannot write the prompt file: {source}")]
     PromptFile {
         path: PathBuf,

@@ -88,6 +88,7 @@ pub fn validate_bytes(path: &Path, bytes: &[u8]) -> (Diagnostics, Option<Value>)
 }
 
 /// Validate a parsed document in any dialect: (errors, warnings), pointers in the file's keys.
+#[cfg(test)]
 pub(crate) fn validate_value(value: &Value) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
     match dialect::normalize(value.clone(), "project") {
         Err(d) => (vec![*d], vec![]),

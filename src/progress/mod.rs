@@ -193,6 +193,7 @@ impl<'a> LogView<'a> {
     }
 
     /// The bytes the view was made from.
+    #[cfg(test)]
     pub(crate) fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
@@ -236,6 +237,7 @@ impl<'a> LogView<'a> {
 }
 
 /// A fresh progress.txt, as the bash Ralph writes it.
+#[cfg(test)]
 pub(crate) fn new_log(date: &str) -> String {
     format!("# Ralph Progress Log\nStarted: {date}\n---\n")
 }
