@@ -7,7 +7,7 @@
 pub(crate) mod render;
 pub(crate) mod select;
 
-pub(crate) use select::{State, next_ready, states};
+pub(crate) use select::{State, next_ready, ready_in_order, states};
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -91,14 +91,27 @@ pub fn states(stories: &[Story]) -> Vec<State> {
         .collect()
 }
 
-/// The index of the story to run next: ready, not in `skip`, lowest priority, earliest in file.
-pub fn next_ready(stories: &[Story], states: &[State], skip: &HashSet<String>) -> Option<usize> {
-    stories
+/// THE selection rule: the ready stories not in `skip`, in the order they run (lowest priority
+/// first, ties by file order). [`next_ready`] takes its first; a parallel run claims from its
+/// front. Changing how the next story is picked means changing this function, and only it.
+pub(crate) fn ready_in_order(
+    stories: &[Story],
+    states: &[State],
+    skip: &HashSet<String>,
+) -> Vec<usize> {
+    let mut ready: Vec<&Story> = stories
         .iter()
         .zip(states)
         .filter(|(s, st)| **st == State::Ready && !skip.contains(&s.id))
-        .min_by_key(|(s, _)| (s.priority, s.index))
-        .map(|(s, _)| s.index)
+        .map(|(s, _)| s)
+        .collect();
+    ready.sort_by_key(|s| (s.priority, s.index));
+    ready.into_iter().map(|s| s.index).collect()
+}
+
+/// The index of the story to run next: the first of [`ready_in_order`].
+pub fn next_ready(stories: &[Story], states: &[State], skip: &HashSet<String>) -> Option<usize> {
+    ready_in_order(stories, states, skip).first().copied()
 }
 
 #[cfg(test)]

@@ -22,15 +22,16 @@ pub(crate) fn select(
     free: usize,
     forced: Option<&str>,
 ) -> Vec<usize> {
-    // Sorted once: the order `graph::next_ready` picks them one by one.
-    let mut ready: Vec<&Story> = stories
-        .iter()
-        .zip(states)
-        .filter(|(s, st)| **st == State::Ready && !busy.contains(&s.id))
-        .map(|(s, _)| s)
-        .collect();
-    ready.sort_by_key(|s| (forced != Some(s.id.as_str()), s.priority, s.index));
-    ready.into_iter().take(free).map(|s| s.index).collect()
+    let mut ready = graph::ready_in_order(stories, states, busy);
+    let forced = forced
+        .and_then(|id| stories.iter().find(|s| s.id == id))
+        .map(|s| s.index);
+    if let Some(pos) = ready.iter().position(|&i| Some(i) == forced) {
+        let first = ready.remove(pos);
+        ready.insert(0, first);
+    }
+    ready.truncate(free);
+    ready
 }
 
 /// A ready story kept back because it would likely conflict with a claim (or with a story
