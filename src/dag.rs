@@ -6,19 +6,19 @@ use foldhash::{HashMap, HashMapExt};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 /// A node: an id and the ids it is blocked by.
-pub trait DepNode {
+pub(crate) trait DepNode {
     fn node_id(&self) -> &str;
     fn node_deps(&self) -> impl Iterator<Item = &str>;
 }
 
 /// The graph of stories (nodes, by index into the slice) and "is blocked by" edges.
 /// Only references to known ids become edges; the first story with an id wins.
-pub struct DepGraph {
+pub(crate) struct DepGraph {
     graph: DiGraph<usize, ()>,
 }
 
 impl DepGraph {
-    pub fn new<N: DepNode>(stories: &[N]) -> DepGraph {
+    pub(crate) fn new<N: DepNode>(stories: &[N]) -> DepGraph {
         let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(stories.len());
         for (i, s) in stories.iter().enumerate() {
             by_id.entry(s.node_id()).or_insert(i);
@@ -43,7 +43,7 @@ impl DepGraph {
     /// indices starting at the cycle's first story in file order (the closing edge back to it is
     /// implied), sorted. Capped at [`MAX_CYCLES`]: a tangle can hold exponentially many.
     /// Self-dependencies are not cycles here; validation reports them on their own.
-    pub fn cycles(&self) -> Vec<Vec<usize>> {
+    pub(crate) fn cycles(&self) -> Vec<Vec<usize>> {
         let mut out = Vec::new();
         let mut budget = SEARCH_BUDGET;
         let mut sccs: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&self.graph)
@@ -102,7 +102,7 @@ impl DepGraph {
 }
 
 /// At most this many cycles are reported (each one is an error to fix anyway).
-pub const MAX_CYCLES: usize = 50;
+pub(crate) const MAX_CYCLES: usize = 50;
 /// Edges the cycle search may follow before it stops looking for more.
 const SEARCH_BUDGET: usize = 200_000;
 

@@ -37,13 +37,13 @@ const RULES: &[Rule] = &[
 ];
 
 /// The manifest names `suggest_verify` looks at.
-pub fn manifest_names() -> impl Iterator<Item = &'static str> {
+pub(crate) fn manifest_names() -> impl Iterator<Item = &'static str> {
     RULES.iter().map(|(name, _)| *name)
 }
 
 /// The verify commands suggested by the manifests found: (manifest name, its text) pairs.
 /// Each command once, in [`RULES`] order; (command, the manifest that suggested it).
-pub fn suggest_verify(found: &[(&str, String)]) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn suggest_verify(found: &[(&str, String)]) -> Vec<(&'static str, &'static str)> {
     let mut out: Vec<(&'static str, &'static str)> = Vec::new();
     for (name, rule) in RULES {
         let Some((_, text)) = found.iter().find(|(n, _)| n == name) else {
@@ -59,7 +59,7 @@ pub fn suggest_verify(found: &[(&str, String)]) -> Vec<(&'static str, &'static s
 }
 
 /// The ralph.toml text: the suggested verify commands, and the other settings commented out.
-pub fn ralph_toml(verify: &[(&str, &str)]) -> String {
+pub(crate) fn ralph_toml(verify: &[(&str, &str)]) -> String {
     let agents = crate::agent::AgentKind::names()
         .collect::<Vec<_>>()
         .join("|");
@@ -84,7 +84,7 @@ pub fn ralph_toml(verify: &[(&str, &str)]) -> String {
 
 /// A starter prd.json for `project`: one story that says how to write the real ones. JSON has
 /// no comments, so the explanations are the story's own text (`ralph validate` accepts it).
-pub fn starter_prd(project: &str) -> String {
+pub(crate) fn starter_prd(project: &str) -> String {
     let v = json!({
         "project": project,
         "branchName": format!("ralph/{}", crate::prd::dialect::slug(project)),
@@ -106,7 +106,7 @@ pub fn starter_prd(project: &str) -> String {
 }
 
 /// `.gitignore`'s new text with `.ralph/` ignored, or `None` when it already is.
-pub fn gitignore_with_ralph(current: &str) -> Option<String> {
+pub(crate) fn gitignore_with_ralph(current: &str) -> Option<String> {
     let ignored = current.lines().map(str::trim).any(|l| {
         matches!(
             l,

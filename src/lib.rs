@@ -28,29 +28,53 @@
 //! [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
 //! [`par`] (pure work spread over the cores), [`ui`] (colour, `-q`/`-v`, the `tracing` filter).
 
-pub mod agent;
-pub mod clean;
+pub(crate) mod agent;
+pub(crate) mod clean;
 pub mod cli;
-pub mod config;
-pub mod context;
-pub mod dag;
-pub mod doctor;
-pub mod errors_seen;
+pub(crate) mod config;
+pub(crate) mod context;
+pub(crate) mod dag;
+pub(crate) mod doctor;
+pub(crate) mod errors_seen;
 pub mod exit;
-pub mod fsutil;
-pub mod graph;
-pub mod index;
-pub mod init;
-pub mod kept;
-pub mod par;
-pub mod pin;
-pub mod prd;
-pub mod problem;
-pub mod progress;
-pub mod report;
-pub mod review;
-pub mod run;
-pub mod show;
-pub mod state;
-pub mod suggest;
+pub(crate) mod fsutil;
+pub(crate) mod graph;
+pub(crate) mod index;
+pub(crate) mod init;
+pub(crate) mod kept;
+pub(crate) mod par;
+pub(crate) mod pin;
+pub(crate) mod prd;
+pub(crate) mod problem;
+pub(crate) mod progress;
+pub(crate) mod report;
+pub(crate) mod review;
+pub(crate) mod run;
+pub(crate) mod show;
+pub(crate) mod state;
+pub(crate) mod suggest;
 pub mod ui;
+
+/// The one library surface outside `main.rs`'s (`cli`, `exit`, `ui` and `say!`): what the
+/// integration tests in `tests/integration/` call directly, and nothing else. The fuzz test
+/// (`fuzz_parsers.rs`) feeds mutated input to every parser that reads a user's file; the corpus
+/// tests (`reported.rs`, `wild_prd.rs`, `compact_*.rs`) read prd.json and progress.txt into these
+/// types to compare what a run would do; `cli_conventions.rs` walks the command tree. Everything
+/// else is `pub(crate)`, and `unreachable_pub` (Cargo.toml `[lints]`) keeps it so.
+pub mod api {
+    pub use crate::cli::command;
+    pub use crate::config::file::parse_file as parse_config;
+    pub use crate::context::redact::redact;
+    pub use crate::graph::render::{dot, mermaid};
+    pub use crate::graph::select::{next_ready, states};
+    pub use crate::pin::format::entry::Pin;
+    pub use crate::pin::format::view::PinView;
+    pub use crate::prd::Prd;
+    pub use crate::prd::validate::validate_bytes;
+    pub use crate::progress::Log;
+    pub use crate::progress::compact::compact;
+    pub use crate::progress::compaction::Options as CompactOptions;
+    pub use crate::progress::parse::BlockKind;
+    pub use crate::progress::parse::scan as scan_progress;
+    pub use crate::run::guard::policy::progress_added;
+}

@@ -9,7 +9,7 @@ const MAX_THREADS: usize = 8;
 
 /// The cores this process may use, asked once (`available_parallelism` reads cgroup files each
 /// time: thousands of instructions, and small parses call this often).
-pub fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
@@ -18,7 +18,7 @@ pub fn cores() -> usize {
 /// first item), one chunk per available core, results in order. Small inputs (fewer than
 /// `min_chunk` items per chunk) use fewer chunks; a single chunk runs on the calling thread. A
 /// thread that cannot be started runs its chunk on the calling thread instead.
-pub fn map_chunks<T, R, F>(items: &[T], min_chunk: usize, f: F) -> Vec<R>
+pub(crate) fn map_chunks<T, R, F>(items: &[T], min_chunk: usize, f: F) -> Vec<R>
 where
     T: Sync,
     R: Send,
@@ -55,7 +55,7 @@ where
 
 /// `f` of every item, in order, spread over the cores (see [`map_chunks`]; one item per chunk
 /// at least).
-pub fn map_each<T, R, F>(items: &[T], f: F) -> Vec<R>
+pub(crate) fn map_each<T, R, F>(items: &[T], f: F) -> Vec<R>
 where
     T: Sync,
     R: Send,
@@ -74,7 +74,7 @@ where
 /// in input order): for items of very uneven cost, where [`map_each`]'s fixed chunks, or a big
 /// item started last, would leave one core idle while another finishes. If a thread cannot be
 /// started, the others (at least the calling one) take its share.
-pub fn map_balanced_by<T, R, C, F>(items: &[T], cost: C, f: F) -> Vec<R>
+pub(crate) fn map_balanced_by<T, R, C, F>(items: &[T], cost: C, f: F) -> Vec<R>
 where
     T: Sync,
     R: Send,
@@ -121,7 +121,7 @@ where
 /// Drop `value` on a background thread and return at once: freeing a large collection of
 /// small allocations is work the caller need not wait for (the thread is not joined; if it
 /// cannot be started, `value` is dropped here, with the closure that failed to start).
-pub fn drop_later<T: Send + 'static>(value: T) {
+pub(crate) fn drop_later<T: Send + 'static>(value: T) {
     let _started = std::thread::Builder::new().spawn(move || drop(value));
 }
 

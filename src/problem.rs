@@ -76,7 +76,7 @@ impl Problem {
 }
 
 /// An error that names its own code, and the place its message names, for tools.
-pub trait Coded {
+pub(crate) trait Coded {
     /// The code and place, with an empty message (whoever reports the error writes the whole
     /// chain). `None`: nothing of its own to say; the next error down the chain may.
     fn problem(&self) -> Option<Problem>;

@@ -15,7 +15,7 @@ const MAX_ITEM_CHARS: usize = 400;
 
 /// What the reviewer said.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Approve,
     /// The items to change (possibly none listed).
     Changes(Vec<String>),
@@ -24,12 +24,12 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn approved(&self) -> bool {
+    pub(crate) fn approved(&self) -> bool {
         matches!(self, Verdict::Approve)
     }
 
     /// `approve`, `changes` or `none`, as history records it.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Verdict::Approve => "approve",
             Verdict::Changes(_) => "changes",
@@ -37,7 +37,7 @@ impl Verdict {
         }
     }
 
-    pub fn items(&self) -> &[String] {
+    pub(crate) fn items(&self) -> &[String] {
         match self {
             Verdict::Changes(items) => items,
             _ => &[],
@@ -125,7 +125,7 @@ fn echoes(out: &[&str], i: usize, prompt: &[&str], at: &[usize]) -> bool {
 /// after it are the items. A verdict line that is the reviewer echoing its prompt (the prompt
 /// holds it, with the same neighbours: see [`echoes`]) never counts; the same line said in the
 /// reviewer's own words does.
-pub fn parse(output: &str, prompt: &str) -> Verdict {
+pub(crate) fn parse(output: &str, prompt: &str) -> Verdict {
     let prompt: Vec<&str> = prompt.lines().collect();
     let mut at: HashMap<&str, Vec<usize>> = HashMap::new();
     for (j, l) in prompt.iter().enumerate() {
@@ -160,14 +160,14 @@ pub fn parse(output: &str, prompt: &str) -> Verdict {
 
 /// One verify command's result, as the reviewer reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
+pub(crate) struct Check {
     pub command: String,
     pub passed: bool,
 }
 
 /// Everything the reviewer's prompt holds.
 #[derive(Debug, Clone)]
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     pub instructions: &'a str,
     pub id: &'a str,
     pub title: &'a str,
@@ -186,7 +186,7 @@ pub struct Input<'a> {
 }
 
 /// The reviewer's prompt.
-pub fn prompt(i: &Input<'_>) -> String {
+pub(crate) fn prompt(i: &Input<'_>) -> String {
     let mut p = String::with_capacity(i.instructions.len() + i.diff.len().min(i.max_diff) + 2048);
     p.push_str(i.instructions.trim_end());
     p.push_str("\n\n# Story under review\n\n");
@@ -242,7 +242,7 @@ fn diff_block(diff: &str, max: usize, how: &str) -> String {
 }
 
 /// What the story's next prompt says after a review that did not approve.
-pub fn retry_reason(v: &Verdict, round: u32, max_rounds: u32) -> String {
+pub(crate) fn retry_reason(v: &Verdict, round: u32, max_rounds: u32) -> String {
     let head = format!("The review (round {round} of {max_rounds})");
     match v {
         Verdict::Approve => format!("{head} approved the story."),
@@ -265,7 +265,7 @@ pub fn retry_reason(v: &Verdict, round: u32, max_rounds: u32) -> String {
 }
 
 /// The short status-line text of a review that did not approve.
-pub fn detail(v: &Verdict) -> String {
+pub(crate) fn detail(v: &Verdict) -> String {
     match v {
         Verdict::Approve => "review approved".into(),
         Verdict::Changes(items) => match items.len() {
@@ -279,7 +279,7 @@ pub fn detail(v: &Verdict) -> String {
 
 /// Why a story is held for a person once its reviews did not approve `rounds` times in a run
 /// (`None` while rounds are left).
-pub fn held(rounds: u32, max_rounds: u32, id: &str) -> Option<String> {
+pub(crate) fn held(rounds: u32, max_rounds: u32, id: &str) -> Option<String> {
     (rounds >= max_rounds).then(|| {
         format!(
             "review: not approved in {rounds} round(s); held for a person (`ralph show {id}` has the items)"

@@ -22,7 +22,7 @@ use crate::state::outputs::StoryOutputs;
 
 /// Everything `ralph show` says about one story.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Show {
+pub(crate) struct Show {
     pub id: String,
     pub title: String,
     /// `done`, `ready`, `blocked` or `removed`.
@@ -56,7 +56,7 @@ pub struct Show {
 
 /// A ref that keeps some of the story's work, and why it is kept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct KeptWork {
+pub(crate) struct KeptWork {
     #[serde(flatten)]
     pub kept: crate::kept::Kept,
     pub why: String,
@@ -64,7 +64,7 @@ pub struct KeptWork {
 
 /// One iteration that ran the story.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Attempt {
+pub(crate) struct Attempt {
     pub run_id: String,
     pub iteration: u32,
     /// The outcome's record name (`done`, `verify-failed`, …).
@@ -95,14 +95,14 @@ pub struct Attempt {
 
 /// The commits of a done attempt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Commit {
+pub(crate) struct Commit {
     pub before: Option<String>,
     pub after: Option<String>,
 }
 
 /// A steering note that reached the story.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Steered {
+pub(crate) struct Steered {
     pub run_id: String,
     /// RFC 3339, when the run took it.
     pub time: String,
@@ -113,7 +113,7 @@ pub struct Steered {
 
 /// `ralph skip` or `ralph retry` of the story.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HeldByPerson {
+pub(crate) struct HeldByPerson {
     pub run_id: String,
     pub time: String,
     /// `skip` or `retry`.
@@ -121,7 +121,7 @@ pub struct HeldByPerson {
 }
 
 /// Build the account of `story` in `state` from its outputs.
-pub fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
+pub(crate) fn build(story: &Story, state: &State, out: &StoryOutputs) -> Show {
     let blocked_by = match state {
         State::Blocked { unmet } => unmet.iter().map(ToString::to_string).collect(),
         _ => Vec::new(),
@@ -278,7 +278,7 @@ fn verify_lines(o: &mut String, s: &Show) {
 }
 
 /// The state as a person reads it: `done`, `ready`, `blocked by US-001, US-002`, `removed`.
-pub fn state_text(s: &Show) -> String {
+pub(crate) fn state_text(s: &Show) -> String {
     if s.blocked_by.is_empty() {
         s.state.to_string()
     } else {
@@ -344,7 +344,7 @@ fn short(sha: Option<&str>) -> &str {
 
 /// The account for a terminal: every string from history.jsonl, progress.txt or an agent made
 /// [`crate::ui::printable`] (newlines kept).
-pub fn text(s: &Show) -> String {
+pub(crate) fn text(s: &Show) -> String {
     crate::ui::printable_lines(&raw_text(s))
 }
 

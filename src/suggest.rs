@@ -2,7 +2,10 @@
 
 /// The candidate closest to `input`, if it is close enough to be a plausible typo.
 /// Case-only differences always qualify.
-pub fn nearest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = input.to_lowercase();
     let mut best: Option<(&str, f64)> = None;
     for cand in candidates {

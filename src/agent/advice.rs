@@ -7,7 +7,7 @@ use super::detect::{Refusal, StartFailure};
 use super::version::Range;
 
 /// How to give `kind` credentials.
-pub fn login(kind: AgentKind) -> &'static str {
+pub(crate) fn login(kind: AgentKind) -> &'static str {
     match kind {
         AgentKind::Claude => {
             "log in once with `claude` (then /login), or set ANTHROPIC_API_KEY in ralph's environment"
@@ -30,7 +30,7 @@ pub fn login(kind: AgentKind) -> &'static str {
 }
 
 /// What running as root means for `kind`, when it refuses: how to proceed.
-pub fn root(kind: AgentKind) -> String {
+pub(crate) fn root(kind: AgentKind) -> String {
     match kind {
         AgentKind::Claude => "Claude Code refuses --dangerously-skip-permissions as root. Run ralph as an \
              ordinary user (for example `useradd -m agent && su agent -c 'ralph run'`), or, only if \
@@ -46,7 +46,7 @@ pub fn root(kind: AgentKind) -> String {
 }
 
 /// What to do when a CLI will not run headless in a folder it does not trust (Gemini CLI).
-pub fn untrusted(kind: AgentKind) -> String {
+pub(crate) fn untrusted(kind: AgentKind) -> String {
     match kind {
         AgentKind::Gemini => {
             "Gemini CLI runs headless only in a folder it trusts. Trust this project \
@@ -63,7 +63,7 @@ pub fn untrusted(kind: AgentKind) -> String {
 }
 
 /// What to do when the CLI does not accept ralph's argv.
-pub fn argv(kind: AgentKind, package: Option<&str>, verified: Option<&Range>) -> String {
+pub(crate) fn argv(kind: AgentKind, package: Option<&str>, verified: Option<&Range>) -> String {
     if kind == AgentKind::Custom {
         return "the agent command rejects one of its arguments: fix --agent-cmd ([agent] cmd in \
                 ralph.toml)"
@@ -88,7 +88,7 @@ pub fn argv(kind: AgentKind, package: Option<&str>, verified: Option<&Range>) ->
 }
 
 /// The advice for a refusal of `kind`.
-pub fn for_refusal(
+pub(crate) fn for_refusal(
     refusal: Refusal,
     kind: AgentKind,
     package: Option<&str>,
@@ -103,7 +103,7 @@ pub fn for_refusal(
 }
 
 /// What to do about an agent that did not start, run with `argv`.
-pub fn for_failure(failure: &StartFailure, kind: AgentKind, argv: &[String]) -> String {
+pub(crate) fn for_failure(failure: &StartFailure, kind: AgentKind, argv: &[String]) -> String {
     let preset = super::preset::of(kind);
     match failure {
         StartFailure::Refused(r, _) => for_refusal(

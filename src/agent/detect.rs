@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 /// What the agent said about its story on a line of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Signal {
+pub(crate) enum Signal {
     /// `<promise>COMPLETE</promise>` or `STORY COMPLETE: <id>`.
     Complete,
     /// `<promise>BLOCKED: reason</promise>` or `STORY BLOCKED: <id>: reason`: it cannot be
@@ -22,7 +22,7 @@ pub enum Signal {
 }
 
 /// The reason a BLOCKED or FAILED signal carries when the agent gave none.
-pub const NO_REASON: &str = "no reason given";
+pub(crate) const NO_REASON: &str = "no reason given";
 
 fn reason(r: &str) -> String {
     let r = r.trim();
@@ -32,7 +32,7 @@ fn reason(r: &str) -> String {
 /// The signal on one output line, if it is one for `story_id`. Only a line of its own counts
 /// (surrounding whitespace allowed); a `STORY …:` form must name this story. A tag inside a
 /// sentence (the agent quoting its instructions) does not count.
-pub fn signal_line(line: &str, story_id: &str) -> Option<Signal> {
+pub(crate) fn signal_line(line: &str, story_id: &str) -> Option<Signal> {
     let t = line.trim();
     if t == "<promise>COMPLETE</promise>" {
         return Some(Signal::Complete);
@@ -84,19 +84,19 @@ fn limit_re() -> &'static Regex {
 }
 
 /// How many non-empty lines at the end of the output are searched for a limit message.
-pub const LIMIT_LINES: usize = 5;
+pub(crate) const LIMIT_LINES: usize = 5;
 
 /// The first line that reads like a usage or rate-limit message ("usage limit reached … resets
 /// 7pm (Asia/Tokyo)", "rate limit exceeded", "HTTP 429", "quota exceeded"), if any. Callers
 /// pass only the last [`LIMIT_LINES`] lines of output: a limit ends the agent's run.
-pub fn rate_limit_line(text: &str) -> Option<&str> {
+pub(crate) fn rate_limit_line(text: &str) -> Option<&str> {
     text.lines().find(|l| limit_re().is_match(l)).map(str::trim)
 }
 
 /// The limit message among the last [`LIMIT_LINES`] non-empty lines of a process's output
 /// tail, unless it timed out (a timeout is a timeout): the one reading of the developing agent's
 /// and the reviewer's output.
-pub fn limit_at_end(tail: &str, timed_out: bool) -> Option<String> {
+pub(crate) fn limit_at_end(tail: &str, timed_out: bool) -> Option<String> {
     if timed_out {
         return None;
     }
@@ -113,7 +113,7 @@ pub fn limit_at_end(tail: &str, timed_out: bool) -> Option<String> {
 /// Why an agent CLI refused to start, as its own output says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// It does not know one of the arguments ralph passed.
     UnknownArgument,
     /// It refuses to skip permission prompts when run as root (Claude Code).
@@ -126,7 +126,7 @@ pub enum Refusal {
 
 /// How many non-empty lines at the end of the output are searched for a refusal: a CLI that
 /// refuses says so last, and earlier output may quote such words in ordinary work.
-pub const REFUSAL_LINES: usize = 12;
+pub(crate) const REFUSAL_LINES: usize = 12;
 
 fn refusal_res() -> &'static [(Refusal, Regex)] {
     static RES: OnceLock<Vec<(Refusal, Regex)>> = OnceLock::new();
@@ -157,7 +157,7 @@ fn refusal_res() -> &'static [(Refusal, Regex)] {
 /// The refusal among the last [`REFUSAL_LINES`] non-empty lines of `output`, else among its
 /// first (a CLI may print its usage error first and its whole help after it), with the line
 /// that says it (trimmed), if any.
-pub fn refusal(output: &str) -> Option<(Refusal, String)> {
+pub(crate) fn refusal(output: &str) -> Option<(Refusal, String)> {
     let lines = || output.lines().map(str::trim).filter(|l| !l.is_empty());
     let mut last: Vec<&str> = lines().rev().take(REFUSAL_LINES).collect();
     last.reverse();
@@ -172,7 +172,7 @@ pub fn refusal(output: &str) -> Option<(Refusal, String)> {
 
 /// Why an agent did not start (the rule is `crate::run::iteration::outcome::start_failure`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StartFailure {
+pub(crate) enum StartFailure {
     /// The CLI said why: the kind and its line.
     Refused(Refusal, String),
     /// The command could not be run (exit 126 or 127 from a wrapper or shell).
@@ -184,7 +184,7 @@ pub enum StartFailure {
 impl StartFailure {
     /// The line that says why: the CLI's own words, or what ralph saw (with the last line of
     /// output, from `tail`, when there is one).
-    pub fn line(&self, tail: &str, quick: std::time::Duration) -> String {
+    pub(crate) fn line(&self, tail: &str, quick: std::time::Duration) -> String {
         let last = tail
             .lines()
             .rev()

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 /// What `/proc/<pid>/stat` says about a process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stat {
+pub(crate) struct Stat {
     pub state: u8,
     pub ppid: i32,
     pub pgrp: i32,
@@ -26,14 +26,14 @@ pub struct Stat {
 
 impl Stat {
     /// Exited (a zombie, or being reaped).
-    pub fn gone(&self) -> bool {
+    pub(crate) fn gone(&self) -> bool {
         self.state == b'Z' || self.state == b'X'
     }
 }
 
 /// Parse one `/proc/<pid>/stat` line ("pid (comm) state ppid pgrp session … starttime …";
 /// comm may hold spaces and parentheses, so fields are counted after the last ')').
-pub fn parse_stat(line: &str) -> Option<Stat> {
+pub(crate) fn parse_stat(line: &str) -> Option<Stat> {
     let rest = line.rsplit_once(')')?.1;
     let f: Vec<&str> = rest.split_whitespace().collect();
     // Field 3 (state) is f[0]; field k is f[k - 3].
@@ -46,12 +46,12 @@ pub fn parse_stat(line: &str) -> Option<Stat> {
     })
 }
 
-pub fn stat(pid: i32) -> Option<Stat> {
+pub(crate) fn stat(pid: i32) -> Option<Stat> {
     parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 /// Every process, with its stat (empty without `/proc`).
-pub fn all() -> Vec<(i32, Stat)> {
+pub(crate) fn all() -> Vec<(i32, Stat)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return vec![];
     };
@@ -62,7 +62,7 @@ pub fn all() -> Vec<(i32, Stat)> {
 
 /// A recorded group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Record {
+pub(crate) struct Record {
     pub pgid: i32,
     pub start: u64,
     pub session: i32,
@@ -70,7 +70,7 @@ pub struct Record {
 
 impl Record {
     /// The record for a group whose leader is `pgid`, if it can be read.
-    pub fn of(pgid: i32) -> Option<Record> {
+    pub(crate) fn of(pgid: i32) -> Option<Record> {
         let s = stat(pgid)?;
         Some(Record {
             pgid,
@@ -79,11 +79,11 @@ impl Record {
         })
     }
 
-    pub fn to_line(self) -> String {
+    pub(crate) fn to_line(self) -> String {
         format!("{} {} {}\n", self.pgid, self.start, self.session)
     }
 
-    pub fn parse(text: &str) -> Option<Record> {
+    pub(crate) fn parse(text: &str) -> Option<Record> {
         let mut it = text.split_whitespace();
         let r = Record {
             pgid: it.next()?.parse().ok()?,
@@ -94,7 +94,7 @@ impl Record {
     }
 
     /// The live processes that belong to this group, by the identity rule in the module doc.
-    pub fn members(self, procs: &[(i32, Stat)]) -> Vec<i32> {
+    pub(crate) fn members(self, procs: &[(i32, Stat)]) -> Vec<i32> {
         if let Some((_, leader)) = procs.iter().find(|(p, _)| *p == self.pgid)
             && leader.start != self.start
         {
@@ -125,7 +125,7 @@ fn signal(pids: &[i32], sig: i32) {
 
 /// Stop what is left of the group recorded in `path` (SIGTERM, `grace`, SIGKILL), then remove
 /// the record. Returns how many processes were stopped.
-pub fn stop_recorded(path: &Path, grace: Duration) -> usize {
+pub(crate) fn stop_recorded(path: &Path, grace: Duration) -> usize {
     // fsutil::read: a FIFO put where the record was must not hang the next run.
     let Some(rec) = crate::fsutil::read(path)
         .ok()

@@ -7,30 +7,30 @@
 //! rate-limit messages is in [`detect`]; reading its structured events (readable text, usage)
 //! is in [`telemetry`]. Does not own the loop or the prompt's content.
 
-pub mod advice;
-pub mod detect;
-pub mod group;
+pub(crate) mod advice;
+pub(crate) mod detect;
+pub(crate) mod group;
 mod kind;
-pub mod output;
+pub(crate) mod output;
 pub(crate) mod preset;
-pub mod probe;
-pub mod process;
-pub mod pump;
-pub mod slots;
-pub mod telemetry;
-pub mod version;
+pub(crate) mod probe;
+pub(crate) mod process;
+pub(crate) mod pump;
+pub(crate) mod slots;
+pub(crate) mod telemetry;
+pub(crate) mod version;
 
 use std::path::{Path, PathBuf};
 
-pub use kind::{AgentKind, PromptMode};
-pub use version::Version;
+pub(crate) use kind::{AgentKind, PromptMode};
+pub(crate) use version::Version;
 
 /// Linux caps a single argv string at 32 pages (MAX_ARG_STRLEN = 128 KiB, including the NUL).
-pub const MAX_ARG_BYTES: usize = 128 * 1024 - 1;
+pub(crate) const MAX_ARG_BYTES: usize = 128 * 1024 - 1;
 
 /// Where the prompt goes within a preset's argv.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentSpec {
+pub(crate) struct AgentSpec {
     pub kind: AgentKind,
     /// argv: program first. May contain `{prompt}` / `{prompt_file}` placeholders.
     pub argv: Vec<String>,
@@ -44,7 +44,7 @@ pub struct AgentSpec {
 
 /// Why an agent cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum AgentError {
+pub(crate) enum AgentError {
     #[error("--agent custom needs --agent-cmd \"program args…\" (or [agent] cmd in ralph.toml)")]
     CustomWithoutCmd,
     #[error(
@@ -56,14 +56,6 @@ pub enum AgentError {
         AgentKind::list()
     )]
     NotFound { program: String },
-    #[error(
-        "the prompt is {len} bytes, over the {max}-byte limit for one argument, and {kind} cannot read it from a file; use --prompt-mode stdin or file"
-    )]
-    PromptTooLong {
-        kind: &'static str,
-        len: usize,
-        max: usize,
-    },
     #[error("{path}: cannot write the prompt file: {source}")]
     PromptFile {
         path: PathBuf,
@@ -87,12 +79,12 @@ pub enum AgentError {
 impl AgentSpec {
     /// The preset for a known CLI, with the argv of its newest verified version (see
     /// [`preset`]; [`AgentSpec::for_version`] picks the argv of the installed one).
-    pub fn preset(kind: AgentKind) -> Option<AgentSpec> {
+    pub(crate) fn preset(kind: AgentKind) -> Option<AgentSpec> {
         AgentSpec::preset_at(kind, None)
     }
 
     /// The preset for a known CLI at `version` (`None`: unknown, the newest argv).
-    pub fn preset_at(kind: AgentKind, version: Option<&Version>) -> Option<AgentSpec> {
+    pub(crate) fn preset_at(kind: AgentKind, version: Option<&Version>) -> Option<AgentSpec> {
         let p = preset::of(kind)?;
         let flags = p.flags_for(version);
         let mut argv = vec![p.program.to_string()];
@@ -108,7 +100,7 @@ impl AgentSpec {
 
     /// This preset's argv for the installed `version`, keeping the program as resolved and a
     /// prompt mode chosen by the user. A custom command is returned as it is.
-    pub fn for_version(&self, version: Option<Version>) -> AgentSpec {
+    pub(crate) fn for_version(&self, version: Option<Version>) -> AgentSpec {
         let Some(mut spec) = AgentSpec::preset_at(self.kind, version.as_ref()) else {
             return AgentSpec {
                 version,
@@ -124,7 +116,7 @@ impl AgentSpec {
     }
 
     /// A custom command, split with POSIX shell-word rules (never run by a shell).
-    pub fn custom(cmd: &str, mode: Option<PromptMode>) -> Result<AgentSpec, AgentError> {
+    pub(crate) fn custom(cmd: &str, mode: Option<PromptMode>) -> Result<AgentSpec, AgentError> {
         let argv = shell_words::split(cmd).map_err(|e| AgentError::BadCmd {
             cmd: cmd.to_string(),
             reason: e.to_string(),
@@ -145,7 +137,7 @@ impl AgentSpec {
     }
 
     /// Resolve the agent from the settings: a preset, or custom when a command is given.
-    pub fn resolve(
+    pub(crate) fn resolve(
         kind: AgentKind,
         cmd: Option<&str>,
         mode: Option<PromptMode>,
@@ -165,16 +157,16 @@ impl AgentSpec {
 
     /// The machine-readable format the argv turns on (plain text for a custom command: no
     /// documented usage to read).
-    pub fn format(&self) -> telemetry::Format {
+    pub(crate) fn format(&self) -> telemetry::Format {
         self.format
     }
 
-    pub fn program(&self) -> &str {
+    pub(crate) fn program(&self) -> &str {
         self.argv.first().map(String::as_str).unwrap_or("")
     }
 
     /// The program's full path, or a clear error when it is not installed.
-    pub fn locate(&self) -> Result<PathBuf, AgentError> {
+    pub(crate) fn locate(&self) -> Result<PathBuf, AgentError> {
         let path = std::env::var_os("PATH").unwrap_or_default();
         which(self.program(), &path).ok_or_else(|| AgentError::NotFound {
             program: self.program().to_string(),
@@ -185,7 +177,7 @@ impl AgentSpec {
 /// How one run of the agent is started: the final argv, what goes on stdin, and the prompt file
 /// to write first (when the prompt travels as a file).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     pub argv: Vec<String>,
     pub stdin: Option<String>,
     pub prompt_file: Option<PathBuf>,
@@ -194,7 +186,7 @@ pub struct Invocation {
 }
 
 /// What the agent is told when the prompt is in a file.
-pub fn file_pointer(path: &Path) -> String {
+pub(crate) fn file_pointer(path: &Path) -> String {
     format!(
         "Your full instructions are in the file {}. Read that file now and follow it exactly.",
         path.display()
@@ -220,7 +212,7 @@ fn place(argv: &[String], placeholder: &str, value: &str) -> Vec<String> {
 
 /// Plan an invocation (pure): where the prompt goes, switching an over-long argument to a file.
 /// `prompt_file` is where the prompt would be written if a file is needed.
-pub fn plan(spec: &AgentSpec, prompt: &str, prompt_file: &Path) -> Invocation {
+pub(crate) fn plan(spec: &AgentSpec, prompt: &str, prompt_file: &Path) -> Invocation {
     let strip = |argv: &[String]| -> Vec<String> {
         argv.iter()
             .filter(|a| a.as_str() != "{prompt}" && a.as_str() != "{prompt_file}")
@@ -279,7 +271,7 @@ pub fn plan(spec: &AgentSpec, prompt: &str, prompt_file: &Path) -> Invocation {
 
 /// Find `program` like a shell would: a name with a `/` is used as is, otherwise each PATH entry
 /// is tried in order; only executable regular files count.
-pub fn which(program: &str, path_var: &std::ffi::OsStr) -> Option<PathBuf> {
+pub(crate) fn which(program: &str, path_var: &std::ffi::OsStr) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let is_exec = |p: &Path| {
         std::fs::metadata(p)

@@ -10,14 +10,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// How much output is kept in memory (the log file has all of it).
-pub const TAIL_BYTES: usize = 64 * 1024;
+pub(crate) const TAIL_BYTES: usize = 64 * 1024;
 
 /// A called-back function that sees every complete output line (stdout and stderr).
-pub type LineWatch = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type LineWatch = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The output of a running process so far, as a [`super::process::Watcher`] sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Activity {
+pub(crate) struct Activity {
     /// Bytes read from stdout and stderr.
     pub bytes: u64,
     /// When the last bytes arrived (`None`: no output yet).
@@ -30,14 +30,14 @@ pub struct Activity {
 }
 
 /// Where output lines are logged: an open file and the redaction applied to each line.
-pub struct LogSink {
+pub(crate) struct LogSink {
     pub file: std::fs::File,
     pub redact: fn(&str) -> String,
 }
 
 /// Where a structured agent's raw output lines are kept as it printed them (redacted), up to
 /// `cap` bytes: past it one JSON line says how much was left out, and nothing more is written.
-pub struct RawLog {
+pub(crate) struct RawLog {
     pub file: std::fs::File,
     pub redact: fn(&str) -> String,
     pub cap: u64,
@@ -47,7 +47,7 @@ pub struct RawLog {
 
 impl RawLog {
     /// A raw log writing to `file`, at most `cap` bytes.
-    pub fn new(file: std::fs::File, redact: fn(&str) -> String, cap: u64) -> RawLog {
+    pub(crate) fn new(file: std::fs::File, redact: fn(&str) -> String, cap: u64) -> RawLog {
         RawLog {
             file,
             redact,
@@ -58,7 +58,7 @@ impl RawLog {
     }
 
     /// One raw line (with its newline). Best effort: a full disk must not stop the agent.
-    pub fn line(&mut self, line: &str) {
+    pub(crate) fn line(&mut self, line: &str) {
         if self.dropped > 0 {
             self.dropped += line.len() as u64;
             return;
@@ -76,7 +76,7 @@ impl RawLog {
     }
 
     /// Say how much was left out, if anything (once, at the end).
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if self.dropped > 0 {
             let note = serde_json::json!({
                 "ralph": "truncated",

@@ -192,7 +192,7 @@ pub(crate) fn of(kind: AgentKind) -> Option<Preset> {
 impl Preset {
     /// The argv for `version`: the newest row whose `since` it reaches; the newest row when the
     /// version is unknown (what a fresh install gets).
-    pub fn flags_for(&self, version: Option<&Version>) -> &'static Flags {
+    pub(crate) fn flags_for(&self, version: Option<&Version>) -> &'static Flags {
         let rows = self.flags;
         let newest = &rows[rows.len() - 1];
         match version {

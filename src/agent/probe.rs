@@ -17,14 +17,14 @@ use super::{AgentSpec, Invocation};
 
 /// How long a `--version` or `--help` call may take (a cold Node.js CLI on a busy machine
 /// takes a few seconds).
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// At most this much of each stream is kept (Claude Code's help is over 16 KiB).
 const KEEP: usize = 256 * 1024;
 
 /// What a short call printed and how it ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// `None`: killed by a signal, or by ralph at the time limit.
     pub exit_code: Option<i32>,
     pub timed_out: bool,
@@ -34,7 +34,7 @@ pub struct Answer {
 
 impl Answer {
     /// Both streams, stderr first (where CLIs write their errors).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         format!("{}\n{}", self.stderr, self.stdout)
     }
 }
@@ -57,7 +57,7 @@ fn read_bounded(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<St
 }
 
 /// Run `argv` in `cwd` with `env` added, no stdin, for at most `limit`.
-pub fn ask(
+pub(crate) fn ask(
     argv: &[String],
     cwd: &Path,
     env: &[(String, String)],
@@ -113,7 +113,7 @@ fn kill_group(pid: u32) {
 }
 
 /// The installed version of `spec`'s program (`--version`), `None` when it does not say one.
-pub fn version(spec: &AgentSpec, cwd: &Path, env: &[(String, String)]) -> Option<Version> {
+pub(crate) fn version(spec: &AgentSpec, cwd: &Path, env: &[(String, String)]) -> Option<Version> {
     let argv = [spec.argv[0].clone(), "--version".to_string()];
     let a = ask(&argv, cwd, env, PROBE_TIMEOUT).ok()?;
     if a.timed_out || a.exit_code != Some(0) {
@@ -124,7 +124,7 @@ pub fn version(spec: &AgentSpec, cwd: &Path, env: &[(String, String)]) -> Option
 
 /// The preset's argv (prompt left out) with `--help`: a CLI that rejects one of the flags
 /// says so here, without a model call.
-pub fn argv_check(inv: &Invocation) -> Vec<String> {
+pub(crate) fn argv_check(inv: &Invocation) -> Vec<String> {
     let mut argv: Vec<String> = inv
         .argv
         .iter()

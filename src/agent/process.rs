@@ -17,20 +17,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::AgentError;
-pub use super::output::{Activity, LineWatch, LogSink, RawLog, TAIL_BYTES};
+pub(crate) use super::output::{Activity, LineWatch, LogSink, RawLog, TAIL_BYTES};
 use super::pump::{Sinks, Stream, pump};
-pub use super::pump::{Tail, Translate};
+pub(crate) use super::pump::{Tail, Translate};
 
 /// Why ralph stops a process before it ends by itself (reported as `timeout` / `interrupt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Stop {
+pub(crate) enum Stop {
     Timeout,
     Interrupt,
 }
 
 /// What the caller of [`supervise`] hears while the process runs, on the supervising thread.
-pub trait Watcher {
+pub(crate) trait Watcher {
     /// Called every poll (about 20 ms) with the output so far and the time since the start.
     fn tick(&mut self, activity: &Activity, elapsed: Duration);
     /// ralph has sent SIGTERM to the process group and sends SIGKILL after `grace`.
@@ -38,7 +38,7 @@ pub trait Watcher {
 }
 
 /// What to run and how to supervise it.
-pub struct Supervise<'a> {
+pub(crate) struct Supervise<'a> {
     pub argv: &'a [String],
     pub cwd: &'a Path,
     pub env: &'a [(String, String)],
@@ -68,7 +68,7 @@ pub struct Supervise<'a> {
 
 /// How the run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub exit_code: Option<i32>,
     /// The signal that ended the process, if one did.
     pub signal: Option<i32>,
@@ -82,7 +82,7 @@ pub struct Finished {
 }
 
 impl Finished {
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         self.exit_code == Some(0) && !self.timed_out && !self.interrupted
     }
 }
@@ -95,7 +95,7 @@ fn signal_group(pgid: i32, sig: i32) -> bool {
 /// Make this process the reaper of its orphaned descendants (Linux), so a grandchild whose
 /// parent exited is reaped here instead of lingering as a zombie under an init that never reaps
 /// (common in containers). Best effort.
-pub fn become_subreaper() {
+pub(crate) fn become_subreaper() {
     #[cfg(target_os = "linux")]
     // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag on this process.
     unsafe {
@@ -154,7 +154,7 @@ fn reap(pids: &[i32]) {
 /// subreaper ([`become_subreaper`]). SIGTERM, `grace`, SIGKILL, reap; repeated (a bounded
 /// number of rounds) because stopping one may orphan its own children onto us. Call it only
 /// when no child of this process should be running. Returns whether any was found.
-pub fn stop_orphans(grace: Duration) -> bool {
+pub(crate) fn stop_orphans(grace: Duration) -> bool {
     const ROUNDS: usize = 8;
     let mut found = false;
     for _ in 0..ROUNDS {
@@ -202,7 +202,7 @@ pub fn stop_orphans(grace: Duration) -> bool {
 
 /// Run a process to the end under supervision. Returns when the process and every descendant
 /// left in its process group are gone (or, for ones that ignore SIGKILL, after one more grace).
-pub fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
+pub(crate) fn supervise(mut s: Supervise<'_>) -> Result<Finished, AgentError> {
     let program = s.argv.first().cloned().unwrap_or_default();
     let start = Instant::now();
     let mut child = command(&program, &s)

@@ -22,24 +22,24 @@ const MAX_EVENT_BYTES: usize = 8 * 1024 * 1024;
 
 /// Turns one raw stdout line (without its newline) into the text a person reads: `None` drops
 /// the line (an event with nothing to show), `Some` may hold several lines.
-pub type Translate = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+pub(crate) type Translate = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// A byte ring: keeps the last `cap` bytes.
 #[derive(Debug)]
-pub struct Tail {
+pub(crate) struct Tail {
     buf: VecDeque<u8>,
     cap: usize,
 }
 
 impl Tail {
-    pub fn new(cap: usize) -> Tail {
+    pub(crate) fn new(cap: usize) -> Tail {
         Tail {
             buf: VecDeque::with_capacity(cap.min(8192)),
             cap,
         }
     }
 
-    pub fn push(&mut self, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
         let bytes = if bytes.len() > self.cap {
             &bytes[bytes.len() - self.cap..]
         } else {
@@ -50,7 +50,7 @@ impl Tail {
         self.buf.extend(bytes);
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let (a, b) = self.buf.as_slices();
         let mut v = Vec::with_capacity(a.len() + b.len());
         v.extend_from_slice(a);
@@ -61,13 +61,13 @@ impl Tail {
 
 /// Which of the process's streams a reader reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
+pub(crate) enum Stream {
     Out,
     Err,
 }
 
 /// Where a reader's output goes.
-pub struct Sinks {
+pub(crate) struct Sinks {
     pub tail: Arc<Mutex<Tail>>,
     pub activity: Arc<Mutex<Activity>>,
     pub log: Option<Arc<Mutex<LogSink>>>,
@@ -149,7 +149,7 @@ impl Sinks {
 }
 
 /// Read `src` to its end, line by line into `sinks`.
-pub fn pump(mut src: impl Read, stream: Stream, sinks: Sinks) {
+pub(crate) fn pump(mut src: impl Read, stream: Stream, sinks: Sinks) {
     let mut chunk = [0u8; 8192];
     let mut partial: Vec<u8> = Vec::new();
     let raw = sinks.translate.is_none();

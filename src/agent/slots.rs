@@ -9,13 +9,13 @@
 use std::path::{Path, PathBuf};
 
 /// Where an argv wants the file the CLI writes its usage to.
-pub const USAGE_FILE: &str = "{usage_file}";
+pub(crate) const USAGE_FILE: &str = "{usage_file}";
 /// Where an argv wants the git directories, as a TOML array of strings.
-pub const GIT_DIRS: &str = "{git_dirs}";
+pub(crate) const GIT_DIRS: &str = "{git_dirs}";
 
 /// The values of one run.
 #[derive(Debug, Clone, Default)]
-pub struct Slots {
+pub(crate) struct Slots {
     pub usage_file: Option<PathBuf>,
     /// The work tree's git dir and the repository's common dir (the same for a plain clone).
     pub git_dirs: Vec<PathBuf>,
@@ -24,7 +24,7 @@ pub struct Slots {
 /// `argv` with every slot filled; an argument holding a slot that has no value is dropped with
 /// the flag before it (`-c x={git_dirs}` outside git, `--usage-output-file {usage_file}`
 /// when no file is given).
-pub fn fill(argv: &[String], s: &Slots) -> Vec<String> {
+pub(crate) fn fill(argv: &[String], s: &Slots) -> Vec<String> {
     let usage = s.usage_file.as_ref().map(|p| p.display().to_string());
     let dirs = (!s.git_dirs.is_empty()).then(|| toml_array(&s.git_dirs));
     let mut out: Vec<String> = Vec::with_capacity(argv.len());
@@ -64,7 +64,7 @@ fn toml_array(paths: &[PathBuf]) -> String {
 
 /// The git dir of the work tree at `cwd` and the repository's common dir (absolute, each once);
 /// empty outside git.
-pub fn git_dirs(cwd: &Path) -> Vec<PathBuf> {
+pub(crate) fn git_dirs(cwd: &Path) -> Vec<PathBuf> {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(cwd)

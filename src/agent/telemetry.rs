@@ -20,7 +20,7 @@ use serde_json::Value;
 /// before the agent printed its totals (a timeout, Ctrl-C, a crash): the tokens are what it
 /// said along the way, a lower bound.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Usage {
+pub(crate) struct Usage {
     #[serde(default)]
     pub input_tokens: u64,
     #[serde(default)]
@@ -42,7 +42,7 @@ pub struct Usage {
 
 /// The machine-readable output format an agent was started with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Text for a person: passed through, nothing recorded.
     Plain,
     /// Claude Code `--output-format stream-json --verbose`.
@@ -65,7 +65,7 @@ pub enum Format {
 /// Reads one agent run's output: [`Telemetry::line`] for each stdout line, then
 /// [`Telemetry::usage`].
 #[derive(Debug, Clone)]
-pub struct Telemetry {
+pub(crate) struct Telemetry {
     format: Format,
     usage: Usage,
     /// A structured event carrying usage was seen.
@@ -144,7 +144,7 @@ fn join(parts: Vec<String>) -> Option<String> {
 }
 
 impl Telemetry {
-    pub fn new(format: Format) -> Telemetry {
+    pub(crate) fn new(format: Format) -> Telemetry {
         Telemetry {
             format,
             usage: Usage::default(),
@@ -160,13 +160,9 @@ impl Telemetry {
         }
     }
 
-    pub fn format(&self) -> Format {
-        self.format
-    }
-
     /// The readable text for one output line (without its newline): `None` when the line is an
     /// event with nothing to show. Plain text is returned as is.
-    pub fn line(&mut self, line: &str) -> Option<String> {
+    pub(crate) fn line(&mut self, line: &str) -> Option<String> {
         if self.format == Format::Plain {
             return Some(line.to_string());
         }
@@ -198,19 +194,19 @@ impl Telemetry {
     }
 
     /// What is left at the end of the output (a last piece of text without a newline).
-    pub fn finish(&mut self) -> Option<String> {
+    pub(crate) fn finish(&mut self) -> Option<String> {
         let out = self.flush();
         join(out)
     }
 
     /// How many structured events were read: none means the agent never started its session.
-    pub fn events(&self) -> u64 {
+    pub(crate) fn events(&self) -> u64 {
         self.events
     }
 
     /// What the run used, when the agent reported any usage: its totals, or what it said along
     /// the way marked `partial` when it ended before them.
-    pub fn usage(&self) -> Option<Usage> {
+    pub(crate) fn usage(&self) -> Option<Usage> {
         // A session that started but never said what it used is partial too (Copilot's
         // tokens come from its file: without it, nothing is known).
         if !self.seen && (self.events == 0 || self.format == Format::Copilot) {
@@ -238,7 +234,7 @@ impl Telemetry {
 
     /// Copilot: the usage file `--usage-output-file` wrote (its `modelMetrics`: tokens and
     /// requests per model) makes the totals; the model is the one with the most tokens.
-    pub fn copilot_usage_file(&mut self, text: &str) {
+    pub(crate) fn copilot_usage_file(&mut self, text: &str) {
         let Ok(v) = serde_json::from_str::<Value>(text) else {
             return;
         };

@@ -10,7 +10,7 @@ use std::fmt;
 /// A version as `MAJOR.MINOR.PATCH`; anything after the numbers (a pre-release, a build) is
 /// kept for display only and does not order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Version {
+pub(crate) struct Version {
     pub major: u64,
     pub minor: u64,
     pub patch: u64,
@@ -20,7 +20,7 @@ pub struct Version {
 
 impl Version {
     /// A version from its parts (the preset table's constants).
-    pub const fn new(major: u64, minor: u64, patch: u64) -> Version {
+    pub(crate) const fn new(major: u64, minor: u64, patch: u64) -> Version {
         Version {
             major,
             minor,
@@ -35,7 +35,7 @@ impl Version {
 
     /// The first `N.N` or `N.N.N` in `text` (a word of its own: `v1.2.3` counts, `x1.2` too,
     /// `1.2.3.4` is read as `1.2.3`); `None` when there is none.
-    pub fn find(text: &str) -> Option<Version> {
+    pub(crate) fn find(text: &str) -> Option<Version> {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
@@ -96,21 +96,21 @@ impl fmt::Display for Version {
 
 /// The versions a preset was verified with, both ends included.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Range {
+pub(crate) struct Range {
     pub oldest: Version,
     pub newest: Version,
 }
 
 /// Where a version stands against a [`Range`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fit {
+pub(crate) enum Fit {
     Inside,
     Older,
     Newer,
 }
 
 impl Range {
-    pub fn fit(&self, v: &Version) -> Fit {
+    pub(crate) fn fit(&self, v: &Version) -> Fit {
         if v < &self.oldest {
             Fit::Older
         } else if v > &self.newest {

@@ -10,8 +10,8 @@
 //! [`sweep`] is the I/O: finding the items, removing them. Does not decide when to clean (the
 //! command, the loop).
 
-pub mod sweep;
-pub mod work;
+pub(crate) mod sweep;
+pub(crate) mod work;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -22,7 +22,7 @@ use serde::Serialize;
 /// The kinds of things ralph cleans, each limited on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Category {
+pub(crate) enum Category {
     /// `.ralph/runs/<run-id>/`.
     Runs,
     /// `.ralph/rejected/<copy>`.
@@ -32,10 +32,10 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 3] = [Category::Runs, Category::Rejected, Category::Archives];
+    pub(crate) const ALL: [Category; 3] = [Category::Runs, Category::Rejected, Category::Archives];
 
     /// "run folder" / "run folders", for `n` of them.
-    pub fn noun(self, n: usize) -> &'static str {
+    pub(crate) fn noun(self, n: usize) -> &'static str {
         match (self, n == 1) {
             (Category::Runs, true) => "run folder",
             (Category::Runs, false) => "run folders",
@@ -49,7 +49,7 @@ impl Category {
 
 /// One thing that may be removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub(crate) struct Item {
     pub category: Category,
     /// As found under the project root.
     pub path: PathBuf,
@@ -66,7 +66,7 @@ pub struct Item {
 
 /// The limits: per kind, remove what is older than `older_than` and beyond the newest `keep`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     pub older_than: Duration,
     pub keep: usize,
 }
@@ -84,7 +84,7 @@ impl From<&crate::config::Clean> for Limits {
 /// Why an item stays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Keep {
+pub(crate) enum Keep {
     /// Among the newest `keep` of its kind.
     Newest,
     /// Not older than `older_than`.
@@ -97,7 +97,7 @@ pub enum Keep {
 
 /// The verdict on one item.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub item: Item,
     /// `None`: removed.
     pub keep: Option<Keep>,
@@ -105,13 +105,13 @@ pub struct Decision {
 
 /// The verdicts, per kind newest first (kinds in [`Category::ALL`] order).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub decisions: Vec<Decision>,
 }
 
 impl Plan {
     /// What goes.
-    pub fn removals(&self) -> impl Iterator<Item = &Item> {
+    pub(crate) fn removals(&self) -> impl Iterator<Item = &Item> {
         self.decisions
             .iter()
             .filter(|d| d.keep.is_none())
@@ -119,7 +119,7 @@ impl Plan {
     }
 
     /// What stays for `why`.
-    pub fn kept(&self, why: Keep) -> impl Iterator<Item = &Item> {
+    pub(crate) fn kept(&self, why: Keep) -> impl Iterator<Item = &Item> {
         self.decisions
             .iter()
             .filter(move |d| d.keep == Some(why))
@@ -128,7 +128,7 @@ impl Plan {
 }
 
 /// Decide, at `now`, what of `items` goes under `limits`. Pure.
-pub fn plan(items: Vec<Item>, limits: Limits, now: Timestamp) -> Plan {
+pub(crate) fn plan(items: Vec<Item>, limits: Limits, now: Timestamp) -> Plan {
     let mut items = items;
     // Newest first; the same time in path order, so the verdicts never depend on listing order.
     items.sort_by(|a, b| {
@@ -172,7 +172,7 @@ fn verdict(item: &Item, rank: usize, limits: Limits, now: Timestamp) -> Option<K
 }
 
 /// "0 bytes", "512 bytes", "12.3 KB", "4.0 MB".
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     match n {
         0..1000 => format!("{n} bytes"),
         1000..1_000_000 => format!("{:.1} KB", n as f64 / 1e3),
@@ -183,7 +183,10 @@ pub fn human_bytes(n: u64) -> String {
 
 /// "3 run folders and 1 rejected copy (12.4 MB)": what `items` hold, per kind, the first noun
 /// after `adjective` ("old " gives "3 old run folders and 1 rejected copy"); `None` for none.
-pub fn summary<'a>(items: impl IntoIterator<Item = &'a Item>, adjective: &str) -> Option<String> {
+pub(crate) fn summary<'a>(
+    items: impl IntoIterator<Item = &'a Item>,
+    adjective: &str,
+) -> Option<String> {
     let mut counts = [0usize; 3];
     let mut bytes = 0u64;
     for i in items {
@@ -209,7 +212,7 @@ pub fn summary<'a>(items: impl IntoIterator<Item = &'a Item>, adjective: &str) -
 }
 
 /// "14d", "36h", "90m", "45s", "0": an age as `--older-than` takes it.
-pub fn format_age(d: Duration) -> String {
+pub(crate) fn format_age(d: Duration) -> String {
     let s = d.as_secs();
     match s {
         0 => "0".into(),

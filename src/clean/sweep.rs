@@ -22,7 +22,7 @@ use crate::state::{self, runs};
 
 /// What a clean found, decided and did.
 #[derive(Debug, Clone, Default)]
-pub struct Report {
+pub(crate) struct Report {
     pub plan: Plan,
     /// Nothing was removed: `--dry-run`.
     pub dry_run: bool,
@@ -36,7 +36,7 @@ pub struct Report {
 
 impl Report {
     /// What was removed (or would be, in a dry run).
-    pub fn removed(&self) -> impl Iterator<Item = &Item> {
+    pub(crate) fn removed(&self) -> impl Iterator<Item = &Item> {
         self.plan.removals().filter(|i| {
             !self.failed.iter().any(|(f, _)| f.path == i.path)
                 && !self.gone.iter().any(|g| g.path == i.path)
@@ -44,14 +44,14 @@ impl Report {
     }
 
     /// Bytes freed (or that would be).
-    pub fn freed(&self) -> u64 {
+    pub(crate) fn freed(&self) -> u64 {
         self.removed().map(|i| i.bytes).sum()
     }
 }
 
 /// Find, decide and (unless `dry_run`) remove, in the project at `root`. A live run's folder
 /// (see [`runs::RunFolder::is_live`]) always stays.
-pub fn clean(root: &Path, limits: Limits, dry_run: bool) -> Report {
+pub(crate) fn clean(root: &Path, limits: Limits, dry_run: bool) -> Report {
     let (items, mut warnings) = gather(root);
     let plan = decide(root, items, limits, Timestamp::now());
     let done = if dry_run {
@@ -87,7 +87,7 @@ fn decide(root: &Path, items: Vec<Item>, limits: Limits, now: Timestamp) -> Plan
 }
 
 /// The `git rm` that removes a tracked archive.
-pub fn git_rm_hint(item: &Item) -> String {
+pub(crate) fn git_rm_hint(item: &Item) -> String {
     format!(
         "git rm -r -q {} && git commit -m \"Remove an old ralph archive\"",
         shell_words::quote(&item.path.display().to_string())
@@ -96,7 +96,7 @@ pub fn git_rm_hint(item: &Item) -> String {
 
 /// Every item of every kind, relative to `root` (bytes not measured: see [`decide`]), and the
 /// warnings.
-pub fn gather(root: &Path) -> (Vec<Item>, Vec<String>) {
+pub(crate) fn gather(root: &Path) -> (Vec<Item>, Vec<String>) {
     let mut items = Vec::new();
     let mut warnings = Vec::new();
     let state = state::state_dir(Path::new(""));
@@ -303,7 +303,7 @@ fn maybe_in_git(dir: &Path, git_dir_set: bool) -> bool {
 }
 
 /// Bytes under `path`, symlinks not followed (unreadable parts count as nothing).
-pub fn size(path: &Path) -> u64 {
+pub(crate) fn size(path: &Path) -> u64 {
     let Ok(m) = std::fs::symlink_metadata(path) else {
         return 0;
     };

@@ -17,7 +17,7 @@ use crate::prd::Prd;
 #[error(
     "--drop {names}: no such kept work (a story id, a story branch or an attempt ref); nothing was cleaned. `ralph clean --dry-run` lists what is kept"
 )]
-pub struct UnknownDrop {
+pub(crate) struct UnknownDrop {
     pub names: String,
 }
 
@@ -29,7 +29,7 @@ impl crate::problem::Coded for UnknownDrop {
 
 /// What the git side of a clean found and did (or would, in a dry run).
 #[derive(Debug, Clone, Default)]
-pub struct Work {
+pub(crate) struct Work {
     /// prd.json's `branchName` (none: no refs were looked at).
     pub branch: Option<String>,
     /// Stale worktrees of ralph's: what became of each (or would).
@@ -56,7 +56,7 @@ fn keys(prd: &Prd) -> HashMap<String, String> {
 /// Clean ralph's kept work in the project at `root` (see the module doc). `prd`: prd.json,
 /// when it could be read (without it no ref is looked at, and `--drop` cannot be honoured).
 /// A `--drop` name that matches nothing stops the clean before anything is done.
-pub fn clean(
+pub(crate) fn clean(
     root: &Path,
     prd: Option<&Prd>,
     drop: &[String],
@@ -152,7 +152,7 @@ fn judge(root: &Path, branch: &str, k: Kept, fate: Fate, dry_run: bool, work: &m
 
 /// The text of the git side: the worktrees retired, the refs deleted, kept (with why) and
 /// dropped; nothing when there was nothing.
-pub fn text(w: &Work, dry_run: bool) -> String {
+pub(crate) fn text(w: &Work, dry_run: bool) -> String {
     let mut out = String::new();
     let branch = w.branch.as_deref().unwrap_or("the branch");
     if !w.worktrees.is_empty() {

@@ -39,7 +39,7 @@ pub struct CleanArgs {
     pub json: bool,
 }
 
-pub fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
+pub(crate) fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
     let settings = ctx
         .settings(&Layer {
             clean_older_than: args.older_than,

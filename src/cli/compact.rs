@@ -138,7 +138,7 @@ fn describe(s: &Stats) -> String {
     )
 }
 
-pub fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
+pub(crate) fn compact(ctx: &Ctx, args: CompactArgs) -> anyhow::Result<Code> {
     let settings = ctx.settings(&Layer {
         compact_threshold: args.threshold,
         compact_keep_recent: args.keep_recent,

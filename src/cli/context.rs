@@ -42,7 +42,7 @@ pub struct ContextArgs {
     pub agent: Option<String>,
 }
 
-pub fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
+pub(crate) fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
     let prd = Prd::load(&ctx.prd_path)
         .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
     // Notes on the story's state: on stderr, and with --json as warnings too.

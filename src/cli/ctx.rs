@@ -7,14 +7,14 @@ use std::path::PathBuf;
 
 /// Where the command works: resolved from the global options.
 #[derive(Debug, Clone)]
-pub struct Ctx {
+pub(crate) struct Ctx {
     pub root: PathBuf,
     pub prd_path: PathBuf,
 }
 
 impl Ctx {
     /// The settings: `flags` over the `RALPH_*` environment over ralph.toml over the defaults.
-    pub fn settings(
+    pub(crate) fn settings(
         &self,
         flags: &crate::config::Layer,
     ) -> anyhow::Result<crate::config::Settings> {

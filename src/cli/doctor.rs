@@ -25,7 +25,7 @@ pub struct DoctorArgs {
 }
 
 /// The checks for the agent and project `ralph run` would use, with the CLI's version read.
-pub fn check(
+pub(crate) fn check(
     ctx: &Ctx,
     spec: &AgentSpec,
     verify: &[String],
@@ -82,7 +82,7 @@ fn branch(ctx: &Ctx, allow_dirty: bool) -> Option<doctor::Branch> {
     Some(b)
 }
 
-pub fn doctor(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<Code> {
+pub(crate) fn doctor(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<Code> {
     let settings = ctx.settings(&Layer {
         agent: args.agent,
         agent_cmd: args.agent_cmd.clone(),

@@ -251,7 +251,7 @@ fn attach(cmd: Command, path: &[&str], text: &'static str) -> Command {
 }
 
 /// `cmd` (the derived `Cli`'s command) with every command's examples.
-pub fn with_examples(cmd: Command) -> Command {
+pub(crate) fn with_examples(cmd: Command) -> Command {
     EXAMPLES
         .iter()
         .fold(cmd, |cmd, (path, text)| attach(cmd, path, text))

@@ -16,7 +16,7 @@ pub struct InitArgs {
     pub from: Option<PathBuf>,
 }
 
-pub fn init(ctx: &Ctx, args: InitArgs) -> anyhow::Result<Code> {
+pub(crate) fn init(ctx: &Ctx, args: InitArgs) -> anyhow::Result<Code> {
     let root = &ctx.root;
     let did: Vec<String> = vec![
         prd_step(ctx, args.from.as_deref())?,

@@ -45,13 +45,13 @@ fn emit(bytes: &[u8]) -> anyhow::Result<Code> {
     }
 }
 
-pub fn completions(args: CompletionsArgs, mut cmd: clap::Command) -> anyhow::Result<Code> {
+pub(crate) fn completions(args: CompletionsArgs, mut cmd: clap::Command) -> anyhow::Result<Code> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "ralph", &mut out);
     emit(&out)
 }
 
-pub fn man(_args: ManArgs, cmd: clap::Command) -> anyhow::Result<Code> {
+pub(crate) fn man(_args: ManArgs, cmd: clap::Command) -> anyhow::Result<Code> {
     let mut out = Vec::new();
     clap_mangen::Man::new(cmd)
         .render(&mut out)
@@ -60,7 +60,7 @@ pub fn man(_args: ManArgs, cmd: clap::Command) -> anyhow::Result<Code> {
 }
 
 /// `--agent NAME` (or `--tool NAME`) as an agent preset, with the list of names when unknown.
-pub fn parse_agent(flag: &str, name: &str) -> anyhow::Result<AgentKind> {
+pub(crate) fn parse_agent(flag: &str, name: &str) -> anyhow::Result<AgentKind> {
     AgentKind::from_name(name).ok_or_else(|| {
         anyhow::anyhow!(
             "{flag} {name}: unknown agent{}; use one of {}",
@@ -70,7 +70,7 @@ pub fn parse_agent(flag: &str, name: &str) -> anyhow::Result<AgentKind> {
     })
 }
 
-pub fn instructions(ctx: &Ctx, args: InstructionsArgs) -> anyhow::Result<Code> {
+pub(crate) fn instructions(ctx: &Ctx, args: InstructionsArgs) -> anyhow::Result<Code> {
     let flags = Layer {
         agent: args
             .agent

@@ -16,27 +16,27 @@ use std::path::PathBuf;
 
 use crate::exit::Code;
 
-pub mod clean;
-pub mod compact;
-pub mod context;
+pub(crate) mod clean;
+pub(crate) mod compact;
+pub(crate) mod context;
 mod ctx;
-pub mod doctor;
+pub(crate) mod doctor;
 pub mod envelope;
-pub mod help;
-pub mod init;
-pub mod meta;
+pub(crate) mod help;
+pub(crate) mod init;
+pub(crate) mod meta;
 mod no_pin;
-pub mod patterns;
-pub mod pin;
-pub mod prd;
-pub mod prd_file;
-pub mod report;
-pub mod run;
-pub mod show;
+pub(crate) mod patterns;
+pub(crate) mod pin;
+pub(crate) mod prd;
+pub(crate) mod prd_file;
+pub(crate) mod report;
+pub(crate) mod run;
+pub(crate) mod show;
 mod stdout;
-pub mod steer;
+pub(crate) mod steer;
 
-pub use ctx::Ctx;
+pub(crate) use ctx::Ctx;
 
 /// Run an AI coding agent in a loop until prd.json is done.
 #[derive(Debug, Parser)]

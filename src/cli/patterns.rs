@@ -31,7 +31,7 @@ pub enum PatternsCommand {
     },
 }
 
-pub fn patterns(ctx: &Ctx, args: PatternsArgs) -> anyhow::Result<Code> {
+pub(crate) fn patterns(ctx: &Ctx, args: PatternsArgs) -> anyhow::Result<Code> {
     match args.command {
         None => list(ctx, args.json),
         Some(PatternsCommand::Forget { id, json }) => forget(ctx, &id, json),

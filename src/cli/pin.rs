@@ -52,7 +52,7 @@ pub enum PinCommand {
     },
 }
 
-pub fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
+pub(crate) fn pin(ctx: &Ctx, args: PinArgs) -> anyhow::Result<Code> {
     match args.command {
         PinCommand::Generate { check, stdout } => generate(ctx, check, stdout),
         PinCommand::Check { json } => check(ctx, json),

@@ -57,7 +57,7 @@ pub struct GraphArgs {
     pub json: bool,
 }
 
-pub fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
+pub(crate) fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
     let files = if args.files.is_empty() {
         vec![ctx.prd_path.clone()]
     } else {
@@ -148,7 +148,7 @@ fn story_json(s: &Story, st: &State) -> serde_json::Value {
 }
 
 /// "7/11 done, 2 ready, 2 blocked" (+ removed when there are any).
-pub fn summary_line(states: &[State]) -> String {
+pub(crate) fn summary_line(states: &[State]) -> String {
     let count = |n: &str| states.iter().filter(|s| s.name() == n).count();
     let removed = count("removed");
     let mut line = format!(
@@ -194,7 +194,7 @@ fn live_run(ctx: &Ctx) -> Option<crate::state::control::RunState> {
     }
 }
 
-pub fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
+pub(crate) fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
     let prd = load(ctx)?;
     let states = graph::states(&prd.stories);
     let (usage, agent_blocked) = from_history(ctx, &prd);
@@ -297,7 +297,7 @@ fn why_not(s: &Story, st: &State, chosen: Option<&Story>) -> Option<String> {
     }
 }
 
-pub fn next(ctx: &Ctx, args: NextArgs) -> anyhow::Result<Code> {
+pub(crate) fn next(ctx: &Ctx, args: NextArgs) -> anyhow::Result<Code> {
     let prd = load(ctx)?;
     let states = graph::states(&prd.stories);
     let chosen = graph::next_ready(&prd.stories, &states, &HashSet::new()).map(|i| &prd.stories[i]);
@@ -345,7 +345,7 @@ pub fn next(ctx: &Ctx, args: NextArgs) -> anyhow::Result<Code> {
     Ok(code)
 }
 
-pub fn graph(ctx: &Ctx, args: GraphArgs) -> anyhow::Result<Code> {
+pub(crate) fn graph(ctx: &Ctx, args: GraphArgs) -> anyhow::Result<Code> {
     let prd = load(ctx)?;
     let states = graph::states(&prd.stories);
     if args.json {

@@ -45,7 +45,7 @@ pub enum PrdCommand {
     },
 }
 
-pub fn prd(ctx: &Ctx, args: PrdArgs) -> anyhow::Result<Code> {
+pub(crate) fn prd(ctx: &Ctx, args: PrdArgs) -> anyhow::Result<Code> {
     match args.command {
         PrdCommand::Convert { to: _, dry_run } => convert(ctx, dry_run),
         PrdCommand::Import {

@@ -40,7 +40,7 @@ pub struct ReportArgs {
     pub json: bool,
 }
 
-pub fn report(ctx: &Ctx, args: ReportArgs) -> anyhow::Result<Code> {
+pub(crate) fn report(ctx: &Ctx, args: ReportArgs) -> anyhow::Result<Code> {
     let path = args
         .history
         .clone()

@@ -410,7 +410,7 @@ fn print_preflight(findings: &[crate::doctor::Finding]) {
     }
 }
 
-pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
+pub(crate) fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
     let mut opts = options(ctx, &args)?;
     let checked = run::start::preflight::check(&opts, opts.settings.preflight);
     opts.agent = checked.agent;
@@ -436,7 +436,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> anyhow::Result<Code> {
     Ok(exit.code())
 }
 
-pub fn demo(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<Code> {
+pub(crate) fn demo(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<Code> {
     if args.scripted_agent {
         let mut prompt = String::new();
         // The prompt arrives on stdin; the scripted agent only reports its size.

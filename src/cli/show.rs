@@ -54,7 +54,7 @@ fn kept_work(ctx: &Ctx, prd: &Prd, id: &str) -> Vec<crate::show::KeptWork> {
         .collect()
 }
 
-pub fn show(ctx: &Ctx, args: ShowArgs) -> anyhow::Result<Code> {
+pub(crate) fn show(ctx: &Ctx, args: ShowArgs) -> anyhow::Result<Code> {
     let prd = Prd::load(&ctx.prd_path)
         .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
     let story = crate::context::find_story(&prd, &args.story_id)?;

@@ -43,15 +43,15 @@ pub struct StoryArgs {
     pub json: bool,
 }
 
-pub fn pause(ctx: &Ctx, args: PauseArgs) -> anyhow::Result<Code> {
+pub(crate) fn pause(ctx: &Ctx, args: PauseArgs) -> anyhow::Result<Code> {
     send(ctx, ControlKind::Pause, None, None, args.json)
 }
 
-pub fn resume(ctx: &Ctx, args: PauseArgs) -> anyhow::Result<Code> {
+pub(crate) fn resume(ctx: &Ctx, args: PauseArgs) -> anyhow::Result<Code> {
     send(ctx, ControlKind::Resume, None, None, args.json)
 }
 
-pub fn steer(ctx: &Ctx, args: SteerArgs) -> anyhow::Result<Code> {
+pub(crate) fn steer(ctx: &Ctx, args: SteerArgs) -> anyhow::Result<Code> {
     let text = if args.text == "-" {
         let mut t = String::new();
         // More than a note may hold is refused by the run, with the limit; never read forever.
@@ -66,11 +66,11 @@ pub fn steer(ctx: &Ctx, args: SteerArgs) -> anyhow::Result<Code> {
     send(ctx, ControlKind::Steer, args.story, Some(text), args.json)
 }
 
-pub fn skip(ctx: &Ctx, args: StoryArgs) -> anyhow::Result<Code> {
+pub(crate) fn skip(ctx: &Ctx, args: StoryArgs) -> anyhow::Result<Code> {
     send(ctx, ControlKind::Skip, Some(args.story_id), None, args.json)
 }
 
-pub fn retry(ctx: &Ctx, args: StoryArgs) -> anyhow::Result<Code> {
+pub(crate) fn retry(ctx: &Ctx, args: StoryArgs) -> anyhow::Result<Code> {
     send(
         ctx,
         ControlKind::Retry,
@@ -122,7 +122,7 @@ fn send(
 
 /// The lines `ralph status` prints about the live run, after the stories: the run and whether it
 /// is paused or waiting, then its steering notes (pure).
-pub fn run_lines(run: &RunState) -> Vec<String> {
+pub(crate) fn run_lines(run: &RunState) -> Vec<String> {
     let clock = |t: &str| {
         t.parse::<jiff::Timestamp>()
             .map_or_else(|_| t.to_string(), crate::run::control::policy::clock)
@@ -179,7 +179,7 @@ pub fn run_lines(run: &RunState) -> Vec<String> {
 
 /// What the live run is doing with story `id`, for its line in `ralph status`: `[running:
 /// attempt 2 since 14:29:10]`, `[held: skipped by ralph skip]`, or nothing (pure).
-pub fn story_note(run: &RunState, id: &str) -> Option<String> {
+pub(crate) fn story_note(run: &RunState, id: &str) -> Option<String> {
     if let Some(c) = run.claims.iter().find(|c| c.story == id) {
         let since = c
             .since

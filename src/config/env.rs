@@ -16,7 +16,7 @@ fn command() -> Command {
 }
 
 /// The `RALPH_*` variables of this process.
-pub fn from_process_env() -> Result<Layer, ConfigError> {
+pub(crate) fn from_process_env() -> Result<Layer, ConfigError> {
     let cmd = command().mut_args(|a| match a.get_env().and_then(std::env::var_os) {
         Some(value) if value.is_empty() => a.env(None),
         _ => a,
@@ -27,7 +27,7 @@ pub fn from_process_env() -> Result<Layer, ConfigError> {
 /// The same variables as `get` gives them (for unit tests: the threads of a test binary share
 /// one environment). Each is handed to clap as its argument instead, with the same parser.
 #[cfg(test)]
-pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigError> {
+pub(crate) fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigError> {
     let mut argv = Vec::new();
     for a in command().get_arguments() {
         let var = a.get_env().and_then(|v| v.to_str());

@@ -362,7 +362,7 @@ fn misread(path: &Path, text: &str, doc: &DeTable, e: &toml::de::Error) -> Confi
 }
 
 /// Read `<root>/ralph.toml`; a missing file is an empty layer.
-pub fn load_file(root: &Path) -> Result<Layer, ConfigError> {
+pub(crate) fn load_file(root: &Path) -> Result<Layer, ConfigError> {
     let path = root.join(FILE);
     match std::fs::read_to_string(&path) {
         Ok(text) => {

@@ -14,7 +14,7 @@ use super::scalar::{
 use crate::agent::{AgentKind, PromptMode};
 
 /// The file name, at the project root.
-pub const FILE: &str = "ralph.toml";
+pub(crate) const FILE: &str = "ralph.toml";
 
 /// Context-builder settings for one agent (`[context.<agent>]`); `None` means "not set here".
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -63,7 +63,7 @@ use crate::agent::{AgentKind, PromptMode};
 /// `[hooks]`: commands run (with `/bin/sh -c`, in the project root) when a story is done, a
 /// story is skipped for no progress, or the run ends; each gets the event as JSON on stdin.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hooks {
+pub(crate) struct Hooks {
     pub on_story_done: Option<String>,
     pub on_blocked: Option<String>,
     pub on_run_end: Option<String>,
@@ -85,7 +85,7 @@ impl Default for Hooks {
 /// `[review]`: after the verify gate passes, a fresh agent reviews the story's diff and
 /// answers `REVIEW: APPROVE` or `REVIEW: CHANGES` (see `crate::review`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Review {
+pub(crate) struct Review {
     pub enabled: bool,
     /// The reviewer's preset (default: the run's agent).
     pub agent: Option<AgentKind>,
@@ -113,7 +113,7 @@ impl Default for Review {
 /// story's gate passes, its test-file changes alone, on its base commit in a scratch worktree,
 /// must fail its verify commands (see `crate::run::iteration::redgreen`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RedGreen {
+pub(crate) struct RedGreen {
     pub enabled: bool,
     /// Globs (relative to the project root) naming test files; `None`: the built-in defaults
     /// for Rust, Go, Python, JS/TS, Java and more.
@@ -124,14 +124,14 @@ pub struct RedGreen {
 
 impl Hooks {
     /// Whether any hook is set.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.on_story_done.is_some() || self.on_blocked.is_some() || self.on_run_end.is_some()
     }
 }
 
 /// The merged settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub agent: AgentKind,
     pub agent_cmd: Option<String>,
     pub prompt_mode: Option<PromptMode>,
@@ -167,7 +167,7 @@ pub struct Settings {
 /// `[clean]`: what `ralph clean` (and `ralph run` at its start) removes: per kind, whatever is
 /// older than `older_than` and not among the newest `keep`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Clean {
+pub(crate) struct Clean {
     pub older_than: Duration,
     pub keep: usize,
     /// `ralph run` cleans at its start.
@@ -224,7 +224,7 @@ macro_rules! first {
 
 /// The merge: the first layer (highest precedence first) that sets a value wins. The agent and
 /// its command go together: a layer naming a preset agent overrides a lower layer's command.
-pub fn resolve(layers: &[&Layer]) -> Settings {
+pub(crate) fn resolve(layers: &[&Layer]) -> Settings {
     let d = Settings::default();
     let (agent, agent_cmd) = agent(layers);
     Settings {
@@ -346,16 +346,16 @@ fn review(layers: &[&Layer]) -> Review {
 }
 
 mod env;
-mod file;
+pub(crate) mod file;
 mod layer;
 mod scalar;
 mod value;
 #[cfg(test)]
-pub use env::from_env;
-pub use env::from_process_env;
-pub use file::{load_file, parse_file};
-pub use layer::{ConfigError, ContextOverride, FILE, Layer};
-pub use scalar::{Commands, ConflictThreshold, Dollars, parse_age, parse_duration};
+pub(crate) use env::from_env;
+pub(crate) use env::from_process_env;
+pub(crate) use file::load_file;
+pub(crate) use layer::{ConfigError, ContextOverride, FILE, Layer};
+pub(crate) use scalar::{ConflictThreshold, Dollars, parse_age, parse_duration};
 
 #[cfg(test)]
 mod tests;

@@ -12,10 +12,10 @@ use crate::agent::{AgentKind, PromptMode};
 
 /// Verify commands. A name of its own so that clap reads `RALPH_VERIFY` as one value (its
 /// lines), where it would read an `Option<Vec<_>>` field as a list of values.
-pub type Commands = Vec<String>;
+pub(crate) type Commands = Vec<String>;
 
 /// Parse a duration: plain seconds (`90`, `0.5`) or units (`500ms`, `2s`, `60m`, `1h30m`).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     if let Ok(secs) = t.parse::<f64>() {
         return Duration::try_from_secs_f64(secs)
@@ -29,7 +29,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// Parse an age (`[clean] older_than`, `ralph clean --older-than`): `14d`, `2w`, `36h`, `90m`,
 /// `0`, or anything [`parse_duration`] reads.
-pub fn parse_age(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_age(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
     let per_unit = match unit.trim() {

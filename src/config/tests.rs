@@ -1,5 +1,6 @@
 //! Unit tests for ralph.toml parsing, env and the merge.
 
+use super::file::parse_file;
 use super::*;
 use std::path::Path;
 

@@ -26,7 +26,7 @@ mod fit;
 
 /// What a `blockedBy` story produced.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DepOutput {
+pub(crate) struct DepOutput {
     pub id: String,
     pub title: String,
     /// Its progress.txt entry (the latest one for that id), whole.
@@ -38,7 +38,7 @@ pub struct DepOutput {
 
 /// A ranked Pin entry, as `ralph pin search` scores it for this story.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PinHit {
+pub(crate) struct PinHit {
     pub name: String,
     pub score: f64,
     /// The query terms that matched, in the ranking's order.
@@ -52,14 +52,14 @@ pub struct PinHit {
 
 /// A story still to do, for the one-line list at the end.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemainingStory {
+pub(crate) struct RemainingStory {
     pub id: String,
     pub title: String,
 }
 
 /// Everything the prompt is made of, as plain data.
 #[derive(Debug, Clone)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     pub instructions: String,
     pub story: Story,
     /// Why the previous attempt at this story failed (verification output tail, timeout, …).
@@ -467,7 +467,7 @@ fn header_shown(text: &str, id: &str) -> bool {
 ///
 /// Errors only when the instructions and the story alone (sections 1-2, never dropped) exceed
 /// the budget. Deterministic: the same inputs always give the byte-identical prompt.
-pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextError> {
+pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextError> {
     let max = budget::max_chars(opts.budget);
     let p = Prepared::new(inputs, opts, max / 8);
 

@@ -7,20 +7,20 @@
 use serde::Serialize;
 
 /// Tokens estimated for a text of `chars` characters: `ceil(chars / 4 * 1.15)`.
-pub fn tokens_for_chars(chars: usize) -> usize {
+pub(crate) fn tokens_for_chars(chars: usize) -> usize {
     // chars / 4 * 115 / 100 == chars * 23 / 80, rounded up; u128 so no input overflows.
     let t = (chars as u128 * 23).div_ceil(80);
     usize::try_from(t).unwrap_or(usize::MAX)
 }
 
 /// Tokens estimated for `text` (counted in Unicode scalar values, not bytes).
-pub fn estimate(text: &str) -> usize {
+pub(crate) fn estimate(text: &str) -> usize {
     tokens_for_chars(text.chars().count())
 }
 
 /// The most characters a text may have and still be estimated within `budget` tokens.
 /// Exact: `tokens_for_chars(max_chars(b)) <= b < tokens_for_chars(max_chars(b) + 1)`.
-pub fn max_chars(budget: usize) -> usize {
+pub(crate) fn max_chars(budget: usize) -> usize {
     let c = budget as u128 * 80 / 23;
     usize::try_from(c).unwrap_or(usize::MAX)
 }
@@ -29,7 +29,7 @@ pub fn max_chars(budget: usize) -> usize {
 /// little more of the low-priority material.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Zone {
+pub(crate) enum Zone {
     /// Under 60%: everything at full length.
     Green,
     /// 60% and over: spec excerpts are shortened.
@@ -44,7 +44,7 @@ pub enum Zone {
 
 impl Zone {
     /// All zones, least full first.
-    pub const ALL: [Zone; 5] = [
+    pub(crate) const ALL: [Zone; 5] = [
         Zone::Green,
         Zone::Yellow,
         Zone::Orange,
@@ -53,7 +53,7 @@ impl Zone {
     ];
 
     /// The fill percentage at which this zone starts.
-    pub fn threshold_percent(self) -> u32 {
+    pub(crate) fn threshold_percent(self) -> u32 {
         match self {
             Zone::Green => 0,
             Zone::Yellow => 60,
@@ -64,11 +64,11 @@ impl Zone {
     }
 
     /// 0 for green up to 4 for critical: how many reduction steps the zone asks for.
-    pub fn level(self) -> usize {
+    pub(crate) fn level(self) -> usize {
         self as usize
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Zone::Green => "green",
             Zone::Yellow => "yellow",
@@ -79,7 +79,7 @@ impl Zone {
     }
 
     /// What the assembler gives up once the prompt reaches this zone (cumulative).
-    pub fn reduction(self) -> &'static str {
+    pub(crate) fn reduction(self) -> &'static str {
         match self {
             Zone::Green => "none",
             Zone::Yellow => "spec excerpts shortened",
@@ -94,7 +94,7 @@ impl Zone {
     }
 
     /// The zone of a prompt estimated at `tokens` under `budget`.
-    pub fn of(tokens: usize, budget: usize) -> Zone {
+    pub(crate) fn of(tokens: usize, budget: usize) -> Zone {
         let (t, b) = (tokens as u128 * 100, budget as u128);
         Zone::ALL
             .into_iter()
@@ -111,7 +111,7 @@ impl std::fmt::Display for Zone {
 }
 
 /// Fill as a whole percentage (rounded down; 0 for a zero budget with no tokens).
-pub fn percent(tokens: usize, budget: usize) -> usize {
+pub(crate) fn percent(tokens: usize, budget: usize) -> usize {
     if budget == 0 {
         return if tokens == 0 { 0 } else { usize::MAX };
     }
@@ -119,7 +119,7 @@ pub fn percent(tokens: usize, budget: usize) -> usize {
 }
 
 /// The first `n` lines of `text` (line ends kept). Returns the text and whether lines were cut.
-pub fn first_lines(text: &str, n: usize) -> (&str, bool) {
+pub(crate) fn first_lines(text: &str, n: usize) -> (&str, bool) {
     let mut end = 0;
     for (i, line) in text.split_inclusive('\n').enumerate() {
         if i == n {
@@ -132,7 +132,7 @@ pub fn first_lines(text: &str, n: usize) -> (&str, bool) {
 
 /// The start of `text`, at most `max` characters, cut at a line end when one is in reach.
 /// Returns the kept text and whether anything was cut.
-pub fn head(text: &str, max: usize) -> (&str, bool) {
+pub(crate) fn head(text: &str, max: usize) -> (&str, bool) {
     let Some((byte, _)) = text.char_indices().nth(max) else {
         return (text, false);
     };
@@ -145,7 +145,7 @@ pub fn head(text: &str, max: usize) -> (&str, bool) {
 
 /// The end of `text`, at most `max` characters, starting at a line start when one is in reach.
 /// Returns the kept text and whether anything was cut.
-pub fn tail(text: &str, max: usize) -> (&str, bool) {
+pub(crate) fn tail(text: &str, max: usize) -> (&str, bool) {
     let total = text.chars().count();
     if total <= max {
         return (text, false);

@@ -7,7 +7,7 @@ use super::redact::{Redactions, redact_into};
 use crate::index::{OUTLINED_FILES, Ranked};
 
 /// A ranked file, redacted, as the prompt shows it.
-pub struct PrepFile {
+pub(super) struct PrepFile {
     pub path: String,
     pub summary: String,
     pub matched: Vec<String>,
@@ -30,7 +30,7 @@ pub(super) fn prep_file(f: &Ranked, red: &mut Redactions) -> PrepFile {
 
 /// How much of one ranked file the prompt shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shown {
+pub(super) struct Shown {
     /// Matching definitions.
     pub sigs: usize,
     /// Other definitions (the outline).

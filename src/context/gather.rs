@@ -24,7 +24,7 @@ const SPEC_READ_LIMIT: u64 = 256 * 1024;
 
 /// The search terms of a story (title weighing more than the rest), redacted first: a secret
 /// is never a search term.
-pub fn story_query(s: &Story) -> Vec<crate::index::QueryTerm> {
+pub(crate) fn story_query(s: &Story) -> Vec<crate::index::QueryTerm> {
     let title = super::redact::redact(&s.title).0;
     let mut rest = format!("{}\n{}\n", s.description, s.notes);
     for c in &s.acceptance_criteria {
@@ -35,7 +35,7 @@ pub fn story_query(s: &Story) -> Vec<crate::index::QueryTerm> {
 }
 
 /// The story `id` of `prd`, or the error that names the file and the nearest id.
-pub fn find_story<'a>(prd: &'a Prd, id: &str) -> Result<&'a Story, ContextError> {
+pub(crate) fn find_story<'a>(prd: &'a Prd, id: &str) -> Result<&'a Story, ContextError> {
     prd.story(id).ok_or_else(|| ContextError::UnknownStory {
         path: prd.path.clone(),
         id: id.to_string(),
@@ -49,7 +49,7 @@ pub fn find_story<'a>(prd: &'a Prd, id: &str) -> Result<&'a Story, ContextError>
 /// `root`.
 /// `retry` is why the last attempt failed, when this is a retry; `failure` the verify failure
 /// it ended with, when it did (it chooses the error patterns shown).
-pub fn gather(
+pub(crate) fn gather(
     root: &Path,
     prd: &Prd,
     story: &Story,
@@ -362,7 +362,7 @@ fn read_spec_head(root: &Path, rel: &str, lines: usize) -> Option<String> {
 
 /// Build the prompt the loop sends for `story`: [`gather`] then [`super::assemble`].
 /// This is the one function the loop calls each iteration (and `ralph context`).
-pub fn build_prompt(
+pub(crate) fn build_prompt(
     root: &Path,
     prd: &Prd,
     story: &Story,

@@ -18,7 +18,7 @@ use super::ContextError;
 /// Which default instructions an agent gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Flavour {
+pub(crate) enum Flavour {
     /// Claude Code and agents built like it (Amp; custom commands by default).
     Claude,
     /// OpenAI Codex CLI and similar exec-style agents (OpenCode).
@@ -30,7 +30,7 @@ pub enum Flavour {
 impl Flavour {
     /// The flavour for an agent preset name (`claude`, `codex`, `amp`, `copilot`, `gemini`,
     /// `opencode`, `custom`); unknown names get the Claude flavour.
-    pub fn for_agent(agent: &str) -> Flavour {
+    pub(crate) fn for_agent(agent: &str) -> Flavour {
         match agent.to_ascii_lowercase().as_str() {
             "codex" | "opencode" => Flavour::Codex,
             "copilot" | "gemini" => Flavour::Copilot,
@@ -38,7 +38,8 @@ impl Flavour {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Flavour::Claude => "claude",
             Flavour::Codex => "codex",
@@ -47,7 +48,7 @@ impl Flavour {
     }
 
     /// The override's file name inside `<root>/system_instructions/`.
-    pub fn file_name(self) -> &'static str {
+    pub(crate) fn file_name(self) -> &'static str {
         match self {
             Flavour::Claude => "system_instructions.md",
             Flavour::Codex => "system_instructions_codex.md",
@@ -56,7 +57,7 @@ impl Flavour {
     }
 
     /// The built-in instructions.
-    pub fn embedded(self) -> &'static str {
+    pub(crate) fn embedded(self) -> &'static str {
         match self {
             Flavour::Claude => include_str!("instructions/claude.md"),
             Flavour::Codex => include_str!("instructions/codex.md"),
@@ -66,23 +67,23 @@ impl Flavour {
 }
 
 /// The built-in instructions of the reviewer (`ralph run --review`, see `crate::review`).
-pub const REVIEWER: &str = include_str!("instructions/reviewer.md");
+pub(crate) const REVIEWER: &str = include_str!("instructions/reviewer.md");
 
 /// The reviewer's override file under `root`.
-pub fn reviewer_override_path(root: &Path) -> PathBuf {
+pub(crate) fn reviewer_override_path(root: &Path) -> PathBuf {
     root.join("system_instructions").join("reviewer.md")
 }
 
 /// The instructions text and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Instructions {
+pub(crate) struct Instructions {
     pub text: String,
     /// `None`: the embedded default; `Some(path)`: the project's override file.
     pub source: Option<PathBuf>,
 }
 
 /// The override path for `flavour` under `root`.
-pub fn override_path(root: &Path, flavour: Flavour) -> PathBuf {
+pub(crate) fn override_path(root: &Path, flavour: Flavour) -> PathBuf {
     root.join("system_instructions").join(flavour.file_name())
 }
 
@@ -90,7 +91,7 @@ pub fn override_path(root: &Path, flavour: Flavour) -> PathBuf {
 /// to `root`) when set, else the project's `system_instructions/` override when it exists, else
 /// the embedded default. A chosen file that is missing, cannot be read, is not UTF-8 or is blank
 /// is an error (silently falling back would hide the user's instructions).
-pub fn load(
+pub(crate) fn load(
     root: &Path,
     flavour: Flavour,
     configured: Option<&Path>,
@@ -102,7 +103,10 @@ pub fn load(
 /// The reviewer's instructions: the file `configured` names (`[review] instructions`), else
 /// `system_instructions/reviewer.md`, else [`REVIEWER`]; a chosen file that is missing or
 /// blank is an error, as for [`load`].
-pub fn load_reviewer(root: &Path, configured: Option<&Path>) -> Result<Instructions, ContextError> {
+pub(crate) fn load_reviewer(
+    root: &Path,
+    configured: Option<&Path>,
+) -> Result<Instructions, ContextError> {
     let fallback = (reviewer_override_path(root), REVIEWER);
     first_found(root, configured, fallback).map_err(|e| match e {
         ContextError::ConfiguredInstructions { path, problem } => {

@@ -17,34 +17,31 @@
 //! - [`account`]: the account of a built prompt ([`Assembled`]), the `--explain` table and
 //!   the `--json` document.
 
-pub mod account;
-pub mod assemble;
-pub mod budget;
+pub(crate) mod account;
+pub(crate) mod assemble;
+pub(crate) mod budget;
 mod files;
-pub mod gather;
-pub mod instructions;
-pub mod redact;
+pub(crate) mod gather;
+pub(crate) mod instructions;
+pub(crate) mod redact;
 
 mod render;
-pub mod steering;
+pub(crate) mod steering;
 #[cfg(test)]
 mod tests;
 
 use std::path::PathBuf;
 
-pub use account::{
-    Assembled, ErrorPatternAccount, FileAccount, PinAccount, PinStatus, SectionAccount, Status,
-};
-pub use assemble::{DepOutput, Inputs, PinHit, RemainingStory, assemble};
-pub use budget::Zone;
-pub use gather::{build_prompt, find_story, gather};
-pub use instructions::Flavour;
-pub use render::fence_as;
-pub use steering::SteerNote;
+pub(crate) use account::Assembled;
+pub(crate) use assemble::assemble;
+pub(crate) use gather::{build_prompt, find_story};
+pub(crate) use instructions::Flavour;
+pub(crate) use render::fence_as;
+pub(crate) use steering::SteerNote;
 
 /// Knobs of the context builder. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
+pub(crate) struct Options {
     /// The most tokens the prompt may take (estimated). Default 24,000.
     pub budget: usize,
     /// How many Pin entries to include, best first. Default 5.
@@ -98,7 +95,7 @@ impl Default for Options {
 
 /// Why a prompt could not be built.
 #[derive(Debug, thiserror::Error)]
-pub enum ContextError {
+pub(crate) enum ContextError {
     #[error(
         "story {story}: the instructions ({instructions} tokens) and the story itself \
          ({story_tokens} tokens) need {} tokens, over the budget of {budget} tokens; they are \

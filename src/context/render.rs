@@ -11,12 +11,12 @@ use super::files::{PrepFile, Shown};
 
 /// `content` in a code fence longer than any backtick run inside it (CommonMark rule), so the
 /// content can never close the fence early.
-pub fn fence(content: &str) -> String {
+pub(super) fn fence(content: &str) -> String {
     fence_as(content, "")
 }
 
 /// [`fence`] with an info string (`diff`, `rust`) after the opening backticks.
-pub fn fence_as(content: &str, info: &str) -> String {
+pub(crate) fn fence_as(content: &str, info: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in content.chars() {
@@ -42,7 +42,7 @@ pub fn fence_as(content: &str, info: &str) -> String {
 }
 
 /// The instructions as the prompt's opening, ending with exactly one newline.
-pub fn instructions(text: &str) -> String {
+pub(super) fn instructions(text: &str) -> String {
     let mut out = text.trim_end().to_string();
     out.push('\n');
     out
@@ -68,7 +68,7 @@ cannot be taken alone) and make them fail on the old code.\n";
 
 /// Under the story: the branch its work belongs on, the checks the gate will run (the run's,
 /// then the story's own), and the red-green gate when it is on for the story.
-pub fn work(branch: Option<&str>, verify: &[String], red_green: bool) -> String {
+pub(super) fn work(branch: Option<&str>, verify: &[String], red_green: bool) -> String {
     let mut out = String::new();
     if let Some(b) = branch {
         out.push_str(&format!(
@@ -96,7 +96,7 @@ pub fn work(branch: Option<&str>, verify: &[String], red_green: bool) -> String 
 }
 
 /// Section 2: the story (with `work`, see [`work`]), and on a retry why the last attempt failed.
-pub fn story(s: &Story, work: &str, retry: Option<&str>, retry_cut: bool) -> String {
+pub(super) fn story(s: &Story, work: &str, retry: Option<&str>, retry_cut: bool) -> String {
     let mut out = format!("\n# Your story: {} - {}\n\n", s.id, s.title);
     if !s.description.trim().is_empty() {
         out.push_str(s.description.trim_end());
@@ -132,7 +132,7 @@ pub fn story(s: &Story, work: &str, retry: Option<&str>, retry_cut: bool) -> Str
 
 /// The steering section: the person's notes to the live run (`items` already redacted, cut and
 /// rendered by [`steer_item`], oldest first), and how many older ones the budget left out.
-pub fn steering(items: &[String], left_out: usize) -> String {
+pub(super) fn steering(items: &[String], left_out: usize) -> String {
     let mut out = String::from(
         "\n# Steering from the person running ralph\n\n\
          Written with `ralph steer` while this run goes on, after the story above was: where \
@@ -151,7 +151,7 @@ pub fn steering(items: &[String], left_out: usize) -> String {
 
 /// One steering note: who it is for and when, then its lines quoted (a quoted line never reads
 /// as a completion signal, nor as a heading of the prompt).
-pub fn steer_item(this_story: bool, when: &str, text: &str) -> String {
+pub(super) fn steer_item(this_story: bool, when: &str, text: &str) -> String {
     let whom = if this_story {
         "For this story"
     } else {
@@ -172,12 +172,12 @@ pub fn steer_item(this_story: bool, when: &str, text: &str) -> String {
 }
 
 /// Section 3 header.
-pub fn deps_header() -> &'static str {
+pub(super) fn deps_header() -> &'static str {
     "\n# What the stories it depends on produced\n"
 }
 
 /// One blocker's output: commit, files changed, progress entry (`entry` already capped).
-pub fn dep(d: &DepOutput, entry: Option<&str>, cut: bool) -> String {
+pub(super) fn dep(d: &DepOutput, entry: Option<&str>, cut: bool) -> String {
     let mut out = format!("\n## {} - {}\n", d.id, d.title);
     if let Some(c) = &d.commit {
         out.push_str(&format!("Commit: {c}\n"));
@@ -201,7 +201,7 @@ pub fn dep(d: &DepOutput, entry: Option<&str>, cut: bool) -> String {
 
 /// Section 3b: the files ranked for the story, each with the definitions shown for it
 /// (`plan[i]`: how many; `None`: the file is left out).
-pub fn where_to_look(files: &[PrepFile], plan: &[Option<Shown>], has_pin: bool) -> String {
+pub(super) fn where_to_look(files: &[PrepFile], plan: &[Option<Shown>], has_pin: bool) -> String {
     let mut out = String::from("\n# Where to look\n\n");
     if files.is_empty() {
         out.push_str("No source file of this project matches the words of your story.\n");
@@ -243,7 +243,7 @@ pub fn where_to_look(files: &[PrepFile], plan: &[Option<Shown>], has_pin: bool) 
 }
 
 /// Section 4: the Codebase Patterns text.
-pub fn patterns(text: &str, cut: bool) -> String {
+pub(super) fn patterns(text: &str, cut: bool) -> String {
     let mut out = String::from("\n# Codebase Patterns (from progress.txt)\n\n");
     if cut {
         out.push_str("(shortened to fit the budget)\n");
@@ -253,12 +253,12 @@ pub fn patterns(text: &str, cut: bool) -> String {
 }
 
 /// Section 5 header.
-pub fn pin_header() -> &'static str {
+pub(super) fn pin_header() -> &'static str {
     "\n# Relevant modules from the Pin (specs/INDEX.md)\n"
 }
 
 /// How a Pin entry is shown.
-pub enum PinView<'a> {
+pub(super) enum PinView<'a> {
     /// With the spec excerpt (possibly shortened to `lines` lines).
     Full {
         excerpt: Option<&'a str>,
@@ -269,7 +269,7 @@ pub enum PinView<'a> {
 }
 
 /// One Pin entry; `files` is the already-capped file list.
-pub fn pin(rank: usize, h: &PinHit, files: &str, view: PinView<'_>) -> String {
+pub(super) fn pin(rank: usize, h: &PinHit, files: &str, view: PinView<'_>) -> String {
     let mut out = format!("\n## {rank}. {} (score {:.2}", h.name, h.score);
     if !h.matched.is_empty() {
         out.push_str(&format!("; matched: {}", h.matched.join(", ")));
@@ -302,7 +302,7 @@ pub fn pin(rank: usize, h: &PinHit, files: &str, view: PinView<'_>) -> String {
 }
 
 /// Section 6a: recent progress entries (oldest first).
-pub fn recent(entries: &[String]) -> String {
+pub(super) fn recent(entries: &[String]) -> String {
     let mut out = String::from("\n# Recent progress\n");
     for e in entries {
         out.push('\n');
@@ -312,7 +312,7 @@ pub fn recent(entries: &[String]) -> String {
 }
 
 /// Section 6b: the remaining stories on one line (`shown` of them, then a count of the rest).
-pub fn remaining(rest: &[RemainingStory], shown: usize) -> String {
+pub(super) fn remaining(rest: &[RemainingStory], shown: usize) -> String {
     let names: Vec<String> = rest
         .iter()
         .take(shown)

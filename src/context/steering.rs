@@ -14,7 +14,7 @@ fn chars(s: &str) -> usize {
 
 /// One steering note for this prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SteerNote {
+pub(crate) struct SteerNote {
     /// Given for this story only (`ralph steer --story`); false: for every story.
     pub this_story: bool,
     /// When the run took it, as the prompt shows it ("14:20").

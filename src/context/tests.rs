@@ -2,6 +2,9 @@
 
 use proptest::prelude::*;
 
+use super::account::{PinStatus, Status};
+use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
+use super::budget::Zone;
 use super::*;
 use crate::prd::Story;
 
@@ -87,7 +90,7 @@ fn inputs() -> Inputs {
 fn ranked(path: &str, sig: &str) -> crate::index::Ranked {
     crate::index::Ranked {
         path: path.into(),
-        kind: crate::index::Kind::of(path),
+        kind: crate::index::kind::Kind::of(path),
         score: 1.0,
         matched: vec![("ready".into(), 1.0)],
         evidence: vec![],
@@ -277,7 +280,7 @@ fn chosen(text: &str) -> crate::errors_seen::Chosen {
             story: "US-000".into(),
             ..Default::default()
         },
-        why: crate::errors_seen::Why::Similar(1.0),
+        why: crate::errors_seen::select::Why::Similar(1.0),
     }
 }
 

@@ -10,7 +10,7 @@ use super::{AgentFacts, Facts};
 use crate::agent::{self, AgentKind, AgentSpec, probe};
 
 /// Where and with what to look.
-pub struct Scope<'a> {
+pub(crate) struct Scope<'a> {
     pub root: &'a Path,
     pub prd_path: &'a Path,
     pub agent: &'a AgentSpec,
@@ -23,7 +23,7 @@ pub struct Scope<'a> {
 }
 
 /// Gather everything the checks judge.
-pub fn facts(s: &Scope<'_>) -> Facts {
+pub(crate) fn facts(s: &Scope<'_>) -> Facts {
     Facts {
         agent: agent_facts(s),
         // SAFETY: geteuid has no preconditions and touches no memory.
@@ -50,7 +50,7 @@ fn env_set(name: &str) -> bool {
 }
 
 /// The agent: found, its version, its answer to the flags, its credentials.
-pub fn agent_facts(s: &Scope<'_>) -> AgentFacts {
+pub(crate) fn agent_facts(s: &Scope<'_>) -> AgentFacts {
     let spec = s.agent;
     let Ok(path) = spec.locate() else {
         return AgentFacts::default();
@@ -136,7 +136,7 @@ fn home() -> PathBuf {
 
 /// Where each CLI keeps credentials it can use offline: environment variables, then files
 /// under `home`. The first found, and everything looked at.
-pub fn credentials(kind: AgentKind, home: &Path) -> (Option<String>, Vec<String>) {
+pub(crate) fn credentials(kind: AgentKind, home: &Path) -> (Option<String>, Vec<String>) {
     let (vars, files): (&[&str], &[&str]) = match kind {
         AgentKind::Claude => (
             &[
@@ -215,7 +215,7 @@ fn git_identity(root: &Path) -> Option<bool> {
 
 /// The program a verify command runs, when it cannot be found (`sh -c` runs the command:
 /// leading `VAR=value` words are skipped, shell builtins and keywords are always there).
-pub fn missing_program(cmd: &str, root: &Path) -> Option<String> {
+pub(crate) fn missing_program(cmd: &str, root: &Path) -> Option<String> {
     const BUILTINS: &[&str] = &[
         "cd", "test", "[", "true", "false", ":", "exit", "echo", "printf", "export", "set", "if",
         "for", "while", "case", "!", "{", "(", "exec", "command", "type", "eval", ".", "source",

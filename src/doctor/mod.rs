@@ -5,8 +5,8 @@
 //! [`gather`]): each check gives a [`Finding`] (ok, warning or problem, with what to do). Does
 //! not run the loop, and reads nothing itself outside [`gather`].
 
-pub mod gather;
-pub mod trust;
+pub(crate) mod gather;
+pub(crate) mod trust;
 
 use serde::Serialize;
 
@@ -19,7 +19,7 @@ use crate::agent::{AgentKind, AgentSpec};
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     Ok,
     Warning,
     Problem,
@@ -27,7 +27,7 @@ pub enum Status {
 
 /// One check's result: what was found and, unless it is ok, what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The check's name: `agent`, `version`, `argv`, `credentials`, `trust` (Gemini CLI),
     /// `root`, `git`, `branch` (`ralph doctor` only), `verify`, `prd`, `state`, `disk`.
     pub check: &'static str,
@@ -81,7 +81,7 @@ impl Finding {
 
 /// What [`gather`] found about the agent CLI.
 #[derive(Debug, Clone, Default)]
-pub struct AgentFacts {
+pub(crate) struct AgentFacts {
     /// The program's full path; `None`: not found on PATH.
     pub path: Option<std::path::PathBuf>,
     /// What `--version` printed, read.
@@ -98,7 +98,7 @@ pub struct AgentFacts {
 
 /// Everything the checks judge.
 #[derive(Debug, Clone, Default)]
-pub struct Facts {
+pub(crate) struct Facts {
     pub agent: AgentFacts,
     /// ralph runs as root (uid 0).
     pub root: bool,
@@ -123,19 +123,19 @@ pub struct Facts {
 
 /// What the run's branch start would do (lines as `ralph run --dry-run` says them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Branch {
+pub(crate) struct Branch {
     pub lines: Vec<String>,
     /// The run would refuse to start: why (a dirty tree, a missing baseBranch, a bad name).
     pub refuses: bool,
 }
 
 /// Below this, a run stops before it starts.
-pub const DISK_PROBLEM: u64 = 100 * 1024 * 1024;
+pub(crate) const DISK_PROBLEM: u64 = 100 * 1024 * 1024;
 /// Below this, a warning.
-pub const DISK_WARNING: u64 = 1024 * 1024 * 1024;
+pub(crate) const DISK_WARNING: u64 = 1024 * 1024 * 1024;
 
 /// Every check, in the order a person reads them.
-pub fn judge(spec: &AgentSpec, f: &Facts) -> Vec<Finding> {
+pub(crate) fn judge(spec: &AgentSpec, f: &Facts) -> Vec<Finding> {
     let mut out = vec![found(spec, &f.agent)];
     if f.agent.path.is_some() && spec.kind != AgentKind::Custom {
         out.push(version(spec, f.agent.version.as_ref()));
@@ -186,7 +186,7 @@ fn found(spec: &AgentSpec, a: &AgentFacts) -> Finding {
 
 /// The version check alone (a run with `--no-preflight` still warns about it): `None` for a
 /// custom command.
-pub fn judge_version(spec: &AgentSpec, v: Option<&Version>) -> Option<Finding> {
+pub(crate) fn judge_version(spec: &AgentSpec, v: Option<&Version>) -> Option<Finding> {
     (spec.kind != AgentKind::Custom).then(|| version(spec, v))
 }
 
@@ -213,7 +213,7 @@ fn version(spec: &AgentSpec, v: Option<&Version>) -> Finding {
 }
 
 /// "claude 2.2.0 is newer than the newest version ralph's preset was verified with (2.1.332)".
-pub fn outside(name: &str, v: &Version, range: &Range, fit: Fit) -> String {
+pub(crate) fn outside(name: &str, v: &Version, range: &Range, fit: Fit) -> String {
     match fit {
         Fit::Newer => format!(
             "{name} {v} is newer than the newest version ralph's preset was verified with ({})",
@@ -282,7 +282,7 @@ fn argv(spec: &AgentSpec, help: Option<&Answer>) -> Option<Finding> {
 
 /// The long flags of `argv` that a help text listing options does not name (none when the
 /// help lists no `--` option at all: nothing to compare with), `hidden` ones aside.
-pub fn unlisted(argv: &[String], help: &str, hidden: &[&str]) -> Vec<String> {
+pub(crate) fn unlisted(argv: &[String], help: &str, hidden: &[&str]) -> Vec<String> {
     let listed = |flag: &str| {
         help.match_indices(flag).any(|(i, _)| {
             let next = help[i + flag.len()..].chars().next();
@@ -430,12 +430,12 @@ fn disk(free: Option<u64>) -> Finding {
 }
 
 /// Whether any finding is a problem.
-pub fn has_problems(findings: &[Finding]) -> bool {
+pub(crate) fn has_problems(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.status == Status::Problem)
 }
 
 /// The lines a person reads: `ok      agent: claude: /usr/bin/claude`, a problem's fix below it.
-pub fn lines(findings: &[Finding]) -> Vec<String> {
+pub(crate) fn lines(findings: &[Finding]) -> Vec<String> {
     let mut out = vec![];
     for f in findings {
         let (tag, style) = match f.status {

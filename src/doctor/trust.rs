@@ -14,14 +14,14 @@ use serde_json::Value;
 
 /// What Gemini CLI would decide for the project folder, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Trust {
+pub(crate) enum Trust {
     Trusted(String),
     NotTrusted(String),
 }
 
 /// What was read.
 #[derive(Debug, Clone, Default)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// `GEMINI_CLI_TRUST_WORKSPACE`, when set.
     pub env: Option<String>,
     /// `GEMINI_RESTRICTED_MODE=true`.
@@ -35,7 +35,7 @@ pub struct Inputs {
 }
 
 /// The decision for `root` (an absolute, canonical path).
-pub fn decide(i: &Inputs, root: &Path) -> Trust {
+pub(crate) fn decide(i: &Inputs, root: &Path) -> Trust {
     if i.restricted || i.env.as_deref() == Some("false") {
         return Trust::NotTrusted(
             "GEMINI_CLI_TRUST_WORKSPACE=false or GEMINI_RESTRICTED_MODE=true".into(),

@@ -15,8 +15,8 @@
 //! - [`signature`]: the failure's first error lines, normalised; the pattern's id.
 //! - [`select`]: similarity, selection, the prompt section.
 
-pub mod select;
-pub mod signature;
+pub(crate) mod select;
+pub(crate) mod signature;
 
-pub use select::{Chosen, Why, render, select};
-pub use signature::{Failure, id, signature};
+pub(crate) use select::{Chosen, render, select};
+pub(crate) use signature::{Failure, id, signature};

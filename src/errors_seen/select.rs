@@ -13,13 +13,13 @@ use std::collections::BTreeSet;
 use crate::state::errors_seen::Pattern;
 
 /// The most patterns one prompt shows.
-pub const MAX_SHOWN: usize = 3;
+pub(crate) const MAX_SHOWN: usize = 3;
 /// How alike (0..=1) a pattern's signature must be to the current failure's.
-pub const MIN_SIMILARITY: f64 = 0.5;
+pub(crate) const MIN_SIMILARITY: f64 = 0.5;
 
 /// Why a pattern was chosen.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Why {
+pub(crate) enum Why {
     /// Its signature is this alike (0..=1) to the story's current failure.
     Similar(f64),
     /// Its fix touched these files, which are ranked for the story.
@@ -28,7 +28,7 @@ pub enum Why {
 
 impl Why {
     /// A short account for `ralph context --explain`.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             Why::Similar(s) => format!("like the current failure ({:.0}%)", s * 100.0),
             Why::Files(f) => format!("fixed files ranked for the story: {}", f.join(", ")),
@@ -38,7 +38,7 @@ impl Why {
 
 /// A pattern chosen for a prompt.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Chosen {
+pub(crate) struct Chosen {
     pub pattern: Pattern,
     pub why: Why,
 }
@@ -55,7 +55,7 @@ fn tokens(lines: &[String]) -> BTreeSet<String> {
 }
 
 /// How alike two signatures are: the Jaccard index of their words (0 when either is empty).
-pub fn similarity(a: &[String], b: &[String]) -> f64 {
+pub(crate) fn similarity(a: &[String], b: &[String]) -> f64 {
     let (a, b) = (tokens(a), tokens(b));
     if a.is_empty() || b.is_empty() {
         return 0.0;
@@ -72,7 +72,11 @@ fn tie(p: &Pattern) -> (u32, u32, &str) {
 
 /// The patterns for a story's prompt (see the module doc): `current` is the signature of the
 /// failure its last attempt ended with, `files` the files ranked for it.
-pub fn select(patterns: &[Pattern], current: Option<&[String]>, files: &[String]) -> Vec<Chosen> {
+pub(crate) fn select(
+    patterns: &[Pattern],
+    current: Option<&[String]>,
+    files: &[String],
+) -> Vec<Chosen> {
     if let Some(cur) = current.filter(|c| !c.is_empty()) {
         let mut alike: Vec<(f64, &Pattern)> = patterns
             .iter()
@@ -118,7 +122,7 @@ pub fn select(patterns: &[Pattern], current: Option<&[String]>, files: &[String]
 
 /// The "Errors seen before" section for `chosen` (empty when nothing is chosen). `keep` says
 /// whether a line may go in: the caller drops lines that would read as a signal.
-pub fn render(chosen: &[Chosen], keep: impl Fn(&str) -> bool) -> String {
+pub(crate) fn render(chosen: &[Chosen], keep: impl Fn(&str) -> bool) -> String {
     if chosen.is_empty() {
         return String::new();
     }

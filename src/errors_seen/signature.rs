@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// The most lines a signature keeps.
-pub const MAX_LINES: usize = 5;
+pub(crate) const MAX_LINES: usize = 5;
 /// The most characters of one signature line.
 const MAX_LINE_CHARS: usize = 200;
 
@@ -37,7 +37,7 @@ const ERROR_WORDS: &[&str] = &[
 
 /// A verify failure as the loop saw it: the command and the tail of its output.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub command: String,
     pub tail: String,
 }
@@ -66,13 +66,13 @@ static NUMBER: LazyLock<Regex> = LazyLock::new(|| re(r"\d+"));
 static SPACE: LazyLock<Regex> = LazyLock::new(|| re(r"\s+"));
 
 /// Whether `line` reads as an error line.
-pub fn is_error_line(line: &str) -> bool {
+pub(crate) fn is_error_line(line: &str) -> bool {
     let l = line.to_lowercase();
     ERROR_WORDS.iter().any(|w| l.contains(w))
 }
 
 /// One output line normalised: times, durations, hex hashes, paths (file name kept), numbers.
-pub fn normalise(line: &str) -> String {
+pub(crate) fn normalise(line: &str) -> String {
     let s = TIME.replace_all(line.trim(), "<time>");
     let s = DURATION.replace_all(&s, "<dur>");
     let s = PATH.replace_all(&s, "$1");
@@ -97,7 +97,7 @@ pub fn normalise(line: &str) -> String {
 /// The signature of a failure's output (already redacted): its first error-looking lines, or
 /// when none reads as an error its first non-empty lines; at most [`MAX_LINES`], normalised,
 /// each line once.
-pub fn signature(output: &str) -> Vec<String> {
+pub(crate) fn signature(output: &str) -> Vec<String> {
     let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
     let errors: Vec<&str> = lines.iter().copied().filter(|l| is_error_line(l)).collect();
     let pick = if errors.is_empty() { lines } else { errors };
@@ -116,7 +116,7 @@ pub fn signature(output: &str) -> Vec<String> {
 
 /// The pattern's id: 10 hex digits of a 64-bit FNV-1a hash of the command and the signature
 /// (stable across versions and machines, unlike the standard library's hasher).
-pub fn id(command: &str, signature: &[String]) -> String {
+pub(crate) fn id(command: &str, signature: &[String]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for b in bytes {

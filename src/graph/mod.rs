@@ -4,16 +4,16 @@
 //! nothing. Rendering (dot, mermaid) is in `render`; selection in `select`. Cycles are found when
 //! prd.json is validated ([`crate::dag`]), so the policy here may assume there are none.
 
-pub mod render;
-pub mod select;
+pub(crate) mod render;
+pub(crate) mod select;
 
-pub use select::{Blocker, State, next_ready, ready_in_order, states};
+pub(crate) use select::{State, next_ready, ready_in_order, states};
 
 #[cfg(test)]
 pub(crate) mod tests {
     use crate::prd::Story;
 
-    pub fn s(id: &str, deps: &[&str]) -> Story {
+    pub(crate) fn s(id: &str, deps: &[&str]) -> Story {
         Story {
             index: 0,
             id: id.into(),
@@ -31,7 +31,7 @@ pub(crate) mod tests {
         }
     }
 
-    pub fn indexed(mut v: Vec<Story>) -> Vec<Story> {
+    pub(crate) fn indexed(mut v: Vec<Story>) -> Vec<Story> {
         for (i, s) in v.iter_mut().enumerate() {
             s.index = i;
         }

@@ -94,7 +94,11 @@ pub fn states(stories: &[Story]) -> Vec<State> {
 /// THE selection rule: the ready stories not in `skip`, in the order they run (lowest priority
 /// first, ties by file order). [`next_ready`] takes its first; a parallel run claims from its
 /// front. Changing how the next story is picked means changing this function, and only it.
-pub fn ready_in_order(stories: &[Story], states: &[State], skip: &HashSet<String>) -> Vec<usize> {
+pub(crate) fn ready_in_order(
+    stories: &[Story],
+    states: &[State],
+    skip: &HashSet<String>,
+) -> Vec<usize> {
     let mut ready: Vec<&Story> = stories
         .iter()
         .zip(states)

@@ -9,7 +9,7 @@
 
 /// The parameters of a BM25F over `F` fields.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bm25f<const F: usize> {
+pub(crate) struct Bm25f<const F: usize> {
     /// Term frequency saturation.
     pub k1: f64,
     /// Per field, how much a term found there counts.
@@ -20,20 +20,20 @@ pub struct Bm25f<const F: usize> {
 
 impl<const F: usize> Bm25f<F> {
     /// The inverse document frequency of a term found in `df` of `n` documents.
-    pub fn idf(n: f64, df: f64) -> f64 {
+    pub(crate) fn idf(n: f64, df: f64) -> f64 {
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
     /// The average length of each field over `n` documents whose lengths add up to `total`
     /// (at least 1, so an empty corpus divides by nothing smaller).
-    pub fn averages(n: usize, total: [f64; F]) -> [f64; F] {
+    pub(crate) fn averages(n: usize, total: [f64; F]) -> [f64; F] {
         let n = n.max(1) as f64;
         total.map(|t| (t / n).max(1.0))
     }
 
     /// One term's contribution to one document: `tf` its count in each field, `len` the
     /// document's field lengths, `avg` the corpus's (see [`Bm25f::averages`]).
-    pub fn score(&self, idf: f64, tf: [f64; F], len: [f64; F], avg: &[f64; F]) -> f64 {
+    pub(crate) fn score(&self, idf: f64, tf: [f64; F], len: [f64; F], avg: &[f64; F]) -> f64 {
         let mut tfw = 0.0;
         for f in 0..F {
             if tf[f] > 0.0 {

@@ -13,13 +13,13 @@ use serde::{Deserialize, Serialize};
 use crate::index::text::FastMap;
 
 /// How many recent commits are read.
-pub const COMMITS: usize = 500;
+pub(crate) const COMMITS: usize = 500;
 /// Commits changing more files than this are skipped.
-pub const MAX_FILES: usize = 20;
+pub(crate) const MAX_FILES: usize = 20;
 
 /// Recent commits as lists of the files they changed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CoChange {
+pub(crate) struct CoChange {
     /// The commit the history was read at (the cache is re-read when HEAD moves).
     pub head: String,
     pub paths: Vec<String>,
@@ -29,7 +29,7 @@ pub struct CoChange {
 
 /// A file changed together with a seed file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Link {
+pub(crate) struct Link {
     pub seed: String,
     /// Commits that changed both, and commits that changed the seed.
     pub both: u32,
@@ -39,7 +39,7 @@ pub struct Link {
 impl Link {
     /// How strongly the file follows the seed: `both / (seed_commits + 1)` (a single shared
     /// commit is weak evidence).
-    pub fn strength(&self) -> f64 {
+    pub(crate) fn strength(&self) -> f64 {
         f64::from(self.both) / (f64::from(self.seed_commits) + 1.0)
     }
 }
@@ -48,7 +48,7 @@ impl Link {
 ///
 /// Asked on every prompt, so read from the repository's files when they are the plain kind
 /// ([`head_from_files`]); anything else is asked of `git rev-parse`.
-pub fn head(root: &Path) -> Option<String> {
+pub(crate) fn head(root: &Path) -> Option<String> {
     if let Some(h) = head_from_files(root) {
         return Some(h);
     }
@@ -133,7 +133,7 @@ fn small(path: &Path) -> Option<String> {
 }
 
 /// Read the recent history at `head` (paths relative to `root`).
-pub fn read(root: &Path, head: &str) -> Option<CoChange> {
+pub(crate) fn read(root: &Path, head: &str) -> Option<CoChange> {
     let n = format!("-n{COMMITS}");
     let out = git(
         root,
@@ -168,7 +168,7 @@ fn git(root: &Path, args: &[&str]) -> Option<String> {
 }
 
 /// The history from `git log --name-only --format=%x01` output.
-pub fn parse(head: &str, log: &str) -> CoChange {
+pub(crate) fn parse(head: &str, log: &str) -> CoChange {
     let mut co = CoChange {
         head: head.to_string(),
         ..CoChange::default()
@@ -202,7 +202,7 @@ pub fn parse(head: &str, log: &str) -> CoChange {
 impl CoChange {
     /// For each file changed with one of `seeds` (paths), its strongest link. Seeds themselves
     /// are included when they are linked to another seed.
-    pub fn related(&self, seeds: &[&str]) -> FastMap<String, Link> {
+    pub(crate) fn related(&self, seeds: &[&str]) -> FastMap<String, Link> {
         let mut out: FastMap<String, Link> = FastMap::default();
         for seed in seeds {
             let Some(sid) = self.paths.iter().position(|p| p == seed) else {

@@ -11,19 +11,19 @@ use super::lang::{self, Lang};
 use super::text::{FastMap, for_each_written_hashed, term_of};
 
 /// The fields of a file the ranking weighs separately.
-pub const FIELDS: usize = 4;
+pub(crate) const FIELDS: usize = 4;
 /// Field indexes: the path's words, the names it defines, its comments, all of its text.
-pub const PATH: usize = 0;
-pub const NAMES: usize = 1;
-pub const DOC: usize = 2;
-pub const BODY: usize = 3;
+pub(crate) const PATH: usize = 0;
+pub(crate) const NAMES: usize = 1;
+pub(crate) const DOC: usize = 2;
+pub(crate) const BODY: usize = 3;
 
 /// The longest signature kept, in characters.
 const MAX_SIG: usize = 140;
 
 /// One definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Symbol {
+pub(crate) struct Symbol {
     pub kind: String,
     pub name: String,
     /// 1-based.
@@ -34,7 +34,7 @@ pub struct Symbol {
 
 /// Everything the index keeps of a file.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Facts {
+pub(crate) struct Facts {
     /// Distinct terms, each with its count per field (saturating at 255).
     pub terms: FastMap<String, [u8; FIELDS]>,
     /// Terms per field (the field lengths BM25 normalises by).
@@ -143,7 +143,7 @@ impl<'a> Counter<'a> {
 }
 
 /// The facts of the source file at `path` (relative, `/`-separated) with content `bytes`.
-pub fn facts(path: &str, bytes: &[u8]) -> Facts {
+pub(crate) fn facts(path: &str, bytes: &[u8]) -> Facts {
     let mut f = Facts::default();
     let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
     let mut words = Counter::with_capacity(bytes.len().min(1 << 20));
@@ -182,7 +182,7 @@ pub fn facts(path: &str, bytes: &[u8]) -> Facts {
 
 /// The facts of a markdown file the Pin reads: its headings, as its module doc. It is not
 /// searched: no terms.
-pub fn doc_facts(bytes: &[u8]) -> Facts {
+pub(crate) fn doc_facts(bytes: &[u8]) -> Facts {
     let mut f = Facts::default();
     if !is_binary(bytes) {
         let text = String::from_utf8_lossy(bytes);

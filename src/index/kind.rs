@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// The role of a file in the project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Kind {
+pub(crate) enum Kind {
     Source,
     Test,
     Example,
@@ -76,7 +76,7 @@ impl Kind {
     /// word as one of its `-`/`_` parts counts too (`integration-tests`, `runtime_tests`). A
     /// test-like file name makes a file under no marking folder a test; a root-level build or
     /// tool configuration script (`setup.py`, `eslint.config.mjs`) is tooling.
-    pub fn of(path: &str) -> Kind {
+    pub(crate) fn of(path: &str) -> Kind {
         let mut parts: Vec<&str> = path.split('/').collect();
         let name = parts.pop().unwrap_or("");
         for dir in parts.iter().rev() {
@@ -93,7 +93,7 @@ impl Kind {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Source => "source",
             Kind::Test => "test",
@@ -125,13 +125,13 @@ impl Kind {
     /// Whether files of this kind come after every source that matched a story that is not
     /// about them: tests, examples, fixtures, benchmarks and docs (a test file repeats its
     /// source's words, and the agent finds it from the source). Tooling is only weighed down.
-    pub fn below_sources(self) -> bool {
+    pub(crate) fn below_sources(self) -> bool {
         !matches!(self, Kind::Source | Kind::Tooling)
     }
 
     /// The factor a file of this kind's score is multiplied by: 1 for sources and for any kind
     /// the story is about (`about(term)` tells whether the story has a term), less otherwise.
-    pub fn weight(self, about: impl Fn(&str) -> bool) -> f64 {
+    pub(crate) fn weight(self, about: impl Fn(&str) -> bool) -> f64 {
         if self == Kind::Source || self.topic().iter().any(|t| about(t)) {
             return 1.0;
         }

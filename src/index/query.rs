@@ -88,7 +88,7 @@ static BOILER: LazyLock<FastSet<String>> =
 
 /// One term of a query.
 #[derive(Debug, Clone, PartialEq)]
-pub struct QueryTerm {
+pub(crate) struct QueryTerm {
     /// As the index stores it (lowercase, stemmed).
     pub term: String,
     /// The word as the story first wrote it (shown to people instead of the stem).
@@ -97,12 +97,12 @@ pub struct QueryTerm {
 }
 
 /// Whether a term is story boilerplate (see [`BOILERPLATE`]).
-pub fn is_boilerplate(term: &str) -> bool {
+pub(crate) fn is_boilerplate(term: &str) -> bool {
     BOILER.contains(term)
 }
 
 /// The query of a story: `title` weighs more than `rest` (description, criteria, notes).
-pub fn query(title: &str, rest: &str) -> Vec<QueryTerm> {
+pub(crate) fn query(title: &str, rest: &str) -> Vec<QueryTerm> {
     let mut q: Vec<(QueryTerm, usize)> = Vec::new();
     add_text(&mut q, title, TITLE);
     add_text(&mut q, rest, 1.0);
@@ -154,7 +154,7 @@ fn add(q: &mut Vec<(QueryTerm, usize)>, term: &str, written: &str, weight: f64) 
 
 /// A term (as the index stores it) shown as the story wrote it; the term itself when the
 /// story did not write it.
-pub fn as_written(query: &[QueryTerm], term: &str) -> String {
+pub(crate) fn as_written(query: &[QueryTerm], term: &str) -> String {
     query
         .iter()
         .find(|q| q.term == term)
@@ -163,7 +163,7 @@ pub fn as_written(query: &[QueryTerm], term: &str) -> String {
 
 /// The query's words as written, joined by spaces (stop words and boilerplate already gone):
 /// the text the Pin is searched with.
-pub fn written_words(query: &[QueryTerm]) -> String {
+pub(crate) fn written_words(query: &[QueryTerm]) -> String {
     let words: Vec<&str> = query.iter().map(|q| q.written.as_str()).collect();
     words.join(" ")
 }

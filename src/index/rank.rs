@@ -42,11 +42,11 @@ const MAX_SYMBOLS: usize = 6;
 /// The most other definitions kept as a file's outline.
 const MAX_OUTLINE: usize = 24;
 /// The top files that carry an outline (the prompt shows no other file's).
-pub const OUTLINED_FILES: usize = 3;
+pub(crate) const OUTLINED_FILES: usize = 3;
 
 /// A Pin entry the story matched.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PinEvidence {
+pub(crate) struct PinEvidence {
     pub name: String,
     /// Its score relative to the best entry's, in (0, 1].
     pub strength: f64,
@@ -57,7 +57,7 @@ pub struct PinEvidence {
 impl PinEvidence {
     /// The matched entries as evidence: `(name, score, files)`, best first or not; each
     /// strength is the score relative to the best (none when no entry scored).
-    pub fn from_scores(entries: Vec<(String, f64, Vec<String>)>) -> Vec<PinEvidence> {
+    pub(crate) fn from_scores(entries: Vec<(String, f64, Vec<String>)>) -> Vec<PinEvidence> {
         let top = entries.iter().map(|e| e.1).fold(0.0, f64::max);
         if top <= 0.0 {
             return Vec::new();
@@ -75,7 +75,7 @@ impl PinEvidence {
 
 /// The evidence besides the story's words.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Evidence {
+pub(crate) struct Evidence {
     pub pins: Vec<PinEvidence>,
     /// (blocker story id, file it changed).
     pub blockers: Vec<(String, String)>,
@@ -83,7 +83,7 @@ pub struct Evidence {
 
 /// One ranked file and why.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ranked {
+pub(crate) struct Ranked {
     pub path: String,
     pub kind: Kind,
     pub score: f64,
@@ -111,7 +111,7 @@ struct Cand {
 }
 
 /// The best `limit` files of `index` for `query`, best first.
-pub fn rank(
+pub(crate) fn rank(
     index: &Index,
     query: &[QueryTerm],
     ev: &Evidence,
@@ -383,7 +383,7 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand, outlined: bool) -> Result
 /// The definitions of a file beyond the `shown` ones, at most `max`, in line order: what else
 /// the file offers to reuse. Types before functions before constants, public names (no leading
 /// `_`) before private ones, then the earliest; a huge file gives its API, not its first lines.
-pub fn outline(all: &[Symbol], shown: &[Symbol], max: usize) -> Vec<Symbol> {
+pub(crate) fn outline(all: &[Symbol], shown: &[Symbol], max: usize) -> Vec<Symbol> {
     let rank = |s: &Symbol| {
         let private = s.name.starts_with('_');
         let kind = match s.kind.as_str() {

@@ -33,7 +33,7 @@ const DELTA_SHARE: usize = 16;
 /// The refreshed index, what else the walk found, and why the index could not be saved if it
 /// could not.
 #[derive(Debug)]
-pub struct Refresh {
+pub(crate) struct Refresh {
     pub index: Index,
     /// Why the cache could not be saved, when it could not.
     pub warning: Option<String>,
@@ -44,7 +44,7 @@ pub struct Refresh {
 }
 
 /// Bring the cached index of `root` up to date (see the module doc), save it, and return it.
-pub fn refresh(root: &Path) -> Refresh {
+pub(crate) fn refresh(root: &Path) -> Refresh {
     refresh_with(root, true)
 }
 
@@ -57,7 +57,7 @@ fn found(f: &FileRec) -> Found {
 }
 
 /// [`refresh`], saving the cache only when `save` (a dry run writes nothing).
-pub fn refresh_with(root: &Path, save: bool) -> Refresh {
+pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
     let Some(old) = store::load(root) else {
         return rebuilt(root, save);
     };
@@ -156,7 +156,7 @@ fn history(root: &Path, head: Option<String>) -> Option<cochange::CoChange> {
 /// behind `index` turns out damaged while it is read, the index is built again from the
 /// project's files alone (saved when `save`; why it could not be is the second value), put in
 /// `index`, and the ranking done again.
-pub fn rank_or_rebuild(
+pub(crate) fn rank_or_rebuild(
     root: &Path,
     index: &mut Index,
     save: bool,
@@ -177,7 +177,7 @@ pub fn rank_or_rebuild(
 
 /// The index of `root` built from its files alone, whatever the cache holds (none, or one
 /// found damaged while it was read), saved when `save`.
-pub fn rebuilt(root: &Path, save: bool) -> Refresh {
+pub(crate) fn rebuilt(root: &Path, save: bool) -> Refresh {
     let walked = walk(root);
     let state = State {
         cochange: history(root, cochange::head(root)),

@@ -9,9 +9,9 @@
 //! and `scan_terms` are the same passes without allocating per word. Does not own ranking.
 
 /// A hash map with a fast, fixed-seed hasher (deterministic; keys here are short words).
-pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 /// A hash set with the same hasher.
-pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
+pub(crate) type FastSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
 
 /// English stop words and words too common in code to say anything about a module.
 const STOP: &[&str] = &[
@@ -66,7 +66,7 @@ static STOP_TABLE: [u64; STOP_SLOTS] = {
 };
 
 /// Whether `w` (lowercase) is an English stop word.
-pub fn is_stop(w: &str) -> bool {
+pub(crate) fn is_stop(w: &str) -> bool {
     let b = w.as_bytes();
     // No stop word is longer than 7 letters or holds anything but lowercase ASCII letters.
     b.len() <= 7 && b.iter().all(u8::is_ascii_lowercase) && is_stop_key(pack(b))
@@ -218,7 +218,7 @@ pub(crate) fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str
 /// Split text into lowercase words: on anything not alphanumeric, on snake/kebab case and on
 /// camel case (`HTTPServerError` gives `http`, `server`, `error`); digits stay with the letters
 /// before them (`utf8`, `v2`).
-pub fn split_words(text: &str) -> Vec<String> {
+pub(crate) fn split_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_word(text, &mut String::new(), |w| out.push(w.to_string()));
     out
@@ -243,7 +243,7 @@ fn undouble(w: &mut String) {
 
 /// Light stemming: plurals, -ing, -ed and a final -e, so `parse`, `parses`, `parsed` and
 /// `parsing` all give `pars`. Only ASCII words are stemmed; others are returned as they are.
-pub fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     let mut w = word.to_string();
     stem_in_place(&mut w);
     w
@@ -275,7 +275,7 @@ fn stem_in_place(w: &mut String) {
 
 /// The search terms of free text: split words, stop words and pure numbers dropped, stemmed.
 /// Order is kept and duplicates are kept (callers count them).
-pub fn terms(text: &str) -> Vec<String> {
+pub(crate) fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_term(text, |t, _| out.push(t.to_string()));
     out
@@ -285,7 +285,7 @@ pub fn terms(text: &str) -> Vec<String> {
 /// them, and the word as written that gave it (`Parsing` for `pars`), without allocating per
 /// word (one buffer is reused). The Pin's search, the code index and a story's query all read
 /// text through it, so they meet on the same terms.
-pub fn for_each_term(text: &str, mut f: impl FnMut(&str, &str)) {
+pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str, &str)) {
     scan_terms(text, &mut String::new(), &|_: &[u8]| true, |t, w| {
         if let Some(t) = t {
             f(t, w);
@@ -296,13 +296,14 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str, &str)) {
 /// THE tokenizer in two steps, for counting the words of a large text: each word as written
 /// ([`for_each_written`]), then once per distinct word its term ([`term_of`]). For any text,
 /// `for_each_written` and `term_of` give exactly the terms of [`for_each_term`], in order.
-pub fn for_each_written<'a>(text: &'a str, f: impl FnMut(&'a str)) {
+#[cfg(test)]
+pub(crate) fn for_each_written<'a>(text: &'a str, f: impl FnMut(&'a str)) {
     for_each_raw_word(text, f);
 }
 
 /// [`for_each_written`], with each word's hash ([`word_hash`]) worked out in the same pass over
 /// the text: what counting the words of a large text needs.
-pub fn for_each_written_hashed<'a>(text: &'a str, mut f: impl FnMut(&'a str, u64)) {
+pub(crate) fn for_each_written_hashed<'a>(text: &'a str, mut f: impl FnMut(&'a str, u64)) {
     if text.is_ascii() {
         let b = text.as_bytes();
         ascii_words(text, |s, e| f(&text[s..e], word_hash(&b[s..e], &b[s..])));
@@ -314,7 +315,7 @@ pub fn for_each_written_hashed<'a>(text: &'a str, mut f: impl FnMut(&'a str, u64
 /// A 64-bit hash of a word's bytes and length, never 0. `tail` is the text from the word's
 /// first byte on (the word itself will do): eight bytes are loaded at a time, and the bytes
 /// past the word masked off, so a word hashes alike wherever it is.
-pub fn word_hash(word: &[u8], tail: &[u8]) -> u64 {
+pub(crate) fn word_hash(word: &[u8], tail: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = (word.len() as u64).wrapping_mul(K);
     let (mut rest, mut t) = (word, tail);
@@ -340,7 +341,7 @@ pub fn word_hash(word: &[u8], tail: &[u8]) -> u64 {
 
 /// The term of one word as [`for_each_written`] gives it (`None`: a stop word or a number),
 /// in `buf`.
-pub fn term_of<'b>(word: &str, buf: &'b mut String) -> Option<&'b str> {
+pub(crate) fn term_of<'b>(word: &str, buf: &'b mut String) -> Option<&'b str> {
     let b = word.as_bytes();
     if word.is_ascii() {
         let number = b.first().is_some_and(u8::is_ascii_digit) && b.iter().all(u8::is_ascii_digit);

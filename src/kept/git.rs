@@ -20,7 +20,7 @@ use super::{ATTEMPTS, Kept, Kind};
 static WORKTREES: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Take the turn to add or remove a worktree.
-pub fn worktrees_lock() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn worktrees_lock() -> std::sync::MutexGuard<'static, ()> {
     WORKTREES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -28,7 +28,7 @@ pub fn worktrees_lock() -> std::sync::MutexGuard<'static, ()> {
 
 /// A git command that failed, or a precondition that does not hold.
 #[derive(Debug, thiserror::Error)]
-pub enum GitError {
+pub(crate) enum GitError {
     #[error("cannot run git: {0}")]
     Spawn(#[from] std::io::Error),
     #[error("`git {args}` in {dir} failed: {stderr}")]
@@ -60,12 +60,12 @@ fn run(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Result<Vec<u8>, GitE
 }
 
 /// Run git in `dir`; its stdout, trimmed, or the failure with git's stderr.
-pub fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
     run(dir, args, &[]).map(|o| String::from_utf8_lossy(&o).trim().to_string())
 }
 
 /// Whether a git command exits 0 (output dropped).
-pub fn git_ok(dir: &Path, args: &[&str]) -> bool {
+pub(crate) fn git_ok(dir: &Path, args: &[&str]) -> bool {
     Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -79,7 +79,7 @@ pub fn git_ok(dir: &Path, args: &[&str]) -> bool {
 
 /// One uncommitted path, as `git status --short` shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The two status letters (`" M"`, `"A "`, `"??"`, `"UU"`).
     pub code: String,
     /// Repository-relative (the new path of a rename).
@@ -87,7 +87,7 @@ pub struct Entry {
 }
 
 /// Parse `git status --porcelain -z` (format v1): renames and copies give the new path.
-pub fn parse_status(out: &[u8]) -> Vec<Entry> {
+pub(crate) fn parse_status(out: &[u8]) -> Vec<Entry> {
     let mut entries = Vec::new();
     let mut parts = out.split(|&b| b == 0).filter(|p| !p.is_empty());
     while let Some(p) = parts.next() {
@@ -107,7 +107,7 @@ pub fn parse_status(out: &[u8]) -> Vec<Entry> {
 
 /// Paths `git status` reports in `dir` (ignored files, `.ralph/` included, are not), names as
 /// they are (`-z`: spaces, quotes, a rename's new path).
-pub fn dirty_paths(dir: &Path) -> Result<Vec<String>, GitError> {
+pub(crate) fn dirty_paths(dir: &Path) -> Result<Vec<String>, GitError> {
     let out = run(
         dir,
         &["status", "--porcelain", "-z", "--untracked-files=all"],
@@ -117,17 +117,18 @@ pub fn dirty_paths(dir: &Path) -> Result<Vec<String>, GitError> {
 }
 
 /// Whether commit `a` is an ancestor of (or equal to) `b`.
-pub fn is_ancestor(root: &Path, a: &str, b: &str) -> bool {
+pub(crate) fn is_ancestor(root: &Path, a: &str, b: &str) -> bool {
     git_ok(root, &["merge-base", "--is-ancestor", a, b])
 }
 
 /// The commit HEAD points at in `dir`.
-pub fn head(dir: &Path) -> Result<String, GitError> {
+#[cfg(test)]
+pub(crate) fn head(dir: &Path) -> Result<String, GitError> {
     git(dir, &["rev-parse", "HEAD"])
 }
 
 /// The commit `name` points at, when it exists.
-pub fn resolve(root: &Path, name: &str) -> Option<String> {
+pub(crate) fn resolve(root: &Path, name: &str) -> Option<String> {
     git(
         root,
         &["rev-parse", "-q", "--verify", &format!("{name}^{{commit}}")],
@@ -137,7 +138,7 @@ pub fn resolve(root: &Path, name: &str) -> Option<String> {
 
 /// What [`save`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Saved {
+pub(crate) struct Saved {
     /// The commit that holds everything (the old HEAD when nothing needed saving).
     pub head: String,
     /// Paths that were not committed and now are (0: nothing to save).
@@ -182,7 +183,12 @@ fn snapshot(wt: &Path, head: &str, message: &str) -> Result<String, GitError> {
 /// and nothing is half done (the branch moves by compare-and-swap, and the index follows);
 /// otherwise HEAD, with those files on top, under the next attempt ref of `story_branch`. An
 /// error means nothing was saved: the worktree must stay.
-pub fn save(root: &Path, wt: &Path, story_branch: &str, message: &str) -> Result<Saved, GitError> {
+pub(crate) fn save(
+    root: &Path,
+    wt: &Path,
+    story_branch: &str,
+    message: &str,
+) -> Result<Saved, GitError> {
     let (git_dir, head) = worktree_facts(wt)?;
     let sb_ref = format!("refs/heads/{story_branch}");
     let on_branch = git(wt, &["symbolic-ref", "-q", "HEAD"]).ok().as_deref() == Some(&sb_ref);
@@ -219,7 +225,7 @@ pub fn save(root: &Path, wt: &Path, story_branch: &str, message: &str) -> Result
 }
 
 /// The attempt refs of `story_branch`: (number, ref, commit), by number.
-pub fn attempts(root: &Path, story_branch: &str) -> Vec<(u32, String, String)> {
+pub(crate) fn attempts(root: &Path, story_branch: &str) -> Vec<(u32, String, String)> {
     let prefix = super::attempt_prefix(story_branch);
     let out = git(
         root,
@@ -240,7 +246,11 @@ pub fn attempts(root: &Path, story_branch: &str) -> Vec<(u32, String, String)> {
 
 /// Keep `commit` under `refs/ralph/attempts/<story_branch>/<n>`, `n` the next free number (an
 /// attempt ref that already points at it is reused); never overwrites a ref. Its name.
-pub fn keep_attempt(root: &Path, story_branch: &str, commit: &str) -> Result<String, GitError> {
+pub(crate) fn keep_attempt(
+    root: &Path,
+    story_branch: &str,
+    commit: &str,
+) -> Result<String, GitError> {
     let have = attempts(root, story_branch);
     if let Some((_, r, _)) = have.iter().find(|(_, _, c)| c == commit) {
         return Ok(r.clone());
@@ -294,7 +304,7 @@ fn registered(root: &Path, wt: &Path) -> bool {
 /// Remove ralph's worktree `wt` (call [`save`] first: whatever is not ignored is lost here).
 /// Git's admin files for it go too, and nothing of any other worktree. A folder git does not
 /// list as a worktree is never removed.
-pub fn remove_worktree(root: &Path, wt: &Path) -> Result<(), GitError> {
+pub(crate) fn remove_worktree(root: &Path, wt: &Path) -> Result<(), GitError> {
     let _turn = worktrees_lock();
     let p = wt.to_string_lossy().into_owned();
     if !registered(root, wt) {
@@ -321,7 +331,7 @@ pub fn remove_worktree(root: &Path, wt: &Path) -> Result<(), GitError> {
 
 /// A worktree of ralph's (under `.ralph/worktrees/`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
+pub(crate) struct Listed {
     pub path: PathBuf,
     /// `git worktree list` names it (else: a folder git does not know).
     pub registered: bool,
@@ -331,7 +341,7 @@ pub struct Listed {
 
 /// The worktrees under `dir` (ralph's `.ralph/worktrees/`): those git lists there, and the
 /// folders there git does not know. Worktrees anywhere else are never listed.
-pub fn ralph_worktrees(root: &Path, dir: &Path) -> Vec<Listed> {
+pub(crate) fn ralph_worktrees(root: &Path, dir: &Path) -> Vec<Listed> {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let base = real(dir);
     let porcelain = git(root, &["worktree", "list", "--porcelain"]).unwrap_or_default();
@@ -376,7 +386,7 @@ pub fn ralph_worktrees(root: &Path, dir: &Path) -> Vec<Listed> {
 /// recorded in it, [`save`] what it holds (on its branch, or under an attempt ref of
 /// `<branch>--<folder>` when its HEAD is on none), then remove it; a folder git does not know
 /// is moved to `.ralph/rejected/`. An error leaves it as it is. Lines saying what happened.
-pub fn retire_stale(
+pub(crate) fn retire_stale(
     root: &Path,
     w: &Listed,
     branch: &str,
@@ -428,7 +438,7 @@ pub fn retire_stale(
 }
 
 /// " (its work is on ralph/x--A)", " (3 uncommitted file(s) saved in abc1234 on …)".
-pub fn kept_words(s: &Saved) -> String {
+pub(crate) fn kept_words(s: &Saved) -> String {
     let at = s.kept_at.strip_prefix("refs/heads/").unwrap_or(&s.kept_at);
     match s.files {
         0 => format!(" (its work is on {at})"),
@@ -439,7 +449,7 @@ pub fn kept_words(s: &Saved) -> String {
 /// The refs holding kept work for `branch`: its story branches (`<branch>--*`) and every
 /// attempt ref, each with its story (`keys`: key → id) and how many of its commits `branch`
 /// lacks.
-pub fn list(
+pub(crate) fn list(
     root: &Path,
     branch: &str,
     keys: &std::collections::HashMap<String, String>,
@@ -490,7 +500,7 @@ pub fn list(
 
 /// Delete `k`'s ref, only if it still points at its commit; a story branch checked out in a
 /// worktree is refused (by git), never left dangling.
-pub fn delete(root: &Path, k: &Kept) -> Result<(), GitError> {
+pub(crate) fn delete(root: &Path, k: &Kept) -> Result<(), GitError> {
     if k.kind == Kind::StoryBranch {
         let out = git(root, &["worktree", "list", "--porcelain"])?;
         if out.lines().any(|l| l == format!("branch {}", k.name)) {

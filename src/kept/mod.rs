@@ -9,14 +9,14 @@
 //! worktree holds before it goes, listing, keeping and deleting refs. Does not decide when a
 //! worktree is made, resumed or merged (`crate::run::parallel`).
 
-pub mod git;
+pub(crate) mod git;
 
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
 /// Where attempt refs live (not branches: `git branch` does not list them; gc keeps them).
-pub const ATTEMPTS: &str = "refs/ralph/attempts/";
+pub(crate) const ATTEMPTS: &str = "refs/ralph/attempts/";
 
 /// Whether `id` can be used as it is in a file name and a ref name.
 fn plain(id: &str) -> bool {
@@ -61,7 +61,7 @@ fn hashed(id: &str) -> String {
 
 /// Each story's key (same order as `ids`): the id itself when it is safe in a path and a ref,
 /// otherwise (or when two keys would be equal ignoring case) a slug and a stable hash.
-pub fn story_keys(ids: &[&str]) -> Vec<String> {
+pub(crate) fn story_keys(ids: &[&str]) -> Vec<String> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for id in ids.iter().filter(|id| plain(id)) {
         *seen.entry(id.to_ascii_lowercase()).or_insert(0) += 1;
@@ -80,7 +80,7 @@ pub fn story_keys(ids: &[&str]) -> Vec<String> {
 /// The key of a story that arrived after `keys` were made (one an agent discovered): the id
 /// when it is [`plain`] and no key in use equals it ignoring case, else its hashed form. The
 /// keys in use never change.
-pub fn key_for_new<'a>(id: &str, keys: impl IntoIterator<Item = &'a String>) -> String {
+pub(crate) fn key_for_new<'a>(id: &str, keys: impl IntoIterator<Item = &'a String>) -> String {
     let taken = keys.into_iter().any(|k| k.eq_ignore_ascii_case(id));
     if plain(id) && !taken {
         id.to_string()
@@ -90,19 +90,19 @@ pub fn key_for_new<'a>(id: &str, keys: impl IntoIterator<Item = &'a String>) -> 
 }
 
 /// The story branch: `<branchName>--<key>` (never clashes with `branchName` or its parents).
-pub fn story_branch(branch: &str, key: &str) -> String {
+pub(crate) fn story_branch(branch: &str, key: &str) -> String {
     format!("{branch}--{key}")
 }
 
 /// The prefix of a story branch's attempt refs: `refs/ralph/attempts/<story-branch>/`.
-pub fn attempt_prefix(story_branch: &str) -> String {
+pub(crate) fn attempt_prefix(story_branch: &str) -> String {
     format!("{ATTEMPTS}{story_branch}/")
 }
 
 /// What kind of ref holds kept work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `refs/heads/<branchName>--<key>`: where a story's agent works; the next run resumes it.
     StoryBranch,
     /// `refs/ralph/attempts/<story-branch>/<n>`: an attempt sent back, or work kept when it
@@ -112,7 +112,7 @@ pub enum Kind {
 
 /// One ref that holds (or held) a story's work.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Kept {
+pub(crate) struct Kept {
     /// The full ref name.
     #[serde(rename = "ref")]
     pub name: String,
@@ -128,14 +128,14 @@ pub struct Kept {
 
 impl Kept {
     /// The name a person types: the branch's short name, or the full attempt ref.
-    pub fn short(&self) -> &str {
+    pub(crate) fn short(&self) -> &str {
         self.name.strip_prefix("refs/heads/").unwrap_or(&self.name)
     }
 }
 
 /// The story a ref name belongs to: `refs/heads/<branch>--<key>` or
 /// `refs/ralph/attempts/<branch>--<key>/<n>`, `key` one of `keys` (key → story id).
-pub fn story_of(name: &str, branch: &str, keys: &HashMap<String, String>) -> Option<String> {
+pub(crate) fn story_of(name: &str, branch: &str, keys: &HashMap<String, String>) -> Option<String> {
     let sb = match name.strip_prefix(ATTEMPTS) {
         Some(rest) => rest.rsplit_once('/')?.0,
         None => name.strip_prefix("refs/heads/")?,
@@ -147,7 +147,7 @@ pub fn story_of(name: &str, branch: &str, keys: &HashMap<String, String>) -> Opt
 /// Why `ralph clean` keeps a ref.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Why {
+pub(crate) enum Why {
     /// A story branch of an unfinished story: the next `ralph run` resumes it.
     Resume,
     /// A story branch whose story passes, but whose commits `branchName` lacks (it landed
@@ -161,7 +161,7 @@ pub enum Why {
 
 impl Why {
     /// The reason in words, for the ref `k` of `branch`.
-    pub fn text(self, k: &Kept, branch: &str) -> String {
+    pub(crate) fn text(self, k: &Kept, branch: &str) -> String {
         let story = k.story.as_deref().unwrap_or("?");
         let n = k.ahead;
         match self {
@@ -188,7 +188,7 @@ impl Why {
 
 /// What `ralph clean` does with one ref.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fate {
+pub(crate) enum Fate {
     /// `branchName` contains its commit: deleting it loses nothing.
     Delete,
     /// Unmerged work, kept.
@@ -199,13 +199,13 @@ pub enum Fate {
 
 /// Whether `--drop NAME` names `k`: its full ref, its short name, or its story's id (every ref
 /// of that story).
-pub fn named(k: &Kept, name: &str) -> bool {
+pub(crate) fn named(k: &Kept, name: &str) -> bool {
     k.name == name || k.short() == name || k.story.as_deref() == Some(name)
 }
 
 /// What to do with each ref (see the module doc). `passing`: the stories that pass on
 /// `branchName`; `drop`: the names given to `--drop`.
-pub fn decide(items: &[Kept], passing: &HashSet<String>, drop: &[String]) -> Vec<Fate> {
+pub(crate) fn decide(items: &[Kept], passing: &HashSet<String>, drop: &[String]) -> Vec<Fate> {
     items
         .iter()
         .map(|k| {
@@ -226,7 +226,7 @@ pub fn decide(items: &[Kept], passing: &HashSet<String>, drop: &[String]) -> Vec
 }
 
 /// The `--drop` names that match no ref.
-pub fn unmatched<'a>(items: &[Kept], drop: &'a [String]) -> Vec<&'a str> {
+pub(crate) fn unmatched<'a>(items: &[Kept], drop: &'a [String]) -> Vec<&'a str> {
     drop.iter()
         .filter(|d| !items.iter().any(|k| named(k, d)))
         .map(String::as_str)

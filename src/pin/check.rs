@@ -11,12 +11,12 @@ use std::path::{Component, Path};
 use super::format::{Entry, Pin};
 
 /// Keyword counts outside this range are warned about.
-pub const KEYWORDS_MIN: usize = 10;
-pub const KEYWORDS_MAX: usize = 20;
+pub(crate) const KEYWORDS_MIN: usize = 10;
+pub(crate) const KEYWORDS_MAX: usize = 20;
 
 /// Why a path in the Pin is not usable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PathProblem {
+pub(crate) enum PathProblem {
     #[error("is absolute; write it relative to the project root")]
     Absolute,
     #[error("climbs out of the project with `..`; write it relative to the project root")]
@@ -30,7 +30,7 @@ pub enum PathProblem {
 }
 
 /// Whether a Pin path is a glob.
-pub fn is_glob(item: &str) -> bool {
+pub(crate) fn is_glob(item: &str) -> bool {
     item.contains(['*', '?', '['])
 }
 
@@ -51,7 +51,7 @@ fn lexically_safe(item: &str) -> Result<(), PathProblem> {
 
 /// How many things `item` (a path or a glob, relative to `root`) matches inside the project.
 /// `canon_root` is `root` canonicalized. Nothing outside the project is ever opened.
-pub fn resolve(root: &Path, canon_root: &Path, item: &str) -> Result<usize, PathProblem> {
+pub(crate) fn resolve(root: &Path, canon_root: &Path, item: &str) -> Result<usize, PathProblem> {
     lexically_safe(item)?;
     let inside = |p: &Path| -> Result<(), PathProblem> {
         match p.canonicalize() {
@@ -121,7 +121,7 @@ fn is_url(s: &str) -> bool {
 }
 
 /// Check every entry of `pin` against the project at `root`.
-pub fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
+pub(crate) fn check(pin: &Pin, root: &Path) -> Vec<Diagnostic> {
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mut out = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();

@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use crate::index::text::split_words;
 
 /// A folder with more direct source files than this is split into parts.
-pub const SPLIT_ABOVE: usize = 15;
+pub(crate) const SPLIT_ABOVE: usize = 15;
 /// At most this many files in one part.
-pub const MAX_PART: usize = 12;
+pub(crate) const MAX_PART: usize = 12;
 /// A file smaller than this that only one part imports joins it (a private helper).
 const HELPER_BYTES: u64 = 4_000;
 /// A file alone in its part and smaller than this joins the folder's own part instead (too
@@ -25,7 +25,7 @@ const TINY_BYTES: u64 = 1_500;
 
 /// One file directly in the folder being split.
 #[derive(Debug, Clone, Copy)]
-pub struct FlatFile<'a> {
+pub(crate) struct FlatFile<'a> {
     /// Its path (only the file name is read).
     pub path: &'a str,
     pub size: u64,
@@ -35,7 +35,7 @@ pub struct FlatFile<'a> {
 
 /// What a part holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartKind {
+pub(crate) enum PartKind {
     /// The folder's own files: entry points (`lib.rs`, `mod.rs`, `__init__.py`, `index.ts`,
     /// `main.go`, `doc.go`…) and anything not grouped.
     Own,
@@ -47,7 +47,7 @@ pub enum PartKind {
 
 /// One cohesive group of files.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Part {
+pub(crate) struct Part {
     /// What names the part: the shared stem (`terminal`), `tests`, or `tests <first>-<last>`
     /// when the tests take several parts; empty for [`PartKind::Own`].
     pub label: String,
@@ -70,7 +70,7 @@ fn module_name(path: &str) -> &str {
 
 /// Whether a file name is a test's (`x_test.go`, `test_x.py`, `x.test.ts`, `x.spec.js`,
 /// `x_spec.rb`, `XTest.java`, `conftest.py`, Rust's `tests.rs`, `tests_util.py`).
-pub fn is_test_file(path: &str) -> bool {
+pub(crate) fn is_test_file(path: &str) -> bool {
     let name = module_name(path);
     let lower = name.to_ascii_lowercase();
     lower == "conftest"
@@ -105,7 +105,7 @@ fn stem_of(path: &str) -> Option<String> {
 /// Split the files directly in one folder into parts (see the module doc). Every file is in
 /// exactly one part; parts come in a fixed order: the folder's own part first (when it has
 /// files), then sources by label, then tests.
-pub fn split_flat(files: &[FlatFile<'_>]) -> Vec<Part> {
+pub(crate) fn split_flat(files: &[FlatFile<'_>]) -> Vec<Part> {
     let mut own = Vec::new();
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut tests: BTreeMap<String, Vec<usize>> = BTreeMap::new();

@@ -22,10 +22,10 @@ use super::paths::{join, parent_dir, under};
 use super::split::Splitting;
 use crate::index::text::{FastMap as HashMap, FastSet};
 
-pub use super::roots::Declared;
+pub(crate) use super::roots::Declared;
 use super::roots::{Root, find_roots};
-pub use super::source::{Manifest, SourceFile};
-pub use super::split::MAX_ITEMS;
+pub(crate) use super::source::{Manifest, SourceFile};
+#[cfg(test)]
 use crate::par::map_each;
 
 /// A folder whose source files total fewer bytes than this is merged into its parent.
@@ -38,7 +38,7 @@ const CONTAINERS: &[&str] = &[
 
 /// One generated entry: its name, the files it covers, what it lists, and its root's libraries.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unit {
+pub(crate) struct Unit {
     pub name: String,
     /// Every source file the entry covers (project-relative).
     pub files: Vec<String>,
@@ -89,7 +89,7 @@ const KIND_DIRS: &[(&str, &str)] = &[
 
 /// The kind of a folder (project-relative) by its deepest marking folder name (see
 /// [`KIND_DIRS`]); `None` for product code.
-pub fn folder_kind(dir: &str) -> Option<&'static str> {
+pub(crate) fn folder_kind(dir: &str) -> Option<&'static str> {
     dir.rsplit('/').find_map(|part| {
         KIND_DIRS
             .binary_search_by(|(name, _)| name.cmp(&part))
@@ -158,10 +158,11 @@ fn unique_name(name: String, used: &mut FastSet<String>) -> String {
 }
 
 /// The sibling modules each file links to (see [`super::generate::FileFacts::links`]), by path.
-pub type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
+pub(crate) type Links<'l> = &'l dyn Fn(&str) -> &'l [String];
 
 /// Find the modules of a project. `project` names the top when no manifest does.
-pub fn discover(
+#[cfg(test)]
+pub(crate) fn discover(
     project: &str,
     files: &[SourceFile],
     docs: &[String],
@@ -174,7 +175,7 @@ pub fn discover(
 }
 
 /// [`discover`] with the manifests already parsed (in path order), e.g. during the walk.
-pub fn discover_declared(
+pub(crate) fn discover_declared(
     project: &str,
     files: &[SourceFile],
     docs: &[String],

@@ -26,7 +26,7 @@ const MAX_READ: u64 = 512 * 1024;
 
 /// The result of a generation: the new Pin, its text, the text it replaces, and what changed.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub pin: Pin,
     pub text: String,
     /// The current specs/INDEX.md (`None` when there is none).
@@ -38,7 +38,7 @@ pub struct Outcome {
 
 /// What one source or doc file gives its module's keywords and discovery.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileFacts {
+pub(crate) struct FileFacts {
     /// Names of the functions, types, classes… it defines.
     pub defs: Vec<String>,
     /// The libraries it imports (see [`crate::index::lang::library`]).
@@ -165,7 +165,7 @@ fn module_text<'a>(u: &Unit, facts: &'a HashMap<String, FileFacts>) -> ModuleTex
 /// Generate the Pin for the project at `root`, merged into its current specs/INDEX.md. The
 /// index is brought up to date first, and saved when `save_index` (a `--check` or `--stdout`
 /// run writes nothing).
-pub fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinError> {
+pub(crate) fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinError> {
     let index_path = root.join(INDEX_PATH);
     let old = super::read_text(&index_path)?;
     let mut pin = Pin::parse(old.as_deref().unwrap_or(""));

@@ -10,7 +10,7 @@ use crate::index::text::{FastMap as HashMap, FastSet, for_each_word, is_stop, st
 use crate::par::{drop_later, map_balanced_by};
 
 /// Keywords per generated entry.
-pub const MAX_KEYWORDS: usize = 20;
+pub(crate) const MAX_KEYWORDS: usize = 20;
 /// Terms per module given a written form before the final sort (room for case duplicates).
 const CANDIDATES: usize = 3 * MAX_KEYWORDS;
 
@@ -148,7 +148,7 @@ fn is_noise(w: &str) -> bool {
 
 /// The raw material of one module, before ranking.
 #[derive(Debug, Clone, Default)]
-pub struct ModuleText<'a> {
+pub(crate) struct ModuleText<'a> {
     /// Defined identifiers (each occurrence counts).
     pub defs: Vec<&'a str>,
     /// File paths of the module (their file and folder names count).
@@ -288,7 +288,7 @@ fn module_terms(m: &ModuleText<'_>) -> HashMap<String, Term> {
 
 /// The keywords of each module: its terms ranked by TF-IDF across all modules (`(1 + ln tf) ·
 /// (1 + ln((N + 1) / (df + 1)))`), at most [`MAX_KEYWORDS`], best first, ties by term.
-pub fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
+pub(crate) fn rank(modules: &[ModuleText<'_>]) -> Vec<Vec<String>> {
     // Modules differ in size by orders of magnitude: hand them out one at a time, the largest
     // first, so that no big one is left for the end while the other cores wait.
     let per = map_balanced_by(modules, |m| m.defs.len() + m.doc.len() / 8, module_terms);

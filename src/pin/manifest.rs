@@ -9,7 +9,7 @@ use super::source::Manifest;
 
 /// The library name of a dependency spec (`github.com/spf13/cobra` → `cobra`,
 /// `requests>=2.0` → `requests`, `@scope/pkg` stays).
-pub fn lib_name(spec: &str) -> Option<String> {
+pub(crate) fn lib_name(spec: &str) -> Option<String> {
     let s = spec.trim();
     let s = if s.starts_with('@') {
         s
@@ -33,7 +33,7 @@ fn table_keys(v: Option<&toml::Value>) -> Vec<String> {
 type Package = (Option<String>, Vec<String>);
 
 /// Name and dependencies a manifest declares (`None` when it declares no package).
-pub fn read_manifest(m: &Manifest) -> Option<(Option<String>, Vec<String>)> {
+pub(crate) fn read_manifest(m: &Manifest) -> Option<(Option<String>, Vec<String>)> {
     let text = m.text.as_str();
     match base_name(&m.path) {
         "Cargo.toml" => cargo_toml(text),

@@ -18,7 +18,7 @@ use crate::index::text::{FastMap as HashMap, FastSet};
 
 /// A generated entry: its name, keywords, the items it lists and every file it covers.
 #[derive(Debug, Clone)]
-pub struct Generated {
+pub(crate) struct Generated {
     pub name: String,
     pub keywords: Vec<String>,
     pub items: Vec<String>,
@@ -31,7 +31,7 @@ pub struct Generated {
 
 /// What a merge changed, by entry name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub added: Vec<String>,
     pub updated: Vec<String>,
     pub stale: Vec<String>,
@@ -206,7 +206,11 @@ fn split_families(generated: &[Generated]) -> HashMap<String, Vec<usize>> {
 }
 
 /// Merge `generated` into `pin`. `exists(item)` says whether a path or glob matches anything.
-pub fn merge(pin: &mut Pin, generated: Vec<Generated>, exists: impl Fn(&str) -> bool) -> Summary {
+pub(crate) fn merge(
+    pin: &mut Pin,
+    generated: Vec<Generated>,
+    exists: impl Fn(&str) -> bool,
+) -> Summary {
     let mut summary = Summary::default();
     let mut taken = vec![false; pin.entries().len()];
     let (mut target, by_same_name) = match_by_name(pin, &generated, &mut taken);

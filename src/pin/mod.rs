@@ -11,31 +11,30 @@
 //! builder calls [`read_index`] and [`search::parse_and_search`]). The format is specified in
 //! specs/pin.md.
 
-pub mod check;
-pub mod cluster;
-pub mod discover;
-pub mod format;
-pub mod generate;
-pub mod keywords;
-pub mod manifest;
-pub mod merge;
+pub(crate) mod check;
+pub(crate) mod cluster;
+pub(crate) mod discover;
+pub(crate) mod format;
+pub(crate) mod generate;
+pub(crate) mod keywords;
+pub(crate) mod manifest;
+pub(crate) mod merge;
 mod paths;
 mod roots;
-pub mod search;
+pub(crate) mod search;
 mod source;
 mod split;
 
 use std::path::{Path, PathBuf};
 
-pub use format::{Entry, EntryView, Pin, PinView, is_aside};
-pub use search::Hit;
+pub(crate) use format::{Pin, PinView};
 
 /// Where the Pin lives, relative to the project root.
-pub const INDEX_PATH: &str = "specs/INDEX.md";
+pub(crate) const INDEX_PATH: &str = "specs/INDEX.md";
 
 /// Why the Pin could not be read or generated.
 #[derive(Debug, thiserror::Error)]
-pub enum PinError {
+pub(crate) enum PinError {
     #[error(transparent)]
     Fs(#[from] crate::fsutil::FsError),
     #[error("{path}: not valid UTF-8 (first bad byte at line {line}); save the file as UTF-8")]
@@ -69,13 +68,13 @@ pub(crate) fn read_text(path: &Path) -> Result<Option<String>, PinError> {
 
 /// Load `root/specs/INDEX.md`. A missing file gives an empty Pin; an unreadable or non-UTF-8
 /// file is an error naming it. Parsing itself never fails.
-pub fn load(root: &Path) -> Result<Pin, PinError> {
+pub(crate) fn load(root: &Path) -> Result<Pin, PinError> {
     Ok(PinView::parse(&read_index(root)?).to_pin())
 }
 
 /// The text of `root/specs/INDEX.md` ("" when it does not exist), for a borrowed
 /// [`PinView::parse`] where nothing is edited (search, the context builder).
-pub fn read_index(root: &Path) -> Result<String, PinError> {
+pub(crate) fn read_index(root: &Path) -> Result<String, PinError> {
     Ok(read_text(&root.join(INDEX_PATH))?.unwrap_or_default())
 }
 

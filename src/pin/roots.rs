@@ -17,7 +17,7 @@ use crate::index::text::FastSet;
 
 /// A manifest already read: its path and what it declares (see [`read_manifest`]).
 #[derive(Debug, Clone)]
-pub struct Declared {
+pub(crate) struct Declared {
     pub path: String,
     /// Name and dependencies (`None` when the manifest declares no package).
     pub package: Option<(Option<String>, Vec<String>)>,
@@ -25,7 +25,7 @@ pub struct Declared {
 
 impl Declared {
     /// Parse one manifest.
-    pub fn read(m: &Manifest) -> Self {
+    pub(crate) fn read(m: &Manifest) -> Self {
         Declared {
             path: m.path.clone(),
             package: read_manifest(m),

@@ -14,8 +14,6 @@ use super::format::{EntryView, PinView};
 use crate::index::bm25::Bm25f;
 use crate::index::text::{Want, for_each_term, scan_terms};
 
-pub use crate::index::text::terms;
-
 /// The fields: keywords, name, files (and spec link).
 const BM25F: Bm25f<3> = Bm25f {
     k1: 1.2,
@@ -24,7 +22,7 @@ const BM25F: Bm25f<3> = Bm25f {
 };
 /// The share of its score an entry of tests, examples, fixtures… keeps when the query is not
 /// about them: below the sources it belongs to.
-pub const ASIDE_WEIGHT: f64 = 0.5;
+pub(crate) const ASIDE_WEIGHT: f64 = 0.5;
 /// Query words that make tests, examples and fixtures what is searched for.
 const ASIDE_WORDS: &[&str] = &[
     "test",
@@ -48,7 +46,7 @@ const ASIDE_WORDS: &[&str] = &[
 
 /// One ranked entry.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hit {
+pub(crate) struct Hit {
     /// Index into the entries searched.
     pub entry: usize,
     pub score: f64,
@@ -272,7 +270,11 @@ impl Query {
 /// Parse a Pin's text and rank its entries for `query`: the best `limit`, best first, ties in
 /// Pin order; entries matching no term are left out. Each entry's terms are counted on the core
 /// that parsed it: one parallel pass.
-pub fn parse_and_search<'a>(text: &'a str, query: &str, limit: usize) -> (PinView<'a>, Vec<Hit>) {
+pub(crate) fn parse_and_search<'a>(
+    text: &'a str,
+    query: &str,
+    limit: usize,
+) -> (PinView<'a>, Vec<Hit>) {
     let q = Query::new(query);
     let want = q.gate();
     let (pin, counts) = PinView::parse_map(text, |e| q.count(e, &want, &mut String::new()));

@@ -7,7 +7,7 @@
 
 /// A source file found by the walk (path relative to the project root, `/`-separated).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     pub path: String,
     pub size: u64,
 }
@@ -15,7 +15,7 @@ pub struct SourceFile {
 /// A manifest file and its text (Cargo.toml, package.json, pyproject.toml, setup.cfg, go.mod,
 /// pom.xml, build.gradle[.kts]).
 #[derive(Debug, Clone)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub path: String,
     pub text: String,
 }

@@ -16,7 +16,7 @@ use super::source::SourceFile;
 use crate::index::text::FastMap as HashMap;
 
 /// At most this many paths or globs in one generated entry.
-pub const MAX_ITEMS: usize = 30;
+pub(crate) const MAX_ITEMS: usize = 30;
 /// One entry [`Splitting::split`] makes.
 pub(super) struct Piece {
     pub(super) name: String,

@@ -12,7 +12,7 @@ use super::diagnostics::Diagnostic;
 /// Other spellings of story fields: (canonical, aliases). A list field (`blockedBy`,
 /// `verify`) is read from an alias only when the alias holds a list: `"deps": null` says
 /// nothing, and is left alone (an unknown field).
-pub const STORY_ALIASES: &[(&str, &[&str])] = &[
+pub(crate) const STORY_ALIASES: &[(&str, &[&str])] = &[
     ("acceptanceCriteria", &["acceptance_criteria", "acceptance"]),
     (
         "blockedBy",
@@ -22,7 +22,7 @@ pub const STORY_ALIASES: &[(&str, &[&str])] = &[
 ];
 
 /// Whether `alias`'s value can be read as canonical story field `canonical`.
-pub fn alias_fits(canonical: &str, value: &Value) -> bool {
+pub(crate) fn alias_fits(canonical: &str, value: &Value) -> bool {
     match canonical {
         "blockedBy" | "verify" => value.is_array(),
         _ => true,
@@ -123,7 +123,7 @@ impl Dialect {
 
 /// A document read into the canonical model.
 #[derive(Debug, Clone)]
-pub struct Normalized {
+pub(crate) struct Normalized {
     pub value: Value,
     pub dialect: Dialect,
     /// What ralph assumed (dialect, derived fields, defaults); pointers are canonical.
@@ -133,7 +133,7 @@ pub struct Normalized {
 }
 
 /// Rename keys in place, keeping their order.
-pub fn rename_keys(map: &mut Map<String, Value>, renames: &[(String, &'static str)]) {
+pub(crate) fn rename_keys(map: &mut Map<String, Value>, renames: &[(String, &'static str)]) {
     let old = std::mem::take(map);
     for (k, v) in old {
         match renames.iter().find(|(raw, _)| *raw == k) {
@@ -144,6 +144,6 @@ pub fn rename_keys(map: &mut Map<String, Value>, renames: &[(String, &'static st
 }
 
 /// Whether a `status` string means the story is done.
-pub fn is_done_word(s: &str) -> bool {
+pub(crate) fn is_done_word(s: &str) -> bool {
     DONE_WORDS.contains(&s.trim().to_lowercase().as_str())
 }

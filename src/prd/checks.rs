@@ -15,7 +15,7 @@ const COMMAND_KEYS: &[&str] = &["command", "cmd", "run"];
 
 /// The command of one `verify` item: the string itself, or an object's `command` (`cmd`,
 /// `run`) string; `None` for anything else (prose kept as `{"check": …}`, an observation).
-pub fn command_of(item: &Value) -> Option<&str> {
+pub(crate) fn command_of(item: &Value) -> Option<&str> {
     let s = match item {
         Value::String(s) => s.as_str(),
         Value::Object(o) => COMMAND_KEYS
@@ -27,7 +27,7 @@ pub fn command_of(item: &Value) -> Option<&str> {
 }
 
 /// Every command of a story's `verify` value, in order (empty when it is not an array).
-pub fn commands(v: Option<&Value>) -> Vec<String> {
+pub(crate) fn commands(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
         .map(|a| a.iter().filter_map(command_of).map(String::from).collect())
         .unwrap_or_default()
@@ -38,7 +38,7 @@ pub fn commands(v: Option<&Value>) -> Vec<String> {
 /// `Run npm test`, `Verify the button is blue`), no ASCII letter at all, or a sentence ending
 /// in a full stop. ralph never hands such text to `sh -c`. Under the canonical `verify` every
 /// string is a command as written.
-pub fn reads_as_prose(s: &str) -> bool {
+pub(crate) fn reads_as_prose(s: &str) -> bool {
     let t = s.trim();
     let Some(first) = t.split_whitespace().next() else {
         return true;
@@ -60,7 +60,7 @@ pub fn reads_as_prose(s: &str) -> bool {
 
 /// Under a dialect key, items that read as prose become `{"check": text}`: kept (and written
 /// back by `prd convert`) but never run. Returns how many were.
-pub fn screen_dialect_items(map: &mut Map<String, Value>) -> usize {
+pub(crate) fn screen_dialect_items(map: &mut Map<String, Value>) -> usize {
     let Some(Value::Array(items)) = map.get_mut("verify") else {
         return 0;
     };
@@ -80,7 +80,7 @@ pub fn screen_dialect_items(map: &mut Map<String, Value>) -> usize {
 
 /// The semantic checks of every story's `verify` (the schema checks the types): an empty
 /// command is an error; items that are not commands are one warning for the file.
-pub fn check(value: &Value, errors: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) {
+pub(crate) fn check(value: &Value, errors: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) {
     let stories = value
         .get("userStories")
         .and_then(Value::as_array)

@@ -16,7 +16,7 @@ use super::priority;
 use super::shape;
 
 /// Keys that hold the story list, canonical first.
-pub const STORY_KEYS: &[&str] = &["userStories", "stories", "tasks"];
+pub(crate) const STORY_KEYS: &[&str] = &["userStories", "stories", "tasks"];
 /// Other spellings of top-level fields: (canonical, aliases).
 const TOP_ALIASES: &[(&str, &[&str])] = &[
     ("project", &["name", "projectName", "feature"]),
@@ -25,7 +25,10 @@ const TOP_ALIASES: &[(&str, &[&str])] = &[
 /// Map a parsed document onto the canonical model. `Err` when the file is not runnable at all
 /// (not a story file, or no stories), as one diagnostic that says what the file looks like.
 /// `fallback_name` names the project when neither a project nor a branch is given.
-pub fn normalize(mut value: Value, fallback_name: &str) -> Result<Normalized, Box<Diagnostic>> {
+pub(crate) fn normalize(
+    mut value: Value,
+    fallback_name: &str,
+) -> Result<Normalized, Box<Diagnostic>> {
     let Some(map) = value.as_object_mut() else {
         return Err(foreign(&value));
     };
@@ -140,7 +143,7 @@ fn derive_top(map: &mut Map<String, Value>, d: &mut Dialect, fallback_name: &str
 }
 
 /// `My Feature: v2!` → `my-feature-v2`; `project` when nothing is left.
-pub fn slug(s: &str) -> String {
+pub(crate) fn slug(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {

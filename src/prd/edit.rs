@@ -8,13 +8,13 @@ use super::spans::{self, Node};
 
 /// One step of a path into a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step<'a> {
+pub(crate) enum Step<'a> {
     Key(&'a str),
     Index(usize),
 }
 
 /// The node at `path`, if there is one.
-pub fn find<'n>(root: &'n Node, path: &[Step]) -> Option<&'n Node> {
+pub(crate) fn find<'n>(root: &'n Node, path: &[Step]) -> Option<&'n Node> {
     let mut node = root;
     for step in path {
         node = match step {
@@ -28,7 +28,7 @@ pub fn find<'n>(root: &'n Node, path: &[Step]) -> Option<&'n Node> {
 /// Set member `key` of the object at `path` to the JSON text `value`: its value bytes are
 /// replaced when the member exists, otherwise the member is appended in the object's own layout
 /// (same indentation and `": "` spelling as its last member). `None` when `path` is not an object.
-pub fn set_member(bytes: &[u8], path: &[Step], key: &str, value: &str) -> Option<Vec<u8>> {
+pub(crate) fn set_member(bytes: &[u8], path: &[Step], key: &str, value: &str) -> Option<Vec<u8>> {
     let root = spans::scan(bytes)?;
     let obj = find(&root, path)?;
     let members = match &obj.kind {
@@ -66,7 +66,11 @@ pub fn set_member(bytes: &[u8], path: &[Step], key: &str, value: &str) -> Option
 /// on one line when that item is, otherwise pretty-printed with its indentation and indent
 /// unit; the separator before it is the one before the last item. `None` when `path` is not
 /// an array.
-pub fn append_item(bytes: &[u8], path: &[Step], value: &serde_json::Value) -> Option<Vec<u8>> {
+pub(crate) fn append_item(
+    bytes: &[u8],
+    path: &[Step],
+    value: &serde_json::Value,
+) -> Option<Vec<u8>> {
     let root = spans::scan(bytes)?;
     let arr = find(&root, path)?;
     let items = match &arr.kind {

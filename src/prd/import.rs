@@ -30,7 +30,7 @@ static ID: LazyLock<Regex> =
 
 /// The imported document and what the import could not place.
 #[derive(Debug, Clone)]
-pub struct Imported {
+pub(crate) struct Imported {
     pub value: Value,
     /// One line per thing not understood or kept elsewhere (a section, a label, a reference).
     pub report: Vec<String>,
@@ -62,10 +62,10 @@ enum Mode {
 #[error(
     "no user story found: ralph looks for headings such as `### US-001: Title` (levels ## to ####), each followed by `**Acceptance Criteria:**` and a list"
 )]
-pub struct NoStories;
+pub(crate) struct NoStories;
 
 /// Import a markdown PRD.
-pub fn import(markdown: &str) -> Result<Imported, NoStories> {
+pub(crate) fn import(markdown: &str) -> Result<Imported, NoStories> {
     let mut r = Reader {
         stories: Vec::new(),
         project: None,

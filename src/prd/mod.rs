@@ -6,28 +6,27 @@
 //! only those bytes of the file, in the file's own keys and layout (`spans` + `edit`). Does not
 //! own dependency policy (see [`crate::graph`]) or the loop.
 
-pub mod canonical;
-pub mod checks;
-pub mod diagnostics;
-pub mod dialect;
-pub mod edit;
-pub mod import;
-pub mod parse;
-pub mod priority;
+pub(crate) mod canonical;
+pub(crate) mod checks;
+pub(crate) mod diagnostics;
+pub(crate) mod dialect;
+pub(crate) mod edit;
+pub(crate) mod import;
+pub(crate) mod parse;
+pub(crate) mod priority;
 mod refs;
-pub mod schema;
-pub mod shape;
-pub mod spans;
+pub(crate) mod schema;
+pub(crate) mod shape;
+pub(crate) mod spans;
 mod stories;
 mod story_ref;
-pub mod validate;
+pub(crate) mod validate;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub use diagnostics::{Diagnostic, Diagnostics};
+pub(crate) use diagnostics::{Diagnostic, Diagnostics};
 use story_ref::story_values;
-pub use story_ref::{StoryRef, story_refs};
 
 /// A story as the loop sees it: a typed, lenient view of one `userStories` entry.
 /// Missing or mistyped fields take defaults here; validation reports them.
@@ -105,7 +104,7 @@ impl Story {
 }
 
 /// The typed views of every story in a prd value (empty when `userStories` is not an array).
-pub fn stories_of(value: &Value) -> Vec<Story> {
+pub(crate) fn stories_of(value: &Value) -> Vec<Story> {
     story_values(value)
         .iter()
         .enumerate()
@@ -318,7 +317,7 @@ impl Prd {
 }
 
 /// Serialise a prd value the way ralph writes it.
-pub fn to_pretty(value: &Value) -> String {
+pub(crate) fn to_pretty(value: &Value) -> String {
     // Serialising a Value cannot fail: keys are strings and numbers are finite.
     let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
     s.push('\n');

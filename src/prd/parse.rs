@@ -10,7 +10,7 @@ use std::fmt;
 /// A syntax error at a place in the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{line}:{column}: {message}")]
-pub struct ParseError {
+pub(crate) struct ParseError {
     /// 1-based line; 0 when the error is about the whole file.
     pub line: usize,
     /// 1-based column (serde_json's count: the column of the offending character).
@@ -27,7 +27,7 @@ fn line_col_of_byte(bytes: &[u8], offset: usize) -> (usize, usize) {
 }
 
 /// Parse prd.json bytes.
-pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(ParseError {
             line: 1,

@@ -54,7 +54,7 @@ fn read(v: Option<&Value>) -> Read {
 /// Replace non-integer priorities by their rank (1 = first) when any story has one; returns the
 /// phrase that says how they were ordered, or `None` when every priority is an integer already.
 /// A priority of a wrong type (an object, a boolean) is left for the schema to report.
-pub fn normalize(stories: &mut [Value], warnings: &mut Vec<Diagnostic>) -> Option<String> {
+pub(crate) fn normalize(stories: &mut [Value], warnings: &mut Vec<Diagnostic>) -> Option<String> {
     let reads: Vec<Read> = stories.iter().map(|s| read(s.get("priority"))).collect();
     if reads.iter().any(|r| matches!(r, Read::Wrong)) {
         return None;

@@ -11,7 +11,7 @@ use super::diagnostics::Diagnostic;
 use super::story_ref::StoryRef;
 use crate::dag::{DepGraph, MAX_CYCLES};
 
-pub fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {
+pub(super) fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<String, &StoryRef> = HashMap::new();
     for s in stories {
         let Some(id) = s.id.filter(|id| !id.is_empty()) else {
@@ -54,7 +54,7 @@ pub fn check_ids(stories: &[StoryRef], errors: &mut Vec<Diagnostic>) {
     }
 }
 
-pub fn check_refs(
+pub(super) fn check_refs(
     stories: &[StoryRef],
     field: &str,
     errors: &mut Vec<Diagnostic>,
@@ -161,7 +161,7 @@ fn removed_dep(field: &str, s: &StoryRef, dep: &str, pointer: &str) -> (Diagnost
 }
 
 /// One error per dependency cycle, with its full path.
-pub fn check_cycles(stories: &[StoryRef], dep: &str, errors: &mut Vec<Diagnostic>) {
+pub(super) fn check_cycles(stories: &[StoryRef], dep: &str, errors: &mut Vec<Diagnostic>) {
     let cycles = DepGraph::new(stories).cycles();
     let capped = cycles.len() >= MAX_CYCLES;
     for cycle in cycles {

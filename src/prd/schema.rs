@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use super::diagnostics::Diagnostic;
 
 /// The schema text, as shipped in schemas/prd.schema.json.
-pub const SCHEMA: &str = include_str!("../../schemas/prd.schema.json");
+pub(crate) const SCHEMA: &str = include_str!("../../schemas/prd.schema.json");
 
 fn validator() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
@@ -22,7 +22,7 @@ fn validator() -> &'static jsonschema::Validator {
 }
 
 /// The story id at a pointer like `/userStories/3/...`, if that story has one.
-pub fn story_at(value: &Value, pointer: &str) -> Option<String> {
+pub(crate) fn story_at(value: &Value, pointer: &str) -> Option<String> {
     let rest = pointer.strip_prefix("/userStories/")?;
     let index: usize = rest.split('/').next()?.parse().ok()?;
     value
@@ -46,7 +46,7 @@ fn json_type_name(v: &Value) -> &'static str {
 }
 
 /// Every schema violation in `value`, as diagnostics.
-pub fn check(value: &Value) -> Vec<Diagnostic> {
+pub(crate) fn check(value: &Value) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for err in validator().iter_errors(value) {
         let pointer = err.instance_path().as_str().to_string();

@@ -7,17 +7,17 @@
 use serde_json::Value;
 
 /// What ralph expects, said once in every "not a prd.json" error.
-pub const EXPECTED: &str = "ralph expects a JSON object with \"project\", \"branchName\" and \
+pub(crate) const EXPECTED: &str = "ralph expects a JSON object with \"project\", \"branchName\" and \
 \"userStories\": an array of stories, each with an \"id\", a \"title\", \"acceptanceCriteria\", \
 a \"priority\" and \"passes\" (see examples/prd.json.example)";
 
 /// How to get a prd.json from what the person has.
-pub const HOW: &str = "write the stories into that shape by hand, or describe them in a markdown \
+pub(crate) const HOW: &str = "write the stories into that shape by hand, or describe them in a markdown \
 PRD and run `ralph prd import PRD.md`";
 
 /// A short description of a foreign document, e.g. `a feature list: a top-level array of 12
 /// {category, description, steps, passes} objects`.
-pub fn describe(v: &Value) -> String {
+pub(crate) fn describe(v: &Value) -> String {
     match v {
         Value::Array(items) => describe_array(items),
         Value::Object(map) => {
@@ -69,7 +69,7 @@ fn describe_array(items: &[Value]) -> String {
 }
 
 /// `{a, b[], c{…}}`: the keys of an object, `depth` levels deep, arrays shown by their first object.
-pub fn outline(v: &Value, depth: usize) -> String {
+pub(crate) fn outline(v: &Value, depth: usize) -> String {
     let Some(map) = v.as_object() else {
         return String::new();
     };

@@ -9,14 +9,14 @@ use std::ops::Range;
 
 /// A value and, for containers, its members.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
+pub(crate) struct Node {
     /// The value's bytes, from its first to one past its last byte.
     pub span: Range<usize>,
     pub kind: Kind,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A string, number, true, false or null.
     Scalar,
     Array(Vec<Node>),
@@ -25,7 +25,7 @@ pub enum Kind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Member {
+pub(crate) struct Member {
     pub key: String,
     pub key_span: Range<usize>,
     pub value: Node,
@@ -33,23 +33,15 @@ pub struct Member {
 
 impl Node {
     /// The member `key` of an object node.
-    pub fn get(&self, key: &str) -> Option<&Member> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Member> {
         match &self.kind {
             Kind::Object(m) => m.iter().find(|m| m.key == key),
             _ => None,
         }
     }
 
-    /// The members of an object node (empty for anything else).
-    pub fn members(&self) -> &[Member] {
-        match &self.kind {
-            Kind::Object(m) => m,
-            _ => &[],
-        }
-    }
-
     /// The items of an array node (empty for anything else).
-    pub fn items(&self) -> &[Node] {
+    pub(crate) fn items(&self) -> &[Node] {
         match &self.kind {
             Kind::Array(v) => v,
             _ => &[],
@@ -58,7 +50,7 @@ impl Node {
 }
 
 /// Scan a whole document. `None` when the bytes are not one JSON value (parse reports why).
-pub fn scan(bytes: &[u8]) -> Option<Node> {
+pub(crate) fn scan(bytes: &[u8]) -> Option<Node> {
     let mut s = Scanner { b: bytes, i: 0 };
     s.ws();
     let node = s.value(0)?;

@@ -23,7 +23,7 @@ struct Defaults {
 }
 
 /// Normalize every story in place, recording the dialect and the findings.
-pub fn normalize_all(stories: &mut [Value], d: &mut Dialect, out: &mut Normalized) {
+pub(super) fn normalize_all(stories: &mut [Value], d: &mut Dialect, out: &mut Normalized) {
     let mut defaults = Defaults::default();
     for (i, s) in stories.iter_mut().enumerate() {
         if let Some(map) = s.as_object_mut() {

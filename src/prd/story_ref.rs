@@ -9,7 +9,7 @@ use serde_json::Value;
 /// A borrowed, dependency-only view of a story: what validation and the graph need, without
 /// copying titles and criteria (validating 10k stories stays cheap).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoryRef<'a> {
+pub(crate) struct StoryRef<'a> {
     pub index: usize,
     /// `None` when `id` is missing or not a string (the schema reports it).
     pub id: Option<&'a str>,
@@ -20,7 +20,7 @@ pub struct StoryRef<'a> {
 }
 
 impl<'a> StoryRef<'a> {
-    pub fn from_value(index: usize, v: &'a Value) -> StoryRef<'a> {
+    pub(crate) fn from_value(index: usize, v: &'a Value) -> StoryRef<'a> {
         StoryRef {
             index,
             id: v.get("id").and_then(Value::as_str),
@@ -36,7 +36,7 @@ impl<'a> StoryRef<'a> {
     }
 
     /// The id, or "" when it is missing.
-    pub fn id_str(&self) -> &'a str {
+    pub(crate) fn id_str(&self) -> &'a str {
         self.id.unwrap_or("")
     }
 }
@@ -59,7 +59,7 @@ pub(super) fn story_values(value: &Value) -> &[Value] {
 }
 
 /// The borrowed views of every story in a prd value.
-pub fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
+pub(crate) fn story_refs(value: &Value) -> Vec<StoryRef<'_>> {
     story_values(value)
         .iter()
         .enumerate()

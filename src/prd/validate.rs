@@ -19,7 +19,7 @@ use super::story_ref::story_refs;
 use super::{parse, refs, schema};
 
 /// Top-level fields ralph knows.
-pub const TOP_FIELDS: &[&str] = &[
+pub(crate) const TOP_FIELDS: &[&str] = &[
     "$schema",
     "project",
     "branchName",
@@ -28,7 +28,7 @@ pub const TOP_FIELDS: &[&str] = &[
     "userStories",
 ];
 /// Story fields ralph knows.
-pub const STORY_FIELDS: &[&str] = &[
+pub(crate) const STORY_FIELDS: &[&str] = &[
     "id",
     "title",
     "description",
@@ -45,7 +45,7 @@ pub const STORY_FIELDS: &[&str] = &[
 
 /// Validate raw bytes. Returns the diagnostics and, when the file is a runnable prd.json in any
 /// dialect, the document read into the canonical model.
-pub fn read_bytes(path: &Path, bytes: &[u8]) -> (Diagnostics, Option<Normalized>) {
+pub(crate) fn read_bytes(path: &Path, bytes: &[u8]) -> (Diagnostics, Option<Normalized>) {
     let mut report = Diagnostics {
         file: path.display().to_string(),
         ..Diagnostics::default()
@@ -88,7 +88,8 @@ pub fn validate_bytes(path: &Path, bytes: &[u8]) -> (Diagnostics, Option<Value>)
 }
 
 /// Validate a parsed document in any dialect: (errors, warnings), pointers in the file's keys.
-pub fn validate_value(value: &Value) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+#[cfg(test)]
+pub(crate) fn validate_value(value: &Value) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
     match dialect::normalize(value.clone(), "project") {
         Err(d) => (vec![*d], vec![]),
         Ok(mut n) => check_normalized(&mut n),
@@ -252,7 +253,7 @@ fn dependency_field(key: &str, pointer: &str, id: Option<String>) -> Diagnostic 
 
 /// `blockedby`, `blocked_by`, `Blocked-By`, `dependson`, `depends`…: a spelling of a dependency
 /// field that ralph does not read (the recognised ones were mapped before this runs).
-pub fn is_dependency_near_miss(key: &str) -> bool {
+pub(crate) fn is_dependency_near_miss(key: &str) -> bool {
     let folded: String = key
         .chars()
         .filter(|c| c.is_alphanumeric())

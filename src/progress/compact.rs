@@ -14,7 +14,7 @@ use super::parse::{self, Block, BlockKind};
 use super::store::{self, ProgressError, Summary};
 use super::summarizer::{self, Summarizer};
 
-pub use super::compaction::{
+pub(crate) use super::compaction::{
     CompactError, Compacted, DEFAULT_KEEP_RECENT, DEFAULT_THRESHOLD, Options, Stats, SummaryMethod,
 };
 
@@ -238,7 +238,7 @@ fn agent_answer(
 /// Compact `<root>/progress.txt` if it is over the threshold: archive the exact original, write
 /// the result atomically, log it in `.ralph/compaction.log`. Ok(None) when there is no file or
 /// nothing to compact (under the threshold, no old entry, result not shorter).
-pub fn auto(root: &Path, opts: &Options) -> Result<Option<Summary>, ProgressError> {
+pub(crate) fn auto(root: &Path, opts: &Options) -> Result<Option<Summary>, ProgressError> {
     let path = super::path_in(root);
     let Some(original) = store::read_if_exists(&path)? else {
         return Ok(None);

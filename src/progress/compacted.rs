@@ -26,9 +26,9 @@ use super::lessons::{extract, strip_bullet};
 use super::parse::{content, is_separator, lines};
 
 /// The heading of the section.
-pub const HEADING: &str = "## Compacted History";
+pub(super) const HEADING: &str = "## Compacted History";
 /// The line under the heading.
-pub const INTRO: &str =
+pub(super) const INTRO: &str =
     "Older entries, summarised by `ralph compact`; their exact text is in .ralph/archive/.";
 
 /// One date and summary line of a story (a story has one per entry, or per earlier line).
@@ -41,7 +41,7 @@ struct Part<'a> {
 /// Everything the new section will hold, gathered from old entries and earlier sections.
 /// Borrows from the input wherever it can: a million-line log costs little beyond itself.
 #[derive(Default)]
-pub struct History<'a> {
+pub(super) struct History<'a> {
     /// Story ids in order of first appearance.
     ids: Vec<&'a str>,
     index: HashMap<&'a str, u32>,
@@ -104,7 +104,7 @@ impl<'a> History<'a> {
     }
 
     /// Take in one old entry (`bytes` is the whole entry, heading included).
-    pub fn add_entry(&mut self, bytes: &'a [u8], date: &'a str, story_id: &'a str) {
+    pub(super) fn add_entry(&mut self, bytes: &'a [u8], date: &'a str, story_id: &'a str) {
         let body = match bytes.iter().position(|&b| b == b'\n') {
             Some(i) => &bytes[i + 1..],
             None => &[],
@@ -122,7 +122,7 @@ impl<'a> History<'a> {
     }
 
     /// Fold an earlier `## Compacted History` section in (heading included in `bytes`).
-    pub fn fold_section(&mut self, bytes: &'a [u8]) {
+    pub(super) fn fold_section(&mut self, bytes: &'a [u8]) {
         #[derive(PartialEq)]
         enum Mode {
             Free,
@@ -169,21 +169,21 @@ impl<'a> History<'a> {
     }
 
     /// Number of story lines.
-    pub fn story_count(&self) -> usize {
+    pub(super) fn story_count(&self) -> usize {
         self.ids.len()
     }
 
     /// The section. `answer` (an accepted agent summary) replaces the extras and the learnings
     /// list; the story lines are always written.
     #[cfg(test)]
-    pub fn render(&self, eol: &[u8], answer: Option<&str>) -> Vec<u8> {
+    pub(super) fn render(&self, eol: &[u8], answer: Option<&str>) -> Vec<u8> {
         let mut out = Vec::new();
         self.render_into(&mut out, eol, answer);
         out
     }
 
     /// An upper bound of the rendered size, so the output is allocated once.
-    pub fn size_hint(&self, eol: usize, answer: Option<&str>) -> usize {
+    pub(super) fn size_hint(&self, eol: usize, answer: Option<&str>) -> usize {
         let fixed = HEADING.len() + INTRO.len() + 64 + 8 * eol;
         let extras: usize = self.extras.iter().map(|e| e.len() + eol).sum();
         let stories: usize = self
@@ -200,7 +200,7 @@ impl<'a> History<'a> {
     }
 
     /// [`History::render`], appended to `out`.
-    pub fn render_into(&self, out: &mut Vec<u8>, eol: &[u8], answer: Option<&str>) {
+    pub(super) fn render_into(&self, out: &mut Vec<u8>, eol: &[u8], answer: Option<&str>) {
         let mut line = |parts: &[&[u8]]| {
             for p in parts {
                 out.extend_from_slice(p);

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use super::summarizer::Summarizer;
 
 /// Default: compact when progress.txt has more lines than this.
-pub const DEFAULT_THRESHOLD: usize = 400;
+pub(crate) const DEFAULT_THRESHOLD: usize = 400;
 /// Default: lines of the most recent entries kept verbatim.
-pub const DEFAULT_KEEP_RECENT: usize = 200;
+pub(crate) const DEFAULT_KEEP_RECENT: usize = 200;
 
 /// How to compact.
 #[derive(Clone)]

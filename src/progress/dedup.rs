@@ -14,18 +14,18 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// Similarity ratio (normalised Levenshtein on the normalised text) at or above which two
 /// learnings are near duplicates.
-pub const NEAR_RATIO: f64 = 0.9;
+pub(super) const NEAR_RATIO: f64 = 0.9;
 /// Normalised learnings shorter than this are merged only when exactly equal.
 const NEAR_MIN_LEN: usize = 24;
 /// How many earlier learnings with the same first two words one learning is compared with.
-pub const NEAR_CANDIDATES: usize = 8;
+pub(super) const NEAR_CANDIDATES: usize = 8;
 /// Near-duplicate comparisons allowed in one compaction; past it only exact duplicates merge.
 /// Real logs stay far below it; it bounds the time on a pathological one (every line a learning
 /// starting with the same two words).
-pub const NEAR_BUDGET: usize = 200_000;
+pub(super) const NEAR_BUDGET: usize = 200_000;
 
 /// Lower-case, punctuation to spaces, whitespace collapsed: `Use jq's  -r!` gives `use jq s r`.
-pub fn normalize(text: &[u8]) -> String {
+pub(super) fn normalize(text: &[u8]) -> String {
     if text.is_ascii() {
         // Fast path for the common case; same result as the general one below.
         let mut out = String::with_capacity(text.len());
@@ -60,7 +60,7 @@ pub fn normalize(text: &[u8]) -> String {
 /// Two normalised learnings say the same thing: long enough, similar length, the same numbers,
 /// and a similarity ratio of at least [`NEAR_RATIO`]. Numbers must match so that `port 8080` and
 /// `port 8081` stay two facts.
-pub fn near_duplicate(a: &str, b: &str) -> bool {
+pub(super) fn near_duplicate(a: &str, b: &str) -> bool {
     let (la, lb) = (a.len(), b.len());
     if la.min(lb) < NEAR_MIN_LEN || la.abs_diff(lb) * 10 > la.max(lb) {
         return false;
@@ -128,7 +128,7 @@ struct Item<'a> {
 }
 
 /// An ordered set of learnings, duplicates merged.
-pub struct Learnings<'a> {
+pub(super) struct Learnings<'a> {
     items: Vec<Item<'a>>,
     /// Hash of the normalised text to the first learning with it.
     exact: HashMap<u64, usize>,
@@ -154,7 +154,7 @@ impl Default for Learnings<'_> {
 impl<'a> Learnings<'a> {
     /// Add a learning (bullet marker already removed). Returns false when it duplicates one
     /// already kept. Blank text is ignored.
-    pub fn add(&mut self, text: Cow<'a, [u8]>) -> bool {
+    pub(super) fn add(&mut self, text: Cow<'a, [u8]>) -> bool {
         if text.trim_ascii().is_empty() {
             return false;
         }
@@ -203,16 +203,16 @@ impl<'a> Learnings<'a> {
     }
 
     /// The kept learnings, in the order they were first seen.
-    pub fn texts(&self) -> impl Iterator<Item = &[u8]> {
+    pub(super) fn texts(&self) -> impl Iterator<Item = &[u8]> {
         self.items.iter().map(|i| i.text.as_ref())
     }
 
     /// The normalised form of every kept learning.
-    pub fn norms(&self) -> impl Iterator<Item = String> + '_ {
+    pub(super) fn norms(&self) -> impl Iterator<Item = String> + '_ {
         self.items.iter().map(|i| norm_of(&i.text))
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.items.len()
     }
 }

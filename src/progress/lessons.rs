@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use super::parse::{content, is_separator, lines};
 
 /// Markers that make any line of an entry a learning.
-pub const MARKERS: [&str; 3] = ["[PATTERN]", "[GOTCHA]", "[INTEGRATION]"];
+pub(crate) const MARKERS: [&str; 3] = ["[PATTERN]", "[GOTCHA]", "[INTEGRATION]"];
 
 /// Words that make a label a learnings label (matched in its lowercase text).
 const LESSON_WORDS: &[&str] = &[
@@ -32,7 +32,7 @@ const LESSON_WORDS: &[&str] = &[
 ];
 
 /// `- `, `* `, `+ `, `1. ` or `1) ` at the start of trimmed text: returns the text after it.
-pub fn strip_bullet(t: &[u8]) -> Option<&[u8]> {
+pub(crate) fn strip_bullet(t: &[u8]) -> Option<&[u8]> {
     for m in [&b"- "[..], b"* ", b"+ "] {
         if let Some(rest) = t.strip_prefix(m) {
             return Some(rest.trim_ascii());
@@ -183,7 +183,7 @@ impl List {
 /// joined), nested or not, and the paragraph lines right under it, up to another label, a
 /// heading, or a non-bullet line after a blank one. Bullets at the label's own indentation that
 /// follow the list without a blank line stay in it: they read as more notes, and are kept.
-pub fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
+pub(crate) fn extract<'a>(body: &'a [u8]) -> (Option<&'a [u8]>, Vec<Cow<'a, [u8]>>) {
     let mut x = Extract::default();
     for line in lines(body) {
         if !is_separator(line) {

@@ -10,26 +10,25 @@
 //! nothing (what the prompt builder reads every iteration); [`Log`] owns its bytes and texts. A hand-edited or damaged log never fails to parse; what is not an entry or a known
 //! section is an [`BlockKind::Other`] block, kept as it is by compaction.
 
-pub mod compact;
+pub(crate) mod compact;
 mod compacted;
-mod compaction;
+pub(crate) mod compaction;
 mod dedup;
-pub mod lessons;
-pub mod parse;
-pub mod store;
-pub mod summarizer;
+pub(crate) mod lessons;
+pub(crate) mod parse;
+pub(crate) mod store;
+pub(crate) mod summarizer;
 
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::PathBuf;
 
-pub use compaction::{CompactError, Compacted, Options, Stats, SummaryMethod};
-pub use parse::{Block, BlockKind, Kind};
-pub use store::Summary;
-pub use summarizer::{CommandSummarizer, SummarizeError, Summarizer};
+pub(crate) use compaction::{Stats, SummaryMethod};
+pub(crate) use parse::{Block, BlockKind, Kind};
+pub(crate) use summarizer::CommandSummarizer;
 
 /// The progress log's file name, under the project root.
-pub const FILE_NAME: &str = "progress.txt";
+pub(crate) const FILE_NAME: &str = "progress.txt";
 
 /// One `## <date> - <story id>` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,14 +156,14 @@ impl Log {
 /// made only when asked for ([`EntryRef::text`]), so reading a 100,000-line log for the few
 /// entries a prompt shows costs the scan alone. What `ralph context` and the loop use.
 #[derive(Debug, Clone)]
-pub struct LogView<'a> {
+pub(crate) struct LogView<'a> {
     bytes: &'a [u8],
     blocks: Vec<Block<Kind<'a>>>,
 }
 
 /// One entry of a [`LogView`], borrowed from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntryRef<'v> {
+pub(crate) struct EntryRef<'v> {
     /// The date as written in the heading (`2026-01-17 22:06`).
     pub date: &'v str,
     /// The story id from the heading (`US-003`).
@@ -179,14 +178,14 @@ pub struct EntryRef<'v> {
 
 impl<'v> EntryRef<'v> {
     /// The entry's text (lossy UTF-8: borrowed when the bytes are valid UTF-8).
-    pub fn text(&self) -> Cow<'v, str> {
+    pub(crate) fn text(&self) -> Cow<'v, str> {
         text_of(self.bytes)
     }
 }
 
 impl<'a> LogView<'a> {
     /// Scan a progress log. Never fails, like [`Log::parse`], and finds the same blocks.
-    pub fn parse(bytes: &'a [u8]) -> LogView<'a> {
+    pub(crate) fn parse(bytes: &'a [u8]) -> LogView<'a> {
         LogView {
             bytes,
             blocks: parse::scan_borrowed(bytes),
@@ -194,17 +193,18 @@ impl<'a> LogView<'a> {
     }
 
     /// The bytes the view was made from.
-    pub fn as_bytes(&self) -> &'a [u8] {
+    #[cfg(test)]
+    pub(crate) fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
 
     /// Every block in file order; their spans cover the file exactly.
-    pub fn blocks(&self) -> &[Block<Kind<'a>>] {
+    pub(crate) fn blocks(&self) -> &[Block<Kind<'a>>] {
         &self.blocks
     }
 
     /// Every entry, in file order (from the end with `.rev()`).
-    pub fn entries(&self) -> impl DoubleEndedIterator<Item = EntryRef<'_>> {
+    pub(crate) fn entries(&self) -> impl DoubleEndedIterator<Item = EntryRef<'_>> {
         self.blocks.iter().filter_map(|b| match &b.kind {
             Kind::Entry { date, story_id } => Some(EntryRef {
                 date,
@@ -218,26 +218,27 @@ impl<'a> LogView<'a> {
     }
 
     /// The latest entry for one story (the last retry), found from the end of the file.
-    pub fn last_entry_for(&self, story_id: &str) -> Option<EntryRef<'_>> {
+    pub(crate) fn last_entry_for(&self, story_id: &str) -> Option<EntryRef<'_>> {
         self.entries().rev().find(|e| e.story_id == story_id)
     }
 
     /// The last `n` entries, in file order.
-    pub fn recent_entries(&self, n: usize) -> Vec<EntryRef<'_>> {
+    pub(crate) fn recent_entries(&self, n: usize) -> Vec<EntryRef<'_>> {
         let mut out: Vec<EntryRef<'_>> = self.entries().rev().take(n).collect();
         out.reverse();
         out
     }
 
     /// Every `## Codebase Patterns` section joined, as [`Log::codebase_patterns`].
-    pub fn codebase_patterns(&self) -> Option<String> {
+    pub(crate) fn codebase_patterns(&self) -> Option<String> {
         let spans = self.blocks.iter().filter(|b| b.kind == Kind::Patterns);
         joined(self.bytes, spans.map(|b| &b.span))
     }
 }
 
 /// A fresh progress.txt, as the bash Ralph writes it.
-pub fn new_log(date: &str) -> String {
+#[cfg(test)]
+pub(crate) fn new_log(date: &str) -> String {
     format!("# Ralph Progress Log\nStarted: {date}\n---\n")
 }
 
@@ -247,7 +248,7 @@ pub fn new_log(date: &str) -> String {
 /// The archive line is in the header so that it is not read as part of a patterns section and
 /// carried into the next archive. Never fails; a last section without a trailing newline gets
 /// one, so the agent's next entry starts on its own line. Nothing else of `old` is kept.
-pub fn fresh_after_archive(old: &[u8], archive_rel: &str, date: &str) -> Vec<u8> {
+pub(crate) fn fresh_after_archive(old: &[u8], archive_rel: &str, date: &str) -> Vec<u8> {
     let mut out = format!(
         "# Ralph Progress Log\nStarted: {date}\nPrevious run archived in {archive_rel}\n---\n"
     )
@@ -263,7 +264,7 @@ pub fn fresh_after_archive(old: &[u8], archive_rel: &str, date: &str) -> Vec<u8>
 }
 
 /// The progress log path under a project root.
-pub fn path_in(root: &std::path::Path) -> PathBuf {
+pub(crate) fn path_in(root: &std::path::Path) -> PathBuf {
     root.join(FILE_NAME)
 }
 

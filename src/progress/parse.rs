@@ -69,7 +69,7 @@ pub struct Block<K = BlockKind> {
 }
 
 /// The lines of `bytes`, each with its terminator (`\n` or `\r\n`) still attached.
-pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut rest = bytes;
     std::iter::from_fn(move || {
         if rest.is_empty() {
@@ -83,25 +83,25 @@ pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// A line without its `\n` / `\r\n` terminator.
-pub fn content(line: &[u8]) -> &[u8] {
+pub(crate) fn content(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// Number of lines, counting a last line without a terminator.
-pub fn count_lines(bytes: &[u8]) -> usize {
+pub(crate) fn count_lines(bytes: &[u8]) -> usize {
     let unterminated = !bytes.is_empty() && !bytes.ends_with(b"\n");
     memchr::memchr_iter(b'\n', bytes).count() + usize::from(unterminated)
 }
 
 /// The title of a `## ` heading line (`## Foo` gives `Foo`), or None for any other line.
 /// `### ` and deeper headings are not section headings.
-pub fn heading_title(line: &[u8]) -> Option<&[u8]> {
+pub(crate) fn heading_title(line: &[u8]) -> Option<&[u8]> {
     content(line).strip_prefix(b"## ").map(|t| t.trim_ascii())
 }
 
 /// A separator line: three or more dashes and nothing else (surrounding spaces allowed).
-pub fn is_separator(line: &[u8]) -> bool {
+pub(crate) fn is_separator(line: &[u8]) -> bool {
     let t = content(line).trim_ascii();
     t.len() >= 3 && t.iter().all(|&b| b == b'-')
 }
@@ -124,13 +124,14 @@ fn is_ws(b: u8) -> bool {
 
 /// Parse an entry heading title `<date> - <story id>[ anything]`. The date must contain a digit
 /// and the id must be non-empty; otherwise the heading is not an entry.
-pub fn parse_entry_title(title: &[u8]) -> Option<(String, String)> {
+#[cfg(test)]
+pub(crate) fn parse_entry_title(title: &[u8]) -> Option<(String, String)> {
     entry_title(title).map(|(date, id)| (date.into_owned(), id.into_owned()))
 }
 
 /// [`parse_entry_title`] without copies: both parts borrow from `title` unless it is not valid
 /// UTF-8 (then they are lossy copies).
-pub fn entry_title(title: &[u8]) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+pub(crate) fn entry_title(title: &[u8]) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
     match std::str::from_utf8(title) {
         Ok(s) => {
             let (date, id) = split_title(s)?;
@@ -281,7 +282,7 @@ fn entry_mark(line: &[u8], first: u8) -> Mark {
 ///
 /// One pass of `memchr_iter` over the whole input finds the line ends; a line costs a
 /// first-byte check unless it can be a heading, a fence or a separator.
-pub fn scan_borrowed(bytes: &[u8]) -> Vec<Block<Kind<'_>>> {
+pub(crate) fn scan_borrowed(bytes: &[u8]) -> Vec<Block<Kind<'_>>> {
     let mut blocks: Vec<Block<Kind<'_>>> = Vec::new();
     let mut cur = Block {
         kind: Kind::Header,

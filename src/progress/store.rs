@@ -14,7 +14,7 @@ use crate::fsutil::{self, FsError};
 
 /// Why compaction could not be written.
 #[derive(Debug, thiserror::Error)]
-pub enum ProgressError {
+pub(crate) enum ProgressError {
     #[error(transparent)]
     Io(#[from] FsError),
     #[error(
@@ -51,7 +51,7 @@ impl crate::problem::Coded for ProgressError {
 
 /// progress.txt as read, with what is needed to notice a concurrent change.
 #[derive(Debug, Clone)]
-pub struct Original {
+pub(crate) struct Original {
     pub path: PathBuf,
     pub bytes: Vec<u8>,
     stamp: Option<(u64, SystemTime)>,
@@ -63,7 +63,7 @@ fn stamp(path: &Path) -> Option<(u64, SystemTime)> {
 }
 
 /// Read a progress log; None when the file does not exist.
-pub fn read_if_exists(path: &Path) -> Result<Option<Original>, ProgressError> {
+pub(crate) fn read_if_exists(path: &Path) -> Result<Option<Original>, ProgressError> {
     let before = stamp(path);
     // Never blocks on a FIFO nor reads a device: regular files only, bounded.
     Ok(fsutil::read_if_exists(path)?.map(|bytes| Original {
@@ -74,7 +74,7 @@ pub fn read_if_exists(path: &Path) -> Result<Option<Original>, ProgressError> {
 }
 
 /// Read a progress log that must exist.
-pub fn read(path: &Path) -> Result<Original, ProgressError> {
+pub(crate) fn read(path: &Path) -> Result<Original, ProgressError> {
     read_if_exists(path)?.ok_or_else(|| ProgressError::Missing {
         path: path.to_path_buf(),
     })
@@ -82,7 +82,7 @@ pub fn read(path: &Path) -> Result<Original, ProgressError> {
 
 /// What a written compaction did: the loop prints it on its status line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub lines_before: usize,
     pub lines_after: usize,
     pub entries_compacted: usize,
@@ -105,7 +105,7 @@ impl std::fmt::Display for Summary {
 }
 
 /// `.ralph/` under a root.
-pub fn ralph_dir(root: &Path) -> PathBuf {
+pub(crate) fn ralph_dir(root: &Path) -> PathBuf {
     root.join(".ralph")
 }
 
@@ -178,7 +178,11 @@ fn save_archive(original: &Original, archive: &Path) -> Result<(), ProgressError
 }
 
 /// Archive the original, check the copy, replace progress.txt atomically, log the compaction.
-pub fn commit(root: &Path, original: &Original, c: &Compacted) -> Result<Summary, ProgressError> {
+pub(crate) fn commit(
+    root: &Path,
+    original: &Original,
+    c: &Compacted,
+) -> Result<Summary, ProgressError> {
     let now = jiff::Timestamp::now();
     let ralph = ralph_dir(root);
     let dir = ralph.join("archive");

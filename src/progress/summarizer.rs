@@ -58,7 +58,7 @@ pub enum SummarizeError {
 }
 
 /// The fixed template the agent is asked to fill.
-pub const TEMPLATE: &str = "\
+pub(crate) const TEMPLATE: &str = "\
 You are compacting the progress log of an autonomous coding loop. Summarise the OLD ENTRIES \
 below for the agents that will continue the work. Answer with exactly these three sections, in \
 Markdown, and nothing else:
@@ -77,7 +77,7 @@ Your answer must be shorter than the old entries. Do not use `##` headings.
 ";
 
 /// The prompt for `old` (the text being replaced) and the learnings that must survive.
-pub fn prompt(old: &str, learnings: &[String]) -> String {
+pub(crate) fn prompt(old: &str, learnings: &[String]) -> String {
     let mut p = String::with_capacity(TEMPLATE.len() + old.len() + 64);
     p.push_str(TEMPLATE);
     p.push_str("\nLEARNINGS (keep every one, word for word):\n");
@@ -93,7 +93,7 @@ pub fn prompt(old: &str, learnings: &[String]) -> String {
 
 /// Why an answer was not used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Rejection {
+pub(crate) enum Rejection {
     #[error("the answer is empty")]
     Empty,
     #[error(
@@ -111,7 +111,7 @@ pub enum Rejection {
 
 /// Clean an answer up: drop a code fence wrapped around all of it, demote `#`/`##` headings to
 /// `###` (a `## ` line would end the Compacted History section), drop trailing blank lines.
-pub fn sanitize(answer: &str) -> String {
+pub(crate) fn sanitize(answer: &str) -> String {
     let mut lines: Vec<&str> = answer.lines().collect();
     while lines.last().is_some_and(|l| l.trim().is_empty()) {
         lines.pop();
@@ -141,7 +141,11 @@ pub fn sanitize(answer: &str) -> String {
 /// Accept an answer only if it is non-empty, shorter than `old` (lines and bytes), and keeps
 /// every learning: each normalised learning must appear within one normalised answer line.
 /// Returns the sanitised answer.
-pub fn accept(answer: &str, old: &str, learning_norms: &[&str]) -> Result<String, Rejection> {
+pub(crate) fn accept(
+    answer: &str,
+    old: &str,
+    learning_norms: &[&str],
+) -> Result<String, Rejection> {
     let answer = sanitize(answer);
     if answer.trim().is_empty() {
         return Err(Rejection::Empty);
@@ -167,13 +171,13 @@ pub fn accept(answer: &str, old: &str, learning_norms: &[&str]) -> Result<String
 /// Runs a command: the prompt on its stdin, its stdout is the answer. Killed (with its process
 /// group) when it runs longer than the timeout. Never goes through a shell.
 #[derive(Debug, Clone)]
-pub struct CommandSummarizer {
+pub(crate) struct CommandSummarizer {
     argv: Vec<String>,
     timeout: Duration,
 }
 
 impl CommandSummarizer {
-    pub fn new(argv: Vec<String>, timeout: Duration) -> Result<Self, SummarizeError> {
+    pub(crate) fn new(argv: Vec<String>, timeout: Duration) -> Result<Self, SummarizeError> {
         if argv.first().is_none_or(|p| p.is_empty()) {
             return Err(SummarizeError::EmptyCommand);
         }
@@ -181,7 +185,7 @@ impl CommandSummarizer {
     }
 
     /// Split a command line the way a POSIX shell would (quotes, escapes), without running one.
-    pub fn from_command_line(cmd: &str, timeout: Duration) -> Result<Self, SummarizeError> {
+    pub(crate) fn from_command_line(cmd: &str, timeout: Duration) -> Result<Self, SummarizeError> {
         let argv = shell_words::split(cmd).map_err(|source| SummarizeError::BadCommand {
             cmd: cmd.to_string(),
             source,
@@ -189,7 +193,8 @@ impl CommandSummarizer {
         CommandSummarizer::new(argv, timeout)
     }
 
-    pub fn argv(&self) -> &[String] {
+    #[cfg(test)]
+    pub(crate) fn argv(&self) -> &[String] {
         &self.argv
     }
 }

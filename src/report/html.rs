@@ -8,7 +8,7 @@ use super::{Iteration, Report, cost, duration, thousands};
 use std::fmt::Write;
 
 /// `s` safe inside an element or a quoted attribute.
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -72,7 +72,7 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 ";
 
 /// A whole HTML page for the report.
-pub fn html(r: &Report) -> String {
+pub(crate) fn html(r: &Report) -> String {
     let mut out = String::new();
     let _ = write!(
         out,

@@ -9,8 +9,8 @@
 //! page with a timeline). Does not own the record's shape (`state::history` does) nor any
 //! printing (the CLI does).
 
-pub mod html;
-pub mod text;
+pub(crate) mod html;
+pub(crate) mod text;
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use crate::state::history::{self, HistoryError, Outcome, Record};
 
 /// A history that cannot be reported on.
 #[derive(Debug, thiserror::Error)]
-pub enum ReportError {
+pub(crate) enum ReportError {
     #[error(transparent)]
     History(#[from] HistoryError),
     #[error("{path}: no iterations recorded yet; `ralph run` writes one record per iteration")]
@@ -47,7 +47,7 @@ impl crate::problem::Coded for ReportError {
 
 /// Which runs to report on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunChoice {
+pub(crate) enum RunChoice {
     /// The run of the last record in the file.
     Latest,
     /// Every run in the file.
@@ -58,7 +58,7 @@ pub enum RunChoice {
 
 impl RunChoice {
     /// `None` is the latest run; `all` is every run; anything else is a run id.
-    pub fn parse(arg: Option<&str>) -> RunChoice {
+    pub(crate) fn parse(arg: Option<&str>) -> RunChoice {
         match arg {
             None | Some("latest") => RunChoice::Latest,
             Some("all") => RunChoice::All,
@@ -69,7 +69,7 @@ impl RunChoice {
 
 /// Token use and cost of one iteration, as far as the agent reported them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Usage {
+pub(crate) struct Usage {
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
     pub cached_tokens: Option<u64>,
@@ -79,7 +79,7 @@ pub struct Usage {
 
 impl Usage {
     /// Input plus output tokens, when either is known.
-    pub fn tokens(&self) -> Option<u64> {
+    pub(crate) fn tokens(&self) -> Option<u64> {
         match (self.input_tokens, self.output_tokens) {
             (None, None) => None,
             (i, o) => Some(i.unwrap_or(0).saturating_add(o.unwrap_or(0))),
@@ -89,7 +89,7 @@ impl Usage {
 
 /// One iteration, from one history record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Iteration {
+pub(crate) struct Iteration {
     pub run_id: String,
     pub iteration: u64,
     pub story: String,
@@ -117,7 +117,7 @@ pub struct Iteration {
 
 /// One story's iterations, summed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StoryRow {
+pub(crate) struct StoryRow {
     pub story: String,
     pub iterations: usize,
     pub duration_ms: u64,
@@ -135,7 +135,7 @@ pub struct StoryRow {
 
 /// The whole report's sums.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Totals {
+pub(crate) struct Totals {
     pub stories: usize,
     pub done: usize,
     pub iterations: usize,
@@ -149,7 +149,7 @@ pub struct Totals {
 
 /// Which optional columns some record has.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Columns {
+pub(crate) struct Columns {
     pub verify: bool,
     pub tokens: bool,
     pub cost: bool,
@@ -160,7 +160,7 @@ pub struct Columns {
 
 /// The report on the chosen runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// The runs reported on, oldest first.
     pub runs: Vec<String>,
     pub stories: Vec<StoryRow>,
@@ -172,12 +172,12 @@ pub struct Report {
 }
 
 /// Read `path` (missing = empty): its records, and how many lines are not records.
-pub fn read(path: &Path) -> Result<(Vec<Record>, usize), ReportError> {
+pub(crate) fn read(path: &Path) -> Result<(Vec<Record>, usize), ReportError> {
     Ok(history::read_file(path)?)
 }
 
 /// The run ids in the order they first appear.
-pub fn run_ids(records: &[Record]) -> Vec<String> {
+pub(crate) fn run_ids(records: &[Record]) -> Vec<String> {
     let mut ids: Vec<&str> = Vec::new();
     for r in records {
         if !ids.contains(&r.run_id.as_str()) {
@@ -188,7 +188,7 @@ pub fn run_ids(records: &[Record]) -> Vec<String> {
 }
 
 /// The report on `choice`'s runs among `records` (read from `path`, named in errors).
-pub fn build(
+pub(crate) fn build(
     path: &Path,
     records: &[Record],
     skipped_lines: usize,
@@ -449,7 +449,7 @@ fn summarize(runs: Vec<String>, iterations: Vec<Iteration>, skipped_lines: usize
 }
 
 /// `1h 02m`, `3m 05s`, `42s`, `0.8s`.
-pub fn duration(ms: u64) -> String {
+pub(crate) fn duration(ms: u64) -> String {
     if ms < 10_000 && !ms.is_multiple_of(1000) {
         return format!("{:.1}s", ms as f64 / 1000.0);
     }
@@ -463,7 +463,7 @@ pub fn duration(ms: u64) -> String {
 
 /// An RFC 3339 start as a person reads it, to the second in UTC (`2026-11-26 10:00:05 UTC`);
 /// anything unreadable as written.
-pub fn when(start: &str) -> String {
+pub(crate) fn when(start: &str) -> String {
     match start.parse::<jiff::Timestamp>() {
         Ok(t) => t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(),
         Err(_) => start.to_string(),
@@ -484,7 +484,7 @@ pub(crate) fn thousands(n: u64) -> String {
 }
 
 /// `$0.42`, `$12.30`, `$0.0031` (small costs keep two significant digits).
-pub fn cost(usd: f64) -> String {
+pub(crate) fn cost(usd: f64) -> String {
     if usd > 0.0 && usd < 0.01 {
         format!("${usd:.4}")
     } else {

@@ -5,7 +5,7 @@ use super::{Columns, Report, StoryRow, cost, duration, thousands};
 use crate::ui::printable;
 
 /// The outcome as a person reads it (`verify-failed` is `verify failed`).
-pub fn outcome_label(outcome: &str) -> String {
+pub(crate) fn outcome_label(outcome: &str) -> String {
     match outcome {
         "incomplete" => "not finished".into(),
         o => o.replace('-', " "),
@@ -92,7 +92,7 @@ pub(super) fn right_aligned(name: &str) -> bool {
 }
 
 /// The line above the table: which run, when, how long.
-pub fn title(r: &Report) -> String {
+pub(crate) fn title(r: &Report) -> String {
     let when = r
         .iterations
         .first()
@@ -127,7 +127,7 @@ fn skipped_note(r: &Report) -> Option<String> {
 }
 
 /// A plain-text table for a terminal.
-pub fn text(r: &Report) -> String {
+pub(crate) fn text(r: &Report) -> String {
     let (head, rows) = table(r);
     let width = |i: usize| {
         rows.iter()
@@ -188,7 +188,7 @@ fn md_cell(s: &str) -> String {
 }
 
 /// A markdown table with the same content, for a PR description.
-pub fn markdown(r: &Report) -> String {
+pub(crate) fn markdown(r: &Report) -> String {
     let (head, rows) = table(r);
     let mut out = format!("### {}\n\n", md_cell(&title(r)));
     out.push_str(&format!("| {} |\n", head.join(" | ")));

@@ -17,7 +17,7 @@ use crate::config::Settings;
 use crate::prd::Prd;
 
 /// The project's files at creation: (path, content).
-pub const PROJECT: &[(&str, &str)] = &[
+pub(crate) const PROJECT: &[(&str, &str)] = &[
     ("prd.json", include_str!("../../examples/demo/prd.json")),
     ("check.sh", include_str!("../../examples/demo/check.sh")),
     ("README.md", include_str!("../../examples/demo/README.md")),
@@ -29,7 +29,7 @@ pub const PROJECT: &[(&str, &str)] = &[
 ];
 
 /// What the scripted agent writes for each story: (story, path, content).
-pub const STAGES: &[(&str, &str, &str)] = &[
+pub(crate) const STAGES: &[(&str, &str, &str)] = &[
     (
         "DEMO-1",
         "greet.sh",
@@ -73,15 +73,15 @@ pub const STAGES: &[(&str, &str, &str)] = &[
 ];
 
 /// DEMO-3's first try: forgets to upper-case, so tests/shout.sh fails.
-pub const DEMO3_FIRST_TRY: &str =
+pub(crate) const DEMO3_FIRST_TRY: &str =
     include_str!("../../examples/demo/stages/DEMO-3/greet.first-try.sh");
 
 /// The story that signals completion instead of editing prd.json.
-pub const SIGNALLING_STORY: &str = "DEMO-4";
+pub(crate) const SIGNALLING_STORY: &str = "DEMO-4";
 
 /// Why the demo could not run.
 #[derive(Debug, thiserror::Error)]
-pub enum DemoError {
+pub(crate) enum DemoError {
     #[error(transparent)]
     Fs(#[from] crate::fsutil::FsError),
     #[error(transparent)]
@@ -129,7 +129,7 @@ fn write(dir: &Path, rel: &str, content: &str) -> Result<(), DemoError> {
 }
 
 /// Create the example project in `dir` (new or empty): files, git repo, first commit.
-pub fn create(dir: &Path) -> Result<(), DemoError> {
+pub(crate) fn create(dir: &Path) -> Result<(), DemoError> {
     if let Ok(mut entries) = std::fs::read_dir(dir)
         && entries.next().is_some()
     {
@@ -160,7 +160,7 @@ pub fn create(dir: &Path) -> Result<(), DemoError> {
 }
 
 /// The loop settings the demo runs with: the scripted agent, `sh check.sh` as the gate.
-pub fn options(dir: &Path, ralph_exe: &Path) -> Options {
+pub(crate) fn options(dir: &Path, ralph_exe: &Path) -> Options {
     let settings = Settings {
         iterations: 10,
         sleep: Duration::from_millis(300),
@@ -194,7 +194,7 @@ pub fn options(dir: &Path, ralph_exe: &Path) -> Options {
 }
 
 /// The scripted agent: implement `story` in the project at `dir` (its working directory).
-pub fn scripted_agent(
+pub(crate) fn scripted_agent(
     dir: &Path,
     story: &str,
     attempt: u32,
@@ -266,7 +266,7 @@ fn read_prompt(story: &str, title: &str, attempt: u32, prompt: &str) {
 
 /// The files of the prompt's "Where to look" section (its numbered lines and the
 /// definitions under them), or `None` when it names none.
-pub fn where_to_look(prompt: &str) -> Option<String> {
+pub(crate) fn where_to_look(prompt: &str) -> Option<String> {
     let start = prompt.find("\n# Where to look\n")? + 1;
     let rest = &prompt[start..];
     let end = rest[1..].find("\n# ").map_or(rest.len(), |i| i + 1);

@@ -18,7 +18,7 @@ use super::start::{branch, upkeep};
 
 /// `--dry-run`: the story, the exact prompt and argv; nothing written, nothing run.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub story: Option<(String, String)>,
     pub prompt: String,
     pub invocation: agent::Invocation,
@@ -35,7 +35,7 @@ pub struct Plan {
     pub red_green: Option<String>,
 }
 
-pub fn dry_run(opts: &Options) -> Result<Plan, RunError> {
+pub(crate) fn dry_run(opts: &Options) -> Result<Plan, RunError> {
     let prd = Prd::load(&opts.prd_path)?;
     let git = match branch::inspect(&opts.root, &prd) {
         Ok(i) => branch::describe(&i, opts.settings.allow_dirty),

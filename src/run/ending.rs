@@ -8,7 +8,7 @@ use super::wait::signals;
 /// How a run ended without an error (as `run-ended` reports it: `all-done`, `limit`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Exit {
+pub(crate) enum Exit {
     AllDone,
     Limit,
     NoReady,
@@ -19,7 +19,7 @@ pub enum Exit {
 }
 
 impl Exit {
-    pub fn code(self) -> Code {
+    pub(crate) fn code(self) -> Code {
         match self {
             Exit::AllDone => Code::OK,
             Exit::Limit => Code::LIMIT,

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use crate::prd::PrdError;
 
 /// Consecutive rate-limited attempts before the loop gives up (exit 1).
-pub const MAX_RATE_LIMIT_WAITS: usize = 12;
+pub(crate) const MAX_RATE_LIMIT_WAITS: usize = 12;
 
 /// Why the loop stopped with an error (exit 1).
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     #[error(transparent)]
     Fs(#[from] crate::fsutil::FsError),
     #[error(transparent)]
@@ -40,8 +40,6 @@ pub enum RunError {
     },
     #[error(transparent)]
     Parallel(#[from] super::parallel::error::ParallelError),
-    #[error("cannot install the Ctrl-C handler: {0}")]
-    Signals(std::io::Error),
     #[error("--story {id}: {why}")]
     Story { id: String, why: String },
     #[error(

@@ -12,7 +12,7 @@ use std::process::Command;
 
 /// The state of the work tree at one moment.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub head: Option<String>,
     /// Dirty or untracked paths with a hash of their content (0 when unreadable or deleted).
     pub dirty: BTreeMap<String, u64>,
@@ -25,7 +25,7 @@ fn git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
 
 /// Run `git -C root args…` and keep all it said: its status, stdout and stderr (for commands
 /// whose refusal the person must read, such as a checkout). `Err` only when git cannot start.
-pub fn output(root: &Path, args: &[&str]) -> std::io::Result<std::process::Output> {
+pub(crate) fn output(root: &Path, args: &[&str]) -> std::io::Result<std::process::Output> {
     Command::new("git")
         .arg("-C")
         .arg(root)
@@ -45,7 +45,7 @@ fn content_hash(path: &Path) -> u64 {
 }
 
 /// Parse `git status --porcelain=v2 --branch -z` output: (HEAD, paths). Renames give the new path.
-pub fn parse_porcelain_v2(out: &[u8]) -> (Option<String>, Vec<String>) {
+pub(crate) fn parse_porcelain_v2(out: &[u8]) -> (Option<String>, Vec<String>) {
     let mut head = None;
     let mut paths = Vec::new();
     let mut parts = out.split(|&b| b == 0).filter(|p| !p.is_empty());
@@ -89,7 +89,7 @@ fn covers_state_dir(line: &str) -> bool {
 /// Done even when a .gitignore covers it: info/exclude is local, never committed, and stays
 /// when someone edits the .gitignore; and it costs one `git` call per run. `Ok(Some(path))`
 /// when the file was changed, `Ok(None)` when nothing was needed (or outside git).
-pub fn exclude_state_dir(
+pub(crate) fn exclude_state_dir(
     root: &Path,
 ) -> Result<Option<std::path::PathBuf>, crate::fsutil::FsError> {
     let Some(out) = git(
@@ -165,7 +165,7 @@ fn git_ok(root: &Path, args: &[&str]) -> bool {
 /// staged stays staged), without hooks (the file is one ralph validated; a hook must not keep a
 /// cheated HEAD). Nothing happens outside git, when prd.json is not tracked, or when HEAD
 /// already has this content. `Ok(Some(head))`: the new HEAD.
-pub fn commit_correction(
+pub(crate) fn commit_correction(
     root: &Path,
     prd_rel: &str,
     message: &str,
@@ -199,7 +199,7 @@ pub fn commit_correction(
 }
 
 /// Take a snapshot (one `git status` call); `None` outside a git repository.
-pub fn snapshot(root: &Path, prd_rel: &str) -> Option<Snapshot> {
+pub(crate) fn snapshot(root: &Path, prd_rel: &str) -> Option<Snapshot> {
     let status = git(
         root,
         &[
@@ -226,7 +226,11 @@ pub fn snapshot(root: &Path, prd_rel: &str) -> Option<Snapshot> {
 }
 
 /// What changed between two snapshots: (a commit was made, the work tree changed, files).
-pub fn compare(root: &Path, before: &Snapshot, after: &Snapshot) -> (bool, bool, Vec<String>) {
+pub(crate) fn compare(
+    root: &Path,
+    before: &Snapshot,
+    after: &Snapshot,
+) -> (bool, bool, Vec<String>) {
     let committed = before.head != after.head && after.head.is_some();
     let mut files: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     if committed {

@@ -11,11 +11,11 @@ use crate::agent::process::{LogSink, RawLog};
 
 /// The most bytes of raw events kept per agent run (the translated log has everything the
 /// agent said; this is for looking at the format itself).
-pub const EVENTS_CAP: u64 = 32 * 1024 * 1024;
+pub(crate) const EVENTS_CAP: u64 = 32 * 1024 * 1024;
 
 /// Every iteration log line passes through here before it reaches disk: secrets (API keys,
 /// tokens, private keys, passwords) are redacted, as they are in prompts.
-pub fn redact_for_log(s: &str) -> String {
+pub(crate) fn redact_for_log(s: &str) -> String {
     crate::context::redact::redact(s).0
 }
 

@@ -13,30 +13,33 @@
 //! rejected copies) are [`crate::state`]'s.
 
 mod choose;
-pub mod control;
-pub mod demo;
-pub mod dry_run;
-pub mod ending;
-pub mod error;
-pub mod events;
-pub mod git;
-pub mod guard;
-pub mod iteration;
-pub mod log;
-pub mod options;
-pub mod parallel;
-pub mod patterns;
+pub(crate) mod control;
+pub(crate) mod demo;
+pub(crate) mod dry_run;
+pub(crate) mod ending;
+pub(crate) mod error;
+pub(crate) mod events;
+pub(crate) mod git;
+pub(crate) mod guard;
+pub(crate) mod iteration;
+pub(crate) mod log;
+pub(crate) mod options;
+pub(crate) mod parallel;
+pub(crate) mod patterns;
 mod sequential;
-pub mod start;
-pub mod wait;
+pub(crate) mod start;
+pub(crate) mod wait;
 
-pub use dry_run::{Plan, dry_run};
-pub use ending::Exit;
-pub use error::{MAX_RATE_LIMIT_WAITS, RunError};
-pub use options::{Options, PrdSnapshot};
+pub(crate) use dry_run::{Plan, dry_run};
+pub(crate) use ending::Exit;
+pub(crate) use error::RunError;
+pub(crate) use options::Options;
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt (see
 /// [`sequential`]).
-pub fn run(opts: &Options, interrupt: &std::sync::atomic::AtomicBool) -> Result<Exit, RunError> {
+pub(crate) fn run(
+    opts: &Options,
+    interrupt: &std::sync::atomic::AtomicBool,
+) -> Result<Exit, RunError> {
     sequential::run(opts, interrupt)
 }

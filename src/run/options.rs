@@ -13,7 +13,7 @@ use super::events::Reporter;
 
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub root: PathBuf,
     pub prd_path: PathBuf,
     pub settings: Settings,
@@ -33,13 +33,13 @@ pub struct Options {
 /// prd.json as read once: the validated value and the exact bytes it came from (cheap to clone,
 /// shared with the threads of a parallel run).
 #[derive(Debug, Clone)]
-pub struct PrdSnapshot {
+pub(crate) struct PrdSnapshot {
     pub prd: Arc<Prd>,
     pub bytes: Arc<Vec<u8>>,
 }
 
 impl PrdSnapshot {
-    pub fn new(prd: Prd, bytes: Vec<u8>) -> PrdSnapshot {
+    pub(crate) fn new(prd: Prd, bytes: Vec<u8>) -> PrdSnapshot {
         PrdSnapshot {
             prd: Arc::new(prd),
             bytes: Arc::new(bytes),

@@ -22,7 +22,7 @@ const MAX_LEARNING: usize = 300;
 /// previous attempt at `record.story` ended with, `record` the attempt that passed, `diff` its
 /// per-file line counts, `learning` the agent's learning line. `None` when the failure's output
 /// has no line to recognise it by.
-pub fn pattern(
+pub(crate) fn pattern(
     failure: &Failure,
     record: &Record,
     diff: &str,
@@ -68,7 +68,7 @@ pub fn pattern(
 /// Learn from `record` (a Done attempt at its story) after an attempt that ended with
 /// `failure`, into `.ralph/patterns.jsonl` under `root` (the main tree). Returns the pattern's
 /// id, or `None` when the failure left nothing to recognise it by.
-pub fn learn(
+pub(crate) fn learn(
     root: &Path,
     failure: &Failure,
     record: &Record,
@@ -85,13 +85,13 @@ pub fn learn(
 }
 
 /// Count one use of each pattern in `ids` (a real run's prompt showed them).
-pub fn used(root: &Path, ids: &[String]) -> Result<(), PatternsError> {
+pub(crate) fn used(root: &Path, ids: &[String]) -> Result<(), PatternsError> {
     store::mark_used(root, ids, &jiff::Timestamp::now().to_string())
 }
 
 /// [`learn`], reported: a note naming the pattern learned, a warning when it could not be
 /// stored (never fatal: the story is done either way).
-pub fn learn_reported(root: &Path, failure: &Failure, record: &Record, rep: &dyn Reporter) {
+pub(crate) fn learn_reported(root: &Path, failure: &Failure, record: &Record, rep: &dyn Reporter) {
     match learn(root, failure, record) {
         Ok(Some(id)) => rep.report(Event::Note {
             text: format!(
@@ -108,7 +108,7 @@ pub fn learn_reported(root: &Path, failure: &Failure, record: &Record, rep: &dyn
 }
 
 /// [`used`], a failure reported as a warning.
-pub fn used_reported(root: &Path, ids: &[String], rep: &dyn Reporter) {
+pub(crate) fn used_reported(root: &Path, ids: &[String], rep: &dyn Reporter) {
     if let Err(e) = used(root, ids) {
         rep.report(Event::Warning {
             text: format!("error pattern uses not counted: {e}"),
@@ -137,7 +137,7 @@ fn diff_summary(root: &Path, record: &Record) -> String {
 }
 
 /// `git diff --numstat` output as `path +added -removed, …` (pure; binary files: `+? -?`).
-pub fn numstat(out: &str) -> String {
+pub(crate) fn numstat(out: &str) -> String {
     out.lines()
         .filter_map(|l| {
             let mut f = l.splitn(3, '\t');

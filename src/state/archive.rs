@@ -15,7 +15,7 @@ use crate::fsutil::{self, FsError};
 use crate::progress;
 
 /// `ralph/login-flow` → `login-flow`; `feature/a/b` → `feature-a-b`; unsafe characters → `-`.
-pub fn feature_name(branch: &str) -> String {
+pub(crate) fn feature_name(branch: &str) -> String {
     let b = branch.trim();
     let b = b.strip_prefix("ralph/").unwrap_or(b);
     let name: String = b
@@ -37,7 +37,7 @@ pub fn feature_name(branch: &str) -> String {
 }
 
 /// `2026-11-22-login-flow`, or with `-2`, `-3`, … when `taken` says the name exists.
-pub fn folder_name(date: Date, branch: &str, taken: impl Fn(&str) -> bool) -> String {
+pub(crate) fn folder_name(date: Date, branch: &str, taken: impl Fn(&str) -> bool) -> String {
     let base = format!("{}-{}", date, feature_name(branch));
     if !taken(&base) {
         return base;
@@ -64,7 +64,7 @@ fn copy_if_exists(from: &Path, to: &Path) -> Result<bool, FsError> {
 }
 
 /// Where things live for archiving.
-pub struct Paths<'a> {
+pub(crate) struct Paths<'a> {
     pub root: &'a Path,
     pub state_dir: &'a Path,
     pub progress: &'a Path,
@@ -72,7 +72,7 @@ pub struct Paths<'a> {
 
 /// Archive the previous run if `branch` differs from the recorded one; then record `branch`
 /// and `prd_bytes` as the last seen. Returns the archive folder when one was made.
-pub fn on_branch(
+pub(crate) fn on_branch(
     p: &Paths<'_>,
     branch: &str,
     prd_bytes: &[u8],
@@ -109,7 +109,7 @@ pub fn on_branch(
 }
 
 /// Keep a copy of the prd.json last seen (what gets archived on the next branch change).
-pub fn remember_prd(state_dir: &Path, prd_bytes: &[u8]) -> Result<(), FsError> {
+pub(crate) fn remember_prd(state_dir: &Path, prd_bytes: &[u8]) -> Result<(), FsError> {
     let path = state_dir.join("last-prd.json");
     if fsutil::read(&path).ok().as_deref() != Some(prd_bytes) {
         fsutil::atomic_write(&path, prd_bytes)?;

@@ -22,31 +22,31 @@ use super::history::ControlKind;
 use crate::fsutil::{self, FsError};
 
 /// The version of the three files' shapes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// `.ralph/control/`.
-pub fn dir(root: &Path) -> PathBuf {
+pub(crate) fn dir(root: &Path) -> PathBuf {
     super::state_dir(root).join("control")
 }
 
 /// `.ralph/control/requests/`.
-pub fn requests_dir(root: &Path) -> PathBuf {
+pub(crate) fn requests_dir(root: &Path) -> PathBuf {
     dir(root).join("requests")
 }
 
 /// `.ralph/control/acks/`.
-pub fn acks_dir(root: &Path) -> PathBuf {
+pub(crate) fn acks_dir(root: &Path) -> PathBuf {
     dir(root).join("acks")
 }
 
 /// `.ralph/control/run.json`.
-pub fn run_path(root: &Path) -> PathBuf {
+pub(crate) fn run_path(root: &Path) -> PathBuf {
     dir(root).join("run.json")
 }
 
 /// A person's request to the live run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Request {
+pub(crate) struct Request {
     pub schema_version: u32,
     /// Unique, and ordered by time: `<unix ms, 13 digits>-<pid>-<n>`; the file's name.
     pub id: String,
@@ -67,7 +67,7 @@ pub struct Request {
 
 /// The run's answer to one request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ack {
+pub(crate) struct Ack {
     pub schema_version: u32,
     /// The request's id.
     pub id: String,
@@ -84,7 +84,7 @@ pub struct Ack {
 
 /// A steering note of the live run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Note {
+pub(crate) struct Note {
     /// `n1`, `n2`, … in the order the run took them.
     pub id: String,
     /// The story it is for; `null`: every story.
@@ -97,7 +97,7 @@ pub struct Note {
 
 /// A claimed story as `ralph status` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClaimView {
+pub(crate) struct ClaimView {
     pub story: String,
     pub title: String,
     /// `running`, `waiting` (for its next attempt), `queued` (for the merge), `merging`.
@@ -112,14 +112,14 @@ pub struct ClaimView {
 
 /// A story held for the rest of the run, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Held {
+pub(crate) struct Held {
     pub story: String,
     pub reason: String,
 }
 
 /// A wait of the run between iterations.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Wait {
+pub(crate) struct Wait {
     /// `sleep` (`--sleep`) or `rate-limit`.
     pub why: String,
     /// RFC 3339.
@@ -128,7 +128,7 @@ pub struct Wait {
 
 /// What the live run publishes in `run.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunState {
+pub(crate) struct RunState {
     pub schema_version: u32,
     pub run_id: String,
     pub pid: u32,
@@ -157,7 +157,7 @@ pub struct RunState {
 
 /// Why there is no run to talk to.
 #[derive(Debug, thiserror::Error)]
-pub enum NoRun {
+pub(crate) enum NoRun {
     #[error(
         "no ralph run is active in {root} (nothing published {path}); pause, resume, steer, skip and retry talk to a running `ralph run`: start one first"
     )]
@@ -190,7 +190,7 @@ impl crate::problem::Coded for NoRun {
 }
 
 /// A new request id: `<unix ms, 13 digits>-<pid>-<n>`, so the names sort in sending order.
-pub fn new_request_id() -> String {
+pub(crate) fn new_request_id() -> String {
     static N: AtomicU32 = AtomicU32::new(0);
     let ms = jiff::Timestamp::now().as_millisecond().max(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
@@ -213,7 +213,7 @@ fn safe_id(id: &str) -> bool {
 }
 
 /// Write `req` as `requests/<id>.json`, atomically: its path.
-pub fn write_request(root: &Path, req: &Request) -> Result<PathBuf, FsError> {
+pub(crate) fn write_request(root: &Path, req: &Request) -> Result<PathBuf, FsError> {
     let dir = requests_dir(root);
     fsutil::create_dir_all(&dir)?;
     let path = dir.join(format!("{}.json", req.id));
@@ -223,7 +223,7 @@ pub fn write_request(root: &Path, req: &Request) -> Result<PathBuf, FsError> {
 
 /// The requests waiting, oldest first: each file's path and the request, or why it is not one.
 /// Temp files of writes under way are not requests yet.
-pub fn pending(root: &Path) -> Vec<(PathBuf, Result<Request, String>)> {
+pub(crate) fn pending(root: &Path) -> Vec<(PathBuf, Result<Request, String>)> {
     let Ok(entries) = std::fs::read_dir(requests_dir(root)) else {
         return vec![];
     };
@@ -259,14 +259,14 @@ fn read_request(path: &Path) -> Result<Request, String> {
 }
 
 /// Write the answer to request `ack.id`, atomically.
-pub fn write_ack(root: &Path, ack: &Ack) -> Result<(), FsError> {
+pub(crate) fn write_ack(root: &Path, ack: &Ack) -> Result<(), FsError> {
     let dir = acks_dir(root);
     fsutil::create_dir_all(&dir)?;
     fsutil::atomic_write(&dir.join(format!("{}.json", ack.id)), &to_json(ack))
 }
 
 /// The answer to request `id`, once there is one (taken: the file is removed).
-pub fn take_ack(root: &Path, id: &str) -> Option<Ack> {
+pub(crate) fn take_ack(root: &Path, id: &str) -> Option<Ack> {
     if !safe_id(id) {
         return None;
     }
@@ -277,13 +277,13 @@ pub fn take_ack(root: &Path, id: &str) -> Option<Ack> {
 }
 
 /// Publish the live run's state, atomically.
-pub fn publish(root: &Path, state: &RunState) -> Result<(), FsError> {
+pub(crate) fn publish(root: &Path, state: &RunState) -> Result<(), FsError> {
     fsutil::create_dir_all(&dir(root))?;
     fsutil::atomic_write(&run_path(root), &to_json(state))
 }
 
 /// The published run state, whether its run lives or not: `None` when there is none.
-pub fn read_run(root: &Path) -> Option<Result<RunState, String>> {
+pub(crate) fn read_run(root: &Path) -> Option<Result<RunState, String>> {
     let path = run_path(root);
     let bytes = match fsutil::read_if_exists(&path) {
         Ok(Some(b)) => b,
@@ -294,13 +294,13 @@ pub fn read_run(root: &Path) -> Option<Result<RunState, String>> {
 }
 
 /// The run's start time in clock ticks since boot (Linux; `None` elsewhere).
-pub fn start_ticks(pid: u32) -> Option<u64> {
+pub(crate) fn start_ticks(pid: u32) -> Option<u64> {
     crate::agent::group::stat(i32::try_from(pid).ok()?).map(|s| s.start)
 }
 
 /// Whether the process that published `state` is still there and holds the project lock: its
 /// pid is alive with the same start time, and `.ralph/lock` names it.
-pub fn alive(root: &Path, state: &RunState) -> bool {
+pub(crate) fn alive(root: &Path, state: &RunState) -> bool {
     let pid = state.pid.to_string();
     if !super::lock::pid_alive(&pid) || super::lock::holder(root).as_deref() != Some(pid.as_str()) {
         return false;
@@ -313,7 +313,7 @@ pub fn alive(root: &Path, state: &RunState) -> bool {
 }
 
 /// The live run of the project at `root`, or why there is none.
-pub fn live_run(root: &Path) -> Result<RunState, NoRun> {
+pub(crate) fn live_run(root: &Path) -> Result<RunState, NoRun> {
     let path = run_path(root);
     let state = match read_run(root) {
         None => {
@@ -343,7 +343,7 @@ pub fn live_run(root: &Path) -> Result<RunState, NoRun> {
 }
 
 /// Remove `run.json` when it is still `run_id`'s (a later run's is never touched).
-pub fn remove_run(root: &Path, run_id: &str) {
+pub(crate) fn remove_run(root: &Path, run_id: &str) {
     if let Some(Ok(s)) = read_run(root)
         && s.run_id == run_id
     {
@@ -354,7 +354,7 @@ pub fn remove_run(root: &Path, run_id: &str) {
 /// At a run's start (with the lock held): requests and answers left by an earlier run are
 /// nobody's any more (a request names its run; no command can know the new run's id yet).
 /// Only regular files ralph's commands write there (`*.json`, temp files) are removed.
-pub fn clear_stale(root: &Path) {
+pub(crate) fn clear_stale(root: &Path) {
     for d in [requests_dir(root), acks_dir(root)] {
         fsutil::sweep_temp_files(&d);
         let Ok(entries) = std::fs::read_dir(&d) else {

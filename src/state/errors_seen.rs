@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// What fixed a failure: the attempt that passed after it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fix {
+pub(crate) struct Fix {
     /// Files the passing attempt changed.
     #[serde(default)]
     pub files: Vec<String>,
@@ -33,7 +33,7 @@ pub struct Fix {
 
 /// One learned error pattern.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     /// Short stable id: a hash of the command and the signature.
     pub id: String,
     /// The verify command that failed.
@@ -61,7 +61,7 @@ pub struct Pattern {
 
 impl Pattern {
     /// The pattern with only the fields this version knows (what `--json` shows).
-    pub fn known(&self) -> Pattern {
+    pub(crate) fn known(&self) -> Pattern {
         let mut p = self.clone();
         p.extra.clear();
         p.fix.extra.clear();
@@ -71,7 +71,7 @@ impl Pattern {
 
 /// The file read: its patterns, and the non-empty lines that are not one (kept to write back).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub patterns: Vec<Pattern>,
     /// Lines skipped as not patterns, byte for byte as they were (a torn line, junk, a record
     /// without id; UTF-8 or not).
@@ -84,7 +84,7 @@ fn one() -> u32 {
 
 /// The patterns file cannot be read or written, or a pattern is not there.
 #[derive(Debug, thiserror::Error)]
-pub enum PatternsError {
+pub(crate) enum PatternsError {
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
     #[error("{path}: cannot write a pattern: {source}")]
@@ -119,13 +119,13 @@ impl crate::problem::Coded for PatternsError {
     }
 }
 
-pub fn path(root: &Path) -> PathBuf {
+pub(crate) fn path(root: &Path) -> PathBuf {
     super::state_dir(root).join("patterns.jsonl")
 }
 
 /// Every pattern in file order, and how many non-empty lines were skipped as not patterns. A
 /// missing file has none.
-pub fn read_counted(root: &Path) -> Result<(Vec<Pattern>, usize), PatternsError> {
+pub(crate) fn read_counted(root: &Path) -> Result<(Vec<Pattern>, usize), PatternsError> {
     read_parsed(root).map(|p| {
         let n = p.skipped.len();
         (p.patterns, n)
@@ -133,7 +133,8 @@ pub fn read_counted(root: &Path) -> Result<(Vec<Pattern>, usize), PatternsError>
 }
 
 /// Every pattern (skipped lines not counted).
-pub fn read(root: &Path) -> Result<Vec<Pattern>, PatternsError> {
+#[cfg(test)]
+pub(crate) fn read(root: &Path) -> Result<Vec<Pattern>, PatternsError> {
     read_counted(root).map(|(p, _)| p)
 }
 
@@ -146,7 +147,7 @@ fn read_parsed(root: &Path) -> Result<Parsed, PatternsError> {
 }
 
 /// The patterns in `bytes` (pure): a line that is not one is skipped and kept as it was.
-pub fn parse(bytes: &[u8]) -> Parsed {
+pub(crate) fn parse(bytes: &[u8]) -> Parsed {
     let mut out = Parsed::default();
     for raw in bytes.split(|b| *b == b'\n') {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -163,7 +164,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
 
 /// Rewrite the file with `file.patterns` (one line each), then the skipped lines unchanged,
 /// atomically.
-pub fn write_all(root: &Path, file: &Parsed) -> Result<(), PatternsError> {
+pub(crate) fn write_all(root: &Path, file: &Parsed) -> Result<(), PatternsError> {
     let p = path(root);
     let mut text: Vec<u8> = Vec::new();
     for pat in &file.patterns {
@@ -189,7 +190,7 @@ pub fn write_all(root: &Path, file: &Parsed) -> Result<(), PatternsError> {
 /// newest fix and the story it was fixed in replace the old ones (a prompt says "Fixed in
 /// <story> by changing: <fix>", so the two go together), `seen` grows, `last_seen` moves; uses
 /// and fields this version does not know are kept.
-pub fn upsert(list: &mut Vec<Pattern>, new: Pattern) {
+pub(crate) fn upsert(list: &mut Vec<Pattern>, new: Pattern) {
     match list.iter_mut().find(|p| p.id == new.id) {
         Some(p) => {
             p.seen = p.seen.saturating_add(1);
@@ -206,7 +207,7 @@ pub fn upsert(list: &mut Vec<Pattern>, new: Pattern) {
 }
 
 /// Count one use of each of `ids` at `now` (pure). Returns whether anything changed.
-pub fn count_uses(list: &mut [Pattern], ids: &[String], now: &str) -> bool {
+pub(crate) fn count_uses(list: &mut [Pattern], ids: &[String], now: &str) -> bool {
     let mut changed = false;
     for p in list.iter_mut().filter(|p| ids.contains(&p.id)) {
         p.uses = p.uses.saturating_add(1);
@@ -217,7 +218,11 @@ pub fn count_uses(list: &mut [Pattern], ids: &[String], now: &str) -> bool {
 }
 
 /// The one pattern whose id is `id` or starts with it (pure).
-pub fn find<'a>(list: &'a [Pattern], id: &str, file: &Path) -> Result<&'a Pattern, PatternsError> {
+pub(crate) fn find<'a>(
+    list: &'a [Pattern],
+    id: &str,
+    file: &Path,
+) -> Result<&'a Pattern, PatternsError> {
     let id = id.trim();
     if let Some(p) = list.iter().find(|p| p.id == id) {
         return Ok(p);
@@ -242,7 +247,7 @@ pub fn find<'a>(list: &'a [Pattern], id: &str, file: &Path) -> Result<&'a Patter
 }
 
 /// Record `new` in the file under `root` (a new pattern, or one seen again).
-pub fn record(root: &Path, new: Pattern) -> Result<(), PatternsError> {
+pub(crate) fn record(root: &Path, new: Pattern) -> Result<(), PatternsError> {
     let mut file = read_parsed(root)?;
     upsert(&mut file.patterns, new);
     write_all(root, &file)
@@ -250,7 +255,7 @@ pub fn record(root: &Path, new: Pattern) -> Result<(), PatternsError> {
 
 /// Count one use of each of `ids` in the file under `root`; nothing is written when none is
 /// there.
-pub fn mark_used(root: &Path, ids: &[String], now: &str) -> Result<(), PatternsError> {
+pub(crate) fn mark_used(root: &Path, ids: &[String], now: &str) -> Result<(), PatternsError> {
     if ids.is_empty() {
         return Ok(());
     }
@@ -263,7 +268,7 @@ pub fn mark_used(root: &Path, ids: &[String], now: &str) -> Result<(), PatternsE
 
 /// Drop the pattern `id` (or the one whose id starts with it) from the file under `root`, and
 /// return it.
-pub fn forget(root: &Path, id: &str) -> Result<Pattern, PatternsError> {
+pub(crate) fn forget(root: &Path, id: &str) -> Result<Pattern, PatternsError> {
     let file = path(root);
     let mut parsed = read_parsed(root)?;
     let gone = find(&parsed.patterns, id, &file)?.clone();

@@ -21,7 +21,7 @@ use crate::fsutil::fs_err;
 /// What an iteration achieved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Claimed and verified: the story passes.
     Done,
     /// Claimed, but a verify command failed: `passes` is set back to false.
@@ -53,7 +53,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Outcome::Done => "done",
             Outcome::VerifyFailed => "verify failed",
@@ -74,7 +74,7 @@ impl Outcome {
 
 /// One verify command's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VerifyResult {
+pub(crate) struct VerifyResult {
     pub command: String,
     pub exit_code: Option<i32>,
     pub passed: bool,
@@ -84,7 +84,7 @@ pub struct VerifyResult {
 
 /// One iteration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Record {
+pub(crate) struct Record {
     pub run_id: String,
     pub iteration: u32,
     pub story: String,
@@ -153,7 +153,7 @@ pub struct Record {
 /// What the red-green gate's red run gave: the story's test-file changes alone, on the
 /// story's base commit in a scratch worktree, must fail its verify commands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RedGreenRecord {
+pub(crate) struct RedGreenRecord {
     /// `red` (a command failed, as required), `green` (they all passed without the change:
     /// sent back), `no-tests` (the story changed no test file: sent back), `inconclusive`
     /// (the red run could not judge; the gate's verdict stands).
@@ -176,7 +176,7 @@ pub struct RedGreenRecord {
 
 /// What the reviewer of a gated attempt said.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReviewRecord {
+pub(crate) struct ReviewRecord {
     /// `approve`, `changes` or `none` (no verdict: not approved).
     pub verdict: String,
     /// What to change, for `changes`.
@@ -201,7 +201,7 @@ pub struct ReviewRecord {
 impl Record {
     /// A record of `outcome` for `story` with nothing else known yet (no exit code, no verify
     /// results, no commits): the loop fills in what it observed.
-    pub fn new(
+    pub(crate) fn new(
         run_id: &str,
         iteration: u32,
         story: &str,
@@ -243,7 +243,7 @@ impl Record {
 
 /// How a parallel run's merge queue handled a gated attempt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MergeRecord {
+pub(crate) struct MergeRecord {
     /// `merged`, `conflict`, `verify-failed`.
     pub result: String,
     pub tip_before: String,
@@ -259,7 +259,7 @@ pub struct MergeRecord {
 /// What a person asked of a live run (`ralph pause`, `resume`, `steer`, `skip`, `retry`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ControlKind {
+pub(crate) enum ControlKind {
     Pause,
     Resume,
     Steer,
@@ -269,7 +269,7 @@ pub enum ControlKind {
 
 impl ControlKind {
     /// The command that asks for it (`pause`, `steer`, …).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ControlKind::Pause => "pause",
             ControlKind::Resume => "resume",
@@ -284,7 +284,7 @@ impl ControlKind {
 /// `{"control": "steer", "run_id", "time", "request", "story", "text"}`. Not an iteration:
 /// `control` tells it apart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ControlRecord {
+pub(crate) struct ControlRecord {
     pub control: ControlKind,
     pub run_id: String,
     /// RFC 3339, when the run took it.
@@ -301,7 +301,7 @@ pub struct ControlRecord {
 
 /// A history file that cannot be read or written.
 #[derive(Debug, thiserror::Error)]
-pub enum HistoryError {
+pub(crate) enum HistoryError {
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
     #[error(
@@ -329,7 +329,7 @@ impl crate::problem::Coded for HistoryError {
 /// The stories whose latest record holds them for a person, with the reason: the agent
 /// reported them blocked, or their review did not approve them in `max_rounds` (pure; the
 /// caller leaves out the stories that pass by now).
-pub fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, String> {
+pub(crate) fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, String> {
     let mut latest: std::collections::BTreeMap<&str, &Record> = Default::default();
     for r in records {
         latest.insert(&r.story, r);
@@ -351,11 +351,11 @@ pub fn agent_blocked(records: &[Record]) -> std::collections::BTreeMap<String, S
 
 /// A reported cost as every sum counts it (`--max-cost`, `ralph status`, `ralph report`): a
 /// negative or non-finite one is junk, counted as not reported. Pure.
-pub fn counted_cost(usd: f64) -> Option<f64> {
+pub(crate) fn counted_cost(usd: f64) -> Option<f64> {
     (usd.is_finite() && usd >= 0.0).then_some(usd)
 }
 
-pub fn path(root: &Path) -> PathBuf {
+pub(crate) fn path(root: &Path) -> PathBuf {
     super::state_dir(root).join("history.jsonl")
 }
 
@@ -372,12 +372,12 @@ fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {
 }
 
 /// Append one record as one line (after a newline, when the last line was torn).
-pub fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
+pub(crate) fn append(root: &Path, rec: &Record) -> Result<(), HistoryError> {
     append_line(root, rec, rec.iteration)
 }
 
 /// Append one request a live run took (see [`ControlRecord`]).
-pub fn append_control(root: &Path, rec: &ControlRecord) -> Result<(), HistoryError> {
+pub(crate) fn append_control(root: &Path, rec: &ControlRecord) -> Result<(), HistoryError> {
     append_line(root, rec, 0)
 }
 
@@ -421,25 +421,25 @@ fn append_line<T: Serialize>(root: &Path, rec: &T, iteration: u32) -> Result<(),
 
 /// Every record, oldest first. A missing file is an empty history; a line that is not a
 /// record is skipped.
-pub fn read(root: &Path) -> Result<Vec<Record>, HistoryError> {
+pub(crate) fn read(root: &Path) -> Result<Vec<Record>, HistoryError> {
     read_counted(root).map(|(r, _)| r)
 }
 
 /// Every record, and how many non-empty lines were skipped because they are not records
 /// (a torn line from a crash, junk; the file itself is never changed here). Control lines
 /// ([`ControlRecord`]) are neither.
-pub fn read_counted(root: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
+pub(crate) fn read_counted(root: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
     read_file(&path(root))
 }
 
 /// [`read_counted`] of a history at any path (`ralph report --history FILE`); missing is empty.
-pub fn read_file(p: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
+pub(crate) fn read_file(p: &Path) -> Result<(Vec<Record>, usize), HistoryError> {
     read_all_at(p).map(|h| (h.records, h.skipped))
 }
 
 /// The whole history: iterations and control lines apart, oldest first.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct History {
+pub(crate) struct History {
     pub records: Vec<Record>,
     pub control: Vec<ControlRecord>,
     /// Non-empty lines that are neither (torn, junk).
@@ -447,7 +447,7 @@ pub struct History {
 }
 
 /// Read the history (a missing file is an empty one).
-pub fn read_all(root: &Path) -> Result<History, HistoryError> {
+pub(crate) fn read_all(root: &Path) -> Result<History, HistoryError> {
     read_all_at(&path(root))
 }
 
@@ -458,7 +458,8 @@ fn read_all_at(p: &Path) -> Result<History, HistoryError> {
 
 /// The records among `text`'s lines, and how many non-empty lines are neither records nor
 /// control lines. Pure.
-pub fn parse_lines(text: &str) -> (Vec<Record>, usize) {
+#[cfg(test)]
+pub(crate) fn parse_lines(text: &str) -> (Vec<Record>, usize) {
     let h = parse(text);
     (h.records, h.skipped)
 }
@@ -466,7 +467,7 @@ pub fn parse_lines(text: &str) -> (Vec<Record>, usize) {
 /// The lines of a history file, sorted into iterations, control lines and junk. Fields added
 /// since a line was written are optional, unknown ones ignored: every file ralph wrote reads.
 /// Pure.
-pub fn parse(text: &str) -> History {
+pub(crate) fn parse(text: &str) -> History {
     let mut h = History::default();
     for l in text.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str(l) {
@@ -484,7 +485,7 @@ pub fn parse(text: &str) -> History {
 
 /// Whether a history line is a control line (`"control"` names a request), whatever else it
 /// holds: a newer ralph's control line this one cannot read is still not junk.
-pub fn is_control_line(line: &str) -> bool {
+pub(crate) fn is_control_line(line: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(line)
         .is_ok_and(|v| v.get("control").is_some_and(serde_json::Value::is_string))
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// Why the lock could not be taken.
 #[derive(Debug, thiserror::Error)]
-pub enum LockError {
+pub(crate) enum LockError {
     #[error(
         "{path}: another ralph (pid {pid}) holds the project lock (ralph run, compact, clean and patterns forget take it); wait for it to finish or stop it (kill {pid})"
     )]
@@ -39,7 +39,7 @@ impl crate::problem::Coded for LockError {
 
 /// A held lock; released (pid file emptied, flock dropped) on drop.
 #[derive(Debug)]
-pub struct Lock {
+pub(crate) struct Lock {
     dir: std::fs::File,
     file: Option<std::fs::File>,
     pub path: PathBuf,
@@ -75,14 +75,14 @@ fn read_pid(path: &Path) -> String {
 /// The pid the project lock at `root` names: its holder's, or, after a SIGKILL, the killed
 /// holder's until the next command takes the lock (a clean release empties the file). `None`
 /// when it names none.
-pub fn holder(root: &Path) -> Option<String> {
+pub(crate) fn holder(root: &Path) -> Option<String> {
     let pid = read_pid(&super::state_dir(root).join("lock"));
     (!pid.is_empty()).then_some(pid)
 }
 
 impl Lock {
     /// Take the lock of the project at `root` (state in `root/.ralph`).
-    pub fn acquire(root: &Path) -> Result<Lock, LockError> {
+    pub(crate) fn acquire(root: &Path) -> Result<Lock, LockError> {
         let state_dir = super::state_dir(root);
         let path = state_dir.join("lock");
         let io = |source| LockError::Io {
@@ -139,7 +139,7 @@ impl Lock {
     /// Remove the temp files killed writes left beside `file` when it lives outside the root
     /// (`--prd sub/prd.json`); `acquire` sweeps the root and `.ralph/`. Holding the lock is what
     /// makes this safe: nobody else writes there meanwhile.
-    pub fn sweep_beside(&self, file: &Path) {
+    pub(crate) fn sweep_beside(&self, file: &Path) {
         if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
             crate::fsutil::sweep_temp_files(dir);
         }

@@ -7,27 +7,27 @@
 //! when to write it (the loop does), nor anything about git worktrees beyond their folder
 //! (`crate::run::parallel::worktree`).
 
-pub mod archive;
-pub mod control;
-pub mod errors_seen;
-pub mod history;
-pub mod lock;
-pub mod outputs;
-pub mod rejected;
-pub mod runs;
+pub(crate) mod archive;
+pub(crate) mod control;
+pub(crate) mod errors_seen;
+pub(crate) mod history;
+pub(crate) mod lock;
+pub(crate) mod outputs;
+pub(crate) mod rejected;
+pub(crate) mod runs;
 
 use std::path::{Path, PathBuf};
 
 /// The file under `.ralph/` that records the running agent's (or verify command's) process
 /// group, for the next run to stop if ralph is killed outright ([`crate::agent::group`]).
-pub const AGENT_GROUP: &str = "agent-group";
+pub(crate) const AGENT_GROUP: &str = "agent-group";
 
 /// The state dir `.ralph/` under the root.
-pub fn state_dir(root: &Path) -> PathBuf {
+pub(crate) fn state_dir(root: &Path) -> PathBuf {
     root.join(".ralph")
 }
 
 /// Where a parallel run's worktrees live: `.ralph/worktrees/` (one `<key>` folder each).
-pub fn worktrees_dir(root: &Path) -> PathBuf {
+pub(crate) fn worktrees_dir(root: &Path) -> PathBuf {
     state_dir(root).join("worktrees")
 }

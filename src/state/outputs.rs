@@ -14,14 +14,14 @@ use crate::progress::LogView;
 /// A story's outputs: its latest progress entry, every history record for it and the control
 /// lines about it ([`control_for`]), oldest first.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct StoryOutputs {
+pub(crate) struct StoryOutputs {
     pub progress_entry: Option<String>,
     pub records: Vec<Record>,
     pub control: Vec<ControlRecord>,
 }
 
 /// The outputs of story `id` from a parsed progress log (if any) and the history.
-pub fn of(
+pub(crate) fn of(
     log: Option<&LogView<'_>>,
     records: &[Record],
     control: &[ControlRecord],
@@ -38,7 +38,11 @@ pub fn of(
 /// What people told live runs about story `id`: its own notes, skips and releases, and the notes
 /// for every story that reached one of its prompts (a later attempt in the same run). `mine`
 /// are the story's history records.
-pub fn control_for(mine: &[Record], control: &[ControlRecord], id: &str) -> Vec<ControlRecord> {
+pub(crate) fn control_for(
+    mine: &[Record],
+    control: &[ControlRecord],
+    id: &str,
+) -> Vec<ControlRecord> {
     let time = |s: &str| s.parse::<jiff::Timestamp>().ok();
     let reached = |c: &ControlRecord| {
         mine.iter().any(|r| {
@@ -61,12 +65,12 @@ pub fn control_for(mine: &[Record], control: &[ControlRecord], id: &str) -> Vec<
 }
 
 /// Story `id`'s latest progress.txt entry.
-pub fn latest_entry(log: &LogView<'_>, id: &str) -> Option<String> {
+pub(crate) fn latest_entry(log: &LogView<'_>, id: &str) -> Option<String> {
     log.last_entry_for(id).map(|e| e.text().into_owned())
 }
 
 /// Story `id`'s latest `done` record among `records` (borrowed: nothing copied).
-pub fn last_done<'a>(records: &'a [Record], id: &str) -> Option<&'a Record> {
+pub(crate) fn last_done<'a>(records: &'a [Record], id: &str) -> Option<&'a Record> {
     records
         .iter()
         .rev()
@@ -75,7 +79,7 @@ pub fn last_done<'a>(records: &'a [Record], id: &str) -> Option<&'a Record> {
 
 /// Read progress.txt (if any) and the history under `root`, and take story `id`'s outputs.
 /// Also returns how many history lines were skipped as not records.
-pub fn read(root: &Path, id: &str) -> Result<(StoryOutputs, usize), ReadError> {
+pub(crate) fn read(root: &Path, id: &str) -> Result<(StoryOutputs, usize), ReadError> {
     let path = crate::progress::path_in(root);
     let bytes = crate::fsutil::read_if_exists(&path)?;
     let log = bytes.as_deref().map(LogView::parse);
@@ -85,7 +89,7 @@ pub fn read(root: &Path, id: &str) -> Result<(StoryOutputs, usize), ReadError> {
 
 /// progress.txt or the history cannot be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
     #[error(transparent)]

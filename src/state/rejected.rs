@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::fsutil::{self, FsError};
 
 /// The directory, under the state dir.
-pub fn dir(state_dir: &Path) -> PathBuf {
+pub(crate) fn dir(state_dir: &Path) -> PathBuf {
     state_dir.join("rejected")
 }
 
@@ -39,14 +39,19 @@ fn file_name(path: &Path) -> String {
 }
 
 /// Keep `bytes`, the rejected version of `original`, and return where.
-pub fn keep(state_dir: &Path, n: u32, original: &Path, bytes: &[u8]) -> Result<PathBuf, FsError> {
+pub(crate) fn keep(
+    state_dir: &Path,
+    n: u32,
+    original: &Path,
+    bytes: &[u8],
+) -> Result<PathBuf, FsError> {
     let p = free_name(state_dir, n, &file_name(original))?;
     fsutil::atomic_write(&p, bytes)?;
     Ok(p)
 }
 
 /// Move whatever sits at `path` (of any kind) into the rejected dir and return where.
-pub fn move_aside(state_dir: &Path, n: u32, path: &Path) -> Result<PathBuf, FsError> {
+pub(crate) fn move_aside(state_dir: &Path, n: u32, path: &Path) -> Result<PathBuf, FsError> {
     let p = free_name(state_dir, n, &file_name(path))?;
     std::fs::rename(path, &p).map_err(fsutil::fs_err(path, "move aside"))?;
     Ok(p)

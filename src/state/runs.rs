@@ -17,20 +17,20 @@ use crate::fsutil::{self, FsError};
 use crate::state::history::Record;
 
 /// The manifest's version.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// The manifest's file name inside a run folder.
-pub const MANIFEST: &str = "manifest.json";
+pub(crate) const MANIFEST: &str = "manifest.json";
 
 /// `.ralph/runs/`.
-pub fn dir(state_dir: &Path) -> PathBuf {
+pub(crate) fn dir(state_dir: &Path) -> PathBuf {
     state_dir.join("runs")
 }
 
 /// How a run ended (`running` until it does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum RunOutcome {
+pub(crate) enum RunOutcome {
     Running,
     AllDone,
     Limit,
@@ -44,7 +44,7 @@ pub enum RunOutcome {
 
 /// `.ralph/runs/<run-id>/manifest.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub schema_version: u32,
     pub run_id: String,
     /// RFC 3339.
@@ -72,7 +72,7 @@ pub struct Manifest {
 
 impl Manifest {
     /// A run starting now.
-    pub fn begin(run_id: &str, agent: &str, parallel: u32, iterations: u32) -> Manifest {
+    pub(crate) fn begin(run_id: &str, agent: &str, parallel: u32, iterations: u32) -> Manifest {
         Manifest {
             schema_version: SCHEMA_VERSION,
             run_id: run_id.to_string(),
@@ -91,7 +91,12 @@ impl Manifest {
     }
 
     /// The run ended now with `outcome`; `records` is the history (the run's own are picked).
-    pub fn finish(&mut self, outcome: RunOutcome, error: Option<String>, records: &[Record]) {
+    pub(crate) fn finish(
+        &mut self,
+        outcome: RunOutcome,
+        error: Option<String>,
+        records: &[Record],
+    ) {
         self.end = Some(Timestamp::now().to_string());
         self.outcome = outcome;
         self.error = error;
@@ -99,14 +104,14 @@ impl Manifest {
     }
 
     /// When the run ended, or started; `None` when neither parses.
-    pub fn time(&self) -> Option<Timestamp> {
+    pub(crate) fn time(&self) -> Option<Timestamp> {
         let parse = |s: &Option<String>| s.as_deref().and_then(|s| s.parse::<Timestamp>().ok());
         parse(&self.end).or_else(|| parse(&Some(self.start.clone())))
     }
 }
 
 /// The stories `run_id`'s records name, in the order of their first attempt. Pure.
-pub fn stories_attempted(records: &[Record], run_id: &str) -> Vec<String> {
+pub(crate) fn stories_attempted(records: &[Record], run_id: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in records.iter().filter(|r| r.run_id == run_id) {
         if !r.story.is_empty() && !out.contains(&r.story) {
@@ -117,21 +122,21 @@ pub fn stories_attempted(records: &[Record], run_id: &str) -> Vec<String> {
 }
 
 /// Write `m` into its run folder (atomically: a reader never sees half a manifest).
-pub fn write(run_dir: &Path, m: &Manifest) -> Result<(), FsError> {
+pub(crate) fn write(run_dir: &Path, m: &Manifest) -> Result<(), FsError> {
     let mut text = serde_json::to_string_pretty(m).unwrap_or_default();
     text.push('\n');
     fsutil::atomic_write(&run_dir.join(MANIFEST), text.as_bytes())
 }
 
 /// The manifest in `run_dir`; `None` when there is none or it is not one (junk is tolerated).
-pub fn read(run_dir: &Path) -> Option<Manifest> {
+pub(crate) fn read(run_dir: &Path) -> Option<Manifest> {
     let bytes = fsutil::read(&run_dir.join(MANIFEST)).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
 /// The time in a run id (`20261126T143000-4242`, local time) or a rejected copy's name
 /// (`20261126T143000-iter3-prd.json`).
-pub fn stamp_time(name: &str) -> Option<Timestamp> {
+pub(crate) fn stamp_time(name: &str) -> Option<Timestamp> {
     let stamp = name.get(..15)?;
     let dt = jiff::civil::DateTime::strptime("%Y%m%dT%H%M%S", stamp).ok()?;
     dt.to_zoned(jiff::tz::TimeZone::system())
@@ -141,15 +146,13 @@ pub fn stamp_time(name: &str) -> Option<Timestamp> {
 
 /// One entry of `.ralph/runs/`.
 #[derive(Debug, Clone)]
-pub struct RunFolder {
+pub(crate) struct RunFolder {
     pub path: PathBuf,
     /// The folder's name (the run id for a real run).
     pub name: String,
     pub manifest: Option<Manifest>,
     /// Manifest end or start, else the run id's time, else the mtime; `None` when nothing says.
     pub time: Option<Timestamp>,
-    /// A folder (not a file, nor a symlink, where a folder should be).
-    pub is_dir: bool,
 }
 
 impl RunFolder {
@@ -159,7 +162,7 @@ impl RunFolder {
     /// A running ralph holds the lock the whole run, and whoever takes the lock next writes its
     /// own pid there, so under the lock (`ralph clean`, the clean at a run's start, before that
     /// run's manifest exists) every other `running` manifest is dead.
-    pub fn is_live(&self, holder: Option<&str>) -> bool {
+    pub(crate) fn is_live(&self, holder: Option<&str>) -> bool {
         self.manifest.as_ref().is_some_and(|m| {
             let pid = m.pid.to_string();
             m.outcome == RunOutcome::Running
@@ -170,13 +173,13 @@ impl RunFolder {
 }
 
 /// The mtime of whatever sits at `path` (a symlink's own), as a timestamp.
-pub fn mtime(path: &Path) -> Option<Timestamp> {
+pub(crate) fn mtime(path: &Path) -> Option<Timestamp> {
     let t = std::fs::symlink_metadata(path).ok()?.modified().ok()?;
     Timestamp::try_from(t).ok()
 }
 
 /// Every entry of `.ralph/runs/`, in name order; none when the folder does not exist.
-pub fn list(state_dir: &Path) -> Result<Vec<RunFolder>, FsError> {
+pub(crate) fn list(state_dir: &Path) -> Result<Vec<RunFolder>, FsError> {
     let d = dir(state_dir);
     let entries = match std::fs::read_dir(&d) {
         Ok(e) => e,
@@ -200,7 +203,6 @@ pub fn list(state_dir: &Path) -> Result<Vec<RunFolder>, FsError> {
                 name,
                 manifest,
                 time,
-                is_dir,
             }
         })
         .collect();
@@ -313,6 +315,6 @@ mod tests {
             "another holds the lock: this pid was reused"
         );
         assert!(l[3].time.is_some(), "the mtime");
-        assert!(!l[4].is_dir && l[4].manifest.is_none());
+        assert!(!l[4].path.is_dir() && l[4].manifest.is_none());
     }
 }

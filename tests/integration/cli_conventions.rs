@@ -39,7 +39,7 @@ fn all_paths(cmd: &clap::Command, path: &mut Vec<String>, out: &mut Vec<Vec<Stri
 #[test]
 fn every_command_shows_examples_in_its_help() {
     let mut paths = vec![];
-    all_paths(&ralph::cli::command(), &mut vec![], &mut paths);
+    all_paths(&ralph::api::command(), &mut vec![], &mut paths);
     assert!(paths.len() > 15, "{paths:?}");
     let mut all = String::new();
     for p in &paths {

@@ -3,7 +3,7 @@
 
 use crate::support::ralph_at;
 use predicates::prelude::*;
-use ralph::progress::{BlockKind, Log};
+use ralph::api::{BlockKind, Log};
 use std::path::Path;
 
 fn run(bytes: &[u8], args: &[&str]) -> (tempfile::TempDir, std::process::Output) {

@@ -56,7 +56,7 @@ fn compacts_archives_the_exact_original_and_logs() {
         "byte-identical archive"
     );
     let after = progress(dir.path());
-    let log = ralph::progress::Log::parse(&after);
+    let log = ralph::api::Log::parse(&after);
     assert_eq!(log.line_count(), 91);
     assert_eq!(log.entries().len(), 2);
     assert!(

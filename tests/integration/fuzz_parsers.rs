@@ -102,27 +102,27 @@ fn mutate(mut b: Vec<u8>, ops: &[Op]) -> Vec<u8> {
 /// Every library parser that reads user files, on `bytes`.
 fn parse_everything(bytes: &[u8]) {
     let path = Path::new("prd.json");
-    let (_report, _value) = ralph::prd::validate::validate_bytes(path, bytes);
-    if let Ok(prd) = ralph::prd::Prd::from_bytes(path, bytes) {
-        let states = ralph::graph::states(&prd.stories);
-        let _ = ralph::graph::next_ready(&prd.stories, &states, &Default::default());
-        let _ = ralph::graph::render::dot(&prd.stories, &states);
-        let _ = ralph::graph::render::mermaid(&prd.stories, &states);
+    let (_report, _value) = ralph::api::validate_bytes(path, bytes);
+    if let Ok(prd) = ralph::api::Prd::from_bytes(path, bytes) {
+        let states = ralph::api::states(&prd.stories);
+        let _ = ralph::api::next_ready(&prd.stories, &states, &Default::default());
+        let _ = ralph::api::dot(&prd.stories, &states);
+        let _ = ralph::api::mermaid(&prd.stories, &states);
         let _ = prd.to_pretty();
     }
-    let _ = ralph::progress::parse::scan(bytes);
-    let opts = ralph::progress::Options {
+    let _ = ralph::api::scan_progress(bytes);
+    let opts = ralph::api::CompactOptions {
         force: true,
         keep_recent: 3,
         ..Default::default()
     };
-    let _ = ralph::progress::compact::compact(bytes, &opts);
+    let _ = ralph::api::compact(bytes, &opts);
     let text = String::from_utf8_lossy(bytes);
-    let _ = ralph::pin::Pin::parse(&text);
-    let _ = ralph::pin::PinView::parse(&text);
-    let _ = ralph::config::parse_file(Path::new("ralph.toml"), &text);
-    let _ = ralph::context::redact::redact(&text);
-    let _ = ralph::run::guard::policy::progress_added(bytes, &text.as_bytes()[..text.len() / 2]);
+    let _ = ralph::api::Pin::parse(&text);
+    let _ = ralph::api::PinView::parse(&text);
+    let _ = ralph::api::parse_config(Path::new("ralph.toml"), &text);
+    let _ = ralph::api::redact(&text);
+    let _ = ralph::api::progress_added(bytes, &text.as_bytes()[..text.len() / 2]);
 }
 
 proptest! {

@@ -5,8 +5,7 @@
 //! in parentheses and wrapped bullets.
 
 use crate::support::output_joined_in;
-use ralph::graph;
-use ralph::prd::Prd;
+use ralph::api::{Prd, next_ready, states};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -48,8 +47,8 @@ fn blocked_null_is_not_a_dependency_error_and_the_file_runs() {
 fn run_order(mut prd: Prd) -> Vec<String> {
     let mut order = Vec::new();
     loop {
-        let states = graph::states(&prd.stories);
-        let Some(i) = graph::next_ready(&prd.stories, &states, &HashSet::new()) else {
+        let states = states(&prd.stories);
+        let Some(i) = next_ready(&prd.stories, &states, &HashSet::new()) else {
             break;
         };
         let id = prd.stories[i].id.clone();

@@ -5,8 +5,7 @@
 //! `blockedBy` would.
 
 use crate::support::output_joined_in;
-use ralph::graph;
-use ralph::prd::Prd;
+use ralph::api::{Prd, next_ready, states};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -158,8 +157,8 @@ fn run_order(mut prd: Prd) -> Vec<String> {
     }
     let mut order = Vec::new();
     loop {
-        let states = graph::states(&prd.stories);
-        let Some(i) = graph::next_ready(&prd.stories, &states, &HashSet::new()) else {
+        let states = states(&prd.stories);
+        let Some(i) = next_ready(&prd.stories, &states, &HashSet::new()) else {
             break;
         };
         let id = prd.stories[i].id.clone();

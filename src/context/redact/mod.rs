@@ -55,13 +55,14 @@ impl Redactions {
 }
 
 /// The kinds of secret ralph redacts, in the order the rules apply.
-pub fn kinds() -> Vec<&'static str> {
+#[cfg(test)]
+pub(crate) fn kinds() -> Vec<&'static str> {
     RULES.iter().map(|r| r.kind).collect()
 }
 
 /// `text` with every secret replaced by `[REDACTED:<kind>]`; the count of each kind is added to
 /// `counts`. Text without secrets comes back unchanged.
-pub fn redact_into(text: &str, counts: &mut Redactions) -> String {
+pub(crate) fn redact_into(text: &str, counts: &mut Redactions) -> String {
     redact_rules(text, candidates(text), counts)
 }
 

@@ -279,7 +279,7 @@ fn include(t: &str) -> Option<&str> {
 /// (relative imports name none), a JS package (`@scope/pkg` or `pkg` of `pkg/sub`; relative
 /// paths none), a Go module path's last part (standard-library paths, with no dot in their
 /// first part, none).
-pub fn library(lang: Lang, written: &str) -> Option<&str> {
+pub(crate) fn library(lang: Lang, written: &str) -> Option<&str> {
     let first = |sep: char| written.split(sep).next().filter(|s| !s.is_empty());
     match lang {
         Lang::Rust => first(':'),

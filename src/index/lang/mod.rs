@@ -13,11 +13,11 @@
 mod defs;
 mod imports;
 
-pub use imports::library;
+pub(crate) use imports::library;
 
 /// The languages told apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
+pub(crate) enum Lang {
     Rust,
     Python,
     Js,
@@ -36,7 +36,7 @@ pub enum Lang {
 
 impl Lang {
     /// The language of a file, from its extension.
-    pub fn of(path: &str) -> Lang {
+    pub(crate) fn of(path: &str) -> Lang {
         let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
         match ext {
             "rs" => Lang::Rust,
@@ -68,14 +68,14 @@ impl Lang {
 
     /// Whether the Pin reads this language's imports (for the others, a module's libraries are
     /// all of its package's).
-    pub fn imports_read(self) -> bool {
+    pub(crate) fn imports_read(self) -> bool {
         matches!(self, Lang::Rust | Lang::Python | Lang::Js | Lang::Go)
     }
 }
 
 /// One definition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Def<'a> {
+pub(crate) struct Def<'a> {
     /// The keyword that introduced it (`fn`, `class`, `def`…) or what it is (`impl`, `method`).
     pub kind: &'static str,
     pub name: &'a str,
@@ -88,13 +88,13 @@ pub struct Def<'a> {
 /// The most module doc lines kept (see [`Extract::module_doc`]).
 const MAX_MODULE_DOC: usize = 20;
 /// The most definitions kept (a generated file can define thousands).
-pub const MAX_DEFS: usize = 500;
+pub(crate) const MAX_DEFS: usize = 500;
 /// The most distinct imports kept.
 const MAX_IMPORTS: usize = 200;
 
 /// What a file says, borrowed from its text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Extract<'a> {
+pub(crate) struct Extract<'a> {
     /// In line order.
     pub defs: Vec<Def<'a>>,
     /// The modules it imports, as written, each once.
@@ -112,7 +112,7 @@ pub struct Extract<'a> {
 }
 
 /// What `text`, in language `lang`, defines, imports, links to and says.
-pub fn extract(lang: Lang, text: &str) -> Extract<'_> {
+pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
     let mut x = Extract::default();
     if lang == Lang::Markdown {
         headings(text, &mut x.module_doc);

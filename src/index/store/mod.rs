@@ -20,19 +20,19 @@ mod build;
 mod segment;
 
 #[cfg(test)]
-pub use build::from_texts;
-pub use build::{Builder, Kept, Prepared};
+pub(crate) use build::from_texts;
+pub(crate) use build::{Builder, Kept};
 use segment::Segment;
-pub use segment::{Damaged, Details, FileRec, Postings, State, Terms};
+pub(crate) use segment::{Damaged, Details, FileRec, Postings, State, Terms};
 
 /// Where the base lives, relative to the project root.
-pub const CACHE_PATH: &str = ".ralph/code-index.bin";
+pub(crate) const CACHE_PATH: &str = ".ralph/code-index.bin";
 /// Where the delta lives, relative to the project root.
-pub const DELTA_PATH: &str = ".ralph/code-index.delta";
+pub(crate) const DELTA_PATH: &str = ".ralph/code-index.delta";
 
 /// The whole index: a base and, maybe, a delta over it.
 #[derive(Debug, Default)]
-pub struct Index {
+pub(crate) struct Index {
     base: Segment,
     delta: Option<Segment>,
     /// Per base file, whether the delta replaced or dropped it.
@@ -101,28 +101,29 @@ impl Index {
     }
 
     /// How many files the index has (live ones).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.live
     }
 
     /// Whether it has no file.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.live == 0
     }
 
     /// File slots: every file index is below this (dead ones included).
-    pub fn slots(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn slots(&self) -> usize {
         self.n_base() + self.delta.as_ref().map_or(0, |d| d.head.files.len())
     }
 
     /// The record of file `fi` (a slot this index gave out).
-    pub fn rec(&self, fi: usize) -> &FileRec {
+    pub(crate) fn rec(&self, fi: usize) -> &FileRec {
         let (seg, i) = self.seg_of(fi);
         &seg.head.files[i]
     }
 
     /// The live files, sorted by path, each with its index.
-    pub fn files(&self) -> impl Iterator<Item = (usize, &FileRec)> {
+    pub(crate) fn files(&self) -> impl Iterator<Item = (usize, &FileRec)> {
         let nb = self.n_base();
         let base = self.base.head.files.iter().enumerate();
         let base = base.filter(|(i, _)| !self.dead[*i]);
@@ -131,7 +132,7 @@ impl Index {
     }
 
     /// The live markdown docs (not searched; read by the Pin), sorted by path, with indexes.
-    pub fn docs(&self) -> impl Iterator<Item = (usize, &FileRec)> {
+    pub(crate) fn docs(&self) -> impl Iterator<Item = (usize, &FileRec)> {
         let nb = self.base.head.docs.len();
         let base = self.base.head.docs.iter().enumerate();
         let base = base.filter(|(i, _)| !self.dead_docs[*i]);
@@ -140,7 +141,7 @@ impl Index {
     }
 
     /// The index of the live file at `path`.
-    pub fn file(&self, path: &str) -> Option<usize> {
+    pub(crate) fn file(&self, path: &str) -> Option<usize> {
         let find = |files: &[FileRec]| files.binary_search_by(|f| f.path.as_str().cmp(path)).ok();
         if let Some(j) = self.delta.as_ref().and_then(|d| find(&d.head.files)) {
             return Some(self.n_base() + j);
@@ -149,7 +150,7 @@ impl Index {
     }
 
     /// The index of the live doc at `path`.
-    pub fn doc(&self, path: &str) -> Option<usize> {
+    pub(crate) fn doc(&self, path: &str) -> Option<usize> {
         let find = |docs: &[FileRec]| docs.binary_search_by(|f| f.path.as_str().cmp(path)).ok();
         if let Some(j) = self.delta.as_ref().and_then(|d| find(&d.head.docs)) {
             return Some(self.base.head.docs.len() + j);
@@ -158,7 +159,7 @@ impl Index {
     }
 
     /// The record of doc `di`.
-    pub fn doc_rec(&self, di: usize) -> &FileRec {
+    pub(crate) fn doc_rec(&self, di: usize) -> &FileRec {
         let nb = self.base.head.docs.len();
         match (&self.delta, di.checked_sub(nb)) {
             (Some(d), Some(j)) => &d.head.docs[j],
@@ -167,7 +168,7 @@ impl Index {
     }
 
     /// The live files that have `term`, ascending: (file index, counts per field).
-    pub fn postings(&self, term: &str) -> Result<Postings, Damaged> {
+    pub(crate) fn postings(&self, term: &str) -> Result<Postings, Damaged> {
         let mut out = match self.base.term_id(term) {
             Some(id) => self.base.postings(id)?,
             None => Vec::new(),
@@ -183,13 +184,13 @@ impl Index {
     }
 
     /// The details of file `fi`.
-    pub fn details(&self, fi: usize) -> Result<Details, Damaged> {
+    pub(crate) fn details(&self, fi: usize) -> Result<Details, Damaged> {
         let (seg, i) = self.seg_of(fi);
         seg.details(seg.head.files[i].details)
     }
 
     /// The details of doc `di`.
-    pub fn doc_details(&self, di: usize) -> Result<Details, Damaged> {
+    pub(crate) fn doc_details(&self, di: usize) -> Result<Details, Damaged> {
         let nb = self.base.head.docs.len();
         let (seg, i) = match (&self.delta, di.checked_sub(nb)) {
             (Some(d), Some(j)) => (d, j),
@@ -199,12 +200,12 @@ impl Index {
     }
 
     /// The average length of each field over the live files (for BM25).
-    pub fn averages(&self) -> [f64; NF] {
+    pub(crate) fn averages(&self) -> [f64; NF] {
         Bm25f::averages(self.live, self.lens.map(|l| l as f64))
     }
 
     /// What the last refresh kept: history, build time, the walk's folders.
-    pub fn state(&self) -> &State {
+    pub(crate) fn state(&self) -> &State {
         match &self.delta {
             Some(d) => &d.head.state,
             None => &self.base.head.state,
@@ -212,27 +213,28 @@ impl Index {
     }
 
     /// Files changed together in recent git history, when the project is a git repository.
-    pub fn cochange(&self) -> Option<&CoChange> {
+    pub(crate) fn cochange(&self) -> Option<&CoChange> {
         self.state().cochange.as_ref()
     }
 
     /// When the index was last brought up to date (see [`State::built_at`]).
-    pub fn built_at(&self) -> i64 {
+    pub(crate) fn built_at(&self) -> i64 {
         self.state().built_at
     }
 
     /// How many file slots the base has (dead ones included): a slot below is the base's.
-    pub fn base_files(&self) -> usize {
+    pub(crate) fn base_files(&self) -> usize {
         self.n_base()
     }
 
     /// How many doc slots the base has.
-    pub fn base_docs(&self) -> usize {
+    pub(crate) fn base_docs(&self) -> usize {
         self.base.head.docs.len()
     }
 
     /// How many files the delta holds.
-    pub fn delta_files(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn delta_files(&self) -> usize {
         self.delta.as_ref().map_or(0, |d| d.head.files.len())
     }
 }
@@ -252,7 +254,7 @@ fn merged<'a>(
 
 /// The cached index of the project at `root`: its base and, when it was made over that base,
 /// its delta. `None` when there is no usable base (see [`segment`]).
-pub fn load(root: &Path) -> Option<Index> {
+pub(crate) fn load(root: &Path) -> Option<Index> {
     let base = segment::load(&root.join(CACHE_PATH))?;
     if base.head.overlay.is_some() {
         return None;
@@ -278,7 +280,7 @@ fn fits(base: &Segment, delta: &Segment) -> bool {
 /// old one), or a new delta over the base already on disk. Nothing when neither was just
 /// built. Written without sync (see [`crate::fsutil::replace_cache`]): every byte is checked
 /// when read, so a file torn by a crash is rebuilt.
-pub fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::FsError> {
+pub(crate) fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::FsError> {
     let dir = root.join(CACHE_PATH);
     if let Some(parent) = dir.parent() {
         crate::fsutil::create_dir_all(parent)?;

@@ -43,7 +43,7 @@ pub(super) const CHECK: usize = 4;
 /// not match, bytes that do not decode): rebuild the index.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{CACHE_PATH} is damaged ({0}); it is rebuilt")]
-pub struct Damaged(pub &'static str);
+pub(crate) struct Damaged(pub &'static str);
 
 /// A byte range of the body: the bytes, then a check of them ([`CHECK`] bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -54,7 +54,7 @@ pub(super) struct Span {
 
 /// What the index knows of a file without reading its details.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FileRec {
+pub(crate) struct FileRec {
     pub path: String,
     pub size: u64,
     /// Modification time (seconds, nanoseconds since the epoch), to tell a changed file.
@@ -68,7 +68,7 @@ pub struct FileRec {
 /// What a prompt shows of a file and what the Pin reads of it: its definitions, summary,
 /// imports, links and module doc.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Details {
+pub(crate) struct Details {
     /// One definition per line: `kind \t line \t name \t signature`.
     pub symbols: String,
     pub summary: String,
@@ -110,7 +110,7 @@ impl Details {
     }
 
     /// The file's definitions, in line order (a malformed line is skipped).
-    pub fn symbols(&self) -> impl Iterator<Item = Symbol> + '_ {
+    pub(crate) fn symbols(&self) -> impl Iterator<Item = Symbol> + '_ {
         self.symbols.lines().filter_map(|l| {
             let mut it = l.splitn(4, '\t');
             let kind = it.next()?.to_string();
@@ -130,7 +130,7 @@ impl Details {
 /// What the refresh keeps besides the files: the git history it read and the folders the walk
 /// entered.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct State {
+pub(crate) struct State {
     pub cochange: Option<CoChange>,
     /// When it was built (seconds since the epoch): a file modified in the same second or later
     /// may have changed after it was read, so it is read again next time.
@@ -195,10 +195,10 @@ impl Default for Segment {
 }
 
 /// A file's terms: (term id, counts per field), ascending id.
-pub type Terms = Vec<(u32, [u8; NF])>;
+pub(crate) type Terms = Vec<(u32, [u8; NF])>;
 
 /// The files that have a term, ascending: (file index, counts per field).
-pub type Postings = Vec<(usize, [u8; NF])>;
+pub(crate) type Postings = Vec<(usize, [u8; NF])>;
 
 /// Where term `i` ends in a head's `terms` (0 past the end).
 fn end_of(ends: &[u8], i: usize) -> usize {

@@ -18,7 +18,7 @@ type Stamp = Option<(u64, (i64, u32))>;
 
 /// What the last walk saw, for [`rewalk`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct WalkCache {
+pub(crate) struct WalkCache {
     /// Every folder the walk entered, relative to the root (`""` is the root), sorted, with its
     /// modification time.
     dirs: Vec<(String, (i64, u32))>,

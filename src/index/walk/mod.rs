@@ -9,11 +9,11 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 mod cache;
-pub use cache::WalkCache;
+pub(crate) use cache::WalkCache;
 pub(crate) use cache::rewalk;
 
 /// File extensions that count as source code.
-pub const SOURCE_EXTS: &[&str] = &[
+pub(crate) const SOURCE_EXTS: &[&str] = &[
     "rs", "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "vue", "svelte", "go",
     "java", "kt", "kts", "scala", "groovy", "cs", "sh", "bash", "zsh", "rb", "php", "c", "h", "cc",
     "cpp", "cxx", "hpp", "hh", "m", "mm", "swift", "lua", "ex", "exs", "erl", "hs", "ml", "clj",
@@ -22,7 +22,7 @@ pub const SOURCE_EXTS: &[&str] = &[
 
 /// Folders never walked, gitignored or not (by the code index and by `pin generate`):
 /// version control, ralph's own state, dependencies, build output, caches.
-pub const SKIP_DIRS: &[&str] = &[
+pub(crate) const SKIP_DIRS: &[&str] = &[
     ".git",
     ".ralph",
     "target",
@@ -45,7 +45,7 @@ pub const SKIP_DIRS: &[&str] = &[
 ];
 
 /// Manifest file names (their folders are module roots; see `crate::pin::discover`).
-pub const MANIFESTS: &[&str] = &[
+pub(crate) const MANIFESTS: &[&str] = &[
     "Cargo.toml",
     "package.json",
     "pyproject.toml",
@@ -213,7 +213,7 @@ fn found(root: &Path, e: &ignore::DirEntry) -> Option<(Role, Found)> {
 /// (`CHANGELOG*`, `HISTORY*`, `NEWS*`, `RELEASES*`), licences, codes of conduct, author lists,
 /// and translations (`README.zh.md`, `README_ja-JP.md`, `docs/zh-cn/…`): their words would
 /// become keywords of whatever module sits beside them.
-pub fn describes_code(path: &str) -> bool {
+pub(crate) fn describes_code(path: &str) -> bool {
     const NOT: &[&str] = &[
         "changelog",
         "changes",

@@ -1,6 +1,7 @@
 //! Tests of module discovery: roots, folders, splitting and the naming scheme.
 
 use super::*;
+use crate::pin::split::MAX_ITEMS;
 
 fn sf(paths: &[(&str, u64)]) -> Vec<SourceFile> {
     paths

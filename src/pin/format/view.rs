@@ -122,7 +122,7 @@ impl<'a> EntryView<'a> {
 
 /// Whether a `**Kind**:` value marks something other than product code: any value but
 /// `source`, `sources`, `code` or `src` (case-insensitive) does.
-pub fn is_aside(kind: &str) -> bool {
+pub(crate) fn is_aside(kind: &str) -> bool {
     let k = kind.trim().to_ascii_lowercase();
     !k.is_empty() && !matches!(k.as_str(), "source" | "sources" | "code" | "src")
 }

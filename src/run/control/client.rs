@@ -8,11 +8,11 @@ use crate::state::control::{self as files, Ack, NoRun, Request, RunState, SCHEMA
 use crate::state::history::ControlKind;
 
 /// How long a command waits for the run's answer before it says the request is queued.
-pub const WAIT: Duration = Duration::from_secs(5);
+pub(crate) const WAIT: Duration = Duration::from_secs(5);
 
 /// What the run did with a request.
 #[derive(Debug, Clone)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// It took the request (changed something, or there was nothing to change).
     Answered(Ack),
     /// No answer yet: the request waits under `.ralph/control/requests/` for its next check.
@@ -21,7 +21,7 @@ pub enum Reply {
 
 /// A request sent: its id, the run it went to (as it was when sent), and the reply.
 #[derive(Debug, Clone)]
-pub struct Sent {
+pub(crate) struct Sent {
     pub id: String,
     pub run: RunState,
     pub reply: Reply,
@@ -29,7 +29,7 @@ pub struct Sent {
 
 /// Why a request did not reach a run, or was refused.
 #[derive(Debug, thiserror::Error)]
-pub enum SendError {
+pub(crate) enum SendError {
     #[error(transparent)]
     NoRun(#[from] NoRun),
     #[error("run {run_id} refused `ralph {action}`: {message}")]
@@ -56,7 +56,7 @@ pub enum SendError {
 
 /// Send `action` (with its story and text) to the live run at `root` and wait up to `wait` for
 /// the answer.
-pub fn send(
+pub(crate) fn send(
     root: &std::path::Path,
     action: ControlKind,
     story: Option<String>,

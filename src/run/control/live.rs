@@ -23,10 +23,10 @@ use crate::state::control::{self as files, Ack, Request, SCHEMA_VERSION};
 use crate::state::history::{self, ControlKind};
 
 /// How often the thread looks for requests.
-pub const POLL: Duration = Duration::from_millis(100);
+pub(crate) const POLL: Duration = Duration::from_millis(100);
 
 /// What the channel needs to know about the run.
-pub struct Setup {
+pub(crate) struct Setup {
     pub root: PathBuf,
     pub prd_path: PathBuf,
     pub run_id: String,
@@ -39,7 +39,7 @@ pub struct Setup {
 }
 
 /// The live channel of one run; ended (and `run.json` removed) by [`Live::end`] or on drop.
-pub struct Live {
+pub(crate) struct Live {
     shared: Arc<Shared>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -72,7 +72,7 @@ struct Inner {
 impl Live {
     /// Open the channel: requests and answers an earlier run left are cleared (the caller holds
     /// the project lock), the state is published, the thread starts.
-    pub fn start(setup: Setup) -> Live {
+    pub(crate) fn start(setup: Setup) -> Live {
         files::clear_stale(&setup.root);
         let pid = std::process::id();
         let fixed = Fixed {
@@ -122,17 +122,17 @@ impl Live {
     }
 
     /// Whether `ralph pause` holds the run.
-    pub fn paused(&self) -> bool {
+    pub(crate) fn paused(&self) -> bool {
         self.shared.lock().board.paused()
     }
 
     /// The steering notes for `story`'s next prompt.
-    pub fn notes_for(&self, story: &str) -> Vec<SteerNote> {
+    pub(crate) fn notes_for(&self, story: &str) -> Vec<SteerNote> {
         policy::notes_for(&self.shared.lock().board.notes, story)
     }
 
     /// The holds and releases to apply now, in order (taken: the board forgets them).
-    pub fn take_changes(&self) -> Vec<Change> {
+    pub(crate) fn take_changes(&self) -> Vec<Change> {
         let mut inner = self.shared.lock();
         if !inner.board.changes.is_empty() {
             inner.dirty = true;
@@ -141,7 +141,7 @@ impl Live {
     }
 
     /// Tell where the loop is; published at the thread's next poll when it changed.
-    pub fn update(&self, f: impl FnOnce(&mut View)) {
+    pub(crate) fn update(&self, f: impl FnOnce(&mut View)) {
         let mut inner = self.shared.lock();
         let before = inner.view.clone();
         f(&mut inner.view);
@@ -151,7 +151,7 @@ impl Live {
     }
 
     /// The wall-clock time of `at` (whole seconds), the same at every check.
-    pub fn wall(&self, at: Instant) -> Timestamp {
+    pub(crate) fn wall(&self, at: Instant) -> Timestamp {
         let (i0, t0) = self.shared.anchor;
         let t = match at.checked_duration_since(i0) {
             Some(d) => SignedDuration::try_from(d)
@@ -167,7 +167,7 @@ impl Live {
 
     /// Close the channel: the requests still waiting are refused (the run is ending), the
     /// thread stops, `run.json` goes. Call it before the project lock is released.
-    pub fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         if std::mem::replace(&mut self.ended, true) {
             return;
         }

@@ -11,9 +11,9 @@
 //! parallel scheduler on every tick. Owns none of the loops' state: they apply the holds and
 //! releases to their own maps.
 
-pub mod client;
-pub mod live;
-pub mod policy;
+pub(crate) mod client;
+pub(crate) mod live;
+pub(crate) mod policy;
 
-pub use live::{Live, Setup};
-pub use policy::{Change, Claim, View};
+pub(crate) use live::{Live, Setup};
+pub(crate) use policy::{Change, Claim};

@@ -13,20 +13,20 @@ use crate::state::control::{ClaimView, Held, Note, Request, RunState, SCHEMA_VER
 use crate::state::history::{ControlKind, ControlRecord};
 
 /// The longest steering note (characters): longer guidance belongs in a file the note names.
-pub const MAX_NOTE: usize = 10_000;
+pub(crate) const MAX_NOTE: usize = 10_000;
 
 /// Why a story is held after `ralph skip`.
-pub const SKIPPED: &str = "requested with `ralph skip`";
+pub(crate) const SKIPPED: &str = "requested with `ralph skip`";
 
 /// A hold or release the loop applies to its own map at its next check.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     Hold(String),
     Release(String),
 }
 
 impl Change {
-    pub fn story(&self) -> &str {
+    pub(crate) fn story(&self) -> &str {
         match self {
             Change::Hold(id) | Change::Release(id) => id,
         }
@@ -35,7 +35,7 @@ impl Change {
 
 /// The changes that matter once applied in order: the last per story (a skip then a retry
 /// before the loop looked is a release, not a hold reported and undone).
-pub fn net(changes: Vec<Change>) -> Vec<Change> {
+pub(crate) fn net(changes: Vec<Change>) -> Vec<Change> {
     let mut out: Vec<Change> = Vec::with_capacity(changes.len());
     for c in changes {
         out.retain(|o| o.story() != c.story());
@@ -46,7 +46,7 @@ pub fn net(changes: Vec<Change>) -> Vec<Change> {
 
 /// What the requests decided so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Board {
+pub(crate) struct Board {
     pub paused_since: Option<Timestamp>,
     pub notes: Vec<Note>,
     /// Not yet applied by the loop, in order.
@@ -55,14 +55,14 @@ pub struct Board {
 }
 
 impl Board {
-    pub fn paused(&self) -> bool {
+    pub(crate) fn paused(&self) -> bool {
         self.paused_since.is_some()
     }
 }
 
 /// A claimed story as the loop sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Claim {
+pub(crate) struct Claim {
     pub story: String,
     pub title: String,
     /// `running`, `waiting`, `queued`, `merging`.
@@ -74,7 +74,7 @@ pub struct Claim {
 
 /// What the loop says of itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct View {
+pub(crate) struct View {
     pub claims: Vec<Claim>,
     /// The stories it holds for the rest of the run, and why.
     pub held: BTreeMap<String, String>,
@@ -86,7 +86,7 @@ pub struct View {
 
 /// A story of prd.json, as far as a request cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Story {
+pub(crate) struct Story {
     pub id: String,
     pub passes: bool,
     pub removed: bool,
@@ -94,7 +94,7 @@ pub struct Story {
 
 /// What the run says to a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub accepted: bool,
     pub changed: bool,
     pub message: String,
@@ -121,7 +121,7 @@ fn unchanged(message: String) -> Answer {
 }
 
 /// The run the board belongs to, and the facts a request is checked against.
-pub struct Facts<'a> {
+pub(crate) struct Facts<'a> {
     pub run_id: &'a str,
     /// Stories at once (1: the sequential loop).
     pub parallel: u32,
@@ -132,7 +132,7 @@ pub struct Facts<'a> {
 }
 
 /// Decide `req`: change the board and say what happened.
-pub fn apply(board: &mut Board, view: &View, facts: &Facts<'_>, req: &Request) -> Answer {
+pub(crate) fn apply(board: &mut Board, view: &View, facts: &Facts<'_>, req: &Request) -> Answer {
     if req.run_id != facts.run_id {
         return refused(format!(
             "the request is for run {}, but the live run is {}; send it again",
@@ -363,7 +363,7 @@ fn retry(board: &mut Board, view: &View, facts: &Facts<'_>, id: Option<&str>) ->
 }
 
 /// The notes for `story`'s next prompt, oldest first: its own and those for every story.
-pub fn notes_for(notes: &[Note], story: &str) -> Vec<SteerNote> {
+pub(crate) fn notes_for(notes: &[Note], story: &str) -> Vec<SteerNote> {
     notes
         .iter()
         .filter(|n| n.story.as_deref().is_none_or(|s| s == story))
@@ -376,7 +376,7 @@ pub fn notes_for(notes: &[Note], story: &str) -> Vec<SteerNote> {
 }
 
 /// A time as a person reads it beside the run: local `HH:MM:SS`.
-pub fn clock(t: Timestamp) -> String {
+pub(crate) fn clock(t: Timestamp) -> String {
     t.to_zoned(jiff::tz::TimeZone::system())
         .strftime("%H:%M:%S")
         .to_string()
@@ -397,7 +397,7 @@ fn took(since: Timestamp, now: Timestamp) -> String {
 
 /// What does not change during a run, for [`state`].
 #[derive(Debug, Clone)]
-pub struct Fixed {
+pub(crate) struct Fixed {
     pub run_id: String,
     pub pid: u32,
     pub pid_start: Option<u64>,
@@ -409,7 +409,7 @@ pub struct Fixed {
 }
 
 /// The published state: the board and the loop's view, holds not yet applied included.
-pub fn state(board: &Board, view: &View, fixed: &Fixed, now: Timestamp) -> RunState {
+pub(crate) fn state(board: &Board, view: &View, fixed: &Fixed, now: Timestamp) -> RunState {
     let mut held_map = view.held.clone();
     for c in &board.changes {
         match c {

@@ -12,7 +12,7 @@ use super::durations::format_elapsed;
 const QUOTE: usize = 60;
 
 /// `US-003 Add login · running 4m12s · attempt 2 · 12s ago: "running cargo test"`.
-pub fn status_line(
+pub(crate) fn status_line(
     id: &str,
     title: &str,
     state: &str,
@@ -36,7 +36,7 @@ pub fn status_line(
 
 /// One story's line in the summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub id: String,
     /// merged, held, kept branch, interrupted.
     pub result: String,
@@ -55,7 +55,7 @@ pub struct Row {
 
 /// Run-wide totals under the table.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Totals {
+pub(crate) struct Totals {
     #[serde(serialize_with = "super::durations::millis")]
     pub wall: Duration,
     #[serde(serialize_with = "super::durations::millis")]
@@ -67,7 +67,7 @@ pub struct Totals {
 }
 
 /// The summary table and its totals line.
-pub fn summary(rows: &[Row], t: &Totals) -> Vec<String> {
+pub(crate) fn summary(rows: &[Row], t: &Totals) -> Vec<String> {
     let w = rows.iter().map(|r| r.id.len()).max().unwrap_or(5).max(5);
     let mut out = vec![format!(
         "{:<w$}  {:<12}  {:<22}  {:>8}  {:>8}  commit / branch",

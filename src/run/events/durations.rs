@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 /// Elapsed time for status lines: "0.42s" under 10 s, else like [`format_remaining`].
-pub fn format_elapsed(d: Duration) -> String {
+pub(crate) fn format_elapsed(d: Duration) -> String {
     if d < Duration::from_secs(10) {
         format!("{:.2}s", d.as_secs_f64())
     } else {
@@ -14,7 +14,7 @@ pub fn format_elapsed(d: Duration) -> String {
 }
 
 /// "1h02m05s" / "4m10s" / "9s".
-pub fn format_remaining(d: Duration) -> String {
+pub(crate) fn format_remaining(d: Duration) -> String {
     let s = d.as_secs();
     let (h, m, s) = (s / 3600, (s % 3600) / 60, s % 60);
     if h > 0 {

@@ -14,7 +14,7 @@ use crate::state::history::Outcome;
 /// Something the loop reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
-pub enum Event {
+pub(crate) enum Event {
     /// The run has the lock and is about to pick its first story.
     RunStarted {
         run_id: String,
@@ -202,7 +202,7 @@ pub enum Event {
 }
 
 /// Where events go.
-pub trait Reporter: Send + Sync + std::fmt::Debug {
+pub(crate) trait Reporter: Send + Sync + std::fmt::Debug {
     fn report(&self, event: Event);
 
     /// Whether this reporter shows a heartbeat refreshed in place (a terminal): then the loop
@@ -215,7 +215,7 @@ pub trait Reporter: Send + Sync + std::fmt::Debug {
 /// Events kept in memory (for tests of code that reports).
 #[cfg(test)]
 #[derive(Debug, Default)]
-pub struct Recorded(pub std::sync::Mutex<Vec<Event>>);
+pub(crate) struct Recorded(pub std::sync::Mutex<Vec<Event>>);
 
 #[cfg(test)]
 impl Reporter for Recorded {

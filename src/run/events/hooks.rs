@@ -24,7 +24,7 @@ const STDERR_TAIL: usize = 4096;
 
 /// The three hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hook {
+pub(crate) enum Hook {
     StoryDone,
     Blocked,
     RunEnd,
@@ -32,7 +32,7 @@ pub enum Hook {
 
 impl Hook {
     /// Its key in `[hooks]`.
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Hook::StoryDone => "on_story_done",
             Hook::Blocked => "on_blocked",
@@ -50,7 +50,7 @@ impl Hook {
 }
 
 /// The hook an event fires, if any (pure).
-pub fn hook_for(event: &Event) -> Option<Hook> {
+pub(crate) fn hook_for(event: &Event) -> Option<Hook> {
     match event {
         Event::StoryDone { .. } => Some(Hook::StoryDone),
         Event::StorySkipped { .. } => Some(Hook::Blocked),
@@ -61,7 +61,11 @@ pub fn hook_for(event: &Event) -> Option<Hook> {
 
 /// What a hook reads on stdin (pure): the event as `--json` writes it, plus `hook` (its key),
 /// `project` and `branch` (prd.json's `project` and `branchName`, null when absent).
-pub fn payload(hook: Hook, event: &Event, prd: Option<&serde_json::Value>) -> serde_json::Value {
+pub(crate) fn payload(
+    hook: Hook,
+    event: &Event,
+    prd: Option<&serde_json::Value>,
+) -> serde_json::Value {
     let mut v = serde_json::to_value(event).unwrap_or_default();
     let field = |k: &str| {
         prd.and_then(|p| p.get(k))
@@ -79,7 +83,7 @@ pub fn payload(hook: Hook, event: &Event, prd: Option<&serde_json::Value>) -> se
 
 /// Why a hook did not succeed.
 #[derive(Debug, thiserror::Error)]
-pub enum HookError {
+pub(crate) enum HookError {
     #[error("cannot start /bin/sh: {0}")]
     Spawn(std::io::Error),
     #[error("exited {code}{}", tail(.stderr))]
@@ -100,7 +104,7 @@ fn tail(stderr: &str) -> String {
 }
 
 /// Run `cmd` with `/bin/sh -c` in `root`, `input` on its stdin, killed after `timeout`.
-pub fn run(
+pub(crate) fn run(
     hook: Hook,
     cmd: &str,
     root: &Path,
@@ -201,7 +205,7 @@ fn wait(
 
 /// A reporter that runs the `[hooks]` after forwarding each event to the one it wraps.
 #[derive(Debug)]
-pub struct Hooked {
+pub(crate) struct Hooked {
     inner: Arc<dyn Reporter>,
     hooks: Hooks,
     root: PathBuf,
@@ -210,7 +214,7 @@ pub struct Hooked {
 
 impl Hooked {
     /// `inner` itself when no hook is set.
-    pub fn wrap(
+    pub(crate) fn wrap(
         inner: Arc<dyn Reporter>,
         hooks: &Hooks,
         root: &Path,

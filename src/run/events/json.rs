@@ -9,19 +9,20 @@ use super::event::{Event, Reporter};
 /// One JSON object per line, for tools. A closed or failing output is given up on quietly:
 /// the run itself goes on (its history and logs are on disk).
 #[derive(Debug)]
-pub struct JsonLines<W: Write + Send + std::fmt::Debug> {
+pub(crate) struct JsonLines<W: Write + Send + std::fmt::Debug> {
     out: Mutex<Option<W>>,
 }
 
 impl<W: Write + Send + std::fmt::Debug> JsonLines<W> {
-    pub fn new(out: W) -> JsonLines<W> {
+    pub(crate) fn new(out: W) -> JsonLines<W> {
         JsonLines {
             out: Mutex::new(Some(out)),
         }
     }
 
     /// The writer back (for tests).
-    pub fn into_inner(self) -> Option<W> {
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> Option<W> {
         self.out.into_inner().ok().flatten()
     }
 }

@@ -10,16 +10,16 @@
 //! Owns the wording and the JSON shape of the loop's reports; decides nothing about the run and
 //! never prints the agent's own output (that is `agent::process`'s echo and log).
 
-pub mod board;
-pub mod durations;
+pub(crate) mod board;
+pub(crate) mod durations;
 mod event;
-pub mod hooks;
+pub(crate) mod hooks;
 mod json;
-pub mod status;
+pub(crate) mod status;
 mod terminal;
 
 #[cfg(test)]
-pub use event::Recorded;
-pub use event::{Event, Reporter};
-pub use json::JsonLines;
-pub use terminal::{Terminal, heartbeat_line, lines};
+pub(crate) use event::Recorded;
+pub(crate) use event::{Event, Reporter};
+pub(crate) use json::JsonLines;
+pub(crate) use terminal::Terminal;

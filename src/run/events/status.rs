@@ -27,7 +27,7 @@ fn outcome_style(outcome: Outcome) -> anstyle::Style {
 }
 
 /// `ralph [2/10] US-002 Add login · 1m03s · done` (the outcome styled, for `anstream`).
-pub fn status_line(
+pub(crate) fn status_line(
     i: u32,
     n: u32,
     id: &str,
@@ -49,7 +49,7 @@ pub fn status_line(
 }
 
 /// Unfinished stories, in file order: "US-003 Title".
-pub fn remaining(stories: &[Story]) -> Vec<String> {
+pub(crate) fn remaining(stories: &[Story]) -> Vec<String> {
     stories
         .iter()
         .filter(|s| !s.passes && !s.removed)
@@ -58,7 +58,7 @@ pub fn remaining(stories: &[Story]) -> Vec<String> {
 }
 
 /// Why each unfinished story cannot run now: blocked (by what) or skipped (why).
-pub fn not_runnable(
+pub(crate) fn not_runnable(
     stories: &[Story],
     states: &[State],
     skipped: &BTreeMap<String, String>,

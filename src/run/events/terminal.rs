@@ -10,7 +10,7 @@ use crate::state::history::ControlKind;
 
 /// Lines for a person, on stderr, through `anstream` (colour as `--color` says).
 #[derive(Debug, Default)]
-pub struct Terminal;
+pub(crate) struct Terminal;
 
 impl Reporter for Terminal {
     fn report(&self, event: Event) {
@@ -46,7 +46,7 @@ impl Reporter for Terminal {
 
 /// The heartbeat as one plain line: "ralph: US-1 running 4m10s · 12.3 KB of output · silent
 /// 1m02s · last: Compiling foo".
-pub fn heartbeat_line(event: &Event) -> String {
+pub(crate) fn heartbeat_line(event: &Event) -> String {
     let Event::Heartbeat {
         story,
         elapsed,
@@ -74,7 +74,7 @@ pub fn heartbeat_line(event: &Event) -> String {
 use crate::clean::human_bytes;
 
 /// The lines [`Terminal`] prints for an event (styled for `anstream`).
-pub fn lines(event: &Event) -> Vec<String> {
+pub(crate) fn lines(event: &Event) -> Vec<String> {
     match event {
         Event::RunStarted { .. } => started(event),
         Event::Note { text } => vec![format!("ralph: {text}")],

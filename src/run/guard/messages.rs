@@ -10,7 +10,7 @@ use super::repair::{Guarded, ProgressRestored};
 use crate::state::history::Outcome;
 
 /// What ralph changed in prd.json after one iteration, for its commit message.
-pub struct Correction<'a> {
+pub(crate) struct Correction<'a> {
     pub n: u32,
     pub story: &'a str,
     /// Why the guard repaired the file (empty when it did not).
@@ -22,7 +22,7 @@ pub struct Correction<'a> {
 }
 
 /// The commit message for ralph's correction of prd.json: what and why.
-pub fn correction_message(c: &Correction<'_>) -> String {
+pub(crate) fn correction_message(c: &Correction<'_>) -> String {
     let mut subject = Vec::new();
     if !c.restored.is_empty() {
         subject.push("revert rule-breaking edits to prd.json".to_string());
@@ -75,7 +75,7 @@ fn reapply(kept: &Path, file: &Path) -> String {
 }
 
 /// The line for a repaired prd.json; `None` when nothing was wrong.
-pub fn prd_restored(path: &Path, g: &Guarded) -> Option<String> {
+pub(crate) fn prd_restored(path: &Path, g: &Guarded) -> Option<String> {
     if g.restored.is_empty() {
         return None;
     }
@@ -112,7 +112,7 @@ pub fn prd_restored(path: &Path, g: &Guarded) -> Option<String> {
 }
 
 /// The line for a restored progress.txt.
-pub fn progress_restored(p: &ProgressRestored) -> String {
+pub(crate) fn progress_restored(p: &ProgressRestored) -> String {
     let mut line = format!("restored progress.txt from before the iteration: {}", p.why);
     if p.appended {
         line.push_str("; the agent's new text is appended to it");

@@ -4,9 +4,9 @@
 //! version, the fallback when a write fails), [`messages`] what the person is told and ralph's
 //! correction commit message.
 
-pub mod messages;
-pub mod policy;
-pub mod repair;
+pub(crate) mod messages;
+pub(crate) mod policy;
+pub(crate) mod repair;
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ use crate::run::events::{Event, Reporter};
 
 /// What the guard left after an agent: prd.json's repairs and flips, in words and values.
 #[derive(Debug, Default)]
-pub struct Checked {
+pub(crate) struct Checked {
     /// The agent's edits to prd.json that were put back, in words.
     pub restored: Vec<String>,
     /// `passes` changes the agent made to existing stories (kept, or re-applied).
@@ -29,7 +29,7 @@ pub struct Checked {
 
 /// The files the guard checks after the agent that worked on `story`: progress.txt (as it was
 /// before: `progress_before`) and prd.json (as the loop read it: `prd`, `bytes`).
-pub struct Watched<'a> {
+pub(crate) struct Watched<'a> {
     pub progress: &'a Path,
     pub progress_before: Option<&'a [u8]>,
     pub prd_path: &'a Path,
@@ -40,7 +40,7 @@ pub struct Watched<'a> {
 
 /// Step 7: progress.txt, then prd.json, each repaired if the agent broke a rule, the person
 /// told what was put back.
-pub fn after_attempt(
+pub(crate) fn after_attempt(
     ctx: repair::Ctx<'_>,
     w: &Watched<'_>,
     rep: &dyn Reporter,
@@ -66,7 +66,7 @@ pub fn after_attempt(
 
 /// ralph's own `passes` values (`settle`) written into prd.json as the agent left it
 /// (`changed`, else `before`); unchanged when there are none.
-pub fn settle(
+pub(crate) fn settle(
     ctx: repair::Ctx<'_>,
     changed: Option<(Prd, Vec<u8>)>,
     before: &Prd,

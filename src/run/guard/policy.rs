@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 
 /// One thing the agent changed that it must not.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Violation {
+pub(crate) enum Violation {
     /// The file is gone.
     Deleted,
     /// Something that is not a regular file took its place (a directory, FIFO, device, a
@@ -43,7 +43,7 @@ pub enum Violation {
 impl Violation {
     /// A violation repaired by setting that story's `passes` back to false (the rest of the
     /// agent's edit stays).
-    pub fn passes_only(&self) -> Option<&str> {
+    pub(crate) fn passes_only(&self) -> Option<&str> {
         match self {
             Violation::OtherStoryPassed(id) | Violation::NewStoryPassing(id) => Some(id),
             _ => None,
@@ -78,7 +78,7 @@ impl std::fmt::Display for Violation {
 }
 
 /// Fields an agent may edit on an existing story.
-pub const AGENT_FIELDS: &[&str] = &["passes", "notes"];
+pub(crate) const AGENT_FIELDS: &[&str] = &["passes", "notes"];
 
 fn stories(v: &Value) -> &[Value] {
     v.get("userStories")
@@ -103,7 +103,7 @@ fn passes(v: &Value) -> bool {
 
 /// Every violation between the prd value before and after an iteration (both parsed) that
 /// worked on story `current`.
-pub fn check(before: &Value, after: &Value, current: &str) -> Vec<Violation> {
+pub(crate) fn check(before: &Value, after: &Value, current: &str) -> Vec<Violation> {
     let mut out = Vec::new();
     let (b, a) = (obj(before), obj(after));
     let keys: HashSet<&String> = b.keys().chain(a.keys()).collect();
@@ -176,7 +176,7 @@ fn changed_fields(id: &str, before: &Value, after: &Value) -> Vec<Violation> {
 
 /// The legitimate `passes` changes the agent made on stories that existed before: (id, new
 /// value). A false→true flip counts only on `current`; true→false on any story.
-pub fn passes_flips(before: &Value, after: &Value, current: &str) -> Vec<(String, bool)> {
+pub(crate) fn passes_flips(before: &Value, after: &Value, current: &str) -> Vec<(String, bool)> {
     let after_by_id: HashMap<&str, &Value> = stories(after).iter().map(|s| (id_of(s), s)).collect();
     stories(before)
         .iter()
@@ -195,7 +195,7 @@ pub fn passes_flips(before: &Value, after: &Value, current: &str) -> Vec<(String
 /// The prd value to keep after an iteration that broke a rule: the copy from before it, with
 /// everything the agent was allowed to do re-applied (legitimate `passes` flips, `notes` of
 /// existing stories, new stories with `discoveredFrom`, which never arrive passing).
-pub fn repair(before: &Value, after: &Value, current: &str) -> Value {
+pub(crate) fn repair(before: &Value, after: &Value, current: &str) -> Value {
     let mut out = before.clone();
     let flips: HashMap<String, bool> = passes_flips(before, after, current).into_iter().collect();
     let after_by_id: HashMap<&str, &Value> = stories(after).iter().map(|s| (id_of(s), s)).collect();
@@ -241,7 +241,7 @@ fn lines(b: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// progress.txt's rule: every line that was there before the iteration is still there, in the
 /// same order (appended entries and inserted patterns are fine; truncating, rewriting or
 /// dropping a section is not).
-pub fn progress_kept(before: &[u8], after: &[u8]) -> bool {
+pub(crate) fn progress_kept(before: &[u8], after: &[u8]) -> bool {
     let mut after_lines = lines(after);
     lines(before).all(|want| after_lines.any(|l| l == want))
 }

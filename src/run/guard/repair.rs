@@ -21,14 +21,14 @@ use crate::state::rejected;
 
 /// Where the guard works: the state dir and the iteration number (for rejected copies' names).
 #[derive(Debug, Clone, Copy)]
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     pub state_dir: &'a Path,
     pub n: u32,
 }
 
 /// prd.json after the guard.
 #[derive(Debug, Clone)]
-pub struct Guarded {
+pub(crate) struct Guarded {
     pub prd: Prd,
     pub bytes: Vec<u8>,
     /// What was wrong, when the file was repaired (empty otherwise).
@@ -41,7 +41,7 @@ pub struct Guarded {
 
 /// The pre-iteration prd.json, kept where a failed write can be undone from: rename needs no
 /// new disk space.
-pub fn good_copy(state_dir: &Path) -> PathBuf {
+pub(crate) fn good_copy(state_dir: &Path) -> PathBuf {
     state_dir.join("prd.good.json")
 }
 
@@ -115,7 +115,7 @@ fn put(ctx: Ctx<'_>, prd: &Prd, exact: Option<&[u8]>) -> Result<Vec<u8>, RunErro
 }
 
 /// Write ralph's own `passes` settlement, falling back as [`write_failed`] says.
-pub fn save_settled(ctx: Ctx<'_>, prd: &Prd) -> Result<Vec<u8>, RunError> {
+pub(crate) fn save_settled(ctx: Ctx<'_>, prd: &Prd) -> Result<Vec<u8>, RunError> {
     put(ctx, prd, None)
 }
 
@@ -128,7 +128,7 @@ fn keep(ctx: Ctx<'_>, path: &Path, bytes: &[u8]) -> Option<PathBuf> {
 /// Check prd.json against the copy taken before the iteration that worked on story `current`,
 /// and repair it if needed. `None` when the file is byte-for-byte unchanged (the common case,
 /// and the cheap one).
-pub fn after_agent(
+pub(crate) fn after_agent(
     ctx: Ctx<'_>,
     path: &Path,
     before: &Prd,
@@ -246,7 +246,7 @@ fn restore(
 
 /// What the progress.txt guard did, for the status output.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProgressRestored {
+pub(crate) struct ProgressRestored {
     pub why: String,
     /// Where the agent's version (or the foreign object) was kept.
     pub rejected: Option<PathBuf>,
@@ -256,7 +256,7 @@ pub struct ProgressRestored {
 
 /// Take progress.txt's "before": its bytes, or `None` when it is missing or not a regular file
 /// (nothing to guard then).
-pub fn progress_before(path: &Path) -> Option<Vec<u8>> {
+pub(crate) fn progress_before(path: &Path) -> Option<Vec<u8>> {
     match fsutil::inspect(path) {
         Ok(Entry::Regular(b)) => Some(b),
         _ => None,
@@ -265,7 +265,7 @@ pub fn progress_before(path: &Path) -> Option<Vec<u8>> {
 
 /// Check progress.txt after the agent: what was there before must still be there. `None` when
 /// it is.
-pub fn progress_after(
+pub(crate) fn progress_after(
     ctx: Ctx<'_>,
     path: &Path,
     before: Option<&[u8]>,

@@ -14,7 +14,7 @@ use crate::run::git;
 use crate::run::options::{Options, PrdSnapshot};
 
 /// Everything one iteration needs from the loop.
-pub struct Attempt<'a> {
+pub(crate) struct Attempt<'a> {
     pub opts: &'a Options,
     pub run_id: &'a str,
     pub run_dir: &'a Path,
@@ -39,7 +39,7 @@ pub struct Attempt<'a> {
 
 impl Attempt<'_> {
     /// `<run_dir>/<prefix>-<n>.<ext>`: the files this iteration writes (`iter-3.log`).
-    pub fn file(&self, prefix: &str, ext: &str) -> std::path::PathBuf {
+    pub(crate) fn file(&self, prefix: &str, ext: &str) -> std::path::PathBuf {
         self.run_dir.join(format!("{prefix}-{}.{ext}", self.n))
     }
 }
@@ -47,7 +47,7 @@ impl Attempt<'_> {
 /// An attempt whose gate runs (the verify commands, then the red run): the attempt, where the
 /// story's work started (the red run puts the tests on it), the iteration log, prd.json's path
 /// relative to the root (never a test file, left out of diffs).
-pub struct ToVerify<'a> {
+pub(crate) struct ToVerify<'a> {
     pub at: &'a Attempt<'a>,
     pub base: Option<&'a str>,
     pub log: Option<Arc<Mutex<LogSink>>>,

@@ -15,7 +15,7 @@ use crate::state::history::{Record, counted_cost};
 
 /// The cost reported so far in this run.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Spent {
+pub(crate) struct Spent {
     usd: Option<f64>,
     warned: bool,
 }
@@ -23,7 +23,7 @@ pub struct Spent {
 impl Spent {
     /// Count one iteration's record. Returns a warning, once per run, when a cap is set and
     /// the agent reported no cost for it.
-    pub fn add(&mut self, rec: &Record, cap: Option<Dollars>) -> Option<String> {
+    pub(crate) fn add(&mut self, rec: &Record, cap: Option<Dollars>) -> Option<String> {
         // The reviewer's spend (`--review`) counts too.
         if let Some(c) = review_usage(rec)
             .and_then(|u| u.cost_usd)
@@ -53,19 +53,19 @@ impl Spent {
     }
 
     /// US dollars reported, if any agent reported a cost.
-    pub fn usd(&self) -> Option<f64> {
+    pub(crate) fn usd(&self) -> Option<f64> {
         self.usd
     }
 
     /// Whether the spend has reached `cap`: no next iteration.
-    pub fn reached(&self, cap: Option<Dollars>) -> bool {
+    pub(crate) fn reached(&self, cap: Option<Dollars>) -> bool {
         matches!((self.usd, cap), (Some(s), Some(c)) if s >= c.usd())
     }
 }
 
 /// What a history's iterations used, as their agents reported it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Totals {
+pub(crate) struct Totals {
     /// Iterations whose agent reported usage.
     pub iterations: usize,
     pub input_tokens: u64,
@@ -76,7 +76,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    pub fn of<'a>(records: impl IntoIterator<Item = &'a Record>) -> Totals {
+    pub(crate) fn of<'a>(records: impl IntoIterator<Item = &'a Record>) -> Totals {
         let mut t = Totals::default();
         for r in records {
             if r.usage.is_some() {
@@ -100,7 +100,7 @@ impl Totals {
     }
 
     /// "tokens: 50,018 in (44,150 cached) / 267 out · cost: $0.07 (3 iterations reporting)".
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let cost = match self.cost_usd {
             Some(c) => format!("${c:.2}"),
             None => "not reported".into(),
@@ -117,7 +117,7 @@ impl Totals {
 
 /// US dollars an iteration reported: its agent's and its reviewer's (`None` when neither
 /// reported a cost).
-pub fn of_record(rec: &Record) -> Option<f64> {
+pub(crate) fn of_record(rec: &Record) -> Option<f64> {
     let costs = rec
         .usage
         .iter()

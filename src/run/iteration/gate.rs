@@ -20,13 +20,13 @@ use crate::run::options::Options;
 use crate::state::history::{RedGreenRecord, VerifyResult};
 
 /// The commands `story`'s gate runs: the run's, then the story's own.
-pub fn commands(opts: &Options, story: &Story) -> Vec<String> {
+pub(crate) fn commands(opts: &Options, story: &Story) -> Vec<String> {
     story.gate_commands(&opts.settings.verify)
 }
 
 /// What the run says at its start about the stories' gates, besides the banner: stories
 /// with their own commands when the run has none, and red-green stories nothing can test.
-pub fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec<Event> {
+pub(crate) fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec<Event> {
     let open: Vec<&Story> = stories.iter().filter(|s| !s.passes && !s.removed).collect();
     let mut out = vec![];
     let own: Vec<&str> = open
@@ -60,7 +60,7 @@ pub fn start_notes(settings: &crate::config::Settings, stories: &[Story]) -> Vec
 }
 
 /// What the gate gave.
-pub struct Gated {
+pub(crate) struct Gated {
     pub summary: verdict::GateSummary,
     pub results: Vec<VerifyResult>,
     pub red_green: Option<RedGreenRecord>,
@@ -69,7 +69,7 @@ pub struct Gated {
 /// Step 8, the gate of an attempt whose agent claims its story (and has commands to run): its
 /// summary for the verdict, the verify results and the red run's record. Nothing when it does
 /// not claim it.
-pub fn for_attempt(inp: &ToVerify<'_>, facts: &AgentFacts) -> Result<ForAttempt, RunError> {
+pub(crate) fn for_attempt(inp: &ToVerify<'_>, facts: &AgentFacts) -> Result<ForAttempt, RunError> {
     if !(facts.claimed() && facts.gated) {
         return Ok((None, vec![], None));
     }
@@ -78,14 +78,14 @@ pub fn for_attempt(inp: &ToVerify<'_>, facts: &AgentFacts) -> Result<ForAttempt,
 }
 
 /// The gate's summary (`None`: it did not run), its results, the red run's record.
-pub type ForAttempt = (
+pub(crate) type ForAttempt = (
     Option<verdict::GateSummary>,
     Vec<VerifyResult>,
     Option<RedGreenRecord>,
 );
 
 /// Run the story's gate (see the module doc).
-pub fn run(inp: &ToVerify<'_>) -> Result<Gated, RunError> {
+pub(crate) fn run(inp: &ToVerify<'_>) -> Result<Gated, RunError> {
     let opts = inp.at.opts;
     let s = &opts.settings;
     let cmds = commands(opts, inp.at.story);

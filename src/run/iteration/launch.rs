@@ -20,7 +20,7 @@ use crate::run::events::Event;
 use crate::run::options::Options;
 
 /// One agent run.
-pub struct Launch<'a> {
+pub(crate) struct Launch<'a> {
     pub opts: &'a Options,
     pub spec: &'a AgentSpec,
     pub inv: &'a Invocation,
@@ -38,7 +38,7 @@ pub struct Launch<'a> {
 }
 
 /// Write the prompt to the file the invocation passes, when it passes one.
-pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError> {
+pub(crate) fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError> {
     if let Some(p) = &inv.prompt_file {
         crate::fsutil::atomic_write(p, prompt.as_bytes()).map_err(|source| {
             agent::AgentError::PromptFile {
@@ -53,7 +53,7 @@ pub fn write_prompt_file(inv: &Invocation, prompt: &str) -> Result<(), RunError>
 /// Step 6, the prompt: built for the attempt's story (see [`prompt::build_for_run`]), the
 /// invocation that carries it, its file written when the invocation passes one (a note says
 /// so when the prompt is too long for one argument).
-pub struct Prompted {
+pub(crate) struct Prompted {
     pub text: String,
     /// The learned error patterns the prompt shows (ids).
     pub patterns: Vec<String>,
@@ -61,7 +61,7 @@ pub struct Prompted {
 }
 
 /// Build the attempt's prompt and write its file (see [`Prompted`]).
-pub fn prompt(at: &Attempt<'_>) -> Result<Prompted, RunError> {
+pub(crate) fn prompt(at: &Attempt<'_>) -> Result<Prompted, RunError> {
     let opts = at.opts;
     let (prd, story, s) = (&at.prd.prd, at.story, &opts.settings);
     let built = prompt::build_for_run(&opts.root, prd, story, at.retry, &opts.agent, &s.context)?;
@@ -85,7 +85,7 @@ pub fn prompt(at: &Attempt<'_>) -> Result<Prompted, RunError> {
 
 /// The lines of `prompt` (trimmed) that would read as a signal (complete, blocked, failed) for
 /// `story_id`: an output line equal to one of them does not count.
-pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
+pub(crate) fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
     prompt
         .lines()
         .filter(|l| detect::signal_line(l, story_id).is_some())
@@ -94,7 +94,7 @@ pub fn prompt_signal_lines(prompt: &str, story_id: &str) -> HashSet<String> {
 }
 
 /// The developing agent's run: how it ended, and the signals it printed for its story.
-pub struct Ran {
+pub(crate) struct Ran {
     pub run: Finished,
     pub usage: Option<Usage>,
     /// Structured events read from its output.
@@ -107,7 +107,7 @@ pub struct Ran {
 
 /// Step 6, the agent: run with the attempt's environment, its output watched for the story's
 /// signals (a line the prompt itself holds is an echo, not a signal).
-pub fn agent(
+pub(crate) fn agent(
     at: &Attempt<'_>,
     prompted: &Prompted,
     log: Option<Arc<Mutex<LogSink>>>,
@@ -179,7 +179,7 @@ fn agent_env(at: &Attempt<'_>) -> Vec<(String, String)> {
 }
 
 /// How one agent run went.
-pub struct Launched {
+pub(crate) struct Launched {
     pub run: Finished,
     /// What it reported using, when its output says.
     pub usage: Option<Usage>,
@@ -188,7 +188,7 @@ pub struct Launched {
 }
 
 /// Run it to its end (exit, timeout, interrupt): how it ended and what it reported using.
-pub fn run(l: Launch<'_>) -> Result<Launched, RunError> {
+pub(crate) fn run(l: Launch<'_>) -> Result<Launched, RunError> {
     let opts = l.opts;
     let s = &opts.settings;
     let rep = &*opts.reporter;

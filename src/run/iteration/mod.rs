@@ -5,19 +5,19 @@
 //! [`Attempt`]. The loop around it (lock, validation, archive, selection, sleeps, limits) is
 //! the sequential driver's or the parallel scheduler's.
 
-pub mod attempt;
-pub mod cost;
-pub mod gate;
-pub mod launch;
-pub mod outcome;
-pub mod prompt;
-pub mod record;
-pub mod redgreen;
-pub mod reviewer;
-pub mod verdict;
-pub mod verify;
+pub(crate) mod attempt;
+pub(crate) mod cost;
+pub(crate) mod gate;
+pub(crate) mod launch;
+pub(crate) mod outcome;
+pub(crate) mod prompt;
+pub(crate) mod record;
+pub(crate) mod redgreen;
+pub(crate) mod reviewer;
+pub(crate) mod verdict;
+pub(crate) mod verify;
 
-pub use attempt::Attempt;
+pub(crate) use attempt::Attempt;
 
 use self::launch::Ran;
 use self::outcome::{AgentFacts, Outcome, Progress, StartFailure};
@@ -31,7 +31,7 @@ use crate::run::{git, log};
 use crate::state::history::Record;
 
 /// What happened.
-pub struct Done {
+pub(crate) struct Done {
     pub outcome: Outcome,
     /// `None` when it cannot be known (outside git, or `git status` failed) and no `passes`
     /// flip shows it: such an iteration never counts as a strike.
@@ -54,7 +54,7 @@ pub struct Done {
 }
 
 /// Steps 6-9 for one attempt (see the module doc).
-pub fn run_one(mut at: Attempt<'_>) -> Result<Done, RunError> {
+pub(crate) fn run_one(mut at: Attempt<'_>) -> Result<Done, RunError> {
     let opts = at.opts;
     let start = jiff::Zoned::now();
     let prompted = launch::prompt(&at)?;

@@ -7,17 +7,17 @@
 
 use std::collections::HashMap;
 
-pub use crate::agent::detect::StartFailure;
+pub(crate) use crate::agent::detect::StartFailure;
 use crate::agent::detect::{Refusal, Signal};
 
 /// What an iteration achieved: the data is recorded in history, so it lives in
 /// [`crate::state::history`]; the policy deciding it is here.
-pub use crate::state::history::Outcome;
+pub(crate) use crate::state::history::Outcome;
 use crate::state::history::Record;
 
 /// What is known once the agent has exited and the integrity guard has run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AgentFacts {
+pub(crate) struct AgentFacts {
     pub exit_code: Option<i32>,
     pub timed_out: bool,
     pub interrupted: bool,
@@ -35,25 +35,25 @@ pub struct AgentFacts {
 
 impl AgentFacts {
     /// The agent claims the story: verify commands must run before it counts.
-    pub fn claimed(&self) -> bool {
+    pub(crate) fn claimed(&self) -> bool {
         !self.interrupted
             && !self.blocked()
             && (self.passes_after || (self.signalled && self.gated && !self.failed()))
     }
 
     /// The agent printed a BLOCKED signal.
-    pub fn blocked(&self) -> bool {
+    pub(crate) fn blocked(&self) -> bool {
         matches!(self.said, Some(Signal::Blocked(_)))
     }
 
     /// The agent printed a FAILED signal.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         matches!(self.said, Some(Signal::Failed(_)))
     }
 
     /// The agent printed a completion signal but did not mark prd.json, and nothing is
     /// configured to check the claim: it does not count, and the iteration says so.
-    pub fn bare_claim(&self) -> bool {
+    pub(crate) fn bare_claim(&self) -> bool {
         !self.interrupted
             && self.said.is_none()
             && self.signalled
@@ -64,7 +64,7 @@ impl AgentFacts {
 
 /// The outcome, given whether every verify command passed (`true` when there are none).
 /// `verified` is ignored unless the story was claimed.
-pub fn classify(f: &AgentFacts, verified: bool) -> Outcome {
+pub(crate) fn classify(f: &AgentFacts, verified: bool) -> Outcome {
     if f.interrupted {
         return Outcome::Interrupted;
     }
@@ -93,27 +93,27 @@ pub fn classify(f: &AgentFacts, verified: bool) -> Outcome {
 
 /// Evidence that the agent did something, even if the story is not done.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Progress {
+pub(crate) struct Progress {
     pub committed: bool,
     pub tree_changed: bool,
     pub passes_flipped: bool,
 }
 
 impl Progress {
-    pub fn any(self) -> bool {
+    pub(crate) fn any(self) -> bool {
         self.committed || self.tree_changed || self.passes_flipped
     }
 }
 
 /// Counts iterations in a row without progress per story; skips a story at `max`.
 #[derive(Debug, Clone)]
-pub struct Strikes {
+pub(crate) struct Strikes {
     max: u32,
     counts: HashMap<String, u32>,
 }
 
 impl Strikes {
-    pub fn new(max: u32) -> Strikes {
+    pub(crate) fn new(max: u32) -> Strikes {
         Strikes {
             max: max.max(1),
             counts: HashMap::new(),
@@ -121,7 +121,7 @@ impl Strikes {
     }
 
     /// Start `story`'s count over (`ralph retry` released it).
-    pub fn forget(&mut self, story: &str) {
+    pub(crate) fn forget(&mut self, story: &str) {
         self.counts.remove(story);
     }
 
@@ -129,7 +129,7 @@ impl Strikes {
     /// skipped. Rate-limited, interrupted and blocked (held anyway) iterations do not count
     /// either way; `failed` counts like `agent-failed`. Nor do ones
     /// whose progress is unknown (`None`: outside git, no `passes` flip).
-    pub fn record(
+    pub(crate) fn record(
         &mut self,
         story: &str,
         outcome: Outcome,
@@ -162,7 +162,7 @@ impl Strikes {
 
 /// Where a story stands after an attempt, for [`hold`].
 #[derive(Debug, Clone, Copy)]
-pub struct Attempted {
+pub(crate) struct Attempted {
     /// The story's attempt number in this run.
     pub attempt: u32,
     pub progress: Option<Progress>,
@@ -175,7 +175,7 @@ pub struct Attempted {
 /// number the skip reports: no progress `--max-failures` times in a row, the agent's BLOCKED,
 /// or `max_rounds` reviews that did not approve. The one rule of the sequential loop and the
 /// parallel scheduler; marks `rec` skipped (and a review hold's reason in it).
-pub fn hold(strikes: &mut Strikes, rec: &mut Record, a: Attempted) -> Option<(u32, String)> {
+pub(crate) fn hold(strikes: &mut Strikes, rec: &mut Record, a: Attempted) -> Option<(u32, String)> {
     let held = match strikes.record(&rec.story, rec.outcome, a.progress) {
         Some(k) => Some((
             k,
@@ -209,11 +209,11 @@ fn blocked_reason(rec: &Record) -> String {
 
 /// An agent run that exits non-zero this soon without any structured event never started its
 /// session (a CLI's start-up, config or argument error).
-pub const QUICK_EXIT: std::time::Duration = std::time::Duration::from_secs(30);
+pub(crate) const QUICK_EXIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How an agent run began, for [`start_failure`].
 #[derive(Debug, Clone, Default)]
-pub struct StartFacts {
+pub(crate) struct StartFacts {
     pub exit_code: Option<i32>,
     pub timed_out: bool,
     pub interrupted: bool,
@@ -234,7 +234,7 @@ pub struct StartFacts {
 /// same way: it exited non-zero, did nothing, and either its output ends with a known refusal,
 /// or the command could not be run, or a structured agent exited at once without an event.
 /// Pure.
-pub fn start_failure(f: &StartFacts) -> Option<StartFailure> {
+pub(crate) fn start_failure(f: &StartFacts) -> Option<StartFailure> {
     let code = f.exit_code.filter(|c| *c != 0)?;
     if f.timed_out || f.interrupted || f.worked || f.rate_limited {
         return None;

@@ -14,7 +14,7 @@ use crate::prd::{Prd, Story};
 
 /// Why the previous attempt at this story failed, for the next prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryNote {
+pub(crate) struct RetryNote {
     /// The attempt that failed (1-based; 0: the work an earlier run left).
     pub attempt: u32,
     /// One line: "verification failed: `cargo test` exited 101", "timed out after 60m", …
@@ -28,7 +28,7 @@ pub struct RetryNote {
 
 impl RetryNote {
     /// The note as the context builder shows it under the story.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         // Attempt 0: what an earlier run left, not a failure of this run's.
         let mut s = match self.attempt {
             0 => {
@@ -48,7 +48,7 @@ impl RetryNote {
 
 /// Why a prompt could not be built.
 #[derive(Debug, thiserror::Error)]
-pub enum PromptError {
+pub(crate) enum PromptError {
     #[error(transparent)]
     Io(#[from] crate::fsutil::FsError),
     #[error(transparent)]
@@ -57,13 +57,13 @@ pub enum PromptError {
 
 /// A prompt, and the learned error patterns it shows (their ids: a real run counts each use).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Built {
+pub(crate) struct Built {
     pub text: String,
     pub patterns: Vec<String>,
 }
 
 /// Build the prompt for `story` with the context builder, for `agent`'s instruction flavour.
-pub fn build(
+pub(crate) fn build(
     root: &Path,
     prd: &Prd,
     story: &Story,
@@ -75,7 +75,7 @@ pub fn build(
 }
 
 /// [`build`], also naming the error patterns the prompt shows.
-pub fn build_for_run(
+pub(crate) fn build_for_run(
     root: &Path,
     prd: &Prd,
     story: &Story,

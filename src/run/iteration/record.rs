@@ -19,7 +19,7 @@ use crate::state::history::{self, Record, RedGreenRecord, ReviewRecord, VerifyRe
 
 /// The agent's progress from `before` to `after`, and the files that changed. `None` when the
 /// work tree is unknown (no snapshot) and no `passes` flip of the story shows progress.
-pub fn progress(
+pub(crate) fn progress(
     root: &Path,
     before: Option<&git::Snapshot>,
     after: Option<&git::Snapshot>,
@@ -47,7 +47,7 @@ pub fn progress(
 }
 
 /// Whether the agent never got going (see [`outcome::start_failure`]).
-pub fn start_failure(
+pub(crate) fn start_failure(
     ran: &Ran,
     format: agent::telemetry::Format,
     facts: &AgentFacts,
@@ -68,7 +68,7 @@ pub fn start_failure(
 }
 
 /// What the gate, the verdict and the review came to (step 8), as the record needs it.
-pub struct Judged {
+pub(crate) struct Judged {
     pub facts: AgentFacts,
     pub verify: Vec<VerifyResult>,
     pub red_green: Option<RedGreenRecord>,
@@ -79,14 +79,14 @@ pub struct Judged {
 }
 
 /// The work tree before and after, and the files that changed.
-pub struct Tree<'a> {
+pub(crate) struct Tree<'a> {
     pub before: Option<git::Snapshot>,
     pub after: Option<&'a git::Snapshot>,
     pub files: Vec<String>,
 }
 
 /// The attempt's history record.
-pub fn build(
+pub(crate) fn build(
     at: &Attempt<'_>,
     start: &jiff::Zoned,
     ran: &Ran,
@@ -157,7 +157,7 @@ fn reason(
 
 /// When the guard put something back or ralph settled `passes`, commit prd.json as corrected
 /// (so HEAD does not keep the rejected version); `after` gets the new HEAD.
-pub fn commit_correction(
+pub(crate) fn commit_correction(
     at: &Attempt<'_>,
     prd_rel: &str,
     c: &messages::Correction<'_>,
@@ -187,7 +187,7 @@ pub fn commit_correction(
 }
 
 /// Append the record (the loop may have marked it `skipped`).
-pub fn append(root: &Path, rec: &Record) -> Result<(), RunError> {
+pub(crate) fn append(root: &Path, rec: &Record) -> Result<(), RunError> {
     history::append(root, rec)?;
     Ok(())
 }

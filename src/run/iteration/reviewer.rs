@@ -34,7 +34,7 @@ const MAX_UNTRACKED_BYTES: u64 = 256 * 1024;
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /// One review to run: the attempt's, after its gate passed.
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     pub at: &'a Attempt<'a>,
     pub reviewer: &'a AgentSpec,
     /// HEAD before the developing agent started (`None`: no commit yet, or not git).
@@ -45,7 +45,7 @@ pub struct Input<'a> {
 }
 
 /// What the review came to.
-pub struct Reviewed {
+pub(crate) struct Reviewed {
     pub verdict: Verdict,
     pub record: ReviewRecord,
     /// Ctrl-C / SIGTERM stopped the reviewer.
@@ -57,7 +57,7 @@ pub struct Reviewed {
 
 /// Before the first agent runs: the reviewer's program exists and its instructions can be
 /// read (found after a gate, either would stop the run with the story already marked).
-pub fn check(opts: &Options) -> Result<(), RunError> {
+pub(crate) fn check(opts: &Options) -> Result<(), RunError> {
     let Some(reviewer) = &opts.reviewer else {
         return Ok(());
     };
@@ -76,7 +76,7 @@ fn instructions(opts: &Options) -> Result<crate::context::instructions::Instruct
 
 /// What a verdict came to after the review: the verdict, the review's record, a reviewer's
 /// usage-limit message.
-pub struct AfterReview {
+pub(crate) struct AfterReview {
     pub verdict: verdict::Verdict,
     pub record: Option<ReviewRecord>,
     pub rate_line: Option<String>,
@@ -85,7 +85,7 @@ pub struct AfterReview {
 /// Step 8, `--review`: a done iteration goes to the reviewer; a verdict that does not approve
 /// sends the story back ([`verdict::after_review`]). Other verdicts, and runs without a
 /// reviewer, pass through. `base`: where the story's work started.
-pub fn after_gate(
+pub(crate) fn after_gate(
     at: &Attempt<'_>,
     observed: &verdict::Observed<'_>,
     v: verdict::Verdict,
@@ -133,7 +133,7 @@ pub fn after_gate(
 }
 
 /// Run the review (see the module doc).
-pub fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
+pub(crate) fn run(inp: &Input<'_>) -> Result<Reviewed, RunError> {
     let opts = inp.at.opts;
     let s = &opts.settings;
     let prompt = prompt(inp)?;
@@ -428,7 +428,7 @@ fn keep_reviewers_prd(inp: &Input<'_>, before: &[u8]) -> Result<Option<String>, 
 
 /// The diff of the story's work and the command that shows it: tracked changes since
 /// `base` (committed or not; prd.json left out), then untracked files as new files.
-pub fn diff(root: &Path, base: Option<&str>, prd_rel: &str) -> (String, String) {
+pub(crate) fn diff(root: &Path, base: Option<&str>, prd_rel: &str) -> (String, String) {
     let base = base.unwrap_or(EMPTY_TREE);
     let how = format!("git diff {base}");
     let exclude = format!(":(exclude){prd_rel}");

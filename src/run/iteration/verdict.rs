@@ -20,7 +20,7 @@ const BARE_CLAIM_NOTE: &str = "You printed the completion signal but did not set
 /// The verify gate, reduced to what the verdict needs (`None` in [`Observed::gate`]: it did
 /// not run).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GateSummary {
+pub(crate) struct GateSummary {
     /// Commands configured.
     pub total: usize,
     /// Commands that passed.
@@ -36,7 +36,7 @@ pub struct GateSummary {
 
 /// What the red-green gate's red run says about a passed gate.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RedVerdict {
+pub(crate) struct RedVerdict {
     /// The status line's part ("red run failed without the change, as required").
     pub short: String,
     /// Why the story goes back (the next prompt's reason), when it does.
@@ -45,7 +45,7 @@ pub struct RedVerdict {
 
 /// Everything observed about one iteration once the agent, the guard and the gate are done.
 #[derive(Debug, Clone)]
-pub struct Observed<'a> {
+pub(crate) struct Observed<'a> {
     pub story: &'a str,
     /// This story's attempt number in this run (1-based).
     pub attempt: u32,
@@ -65,7 +65,7 @@ pub struct Observed<'a> {
 
 /// The decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub outcome: Outcome,
     /// `passes` values the loop writes itself (story id, value).
     pub settle: Vec<(String, bool)>,
@@ -76,7 +76,7 @@ pub struct Verdict {
 }
 
 /// Decide the iteration (see the module doc).
-pub fn decide(o: &Observed<'_>) -> Verdict {
+pub(crate) fn decide(o: &Observed<'_>) -> Verdict {
     let mut facts = o.facts.clone();
     facts.interrupted |= o.gate.as_ref().is_some_and(|g| g.interrupted);
     let verified = o.gate.as_ref().is_none_or(|g| {
@@ -110,7 +110,7 @@ pub fn decide(o: &Observed<'_>) -> Verdict {
 /// A gated iteration after its review (`--review`): approved, it stays done; otherwise the
 /// story goes back like a failed gate (`passes` false, every false→true flip undone) with the
 /// reviewer's items in its next prompt. Any other verdict is returned as it was.
-pub fn after_review(
+pub(crate) fn after_review(
     o: &Observed<'_>,
     v: Verdict,
     review: &crate::review::Verdict,
@@ -261,7 +261,7 @@ fn with_restored(retry: Option<RetryNote>, o: &Observed<'_>) -> Option<RetryNote
 }
 
 /// The last `max` bytes of `s`, starting on a char boundary and a line start when possible.
-pub fn tail_of(s: &str, max: usize) -> &str {
+pub(crate) fn tail_of(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }

@@ -13,19 +13,19 @@ use crate::agent::process::{Finished, LogSink, Supervise, supervise};
 use crate::state::history::VerifyResult;
 
 /// Every command's result, stopping at the first failure, and that failure's run.
-pub struct Gate {
+pub(crate) struct Gate {
     pub results: Vec<VerifyResult>,
     pub failed: Option<Finished>,
     pub interrupted: bool,
 }
 
 impl Gate {
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.failed.is_none() && !self.interrupted
     }
 }
 
-pub struct VerifyEnv<'a> {
+pub(crate) struct VerifyEnv<'a> {
     /// The project root: the commands run here, and its `.ralph/` records their group.
     pub root: &'a Path,
     /// Run the commands here instead of `root` (the red run's scratch worktree).
@@ -44,7 +44,7 @@ pub struct VerifyEnv<'a> {
     pub reporter: &'a dyn crate::run::events::Reporter,
 }
 
-pub fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentError> {
+pub(crate) fn run_all(commands: &[String], env: &VerifyEnv<'_>) -> Result<Gate, AgentError> {
     let mut results = Vec::new();
     for cmd in commands {
         let f = run_command(cmd, env)?;

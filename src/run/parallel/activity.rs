@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The age and text of the last non-empty line of a log (its last 4 KiB), redacted.
-pub fn last_activity(log: &Path) -> Option<(Duration, String)> {
+pub(crate) fn last_activity(log: &Path) -> Option<(Duration, String)> {
     let mut f = std::fs::File::open(log).ok()?;
     let meta = f.metadata().ok()?;
     if !meta.is_file() {

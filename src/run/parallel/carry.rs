@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// What to carry over, and what not (with why).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Plan {
+pub(super) struct Plan {
     /// (story id, its new notes).
     pub notes: Vec<(String, String)>,
     /// Indexes into the head's stories of the discovered stories to append.
@@ -41,7 +41,7 @@ fn notes(s: &Value) -> &str {
 
 /// The plan for a story branch whose prd.json went from `base` to `head`, merged onto `tip`
 /// (the three canonical prd values).
-pub fn plan(base: &Value, head: &Value, tip: &Value) -> Plan {
+pub(super) fn plan(base: &Value, head: &Value, tip: &Value) -> Plan {
     let (base_ids, tip_ids) = (by_id(base), by_id(tip));
     let mut p = Plan::default();
     for (i, s) in stories(head).iter().enumerate() {

@@ -20,10 +20,10 @@ use crate::run::options::Options;
 
 /// Ports apart per worker, for agents that start servers: worker `w` gets `RALPH_PORT_OFFSET`
 /// = 100 × (w − 1) (README, "Parallel runs").
-pub const PORT_STRIDE: u32 = 100;
+pub(crate) const PORT_STRIDE: u32 = 100;
 
 /// The port offset of worker `w` (1-based).
-pub fn port_offset(w: u32) -> u32 {
+pub(crate) fn port_offset(w: u32) -> u32 {
     PORT_STRIDE * w.saturating_sub(1)
 }
 

@@ -67,17 +67,15 @@ impl Conflicts {
 
 /// What `--dry-run --parallel K` shows.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub waves: Vec<Wave>,
     /// Each story's predicted files (those looked at), by id.
     pub predictions: Vec<(String, Prediction)>,
-    /// `None`: conflict-awareness off.
-    pub threshold: Option<f64>,
 }
 
 /// The waves a parallel run of `prd` at `root` would run, `k` at once (see
 /// [`policy::waves`]); reads the project, writes nothing.
-pub fn plan(
+pub(crate) fn plan(
     root: &Path,
     prd: &Prd,
     k: usize,
@@ -99,9 +97,5 @@ pub fn plan(
         predictions.push((id.to_string(), p.clone()));
         p
     });
-    Plan {
-        waves,
-        predictions,
-        threshold,
-    }
+    Plan { waves, predictions }
 }

@@ -7,7 +7,7 @@ use super::{queue, worktree};
 
 /// Why a parallel run could not start or go on.
 #[derive(Debug, thiserror::Error)]
-pub enum ParallelError {
+pub(crate) enum ParallelError {
     #[error(transparent)]
     Git(#[from] worktree::GitError),
     #[error("merging {story}: {source}")]

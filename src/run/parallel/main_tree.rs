@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// Where stories land (see the module doc).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MainTree {
+pub(crate) struct MainTree {
     /// The repository's root (absolute).
     pub root: PathBuf,
     /// prd.json, relative to `root` (the same path in every worktree).

@@ -15,23 +15,23 @@
 //! types through leaf files (`sched`, `main_tree`, `error`), never through this one.
 //! `--parallel 1` is the sequential loop of the parent module, untouched.
 
-pub mod activity;
+pub(crate) mod activity;
 mod carry;
 mod claiming;
-pub mod conflicts;
-pub mod error;
+pub(crate) mod conflicts;
+pub(crate) mod error;
 mod finished;
 mod landing;
 mod main_tree;
-pub mod policy;
-pub mod predict;
-pub mod queue;
+pub(crate) mod policy;
+pub(crate) mod predict;
+pub(crate) mod queue;
 mod run_loop;
 mod sched;
 mod status_lines;
 mod steer;
 mod worker;
-pub mod worktree;
+pub(crate) mod worktree;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -47,14 +47,13 @@ use crate::graph;
 use crate::prd::Prd;
 use crate::state::runs::Manifest;
 use crate::state::state_dir;
-pub use claiming::{PORT_STRIDE, port_offset};
-pub use error::ParallelError;
+pub(crate) use error::ParallelError;
 use main_tree::MainTree;
 use sched::Sched;
 
 /// Run stories in parallel until every story passes, nothing is ready, the limit, an
 /// interrupt, or a pause of the merge queue.
-pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
+pub(crate) fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let (root, prd_path, prd_rel) = paths(opts)?;
     let state = state_dir(&root);
     let lock = super::start::begin(opts)?;

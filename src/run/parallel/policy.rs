@@ -15,7 +15,7 @@ use crate::prd::Story;
 /// The ready stories to claim now, in `ralph next` order (`--story ID` first when it is ready),
 /// at most `free` of them, none of them in `busy` (claimed or held). Readiness is the main
 /// tree's: a blocker counts only once it passes there, i.e. once it is merged.
-pub fn select(
+pub(crate) fn select(
     stories: &[Story],
     states: &[State],
     busy: &HashSet<String>,
@@ -37,7 +37,7 @@ pub fn select(
 /// A ready story kept back because it would likely conflict with a claim (or with a story
 /// picked before it): with whom, and on which file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Wait {
+pub(crate) struct Wait {
     pub story: String,
     pub with: String,
     #[serde(flatten)]
@@ -48,7 +48,7 @@ pub struct Wait {
 /// whose prediction overlaps by `threshold` or more (`None`: off) that of a live claim
 /// (`live`) or of a story picked before it; and the waits, in order. `predict` is asked only
 /// about the stories looked at (the live claims, and the ready ones until the slots are full).
-pub fn schedule(
+pub(crate) fn schedule(
     ready: &[String],
     live: &[String],
     free: usize,
@@ -88,14 +88,14 @@ pub fn schedule(
 /// One wave of a dry run: the stories it would run at once, and those kept for a later wave
 /// by a predicted conflict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Wave {
+pub(crate) struct Wave {
     pub stories: Vec<String>,
     pub waits: Vec<Wait>,
 }
 
 /// What `--dry-run --parallel K` shows: the run as waves, each wave the stories that would run
 /// at once ([`select`] then [`schedule`]) supposing the wave before has merged.
-pub fn waves(
+pub(crate) fn waves(
     stories: &[Story],
     k: usize,
     threshold: Option<f64>,
@@ -124,11 +124,11 @@ pub fn waves(
     }
 }
 
-pub use crate::kept::{story_branch, story_keys};
+pub(crate) use crate::kept::{story_branch, story_keys};
 
 /// What the merge queue observed about one merge, step by step (`None`: not reached).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MergeFacts {
+pub(crate) struct MergeFacts {
     /// `branchName` still points at the tip ralph last set, and HEAD is on it.
     pub branch_at_tip: bool,
     /// Paths the main tree has changed that ralph did not change.
@@ -147,21 +147,21 @@ pub struct MergeFacts {
 
 /// Why a story goes back to its agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SendBack {
+pub(crate) enum SendBack {
     Conflict(Vec<String>),
     VerifyFailed,
 }
 
 /// Why the queue stops.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pause {
+pub(crate) enum Pause {
     BranchMoved,
     TreeDirty(Vec<String>),
 }
 
 /// The decision on a merge so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MergeVerdict {
+pub(crate) enum MergeVerdict {
     /// Nothing stops it yet: do the next step.
     Proceed,
     Merged {
@@ -175,7 +175,7 @@ pub enum MergeVerdict {
 
 /// Decide a merge from what is known so far (see [`MergeFacts`]); the queue asks after each
 /// step and stops at the first verdict that is not [`MergeVerdict::Proceed`].
-pub fn merge_verdict(f: &MergeFacts) -> MergeVerdict {
+pub(crate) fn merge_verdict(f: &MergeFacts) -> MergeVerdict {
     if f.interrupted {
         return MergeVerdict::Abort;
     }

@@ -19,18 +19,18 @@ use serde::Serialize;
 use crate::prd::Story;
 
 /// A ranked file counts this much at most (a named one counts 1).
-pub const RANKED: f64 = 0.8;
+pub(crate) const RANKED: f64 = 0.8;
 /// Ranked files below this share of the best score are not predicted.
-pub const MIN_SHARE: f64 = 0.5;
+pub(crate) const MIN_SHARE: f64 = 0.5;
 /// At most this many ranked files are predicted.
-pub const TOP: usize = 5;
+pub(crate) const TOP: usize = 5;
 /// A bare file name (`login.rs`) names a file only when at most this many files have it.
 const MAX_SAME_NAME: usize = 1;
 
 /// Why a file is predicted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Source {
+pub(crate) enum Source {
     /// The story's text names it.
     Named,
     /// The where-to-look ranking puts it near the top.
@@ -39,7 +39,7 @@ pub enum Source {
 
 /// One predicted file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct File {
+pub(crate) struct File {
     pub path: String,
     /// In (0, 1].
     pub weight: f64,
@@ -48,13 +48,13 @@ pub struct File {
 
 /// A story's predicted files, strongest first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Prediction {
+pub(crate) struct Prediction {
     pub files: Vec<File>,
 }
 
 impl Prediction {
     /// From the files the text names and the ranking's (path, score) best first.
-    pub fn new(named: &[String], ranked: &[(String, f64)]) -> Prediction {
+    pub(crate) fn new(named: &[String], ranked: &[(String, f64)]) -> Prediction {
         let mut files: Vec<File> = named
             .iter()
             .map(|p| File {
@@ -83,7 +83,7 @@ impl Prediction {
     }
 
     /// "src/a.rs (named), src/b.rs (0.62)".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.files.is_empty() {
             return "no file predicted".into();
         }
@@ -100,14 +100,14 @@ impl Prediction {
 
 /// How strongly two predictions overlap: their strongest shared file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Overlap {
+pub(crate) struct Overlap {
     pub file: String,
     /// The weaker of the two weights of `file`, in (0, 1].
     pub score: f64,
 }
 
 /// The overlap of `a` and `b`, `None` when they share no file.
-pub fn overlap(a: &Prediction, b: &Prediction) -> Option<Overlap> {
+pub(crate) fn overlap(a: &Prediction, b: &Prediction) -> Option<Overlap> {
     let b_of: HashMap<&str, f64> = b
         .files
         .iter()
@@ -128,7 +128,7 @@ pub fn overlap(a: &Prediction, b: &Prediction) -> Option<Overlap> {
 /// The files of `files` (the project's, repository-relative) that `text` names: a path
 /// (`src/login.rs`, `./src/login.rs`, a path's tail such as `login/mod.rs`), or a bare file
 /// name that only one file has. In the order the text names them, each once.
-pub fn named_files(text: &str, files: &[&str]) -> Vec<String> {
+pub(crate) fn named_files(text: &str, files: &[&str]) -> Vec<String> {
     let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
     for f in files {
         by_name
@@ -178,7 +178,7 @@ fn story_text(s: &Story) -> String {
 }
 
 /// Predicts files from the project's code index (read once, refreshed when asked) and its Pin.
-pub struct Predictor {
+pub(crate) struct Predictor {
     root: PathBuf,
     index: crate::index::store::Index,
     pin: String,
@@ -186,7 +186,7 @@ pub struct Predictor {
 
 impl Predictor {
     /// The index of `root` as it is now (refreshed, never saved: the prompts' builds save it).
-    pub fn new(root: &Path) -> Predictor {
+    pub(crate) fn new(root: &Path) -> Predictor {
         Predictor {
             root: root.to_path_buf(),
             index: crate::index::scan::refresh_with(root, false).index,
@@ -195,12 +195,12 @@ impl Predictor {
     }
 
     /// Read the project again (after a merge changed it).
-    pub fn refresh(&mut self) {
+    pub(crate) fn refresh(&mut self) {
         *self = Predictor::new(&self.root);
     }
 
     /// The files `story` will likely touch.
-    pub fn predict(&mut self, story: &Story) -> Prediction {
+    pub(crate) fn predict(&mut self, story: &Story) -> Prediction {
         let paths: Vec<&str> = self.index.files().map(|(_, f)| f.path.as_str()).collect();
         let named = named_files(&story_text(story), &paths);
         let query = crate::context::gather::story_query(story);

@@ -19,11 +19,11 @@ use crate::run::iteration::verify;
 use crate::state::history::VerifyResult;
 
 /// progress.txt, at the root of every tree.
-pub const PROGRESS: &str = "progress.txt";
+pub(crate) const PROGRESS: &str = "progress.txt";
 
 /// Why a merge step could not be carried out (not a verdict: git or the disk failed).
 #[derive(Debug, thiserror::Error)]
-pub enum QueueError {
+pub(crate) enum QueueError {
     #[error(transparent)]
     Git(#[from] GitError),
     #[error(transparent)]
@@ -35,7 +35,7 @@ pub enum QueueError {
 }
 
 /// One merge to do.
-pub struct MergeInput<'a> {
+pub(crate) struct MergeInput<'a> {
     /// Where it lands: the main tree, prd.json in it, the branch.
     pub main: &'a MainTree,
     /// The tip ralph last set (`T`).
@@ -56,7 +56,7 @@ pub struct MergeInput<'a> {
 
 /// What the merge came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MergeReport {
+pub(crate) struct MergeReport {
     pub verdict: MergeVerdict,
     /// The new tip, when merged.
     pub commit: Option<String>,
@@ -85,7 +85,12 @@ impl MergeReport {
 }
 
 /// The lines `git diff base..head -- path` adds (the agent's progress entries).
-pub fn added_lines(root: &Path, base: &str, head: &str, path: &str) -> Result<String, GitError> {
+pub(crate) fn added_lines(
+    root: &Path,
+    base: &str,
+    head: &str,
+    path: &str,
+) -> Result<String, GitError> {
     let out = git(
         root,
         &[
@@ -129,7 +134,7 @@ fn restore_ralph_files(root: &Path, tip: &str, files: &[&str]) -> Result<(), Git
 
 /// Merge one story (see the module doc). A verdict other than `Merged` leaves the main tree
 /// and the branch as they were.
-pub fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
+pub(crate) fn merge(inp: &MergeInput<'_>) -> Result<MergeReport, QueueError> {
     let mut f = facts_before(inp)?;
     let v = merge_verdict(&f);
     if v != MergeVerdict::Proceed {
@@ -461,8 +466,9 @@ fn bookkeep_and_commit(
 
 #[cfg(test)]
 mod tests {
-    use super::super::worktree::{add, head, tests::repo};
+    use super::super::worktree::{add, tests::repo};
     use super::*;
+    use crate::kept::git::head;
 
     const PRD: &str = "{\"branchName\": \"main\", \"userStories\": [\n{\"id\": \"A\", \"title\": \"a\", \"priority\": 1, \"passes\": false},\n{\"id\": \"B\", \"title\": \"b\", \"priority\": 2, \"passes\": false}\n]}\n";
 

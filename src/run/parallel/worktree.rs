@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-pub use crate::kept::git::{GitError, Saved, dirty_paths, git, git_ok, head, is_ancestor, save};
+pub(crate) use crate::kept::git::{GitError, Saved, dirty_paths, git, git_ok, is_ancestor, save};
 use crate::kept::git::{keep_attempt, remove_worktree, resolve, worktrees_lock};
 
 fn pre(what: impl Into<String>, fix: impl Into<String>) -> GitError {
@@ -20,7 +20,7 @@ fn pre(what: impl Into<String>, fix: impl Into<String>) -> GitError {
 }
 
 /// Check what a parallel run needs (specs/parallel.md, section 3); the tip of `branch`.
-pub fn preconditions(root: &Path, branch: &str, prd_rel: &str) -> Result<String, GitError> {
+pub(crate) fn preconditions(root: &Path, branch: &str, prd_rel: &str) -> Result<String, GitError> {
     if git(root, &["rev-parse", "--is-inside-work-tree"])
         .ok()
         .as_deref()
@@ -103,7 +103,7 @@ fn head_on(root: &Path, branch: &str) -> Result<(), GitError> {
 /// removed); a half-done merge of a story branch in the main tree ended; the story branches
 /// `branch` already contains deleted. Worktrees elsewhere are never touched. Returns lines to
 /// print.
-pub fn recover(root: &Path, worktrees: &Path, branch: &str, grace: Duration) -> Vec<String> {
+pub(crate) fn recover(root: &Path, worktrees: &Path, branch: &str, grace: Duration) -> Vec<String> {
     let mut said = Vec::new();
     for w in crate::kept::git::ralph_worktrees(root, worktrees) {
         said.extend(crate::kept::git::retire_stale(root, &w, branch, grace));
@@ -144,7 +144,7 @@ fn story_branches(root: &Path, branch: &str) -> Vec<String> {
 
 /// How a story's worktree was made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Start {
+pub(crate) enum Start {
     /// On a new story branch at the tip.
     Fresh,
     /// On the story branch an earlier run left with unmerged work: the agent continues it.
@@ -160,7 +160,12 @@ pub enum Start {
 /// work `tip` does not contain, else fresh at `tip`. When the old branch cannot be resumed
 /// (its history shares nothing with `tip`, or git refuses the checkout), its head is kept
 /// under an attempt ref first, so the new branch loses nothing.
-pub fn add(root: &Path, wt: &Path, story_branch: &str, tip: &str) -> Result<Start, GitError> {
+pub(crate) fn add(
+    root: &Path,
+    wt: &Path,
+    story_branch: &str,
+    tip: &str,
+) -> Result<Start, GitError> {
     let _turn = worktrees_lock();
     if let Some(parent) = wt.parent() {
         std::fs::create_dir_all(parent)?;
@@ -196,7 +201,7 @@ pub fn add(root: &Path, wt: &Path, story_branch: &str, tip: &str) -> Result<Star
 }
 
 /// Commit everything in `dir` that is not ignored, when anything is; whether a commit was made.
-pub fn commit_all(dir: &Path, message: &str) -> Result<bool, GitError> {
+pub(crate) fn commit_all(dir: &Path, message: &str) -> Result<bool, GitError> {
     if dirty_paths(dir)?.is_empty() {
         return Ok(false);
     }
@@ -206,13 +211,17 @@ pub fn commit_all(dir: &Path, message: &str) -> Result<bool, GitError> {
 }
 
 /// Keep `commit` as the next attempt ref of `story_branch` (never overwriting one); its name.
-pub fn save_attempt(root: &Path, story_branch: &str, commit: &str) -> Result<String, GitError> {
+pub(crate) fn save_attempt(
+    root: &Path,
+    story_branch: &str,
+    commit: &str,
+) -> Result<String, GitError> {
     keep_attempt(root, story_branch, commit)
 }
 
 /// Delete the attempt refs of `story_branch` that `tip` contains (once the story is merged);
 /// the others hold work nowhere else and stay (`ralph clean` lists them).
-pub fn delete_merged_attempts(root: &Path, story_branch: &str, tip: &str) {
+pub(crate) fn delete_merged_attempts(root: &Path, story_branch: &str, tip: &str) {
     for (_, r, c) in crate::kept::git::attempts(root, story_branch) {
         if is_ancestor(root, &c, tip) {
             let _ = git(root, &["update-ref", "-d", &r, &c]);
@@ -222,7 +231,7 @@ pub fn delete_merged_attempts(root: &Path, story_branch: &str, tip: &str) {
 
 /// Reset the worktree onto `tip` (ignored build output stays warm). Only for a worktree whose
 /// work is kept elsewhere (an attempt ref): what it holds is dropped.
-pub fn reset_onto(wt: &Path, tip: &str) -> Result<(), GitError> {
+pub(crate) fn reset_onto(wt: &Path, tip: &str) -> Result<(), GitError> {
     let _ = git(wt, &["merge", "--abort"]);
     git(wt, &["reset", "-q", "--hard", tip])?;
     git(wt, &["clean", "-fdq"])?;
@@ -231,7 +240,7 @@ pub fn reset_onto(wt: &Path, tip: &str) -> Result<(), GitError> {
 
 /// Save what `wt` holds on `story_branch` (see [`save`]), then remove it; delete the branch
 /// when `tip` contains it (nothing is lost). An error: the worktree is kept as it is.
-pub fn retire_worktree(
+pub(crate) fn retire_worktree(
     root: &Path,
     wt: &Path,
     story_branch: &str,
@@ -251,7 +260,7 @@ pub fn retire_worktree(
 
 /// What [`retire_worktree`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Retired {
+pub(crate) struct Retired {
     pub saved: Saved,
     /// The tip contains its work: the branch was deleted.
     pub merged: bool,
@@ -260,6 +269,7 @@ pub struct Retired {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::kept::git::head;
     use std::path::PathBuf;
 
     /// A repo on branch `main` with prd.json and f.txt committed.

@@ -46,7 +46,7 @@ enum Next {
 }
 
 /// Run the loop until every story passes, nothing is ready, the limit, or an interrupt.
-pub fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
+pub(super) fn run(opts: &Options, interrupt: &AtomicBool) -> Result<Exit, RunError> {
     let mut l = Loop::start(opts, interrupt)?;
     let result = l.drive();
     l.control.end();

@@ -4,9 +4,9 @@
 //! and the clean at its start in [`upkeep`], and the CLI's version and `ralph doctor`'s checks
 //! in [`preflight`] (called by the CLI before the run).
 
-pub mod branch;
-pub mod preflight;
-pub mod upkeep;
+pub(crate) mod branch;
+pub(crate) mod preflight;
+pub(crate) mod upkeep;
 
 use std::path::Path;
 

@@ -17,7 +17,7 @@ use crate::run::options::Options;
     if problems.len() > 1 { "\n  " } else { "" },
     problems.join("\n  ")
 )]
-pub struct PreflightError {
+pub(crate) struct PreflightError {
     /// Each problem with its fix.
     pub problems: Vec<String>,
     /// One of them means the agent CLI cannot start (exit 6).
@@ -26,14 +26,14 @@ pub struct PreflightError {
 
 /// The agents as installed (their argv by version) and what the checks found.
 #[derive(Debug, Clone)]
-pub struct Checked {
+pub(crate) struct Checked {
     pub agent: AgentSpec,
     pub reviewer: Option<AgentSpec>,
     pub findings: Vec<Finding>,
 }
 
 /// Read the versions and, when `full`, run every check.
-pub fn check(opts: &Options, full: bool) -> Checked {
+pub(crate) fn check(opts: &Options, full: bool) -> Checked {
     let scope = gather::Scope {
         root: &opts.root,
         prd_path: &opts.prd_path,
@@ -72,7 +72,7 @@ pub fn check(opts: &Options, full: bool) -> Checked {
 }
 
 /// Report the warnings (the banner already says when nothing verifies) and stop on problems.
-pub fn enforce(opts: &Options, findings: &[Finding]) -> Result<(), PreflightError> {
+pub(crate) fn enforce(opts: &Options, findings: &[Finding]) -> Result<(), PreflightError> {
     let rep = &*opts.reporter;
     for f in findings.iter().filter(|f| f.status == Status::Warning) {
         if f.check == "verify" && opts.settings.verify.is_empty() {

@@ -45,7 +45,7 @@ pub(crate) fn clean_at_start(opts: &Options, rep: &dyn Reporter) {
 }
 
 /// `ralph run --dry-run`: what the start of the run would remove, if anything.
-pub fn clean_preview(opts: &Options) -> Option<String> {
+pub(crate) fn clean_preview(opts: &Options) -> Option<String> {
     let c = &opts.settings.clean;
     if !c.auto {
         return None;
@@ -113,7 +113,7 @@ fn write(run_dir: &Path, m: &Manifest, rep: &dyn Reporter) {
 }
 
 /// The manifest's word for how a run ended.
-pub fn outcome_of(exit: Exit) -> RunOutcome {
+pub(crate) fn outcome_of(exit: Exit) -> RunOutcome {
     match exit {
         Exit::AllDone => RunOutcome::AllDone,
         Exit::Limit => RunOutcome::Limit,

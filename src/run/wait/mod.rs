@@ -2,7 +2,7 @@
 //! limit's reset ([`ratelimit`], pure), the `--sleep` and the countdown ([`sleep`]), and the
 //! heartbeats while an agent or a command runs ([`watch`]).
 
-pub mod ratelimit;
-pub mod signals;
-pub mod sleep;
-pub mod watch;
+pub(crate) mod ratelimit;
+pub(crate) mod signals;
+pub(crate) mod sleep;
+pub(crate) mod watch;

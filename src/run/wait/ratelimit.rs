@@ -11,17 +11,17 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The fallback waits, in minutes; the last repeats.
-pub const BACKOFF_MINUTES: [u64; 4] = [1, 5, 15, 30];
+pub(crate) const BACKOFF_MINUTES: [u64; 4] = [1, 5, 15, 30];
 
 /// The n-th consecutive backoff (0-based).
-pub fn backoff(n: usize) -> Duration {
+pub(crate) fn backoff(n: usize) -> Duration {
     let i = n.min(BACKOFF_MINUTES.len() - 1);
     Duration::from_secs(BACKOFF_MINUTES[i] * 60)
 }
 
 /// How long to wait after a limit message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// Until the reset stated in the message.
     Until(Zoned),
     /// No usable reset time: the n-th backoff step.
@@ -30,7 +30,7 @@ pub enum Wait {
 
 impl Wait {
     /// The wait from `now`, never negative.
-    pub fn duration_from(&self, now: &Zoned) -> Duration {
+    pub(crate) fn duration_from(&self, now: &Zoned) -> Duration {
         match self {
             Wait::Backoff(d) => *d,
             Wait::Until(z) => {
@@ -47,7 +47,7 @@ fn re(cell: &'static OnceLock<Regex>, src: &str) -> &'static Regex {
 
 /// The reset moment stated in `line`, if it states one that is in the next 24 hours.
 /// A clock time without a zone is read in `now`'s zone; a time already past today means tomorrow.
-pub fn parse_reset(line: &str, now: &Zoned) -> Option<Zoned> {
+pub(crate) fn parse_reset(line: &str, now: &Zoned) -> Option<Zoned> {
     static EPOCH: OnceLock<Regex> = OnceLock::new();
     static CLOCK: OnceLock<Regex> = OnceLock::new();
     static REL: OnceLock<Regex> = OnceLock::new();
@@ -109,7 +109,7 @@ pub fn parse_reset(line: &str, now: &Zoned) -> Option<Zoned> {
 }
 
 /// The wait for a limit message: its stated reset, else the `n`-th backoff step.
-pub fn plan(line: &str, now: &Zoned, n: usize) -> Wait {
+pub(crate) fn plan(line: &str, now: &Zoned, n: usize) -> Wait {
     match parse_reset(line, now) {
         Some(z) => Wait::Until(z),
         None => Wait::Backoff(backoff(n)),
@@ -120,7 +120,7 @@ pub fn plan(line: &str, now: &Zoned, n: usize) -> Wait {
 /// `max_wait`) and the event that says so; or the run stops: `--no-wait`, or
 /// [`crate::run::error::MAX_RATE_LIMIT_WAITS`] limits in a row. The one rule of the sequential loop and
 /// the parallel scheduler.
-pub fn next_wait(
+pub(crate) fn next_wait(
     line: String,
     streak: usize,
     no_wait: bool,

@@ -12,12 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static HUNG_UP: AtomicBool = AtomicBool::new(false);
 
 /// Whether a SIGHUP arrived.
-pub fn hung_up() -> bool {
+pub(crate) fn hung_up() -> bool {
     HUNG_UP.load(Ordering::SeqCst)
 }
 
 /// Install the handlers; the returned flag turns true on SIGINT, SIGTERM or SIGHUP.
-pub fn install() -> std::io::Result<Arc<AtomicBool>> {
+pub(crate) fn install() -> std::io::Result<Arc<AtomicBool>> {
     use std::os::fd::IntoRawFd;
     let flag = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, flag.clone())?;

@@ -12,7 +12,7 @@ use super::watch::{Beat, Cadence, countdown_line};
 const MAX_WAIT: Duration = Duration::from_secs(366 * 24 * 3600);
 
 /// Sleep up to `d`; returns true when interrupted.
-pub fn sleep(d: Duration, flag: &AtomicBool) -> bool {
+pub(crate) fn sleep(d: Duration, flag: &AtomicBool) -> bool {
     let end = Instant::now() + d.min(MAX_WAIT);
     while Instant::now() < end {
         if flag.load(Ordering::SeqCst) {
@@ -27,7 +27,7 @@ pub fn sleep(d: Duration, flag: &AtomicBool) -> bool {
 /// Wait `d` with a countdown on stderr, as `cadence` says (see [`super::watch`]): on a
 /// terminal one line refreshed in place every second, else a line at the start and one per
 /// interval (a log file gets no `\r` spinner). True when interrupted.
-pub fn countdown(d: Duration, flag: &AtomicBool, label: &str, cadence: Cadence) -> bool {
+pub(crate) fn countdown(d: Duration, flag: &AtomicBool, label: &str, cadence: Cadence) -> bool {
     let start = Instant::now();
     let end = start + d.min(MAX_WAIT);
     let mut beat = Beat::now();

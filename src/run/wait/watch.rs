@@ -17,13 +17,13 @@ use crate::agent::process::{Activity, Stop, Watcher};
 use crate::run::events::{Event, Reporter};
 
 /// How long the agent must be silent before a heartbeat shows.
-pub const QUIET_AFTER: Duration = Duration::from_secs(5);
+pub(crate) const QUIET_AFTER: Duration = Duration::from_secs(5);
 /// How often a live (in place) line is refreshed.
-pub const REFRESH: Duration = Duration::from_secs(1);
+pub(crate) const REFRESH: Duration = Duration::from_secs(1);
 
 /// When heartbeats are due.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cadence {
+pub(crate) struct Cadence {
     /// Refresh in place (a terminal) rather than write a line per interval.
     pub live: bool,
     /// Time between two lines when not live.
@@ -33,7 +33,7 @@ pub struct Cadence {
 }
 
 impl Cadence {
-    pub fn new(live: bool, every: Duration) -> Cadence {
+    pub(crate) fn new(live: bool, every: Duration) -> Cadence {
         Cadence {
             live,
             every,
@@ -42,25 +42,25 @@ impl Cadence {
     }
 
     /// Time between two reports.
-    pub fn gap(&self) -> Duration {
+    pub(crate) fn gap(&self) -> Duration {
         if self.live { REFRESH } else { self.every }
     }
 }
 
 /// The state of one ticker: when it last reported (times are offsets from its start).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Beat {
+pub(crate) struct Beat {
     last: Option<Duration>,
 }
 
 impl Beat {
     /// A ticker whose first report may come at once.
-    pub fn now() -> Beat {
+    pub(crate) fn now() -> Beat {
         Beat { last: None }
     }
 
     /// A ticker whose first report comes one gap after its start.
-    pub fn after_a_gap() -> Beat {
+    pub(crate) fn after_a_gap() -> Beat {
         Beat {
             last: Some(Duration::ZERO),
         }
@@ -68,7 +68,7 @@ impl Beat {
 
     /// Whether to report at `now`, the process having been silent for `silent`; a report
     /// counts as made when this says yes.
-    pub fn due(&mut self, c: &Cadence, now: Duration, silent: Duration) -> bool {
+    pub(crate) fn due(&mut self, c: &Cadence, now: Duration, silent: Duration) -> bool {
         if silent < c.quiet_after {
             return false;
         }
@@ -84,7 +84,7 @@ impl Beat {
 }
 
 /// Reports what a supervised process does: heartbeats for the agent, and when ralph stops it.
-pub struct Watch<'a> {
+pub(crate) struct Watch<'a> {
     rep: &'a dyn Reporter,
     /// "the agent", "verify command `cargo test`".
     what: String,
@@ -99,7 +99,12 @@ pub struct Watch<'a> {
 impl<'a> Watch<'a> {
     /// Heartbeats for the agent working on `story`, every `every` unless `rep` is live;
     /// `echo`: its output is copied to the terminal.
-    pub fn agent(rep: &'a dyn Reporter, story: &str, every: Duration, echo: bool) -> Watch<'a> {
+    pub(crate) fn agent(
+        rep: &'a dyn Reporter,
+        story: &str,
+        every: Duration,
+        echo: bool,
+    ) -> Watch<'a> {
         let cadence = Cadence::new(rep.live(), every);
         Watch {
             rep,
@@ -116,7 +121,7 @@ impl<'a> Watch<'a> {
     }
 
     /// Only the stop report, for a verify command.
-    pub fn stops_only(rep: &'a dyn Reporter, what: String) -> Watch<'a> {
+    pub(crate) fn stops_only(rep: &'a dyn Reporter, what: String) -> Watch<'a> {
         Watch {
             rep,
             what,
@@ -172,7 +177,7 @@ impl Drop for Watch<'_> {
 }
 
 /// What a countdown shows at `left` (pure): "ralph: waiting: 4m59s left (Ctrl-C to stop)".
-pub fn countdown_line(label: &str, left: Duration) -> String {
+pub(crate) fn countdown_line(label: &str, left: Duration) -> String {
     format!(
         "{label}: {} left (Ctrl-C to stop)",
         crate::run::events::durations::format_remaining(left + Duration::from_millis(999))

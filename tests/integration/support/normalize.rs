@@ -34,7 +34,7 @@ static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
 
 /// `text` with `root` (and its canonical path) as `[ROOT]` and the varying parts as
 /// placeholders (see the module doc).
-pub fn normalize(text: &str, root: &Path) -> String {
+pub(crate) fn normalize(text: &str, root: &Path) -> String {
     let mut out = text.to_string();
     let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     for r in [canonical.as_path(), root] {

@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-pub fn index(root: &Path) -> String {
+pub(crate) fn index(root: &Path) -> String {
     std::fs::read_to_string(root.join("specs/INDEX.md")).unwrap()
 }
 
 /// Copy a tree, skipping `.git`, `target` and the given relative paths.
-pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) {
+pub(crate) fn copy_tree(from: &Path, to: &Path, skip: &[&str]) {
     fn walk(base: &Path, from: &Path, to: &Path, skip: &[&str]) {
         std::fs::create_dir_all(to).unwrap();
         for e in std::fs::read_dir(from).unwrap() {
@@ -35,7 +35,7 @@ pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) {
 
 /// The newest copy of `<name>-<version>` in the local cargo registry cache. CI downloads the
 /// project's dependencies before the tests, so their sources are there.
-pub fn registry_crate(name: &str) -> PathBuf {
+pub(crate) fn registry_crate(name: &str) -> PathBuf {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
@@ -60,7 +60,7 @@ pub fn registry_crate(name: &str) -> PathBuf {
 }
 
 /// One entry's section of a Pin (from its heading to its `---`).
-pub fn section<'a>(pin: &'a str, name: &str) -> &'a str {
+pub(crate) fn section<'a>(pin: &'a str, name: &str) -> &'a str {
     let start = pin
         .find(&format!("### {name}\n"))
         .unwrap_or_else(|| panic!("no entry {name} in\n{pin}"));
@@ -70,7 +70,7 @@ pub fn section<'a>(pin: &'a str, name: &str) -> &'a str {
 }
 
 /// The keywords of one entry.
-pub fn keywords(pin: &str, name: &str) -> Vec<String> {
+pub(crate) fn keywords(pin: &str, name: &str) -> Vec<String> {
     let s = section(pin, name);
     let line = s
         .lines()
@@ -84,7 +84,7 @@ pub fn keywords(pin: &str, name: &str) -> Vec<String> {
 }
 
 /// Entry names, in order.
-pub fn names(pin: &str) -> Vec<String> {
+pub(crate) fn names(pin: &str) -> Vec<String> {
     pin.lines()
         .filter_map(|l| l.strip_prefix("### "))
         .map(String::from)

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 /// A minimal valid story.
-pub fn story(id: &str, priority: i64, deps: &[&str]) -> Value {
+pub(crate) fn story(id: &str, priority: i64, deps: &[&str]) -> Value {
     let mut s = json!({
         "id": id, "title": format!("Story {id}"), "description": "d",
         "acceptanceCriteria": ["works"], "priority": priority, "passes": false, "notes": ""
@@ -18,11 +18,11 @@ pub fn story(id: &str, priority: i64, deps: &[&str]) -> Value {
 }
 
 /// A prd document with the given stories.
-pub fn prd(stories: Vec<Value>) -> Value {
+pub(crate) fn prd(stories: Vec<Value>) -> Value {
     json!({"project": "Demo", "branchName": "ralph/demo", "description": "test", "userStories": stories})
 }
 
-pub fn write_prd(dir: &Path, v: &Value) {
+pub(crate) fn write_prd(dir: &Path, v: &Value) {
     std::fs::write(
         dir.join("prd.json"),
         serde_json::to_string_pretty(v).unwrap() + "\n",

@@ -12,7 +12,7 @@
 //! running. The policy (test files, verdict, words) is [`policy`]; the gate that calls this
 //! is [`super::gate`].
 
-pub mod policy;
+pub(crate) mod policy;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -27,12 +27,12 @@ use crate::state::history::RedGreenRecord;
 use policy::{Red, TestFiles};
 
 /// Whether the red-green gate is on for `story` (its `redGreen` first, then the run's).
-pub fn enabled(settings: &Settings, story: &Story) -> bool {
+pub(crate) fn enabled(settings: &Settings, story: &Story) -> bool {
     story.red_green.unwrap_or(settings.red_green.enabled)
 }
 
 /// `ralph run --dry-run`'s line about the gate, when it is on for `story`.
-pub fn plan_line(settings: &Settings, story: &Story) -> Option<String> {
+pub(crate) fn plan_line(settings: &Settings, story: &Story) -> Option<String> {
     if !enabled(settings, story) {
         return None;
     }
@@ -48,7 +48,7 @@ pub fn plan_line(settings: &Settings, story: &Story) -> Option<String> {
 }
 
 /// What the red run gave.
-pub struct RedRun {
+pub(crate) struct RedRun {
     pub red: Red,
     pub record: RedGreenRecord,
     pub interrupted: bool,
@@ -59,7 +59,7 @@ pub struct RedRun {
 }
 
 /// Run the red run (see the module doc). `Err` only when a command cannot be supervised.
-pub fn run(inp: &ToVerify<'_>) -> Result<RedRun, AgentError> {
+pub(crate) fn run(inp: &ToVerify<'_>) -> Result<RedRun, AgentError> {
     let t0 = Instant::now();
     let s = &inp.at.opts.settings;
     let commands = policy::red_commands(&s.verify, &inp.at.story.verify);

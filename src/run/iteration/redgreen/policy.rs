@@ -10,7 +10,7 @@ use crate::state::history::VerifyResult;
 /// Test files by convention, for the languages ralph's users write most: Rust, Go, Python,
 /// JS/TS, Java/Kotlin, Ruby, and the common `test/`, `tests/`, `spec/` folders. A path
 /// matches when any glob does (`*` stays within one folder, `**` crosses folders).
-pub const DEFAULT_TEST_PATTERNS: &[&str] = &[
+pub(crate) const DEFAULT_TEST_PATTERNS: &[&str] = &[
     // Folders of tests, anywhere (Rust integration tests, Python and JS test folders, Java's
     // src/test, Ruby's spec).
     "**/tests/**",
@@ -42,14 +42,14 @@ pub const DEFAULT_TEST_PATTERNS: &[&str] = &[
 
 /// Which paths are test files.
 #[derive(Debug, Clone)]
-pub struct TestFiles {
+pub(crate) struct TestFiles {
     set: GlobSet,
 }
 
 impl TestFiles {
     /// `patterns` (`[verify] test_patterns`), or the defaults when `None`. A glob that does
     /// not parse is an error naming it (the settings check them first).
-    pub fn new(patterns: Option<&[String]>) -> Result<TestFiles, globset::Error> {
+    pub(crate) fn new(patterns: Option<&[String]>) -> Result<TestFiles, globset::Error> {
         let mut b = GlobSetBuilder::new();
         let defaults: Vec<String>;
         let list = match patterns {
@@ -69,14 +69,14 @@ impl TestFiles {
     }
 
     /// Whether `path` (relative, `/`-separated) is a test file.
-    pub fn matches(&self, path: &str) -> bool {
+    pub(crate) fn matches(&self, path: &str) -> bool {
         self.set.is_match(path)
     }
 }
 
 /// The commands of the red run: the story's own when it has any (they are what tests it),
 /// else the run's.
-pub fn red_commands(global: &[String], story: &[String]) -> Vec<String> {
+pub(crate) fn red_commands(global: &[String], story: &[String]) -> Vec<String> {
     if story.is_empty() {
         global.to_vec()
     } else {
@@ -85,8 +85,11 @@ pub fn red_commands(global: &[String], story: &[String]) -> Vec<String> {
 }
 
 /// What the red run came to.
+// `Red::Red` is the verdict named as the run is; clippy checks variant names only on items that
+// are not exported, which this became with pub(crate).
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Red {
+pub(crate) enum Red {
     /// A command failed without the change: the tests test it.
     Red,
     /// Every command passed without the change: the tests do not test it.
@@ -100,7 +103,7 @@ pub enum Red {
 
 impl Red {
     /// The name in history.jsonl (`red_green.result`).
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Red::Red => "red",
             Red::Green => "green",
@@ -110,7 +113,8 @@ impl Red {
     }
 
     /// Whether the story goes back to the agent.
-    pub fn sends_back(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn sends_back(&self) -> bool {
         matches!(self, Red::Green | Red::NoTests)
     }
 }
@@ -118,7 +122,7 @@ impl Red {
 /// The verdict on the red run's results (the run stops at the first failing command). A
 /// command that could not be found or started in the scratch worktree (exit 126, 127) says
 /// nothing about the tests.
-pub fn judge(results: &[VerifyResult]) -> Red {
+pub(crate) fn judge(results: &[VerifyResult]) -> Red {
     match results.iter().find(|r| !r.passed) {
         Some(r) if matches!(r.exit_code, Some(126 | 127)) => Red::Inconclusive(format!(
             "`{}` exited {} in the scratch worktree (a command not found or not executable there: \
@@ -145,7 +149,7 @@ fn list(paths: &[String]) -> String {
 }
 
 /// The short text for the status line: `red run: failed as required`, ….
-pub fn short(red: &Red) -> String {
+pub(crate) fn short(red: &Red) -> String {
     match red {
         Red::Red => "red run failed without the change, as required".into(),
         Red::Green => "red run: the new tests pass without the change".into(),
@@ -155,7 +159,7 @@ pub fn short(red: &Red) -> String {
 }
 
 /// What the story's next prompt says when the red run sends it back.
-pub fn reason(red: &Red, tests: &[String], commands: &[String]) -> Option<String> {
+pub(crate) fn reason(red: &Red, tests: &[String], commands: &[String]) -> Option<String> {
     let cmds = commands
         .iter()
         .map(|c| format!("`{c}`"))

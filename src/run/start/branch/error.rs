@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use crate::kept::git::Entry;
 
 /// How many uncommitted paths an error or warning lists.
-pub const SHOWN: usize = 10;
+pub(crate) const SHOWN: usize = 10;
 
 /// Why the run did not start.
 #[derive(Debug, thiserror::Error)]
-pub enum BranchError {
+pub(crate) enum BranchError {
     #[error(
         "{prd}: {pointer}: \"{name}\" is not a valid git branch name; nothing was checked out. Set branchName to a name git accepts, e.g. \"ralph/my-feature\" (no spaces, no `..`, `~`, `^`, `:`; see `git help check-ref-format`)",
         prd = prd.display()
@@ -65,7 +65,7 @@ pub enum BranchError {
 }
 
 /// At most [`SHOWN`] entries, one per line, and how many more there are.
-pub fn list(entries: &[Entry]) -> String {
+pub(crate) fn list(entries: &[Entry]) -> String {
     let mut out: Vec<String> = entries
         .iter()
         .take(SHOWN)

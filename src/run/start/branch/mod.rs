@@ -16,14 +16,14 @@ use crate::prd::Prd;
 use crate::run::events::Event;
 use crate::run::git;
 
-pub use crate::kept::git::{Entry, parse_status};
-pub use error::{BranchError, SHOWN, list};
+pub(crate) use crate::kept::git::{Entry, parse_status};
+pub(crate) use error::{BranchError, SHOWN};
 
 /// ralph's own files, repository-relative: they never count as the person's uncommitted
 /// changes. prd.json and progress.txt are written by ralph (a `passes` flip, an archive, a
 /// compaction) and by the agent, and are committed with the agent's work; `.ralph/` is state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Own {
+pub(crate) struct Own {
     /// The project root inside the repository: `""` or `"scripts/ralph/"`.
     pub root: String,
     /// prd.json, when it is inside the repository.
@@ -31,7 +31,7 @@ pub struct Own {
 }
 
 impl Own {
-    pub fn contains(&self, path: &str) -> bool {
+    pub(crate) fn contains(&self, path: &str) -> bool {
         if self.prd.as_deref() == Some(path) {
             return true;
         }
@@ -67,7 +67,7 @@ fn archived(rel: &str) -> bool {
 
 /// What git says about the branches, for [`plan`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Facts {
+pub(crate) struct Facts {
     /// The checked-out branch; `None` on a detached HEAD.
     pub current: Option<String>,
     /// `refs/heads/<branchName>` exists.
@@ -79,7 +79,7 @@ pub struct Facts {
 
 /// What to do about the branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Plan {
+pub(crate) enum Plan {
     /// Already on `branchName`.
     Stay,
     /// `branchName` exists: check it out.
@@ -93,7 +93,7 @@ pub enum Plan {
 
 /// The pure rule: stay, switch, create from the base or from HEAD. `base` is `baseBranch` as
 /// prd.json names it; it matters only when the branch has to be created.
-pub fn plan(branch: &str, base: Option<&str>, f: &Facts) -> Plan {
+pub(crate) fn plan(branch: &str, base: Option<&str>, f: &Facts) -> Plan {
     if f.current.as_deref() == Some(branch) {
         Plan::Stay
     } else if f.exists {
@@ -109,7 +109,7 @@ pub fn plan(branch: &str, base: Option<&str>, f: &Facts) -> Plan {
 
 /// Everything [`prepare`] acts on, read from git without changing anything.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Inspection {
+pub(crate) enum Inspection {
     /// Not a git work tree (or no git): why, in words.
     Outside(String),
     /// prd.json has no `branchName` (blank): the run stays where it is.
@@ -137,7 +137,7 @@ fn text(b: &[u8]) -> String {
 }
 
 /// Ask git (read-only) where the run stands.
-pub fn inspect(root: &Path, prd: &Prd) -> Result<Inspection, BranchError> {
+pub(crate) fn inspect(root: &Path, prd: &Prd) -> Result<Inspection, BranchError> {
     let root = &absolute(root);
     let prefix = match prefix(root) {
         Ok(p) => p,
@@ -287,7 +287,7 @@ fn short(entries: &[Entry]) -> String {
 }
 
 /// What `--dry-run` says: the lines a real run would act on, nothing done.
-pub fn describe(i: &Inspection, allow_dirty: bool) -> Vec<String> {
+pub(crate) fn describe(i: &Inspection, allow_dirty: bool) -> Vec<String> {
     let dirty_line = |dirty: &[Entry]| {
         (!dirty.is_empty()).then(|| {
             if allow_dirty {
@@ -339,7 +339,11 @@ pub fn describe(i: &Inspection, allow_dirty: bool) -> Vec<String> {
 
 /// Before the first agent: refuse a dirty tree (unless `allow_dirty`), then check out the
 /// branch. Returns what to report ("switched to …", warnings).
-pub fn prepare(root: &Path, prd: &Prd, allow_dirty: bool) -> Result<Vec<Event>, BranchError> {
+pub(crate) fn prepare(
+    root: &Path,
+    prd: &Prd,
+    allow_dirty: bool,
+) -> Result<Vec<Event>, BranchError> {
     let root = &absolute(root);
     let inspection = inspect(root, prd)?;
     let mut notes = Vec::new();
@@ -469,7 +473,7 @@ fn checkout(
 
 /// What the run says when the checkout changed prd.json: it goes on with the branch's
 /// version, and warns when that names another branchName.
-pub fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
+pub(crate) fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
     let mut out = vec![Event::Note {
         text: format!(
             "{} changed with the checkout: the run uses the branch's version",
@@ -490,7 +494,7 @@ pub fn changed_notes(path: &Path, before: &Prd, after: &Prd) -> Vec<Event> {
 }
 
 mod error;
-pub mod parallel;
+pub(crate) mod parallel;
 
 #[cfg(test)]
 mod tests;

@@ -19,7 +19,7 @@ use crate::run::error::RunError;
 /// uncommitted, committed on the branch (a worktree holds only what is committed, and the
 /// sequential loop's agent would have committed them with its work). Returns what to report
 /// and prd.json as the branch has it.
-pub fn prepare_parallel(root: &Path, prd: &Prd) -> Result<(Vec<Event>, Prd), RunError> {
+pub(crate) fn prepare_parallel(root: &Path, prd: &Prd) -> Result<(Vec<Event>, Prd), RunError> {
     if let Ok(Inspection::Inside { dirty, .. } | Inspection::NoBranch { dirty }) =
         inspect(root, prd)
         && !dirty.is_empty()

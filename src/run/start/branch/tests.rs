@@ -1,5 +1,6 @@
 //! Unit tests of the branch plan, what counts as dirty, and the messages.
 
+use super::error::list;
 use super::*;
 
 fn facts(current: Option<&str>, exists: bool, base: Option<&str>) -> Facts {
