@@ -14,80 +14,16 @@ use super::account::{
     Assembled, ErrorPatternAccount, FileAccount, PinAccount, PinStatus, SectionAccount, Status,
 };
 use super::budget::{self, Zone};
+use super::error::ContextError;
 use super::files::{PrepFile, file_plan, files_cut, prep_file};
+use super::inputs::{DepOutput, Inputs, PinHit, RemainingStory};
+use super::options::Options;
 use super::redact::{Redactions, redact_into};
 use super::render::{self, PinView};
-use super::steering::{self, SteerNote};
-use super::{ContextError, Options};
-use crate::index::Ranked;
+use super::steering;
 use crate::prd::Story;
 
 mod fit;
-
-/// What a `blockedBy` story produced.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DepOutput {
-    pub id: String,
-    pub title: String,
-    /// Its progress.txt entry (the latest one for that id), whole.
-    pub progress_entry: Option<String>,
-    /// From the loop's history record, when there is one.
-    pub files_changed: Vec<String>,
-    pub commit: Option<String>,
-}
-
-/// A ranked Pin entry, as `ralph pin search` scores it for this story.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct PinHit {
-    pub name: String,
-    pub score: f64,
-    /// The query terms that matched, in the ranking's order.
-    pub matched: Vec<String>,
-    pub files: Vec<String>,
-    /// The spec link (a path), when the entry has one.
-    pub spec: Option<String>,
-    /// The start of the spec (the assembler keeps at most [`Options::spec_lines`] lines).
-    pub spec_excerpt: Option<String>,
-}
-
-/// A story still to do, for the one-line list at the end.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemainingStory {
-    pub id: String,
-    pub title: String,
-}
-
-/// Everything the prompt is made of, as plain data.
-#[derive(Debug, Clone)]
-pub struct Inputs {
-    pub instructions: String,
-    pub story: Story,
-    /// Why the previous attempt at this story failed (verification output tail, timeout, …).
-    pub retry: Option<String>,
-    /// What the person running ralph told the live run (`ralph steer`), oldest first.
-    pub steering: Vec<SteerNote>,
-    pub deps: Vec<DepOutput>,
-    /// The body of progress.txt's `## Codebase Patterns` section.
-    pub patterns: Option<String>,
-    /// The learned error patterns chosen for the story (`.ralph/patterns.jsonl`), best first.
-    pub errors: Vec<crate::errors_seen::Chosen>,
-    /// Ranked best first; only the first [`Options::top_k`] are used.
-    pub pins: Vec<PinHit>,
-    /// Progress entries, oldest first; only the last [`Options::recent_entries`] are used.
-    pub recent: Vec<String>,
-    /// The keywords the Pin was searched with (reported, not printed in the prompt).
-    pub keywords: Vec<String>,
-    pub remaining: Vec<RemainingStory>,
-    /// The project's files ranked for the story, best first ("where to look").
-    pub files: Vec<Ranked>,
-    /// Whether the project has a Pin (specs/INDEX.md): without one the prompt says to search
-    /// the code instead.
-    pub has_pin: bool,
-    /// The branch the work belongs on (prd.json's `branchName`).
-    pub branch: Option<String>,
-    /// Warnings for the person running ralph (not part of the prompt).
-    pub notes: Vec<String>,
-}
 
 fn chars(s: &str) -> usize {
     s.chars().count()
