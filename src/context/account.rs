@@ -12,7 +12,7 @@ use super::redact::Redactions;
 /// What happened to a section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Status {
+pub enum Status {
     Kept,
     Shortened,
     Dropped,
@@ -23,7 +23,7 @@ pub(crate) enum Status {
 /// What happened to a Pin entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum PinStatus {
+pub enum PinStatus {
     /// With its spec excerpt (up to `spec_lines` lines).
     Full,
     /// Spec excerpt shortened to `short_spec_lines` (60% zone).
@@ -35,7 +35,7 @@ pub(crate) enum PinStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct SectionAccount {
+pub struct SectionAccount {
     pub name: &'static str,
     /// Estimated tokens of this section's text.
     pub tokens: usize,
@@ -46,7 +46,7 @@ pub(crate) struct SectionAccount {
 
 /// What happened to a file of "where to look".
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct FileAccount {
+pub struct FileAccount {
     pub rank: usize,
     pub path: String,
     pub kind: &'static str,
@@ -64,7 +64,7 @@ pub(crate) struct FileAccount {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct PinAccount {
+pub struct PinAccount {
     pub rank: usize,
     pub name: String,
     pub score: f64,
@@ -76,7 +76,7 @@ pub(crate) struct PinAccount {
 
 /// A learned error pattern chosen for the prompt (`.ralph/patterns.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct ErrorPatternAccount {
+pub struct ErrorPatternAccount {
     pub id: String,
     /// The verify command whose failure it is (redacted).
     pub command: String,
@@ -88,7 +88,7 @@ pub(crate) struct ErrorPatternAccount {
 
 /// The prompt and the account of how it was built.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Assembled {
+pub struct Assembled {
     pub story: String,
     pub budget: usize,
     /// Estimated tokens of the whole prompt (never above `budget`).
@@ -115,7 +115,24 @@ pub(crate) struct Assembled {
 impl Assembled {
     /// The human table: each section's tokens, zone and fate, then each Pin entry's score,
     /// matched terms and fate, then the redaction counts.
-    pub(crate) fn explain(&self) -> String {
+    pub fn explain(&self) -> String {
+        let mut out = self.explain_header();
+        out.push_str(&self.explain_sections());
+        out.push('\n');
+        if !self.keywords.is_empty() {
+            out.push_str(&format!("query: {}\n", self.keywords.join(" ")));
+        }
+        out.push_str(&self.explain_files());
+        out.push('\n');
+        out.push_str(&self.explain_pins());
+        out.push('\n');
+        out.push_str(&self.explain_errors());
+        out.push_str(&self.explain_redactions());
+        out
+    }
+
+    /// The prompt's size and zone, the reductions made and the zones' thresholds.
+    fn explain_header(&self) -> String {
         let mut out = format!(
             "prompt for {}: {} of {} tokens ({}%), zone {}\n",
             self.story,
@@ -136,66 +153,65 @@ impl Assembled {
         out.push_str(
             "zones: green <60%, yellow >=60%, orange >=75%, red >=85%, critical >=95%\n\n",
         );
-        out.push_str(&format!(
+        out
+    }
+
+    /// Each section's tokens, the zone the prompt is in where it ends, and its fate.
+    fn explain_sections(&self) -> String {
+        let mut out = format!(
             "{:<14} {:>7}  {:<11} {}\n",
             "section", "tokens", "zone so far", "status"
-        ));
+        );
         for s in &self.sections {
-            let status = serde_json::to_value(s.status)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
             out.push_str(&format!(
                 "{:<14} {:>7}  {:<11} {}\n",
-                s.name, s.tokens, s.zone, status
-            ));
-        }
-        out.push('\n');
-        if !self.keywords.is_empty() {
-            out.push_str(&format!("query: {}\n", self.keywords.join(" ")));
-        }
-        out.push_str(&self.explain_files());
-        out.push('\n');
-        if self.pins.is_empty() {
-            out.push_str("pin: no entry matched this story\n");
-        } else {
-            out.push_str(&format!(
-                "{:<4} {:>7}  {:<14} {:<4} {:<30} {}\n",
-                "rank", "score", "status", "cut", "name", "matched"
-            ));
-            for p in &self.pins {
-                let status = serde_json::to_value(p.status)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default();
-                out.push_str(&format!(
-                    "{:<4} {:>7.2}  {:<14} {:<4} {:<30} {}\n",
-                    p.rank,
-                    p.score,
-                    status,
-                    if p.cut { "yes" } else { "no" },
-                    p.name,
-                    p.matched.join(", ")
-                ));
-            }
-        }
-        out.push('\n');
-        out.push_str(&self.explain_errors());
-        if self.redactions.is_empty() {
-            out.push_str("redactions: none\n");
-        } else {
-            let kinds: Vec<String> = self
-                .redactions
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
-            out.push_str(&format!(
-                "redactions: {} ({})\n",
-                self.redactions.total(),
-                kinds.join(", ")
+                s.name,
+                s.tokens,
+                s.zone,
+                wire_name(s.status)
             ));
         }
         out
+    }
+
+    /// Each Pin entry's rank, score, fate and matched terms.
+    fn explain_pins(&self) -> String {
+        if self.pins.is_empty() {
+            return "pin: no entry matched this story\n".to_string();
+        }
+        let mut out = format!(
+            "{:<4} {:>7}  {:<14} {:<4} {:<30} {}\n",
+            "rank", "score", "status", "cut", "name", "matched"
+        );
+        for p in &self.pins {
+            out.push_str(&format!(
+                "{:<4} {:>7.2}  {:<14} {:<4} {:<30} {}\n",
+                p.rank,
+                p.score,
+                wire_name(p.status),
+                if p.cut { "yes" } else { "no" },
+                p.name,
+                p.matched.join(", ")
+            ));
+        }
+        out
+    }
+
+    /// The secrets redacted from what the prompt kept, by kind.
+    fn explain_redactions(&self) -> String {
+        if self.redactions.is_empty() {
+            return "redactions: none\n".to_string();
+        }
+        let kinds: Vec<String> = self
+            .redactions
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        format!(
+            "redactions: {} ({})\n",
+            self.redactions.total(),
+            kinds.join(", ")
+        )
     }
 
     /// The "where to look" part of [`Assembled::explain`]: each ranked file's score, the
@@ -249,7 +265,7 @@ impl Assembled {
     }
 
     /// The same account as data, with the prompt: the `data` of `ralph context --json`.
-    pub(crate) fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         let mut map = serde_json::Map::new();
         if let Ok(Value::Object(fields)) = serde_json::to_value(self) {
             for (k, v) in fields {
@@ -262,4 +278,12 @@ impl Assembled {
         }
         Value::Object(map)
     }
+}
+
+/// A status as the JSON document spells it (`"kept"`, `"names-only"`, …), for the table.
+fn wire_name(status: impl Serialize) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
 }

@@ -14,460 +14,27 @@ use super::account::{
     Assembled, ErrorPatternAccount, FileAccount, PinAccount, PinStatus, SectionAccount, Status,
 };
 use super::budget::{self, Zone};
-use super::files::{PrepFile, file_plan, files_cut, prep_file};
-use super::redact::{Redactions, redact_into};
-use super::render::{self, PinView};
-use super::steering::{self, SteerNote};
-use super::{ContextError, Options};
-use crate::index::Ranked;
-use crate::prd::Story;
+use super::error::ContextError;
+use super::files::file_plan;
+use super::inputs::Inputs;
+use super::options::Options;
+use super::redact::Redactions;
+use super::render;
 
+mod build;
 mod fit;
+mod part;
+mod prepared;
 
-/// What a `blockedBy` story produced.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct DepOutput {
-    pub id: String,
-    pub title: String,
-    /// Its progress.txt entry (the latest one for that id), whole.
-    pub progress_entry: Option<String>,
-    /// From the loop's history record, when there is one.
-    pub files_changed: Vec<String>,
-    pub commit: Option<String>,
-}
-
-/// A ranked Pin entry, as `ralph pin search` scores it for this story.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct PinHit {
-    pub name: String,
-    pub score: f64,
-    /// The query terms that matched, in the ranking's order.
-    pub matched: Vec<String>,
-    pub files: Vec<String>,
-    /// The spec link (a path), when the entry has one.
-    pub spec: Option<String>,
-    /// The start of the spec (the assembler keeps at most [`Options::spec_lines`] lines).
-    pub spec_excerpt: Option<String>,
-}
-
-/// A story still to do, for the one-line list at the end.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RemainingStory {
-    pub id: String,
-    pub title: String,
-}
-
-/// Everything the prompt is made of, as plain data.
-#[derive(Debug, Clone)]
-pub(crate) struct Inputs {
-    pub instructions: String,
-    pub story: Story,
-    /// Why the previous attempt at this story failed (verification output tail, timeout, …).
-    pub retry: Option<String>,
-    /// What the person running ralph told the live run (`ralph steer`), oldest first.
-    pub steering: Vec<SteerNote>,
-    pub deps: Vec<DepOutput>,
-    /// The body of progress.txt's `## Codebase Patterns` section.
-    pub patterns: Option<String>,
-    /// The learned error patterns chosen for the story (`.ralph/patterns.jsonl`), best first.
-    pub errors: Vec<crate::errors_seen::Chosen>,
-    /// Ranked best first; only the first [`Options::top_k`] are used.
-    pub pins: Vec<PinHit>,
-    /// Progress entries, oldest first; only the last [`Options::recent_entries`] are used.
-    pub recent: Vec<String>,
-    /// The keywords the Pin was searched with (reported, not printed in the prompt).
-    pub keywords: Vec<String>,
-    pub remaining: Vec<RemainingStory>,
-    /// The project's files ranked for the story, best first ("where to look").
-    pub files: Vec<Ranked>,
-    /// Whether the project has a Pin (specs/INDEX.md): without one the prompt says to search
-    /// the code instead.
-    pub has_pin: bool,
-    /// The branch the work belongs on (prd.json's `branchName`).
-    pub branch: Option<String>,
-    /// Warnings for the person running ralph (not part of the prompt).
-    pub notes: Vec<String>,
-}
-
-fn chars(s: &str) -> usize {
-    s.chars().count()
-}
-
-/// The inputs redacted and cut to their per-item caps, once, before any zone decision.
-struct Prepared {
-    instructions: String,
-    story: Story,
-    retry: Option<(String, bool)>,
-    core_red: Redactions,
-    steering: steering::Prepared,
-    deps: Vec<(DepOutput, Option<String>, bool)>,
-    deps_red: Redactions,
-    patterns: Option<(String, bool)>,
-    patterns_red: Redactions,
-    /// The "Errors seen before" section (empty: none chosen) and whether it was cut.
-    errors: (String, bool),
-    errors_red: Redactions,
-    pins: Vec<PrepPin>,
-    pins_red: Redactions,
-    recent: Vec<String>,
-    recent_red: Redactions,
-    remaining: Vec<RemainingStory>,
-    remaining_shown: usize,
-    /// The branch and the checks, under the story (redacted with the story).
-    work: String,
-    files: Vec<PrepFile>,
-    files_red: Redactions,
-    has_pin: bool,
-}
-
-struct PrepPin {
-    hit: PinHit,
-    files: String,
-    full: Option<String>,
-    short: Option<String>,
-    /// The zone-shortened excerpt is shorter than the full one.
-    shortens: bool,
-}
-
-impl Prepared {
-    fn new(inp: &Inputs, opts: &Options, cap: usize) -> Prepared {
-        let mut core_red = Redactions::default();
-        let mut r = |s: &str| redact_into(s, &mut core_red);
-        let instructions = r(&inp.instructions);
-        let mut story = inp.story.clone();
-        story.title = r(&story.title);
-        story.description = r(&story.description);
-        story.notes = r(&story.notes);
-        story.acceptance_criteria = story.acceptance_criteria.iter().map(|c| r(c)).collect();
-        let retry = inp.retry.as_deref().map(|t| {
-            let t = r(t);
-            let (kept, cut) = budget::tail(&t, cap);
-            (kept.to_string(), cut)
-        });
-
-        let steering = steering::Prepared::new(&inp.steering, cap);
-
-        let mut deps_red = Redactions::default();
-        let deps = inp
-            .deps
-            .iter()
-            .map(|d| {
-                let mut r = |s: &str| redact_into(s, &mut deps_red);
-                let red = DepOutput {
-                    id: r(&d.id),
-                    title: r(&d.title),
-                    progress_entry: None,
-                    files_changed: d.files_changed.iter().map(|f| r(f)).collect(),
-                    commit: d.commit.as_deref().map(&mut r),
-                };
-                let (entry, cut) = match d.progress_entry.as_deref().map(&mut r) {
-                    Some(e) => {
-                        let (kept, cut) = budget::head(&e, cap);
-                        (Some(kept.to_string()), cut)
-                    }
-                    None => (None, false),
-                };
-                (red, entry, cut)
-            })
-            .collect();
-
-        let mut patterns_red = Redactions::default();
-        let patterns = inp
-            .patterns
-            .as_deref()
-            .filter(|p| !p.trim().is_empty())
-            .map(|p| {
-                let p = redact_into(p, &mut patterns_red);
-                let (kept, cut) = budget::head(&p, cap * 2);
-                (kept.to_string(), cut)
-            });
-
-        let mut errors_red = Redactions::default();
-        let errors = {
-            let id = &inp.story.id;
-            let text = crate::errors_seen::render(&inp.errors, |l| {
-                crate::agent::detect::signal_line(l, id).is_none()
-            });
-            let text = redact_into(&text, &mut errors_red);
-            let (kept, cut) = budget::head(&text, cap);
-            (kept.to_string(), cut)
-        };
-
-        let mut pins_red = Redactions::default();
-        let pins = inp
-            .pins
-            .iter()
-            .take(opts.top_k)
-            .map(|h| prep_pin(h, opts, cap, &mut pins_red))
-            .collect();
-
-        let mut recent_red = Redactions::default();
-        let dep_entries: Vec<&str> = inp
-            .deps
-            .iter()
-            .filter_map(|d| d.progress_entry.as_deref().map(str::trim))
-            .collect();
-        let fresh: Vec<&String> = inp
-            .recent
-            .iter()
-            .filter(|e| !e.trim().is_empty() && !dep_entries.contains(&e.trim()))
-            .collect();
-        let recent = fresh[fresh.len().saturating_sub(opts.recent_entries)..]
-            .iter()
-            .map(|e| {
-                let e = redact_into(e, &mut recent_red);
-                budget::head(&e, cap).0.to_string()
-            })
-            .collect();
-
-        let mut rest_red = Redactions::default();
-        let remaining: Vec<RemainingStory> = inp
-            .remaining
-            .iter()
-            .map(|s| RemainingStory {
-                id: redact_into(&s.id, &mut rest_red),
-                title: redact_into(&s.title, &mut rest_red),
-            })
-            .collect();
-        let mut used = 0;
-        let remaining_shown = remaining
-            .iter()
-            .take_while(|s| {
-                used += chars(&s.id) + chars(&s.title) + 3;
-                used <= cap
-            })
-            .count();
-        core_red.merge(&rest_red); // ids and titles of other stories: counted with the story
-        let work = redact_into(
-            &render::work(
-                inp.branch.as_deref(),
-                &inp.story.gate_commands(&opts.verify),
-                inp.story.red_green.unwrap_or(opts.red_green),
-            ),
-            &mut core_red,
-        );
-        let mut files_red = Redactions::default();
-        let files = inp
-            .files
-            .iter()
-            .map(|f| prep_file(f, &mut files_red))
-            .collect();
-
-        Prepared {
-            instructions,
-            story,
-            retry,
-            core_red,
-            steering,
-            deps,
-            deps_red,
-            patterns,
-            patterns_red,
-            errors,
-            errors_red,
-            pins,
-            pins_red,
-            recent,
-            recent_red,
-            remaining,
-            remaining_shown,
-            work,
-            files,
-            files_red,
-            has_pin: inp.has_pin,
-        }
-    }
-}
-
-fn prep_pin(h: &PinHit, opts: &Options, cap: usize, red: &mut Redactions) -> PrepPin {
-    let mut r = |s: &str| redact_into(s, red);
-    let hit = PinHit {
-        name: r(&h.name),
-        score: h.score,
-        matched: h.matched.iter().map(|m| r(m)).collect(),
-        files: Vec::new(),
-        spec: h.spec.as_deref().map(&mut r),
-        spec_excerpt: None,
-    };
-    let files = r(&h.files.join(", "));
-    let files = match budget::head(&files, cap / 2) {
-        (kept, true) => format!("{kept} …"),
-        (kept, false) => kept.to_string(),
-    };
-    let full = h.spec_excerpt.as_deref().map(|e| {
-        let (lines, _) = budget::first_lines(e, opts.spec_lines);
-        let e = r(lines);
-        budget::head(&e, cap).0.to_string()
-    });
-    let (short, shortens) = match &full {
-        Some(f) => {
-            let (s, cut) = budget::first_lines(f, opts.short_spec_lines);
-            (Some(s.to_string()), cut)
-        }
-        None => (None, false),
-    };
-    PrepPin {
-        hit,
-        files,
-        full,
-        short,
-        shortens,
-    }
-}
-
-struct Part {
-    name: &'static str,
-    text: String,
-    status: Status,
-}
-
-fn part(name: &'static str, text: String, status: Status) -> Part {
-    Part { name, text, status }
-}
-
-fn empty(name: &'static str) -> Part {
-    part(name, String::new(), Status::Empty)
-}
-
-/// The sections at a reduction level (0 = none … 4 = critical), and each Pin entry's fate.
-fn build(p: &Prepared, opts: &Options, level: usize) -> (Vec<Part>, Vec<PinStatus>) {
-    let mut parts = vec![
-        part(
-            "instructions",
-            render::instructions(&p.instructions),
-            Status::Kept,
-        ),
-        core_story(p),
-        steering_part(p),
-    ];
-
-    parts.push(if p.deps.is_empty() {
-        empty("dependencies")
-    } else if level >= 4 {
-        part("dependencies", String::new(), Status::Dropped)
-    } else {
-        let mut text = render::deps_header().to_string();
-        for (d, entry, cut) in &p.deps {
-            text.push_str(&render::dep(d, entry.as_deref(), *cut));
-        }
-        let cut = p.deps.iter().any(|(_, _, c)| *c);
-        part("dependencies", text, shortened_if(cut))
-    });
-
-    let plan = file_plan(level, p.files.len());
-    parts.push(if level >= 4 {
-        part("files", String::new(), Status::Dropped)
-    } else {
-        let text = render::where_to_look(&p.files, &plan, p.has_pin);
-        part("files", text, shortened_if(files_cut(&plan, &p.files)))
-    });
-
-    parts.push(match &p.patterns {
-        None => empty("patterns"),
-        Some((text, cut)) => part("patterns", render::patterns(text, *cut), shortened_if(*cut)),
-    });
-
-    // Learned error patterns go with recent progress, before the files and the story.
-    parts.push(if p.errors.0.is_empty() {
-        empty("errors")
-    } else if level >= 3 {
-        part("errors", String::new(), Status::Dropped)
-    } else {
-        part("errors", p.errors.0.clone(), shortened_if(p.errors.1))
-    });
-
-    let mut pin_status = Vec::with_capacity(p.pins.len());
-    parts.push(if p.pins.is_empty() {
-        empty("pin")
-    } else if level >= 4 {
-        pin_status.resize(p.pins.len(), PinStatus::Dropped);
-        part("pin", String::new(), Status::Dropped)
-    } else {
-        let mut text = render::pin_header().to_string();
-        for (i, pp) in p.pins.iter().enumerate() {
-            let (view, st) = if level >= 2 && i >= opts.full_pin_entries {
-                (PinView::NamesOnly, PinStatus::NamesOnly)
-            } else if level >= 1 && pp.shortens {
-                let view = PinView::Full {
-                    excerpt: pp.short.as_deref(),
-                    shortened: true,
-                };
-                (view, PinStatus::SpecShortened)
-            } else {
-                let view = PinView::Full {
-                    excerpt: pp.full.as_deref(),
-                    shortened: false,
-                };
-                (view, PinStatus::Full)
-            };
-            text.push_str(&render::pin(i + 1, &pp.hit, &pp.files, view));
-            pin_status.push(st);
-        }
-        let cut = pin_status.iter().any(|s| *s != PinStatus::Full);
-        part("pin", text, shortened_if(cut))
-    });
-
-    parts.push(if p.recent.is_empty() {
-        empty("recent")
-    } else if level >= 3 {
-        part("recent", String::new(), Status::Dropped)
-    } else {
-        part("recent", render::recent(&p.recent), Status::Kept)
-    });
-
-    parts.push(if p.remaining.is_empty() {
-        empty("remaining")
-    } else if level >= 4 || p.remaining_shown == 0 {
-        part("remaining", String::new(), Status::Dropped)
-    } else {
-        let text = render::remaining(&p.remaining, p.remaining_shown);
-        part(
-            "remaining",
-            text,
-            shortened_if(p.remaining_shown < p.remaining.len()),
-        )
-    });
-    (parts, pin_status)
-}
-
-/// The steering notes: kept at every level (a person's word outranks the reductions); cut to
-/// fit by [`fit_steering`] when the prompt is still over.
-fn steering_part(p: &Prepared) -> Part {
-    match p.steering.section() {
-        None => empty("steering"),
-        Some((text, cut)) => part("steering", text, shortened_if(cut)),
-    }
-}
-
-fn shortened_if(cut: bool) -> Status {
-    if cut { Status::Shortened } else { Status::Kept }
-}
-
-fn core_story(p: &Prepared) -> Part {
-    let (retry, cut) = match &p.retry {
-        Some((t, cut)) => (Some(t.as_str()), *cut),
-        None => (None, false),
-    };
-    part(
-        "story",
-        render::story(&p.story, &p.work, retry, cut),
-        shortened_if(cut),
-    )
-}
-
-/// Whether the "Errors seen before" `text` still holds pattern `id`'s header line (the section
-/// may have been cut after some of its patterns).
-fn header_shown(text: &str, id: &str) -> bool {
-    let tail = format!("(pattern {id})");
-    text.lines()
-        .any(|l| l.starts_with("## `") && l.ends_with(&tail))
-}
+use build::{build, core_story};
+use part::{Part, chars};
+use prepared::Prepared;
 
 /// Build the prompt for one story under `opts.budget` tokens.
 ///
 /// Errors only when the instructions and the story alone (sections 1-2, never dropped) exceed
 /// the budget. Deterministic: the same inputs always give the byte-identical prompt.
-pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextError> {
+pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextError> {
     let max = budget::max_chars(opts.budget);
     let p = Prepared::new(inputs, opts, max / 8);
 
@@ -483,16 +50,7 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
         return Err(over(core_instr, core_story));
     }
 
-    let mut level = 0;
-    let (mut parts, pin_status) = loop {
-        let (parts, pins) = build(&p, opts, level);
-        let total: usize = parts.iter().map(|x| chars(&x.text)).sum();
-        let zone = Zone::of(budget::tokens_for_chars(total), opts.budget);
-        if zone.level() <= level || level >= Zone::Critical.level() {
-            break (parts, pins);
-        }
-        level += 1;
-    };
+    let (level, mut parts, pin_status) = reduce(&p, opts);
     fit::patterns(&mut parts, &p, max);
     fit::steering(&mut parts, &p, max);
 
@@ -503,36 +61,82 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
         // invariant holds even if a future change breaks the arithmetic.
         return Err(over(core_instr, core_story));
     }
+    Ok(Assembled {
+        story: inputs.story.id.clone(),
+        budget: opts.budget,
+        tokens,
+        zone: Zone::of(tokens, opts.budget),
+        reduced_for: Zone::ALL[level.min(4)],
+        sections: section_accounts(&parts, opts.budget),
+        keywords: inputs.keywords.clone(),
+        files: file_accounts(inputs, &p, level),
+        pins: pin_accounts(&p, &pin_status),
+        error_patterns: error_pattern_accounts(inputs, &parts),
+        warnings: inputs.notes.clone(),
+        redactions: kept_redactions(&p, &parts),
+        prompt,
+    })
+}
 
-    let mut sections = Vec::with_capacity(parts.len());
-    let mut redactions = p.core_red.clone();
-    let mut so_far = 0;
-    for x in &parts {
-        so_far += chars(&x.text);
-        sections.push(SectionAccount {
-            name: x.name,
-            tokens: budget::estimate(&x.text),
-            zone: Zone::of(budget::tokens_for_chars(so_far), opts.budget),
-            status: x.status,
-        });
-        let red = match x.name {
-            "dependencies" => Some(&p.deps_red),
-            "steering" => Some(&p.steering.red),
-            "patterns" => Some(&p.patterns_red),
-            "errors" => Some(&p.errors_red),
-            "pin" => Some(&p.pins_red),
-            "files" => Some(&p.files_red),
-            "recent" => Some(&p.recent_red),
-            _ => None,
-        };
-        if let Some(red) = red.filter(|_| matches!(x.status, Status::Kept | Status::Shortened)) {
-            redactions.merge(red);
+/// The lowest reduction level whose prompt stays in its zone (or the critical one), with its
+/// sections and Pin fates.
+fn reduce(p: &Prepared, opts: &Options) -> (usize, Vec<Part>, Vec<PinStatus>) {
+    let mut level = 0;
+    loop {
+        let (parts, pins) = build(p, opts, level);
+        let total: usize = parts.iter().map(|x| chars(&x.text)).sum();
+        let zone = Zone::of(budget::tokens_for_chars(total), opts.budget);
+        if zone.level() <= level || level >= Zone::Critical.level() {
+            return (level, parts, pins);
         }
+        level += 1;
     }
-    let pins = p
-        .pins
+}
+
+/// Each section's size, and the zone the prompt is in where it ends.
+fn section_accounts(parts: &[Part], budget_tokens: usize) -> Vec<SectionAccount> {
+    let mut so_far = 0;
+    parts
         .iter()
-        .zip(&pin_status)
+        .map(|x| {
+            so_far += chars(&x.text);
+            SectionAccount {
+                name: x.name,
+                tokens: budget::estimate(&x.text),
+                zone: Zone::of(budget::tokens_for_chars(so_far), budget_tokens),
+                status: x.status,
+            }
+        })
+        .collect()
+}
+
+fn shown(x: &Part) -> bool {
+    matches!(x.status, Status::Kept | Status::Shortened)
+}
+
+/// The redactions of the story and of every section the prompt kept, in prompt order.
+fn kept_redactions(p: &Prepared, parts: &[Part]) -> Redactions {
+    let mut redactions = p.core_red.clone();
+    for x in parts.iter().filter(|x| shown(x)) {
+        let red = match x.name {
+            "dependencies" => &p.deps_red,
+            "steering" => &p.steering.red,
+            "patterns" => &p.patterns_red,
+            "errors" => &p.errors_red,
+            "pin" => &p.pins_red,
+            "files" => &p.files_red,
+            "recent" => &p.recent_red,
+            _ => continue,
+        };
+        redactions.merge(red);
+    }
+    redactions
+}
+
+fn pin_accounts(p: &Prepared, pin_status: &[PinStatus]) -> Vec<PinAccount> {
+    p.pins
+        .iter()
+        .zip(pin_status)
         .enumerate()
         .map(|(i, (pp, st))| PinAccount {
             rank: i + 1,
@@ -542,13 +146,16 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
             status: *st,
             cut: *st != PinStatus::Full,
         })
-        .collect();
-    // A pattern counts as shown only when its header line survived the section's cut.
+        .collect()
+}
+
+/// A pattern counts as shown only when its header line survived the section's cut.
+fn error_pattern_accounts(inputs: &Inputs, parts: &[Part]) -> Vec<ErrorPatternAccount> {
     let errors_text = parts
         .iter()
-        .find(|x| x.name == "errors" && matches!(x.status, Status::Kept | Status::Shortened))
+        .find(|x| x.name == "errors" && shown(x))
         .map_or("", |x| x.text.as_str());
-    let error_patterns = inputs
+    inputs
         .errors
         .iter()
         .map(|c| ErrorPatternAccount {
@@ -557,9 +164,21 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
             why: c.why.text(),
             shown: header_shown(errors_text, &c.pattern.id),
         })
-        .collect();
+        .collect()
+}
+
+/// Whether the "Errors seen before" `text` still holds pattern `id`'s header line (the section
+/// may have been cut after some of its patterns).
+fn header_shown(text: &str, id: &str) -> bool {
+    let tail = format!("(pattern {id})");
+    text.lines()
+        .any(|l| l.starts_with("## `") && l.ends_with(&tail))
+}
+
+/// Each ranked file, and how much of it the "where to look" section showed at `level`.
+fn file_accounts(inputs: &Inputs, p: &Prepared, level: usize) -> Vec<FileAccount> {
     let plan = file_plan(level, p.files.len());
-    let files = inputs
+    inputs
         .files
         .iter()
         .zip(&p.files)
@@ -576,20 +195,5 @@ pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, Con
             outline: k.map_or(0, |k| k.outline.min(pf.outline.len())),
             shown: k.is_some(),
         })
-        .collect();
-    Ok(Assembled {
-        story: inputs.story.id.clone(),
-        budget: opts.budget,
-        tokens,
-        zone: Zone::of(tokens, opts.budget),
-        reduced_for: Zone::ALL[level.min(4)],
-        sections,
-        keywords: inputs.keywords.clone(),
-        files,
-        pins,
-        error_patterns,
-        warnings: inputs.notes.clone(),
-        redactions,
-        prompt,
-    })
+        .collect()
 }

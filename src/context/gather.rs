@@ -12,9 +12,10 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Component, Path};
 
-use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
+use super::error::ContextError;
+use super::inputs::{DepOutput, Inputs, PinHit, RemainingStory};
 use super::instructions::{self, Flavour};
-use super::{ContextError, Options};
+use super::options::Options;
 use crate::errors_seen::Failure;
 use crate::index::{PinEvidence, as_written, written_words};
 use crate::prd::{Prd, Story};

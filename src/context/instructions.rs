@@ -13,7 +13,7 @@
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-use super::ContextError;
+use super::error::ContextError;
 
 /// Which default instructions an agent gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

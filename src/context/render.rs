@@ -6,8 +6,8 @@
 
 use crate::prd::Story;
 
-use super::assemble::{DepOutput, PinHit, RemainingStory};
 use super::files::{PrepFile, Shown};
+use super::inputs::{DepOutput, PinHit, RemainingStory};
 
 /// `content` in a code fence longer than any backtick run inside it (CommonMark rule), so the
 /// content can never close the fence early.

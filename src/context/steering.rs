@@ -1,26 +1,17 @@
-//! A steering note as the prompt takes it: what a person told the live run with `ralph steer`
-//! (for this story, or for every story), and when; and the section's share of the budget: each
-//! note redacted and cut to the cap, the newest that fit together kept ([`prepare`]), the oldest
-//! left out first when the prompt is still over ([`shrink`]). The loop fills the list
-//! (`crate::run::control`); [`super::assemble`] places the section, [`super::render`] lays it out.
+//! The steering notes' section: what a person told the live run with `ralph steer` (for this
+//! story, or for every story), and when ([`SteerNote`], a plain input); and the section's share
+//! of the budget: each note redacted and cut to the cap, the newest that fit together kept
+//! ([`prepare`]), the oldest left out first when the prompt is still over ([`shrink`]). The loop
+//! fills the list (`crate::run::control`); [`super::assemble`] places the section,
+//! [`super::render`] lays it out.
 
 use super::budget;
+use super::inputs::SteerNote;
 use super::redact::{Redactions, redact_into};
 use super::render;
 
 fn chars(s: &str) -> usize {
     s.chars().count()
-}
-
-/// One steering note for this prompt.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct SteerNote {
-    /// Given for this story only (`ralph steer --story`); false: for every story.
-    pub this_story: bool,
-    /// When the run took it, as the prompt shows it ("14:20").
-    pub when: String,
-    /// The note as the person wrote it (redacted again when the prompt is assembled).
-    pub text: String,
 }
 
 /// The section's notes redacted and cut to its share of the budget.

@@ -592,8 +592,8 @@ fn text(max: usize) -> impl Strategy<Value = String> {
         .prop_map(|parts| parts.join("\n"))
 }
 
-fn arb_inputs() -> impl Strategy<Value = Inputs> {
-    let deps = proptest::collection::vec(
+fn arb_deps() -> impl Strategy<Value = Vec<DepOutput>> {
+    proptest::collection::vec(
         (text(3), proptest::option::of(text(40)), text(4)).prop_map(|(t, e, f)| DepOutput {
             id: "US-001".into(),
             title: t,
@@ -602,8 +602,11 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
             commit: Some("abc".into()),
         }),
         0..3,
-    );
-    let pins = proptest::collection::vec(
+    )
+}
+
+fn arb_pins() -> impl Strategy<Value = Vec<PinHit>> {
+    proptest::collection::vec(
         (text(2), 0.0f64..50.0, text(120)).prop_map(|(n, s, e)| PinHit {
             name: n,
             score: s,
@@ -613,54 +616,84 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
             spec_excerpt: Some(e),
         }),
         0..8,
-    );
-    let files = proptest::collection::vec(
+    )
+}
+
+fn arb_files() -> impl Strategy<Value = Vec<crate::index::Ranked>> {
+    proptest::collection::vec(
         (text(2), text(3)).prop_map(|(p, sig)| ranked(&p, &sig)),
         0..20,
-    );
+    )
+}
+
+fn arb_remaining() -> impl Strategy<Value = Vec<RemainingStory>> {
+    proptest::collection::vec(text(1), 0..40).prop_map(|rest| {
+        rest.into_iter()
+            .enumerate()
+            .map(|(i, t)| RemainingStory {
+                id: format!("US-{i}"),
+                title: t,
+            })
+            .collect()
+    })
+}
+
+fn arb_steering() -> impl Strategy<Value = Vec<SteerNote>> {
+    proptest::collection::vec((any::<bool>(), text(40)), 0..4).prop_map(|steer| {
+        steer
+            .into_iter()
+            .map(|(this_story, text)| SteerNote {
+                this_story,
+                when: "14:20".into(),
+                text,
+            })
+            .collect()
+    })
+}
+
+/// Inputs of every shape: each part drawn by its own generator, in a fixed order.
+fn arb_inputs() -> impl Strategy<Value = Inputs> {
     (
         text(60),
         text(20),
         proptest::option::of(text(80)),
-        deps,
+        arb_deps(),
         proptest::option::of(text(60)),
-        pins,
+        arb_pins(),
         proptest::collection::vec(text(30), 0..6),
-        proptest::collection::vec(text(1), 0..40),
-        files,
+        arb_remaining(),
+        arb_files(),
         proptest::collection::vec(text(2), 0..4),
-        proptest::collection::vec((any::<bool>(), text(40)), 0..4),
+        arb_steering(),
     )
         .prop_map(
-            |(instr, desc, retry, deps, patterns, pins, recent, rest, files, verify, steer)| {
+            |(
+                instr,
+                desc,
+                retry,
+                deps,
+                patterns,
+                pins,
+                recent,
+                remaining,
+                files,
+                verify,
+                steering,
+            )| {
                 let mut s = story("US-002");
                 s.description = desc;
                 Inputs {
                     instructions: instr,
                     story: s,
                     retry,
-                    steering: steer
-                        .into_iter()
-                        .map(|(this_story, text)| SteerNote {
-                            this_story,
-                            when: "14:20".into(),
-                            text,
-                        })
-                        .collect(),
+                    steering,
                     deps,
                     patterns,
                     errors: recent.iter().take(3).map(|t| chosen(t)).collect(),
                     pins,
                     recent,
                     keywords: vec![],
-                    remaining: rest
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, t)| RemainingStory {
-                            id: format!("US-{i}"),
-                            title: t,
-                        })
-                        .collect(),
+                    remaining,
                     files,
                     has_pin: verify.len() % 2 == 0,
                     branch: verify.first().cloned(),

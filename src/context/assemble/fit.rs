@@ -2,9 +2,11 @@
 //! (only instructions, story, steering notes and patterns are left): the Codebase Patterns are
 //! cut, then dropped; then the oldest steering notes are left out, then the section.
 
-use super::{Part, Prepared, chars, render};
+use super::part::{Part, chars};
+use super::prepared::Prepared;
 use crate::context::account::Status;
 use crate::context::budget;
+use crate::context::render;
 
 /// Shrink the patterns section (the only optional one left at level 4) until the prompt fits,
 /// or drop it.
