@@ -70,8 +70,9 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
 /// Write a cache file: a temp file in the same directory, renamed over the target, without
 /// waiting for the disk (no sync). Only for files whose reader checks every byte it uses (the
 /// index, `.ralph/code-index.bin`): after a crash such a file may be torn, and is then rebuilt,
-/// never trusted. Syncing a large cache would cost more than rebuilding it.
-pub fn replace_cache(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+/// never trusted. Syncing a large cache would cost more than rebuilding it. The file's bytes
+/// are `parts`, one after the other.
+pub fn replace_cache(path: &Path, parts: &[&[u8]]) -> Result<(), FsError> {
     injected_failure(path)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -81,8 +82,10 @@ pub fn replace_cache(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
         .prefix(TEMP_PREFIX)
         .tempfile_in(dir)
         .map_err(fs_err(path, "create temp file"))?;
-    tmp.write_all(bytes)
-        .map_err(fs_err(path, "write temp file"))?;
+    for part in parts {
+        tmp.write_all(part)
+            .map_err(fs_err(path, "write temp file"))?;
+    }
     tmp.persist(path).map_err(|e| FsError {
         path: path.to_path_buf(),
         action: "rename temp file into place",

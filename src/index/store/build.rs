@@ -196,13 +196,11 @@ impl Builder {
             ends.extend_from_slice(&u32::try_from(terms.len()).unwrap_or(u32::MAX).to_le_bytes());
         }
         let n_terms = order.len();
-        let mut body = Vec::new();
         let mut files = Vec::with_capacity(self.files.len());
         let mut lists: Vec<Vec<u8>> = vec![Vec::new(); n_terms];
         let mut last: Vec<usize> = vec![0; n_terms];
         let mut lens = [0u64; NF];
-        for (fi, (mut rec, terms, details)) in self.files.into_iter().enumerate() {
-            rec.details = seal(&mut body, &details);
+        for (fi, (rec, terms, details)) in self.files.into_iter().enumerate() {
             for (total, l) in lens.iter_mut().zip(rec.lens) {
                 *total += u64::from(l);
             }
@@ -222,16 +220,20 @@ impl Builder {
                 *prev = fi;
                 encode_entry(list, u32::try_from(delta).unwrap_or(u32::MAX), tf);
             }
-            files.push(rec);
+            files.push((rec, details));
         }
-        let docs = self
-            .docs
-            .into_iter()
-            .map(|(mut rec, details)| {
-                rec.details = seal(&mut body, &details);
-                rec
-            })
-            .collect();
+        // The body's size is known before it is laid out: one allocation, never grown (a
+        // growing body of tens of megabytes is copied again at every doubling).
+        let size = files.iter().chain(&self.docs).map(|(_, d)| d.len()).sum::<usize>()
+            + lists.iter().map(Vec::len).sum::<usize>()
+            + CHECK * (files.len() + self.docs.len() + n_terms);
+        let mut body = Vec::with_capacity(size);
+        let mut sealed = |(mut rec, details): (FileRec, Vec<u8>)| {
+            rec.details = seal(&mut body, &details);
+            rec
+        };
+        let files: Vec<FileRec> = files.into_iter().map(&mut sealed).collect();
+        let docs: Vec<FileRec> = self.docs.into_iter().map(&mut sealed).collect();
         let spans = lists.iter().map(|list| seal(&mut body, list)).collect();
         Segment {
             head: Head {

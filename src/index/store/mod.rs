@@ -293,8 +293,8 @@ pub fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::FsError
     };
     if matches!(index.base.body, segment::Body::Mem(_)) {
         let path = root.join(CACHE_PATH);
-        let (bytes, check) = segment::encode(&index.base).map_err(io(&path))?;
-        crate::fsutil::replace_cache(&path, &bytes)?;
+        let (head, body, check) = segment::encode_parts(&index.base).map_err(io(&path))?;
+        crate::fsutil::replace_cache(&path, &[&head, &body])?;
         index.base.check = check;
         let delta = root.join(DELTA_PATH);
         if delta.exists() {
@@ -309,8 +309,8 @@ pub fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::FsError
         && matches!(d.body, segment::Body::Mem(_))
     {
         let path = root.join(DELTA_PATH);
-        let (bytes, _) = segment::encode(d).map_err(io(&path))?;
-        crate::fsutil::replace_cache(&path, &bytes)?;
+        let (head, body, _) = segment::encode_parts(d).map_err(io(&path))?;
+        crate::fsutil::replace_cache(&path, &[&head, &body])?;
     }
     Ok(())
 }
