@@ -283,7 +283,7 @@ fn add_in_order(
             &stale,
             |&i| usize::try_from(chunk[i].size).unwrap_or(usize::MAX),
             |&i| {
-                shared.prepare(&facts(
+                shared.prepare(facts(
                     &chunk[i].path,
                     &read_head(&root.join(&chunk[i].path), chunk[i].size),
                 ))

@@ -93,12 +93,20 @@ impl Builder {
     }
 
     fn id(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.ids.get(term) {
+        match self.ids.get(term) {
+            Some(&id) => id,
+            None => self.id_of(term.to_string()),
+        }
+    }
+
+    /// [`Builder::id`] of a term already owned: kept, not copied, when it is new.
+    fn id_of(&mut self, term: String) -> u32 {
+        if let Some(&id) = self.ids.get(term.as_str()) {
             return id;
         }
         let id = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
-        self.terms.push(term.to_string());
-        self.ids.insert(term.to_string(), id);
+        self.ids.insert(term.clone(), id);
+        self.terms.push(term);
         id
     }
 
@@ -111,23 +119,24 @@ impl Builder {
 
     /// What a file just read needs before it is added, worked out without changing the builder
     /// (so on any core, for many files at once): its terms by id where the dictionary has them,
-    /// the others by name, and its encoded details.
-    pub fn prepare(&self, f: &Facts) -> Prepared {
+    /// the others by name (moved, not copied), and its encoded details.
+    pub fn prepare(&self, mut f: Facts) -> Prepared {
+        let details = postcard::to_stdvec(&Details::of(&f)).unwrap_or_default();
         let mut known: Terms = Vec::with_capacity(f.terms.len());
         let mut new = Vec::new();
-        for (t, tf) in &f.terms {
+        for (t, tf) in std::mem::take(&mut f.terms) {
             if t.contains('\n') {
                 continue;
             }
             match self.ids.get(t.as_str()) {
-                Some(&id) => known.push((id, *tf)),
-                None => new.push((t.clone(), *tf)),
+                Some(&id) => known.push((id, tf)),
+                None => new.push((t, tf)),
             }
         }
         Prepared {
             known,
             new,
-            details: postcard::to_stdvec(&Details::of(f)).unwrap_or_default(),
+            details,
             lens: f.lens,
         }
     }
@@ -136,7 +145,7 @@ impl Builder {
     pub fn add(&mut self, path: String, size: u64, mtime: (i64, u32), p: Prepared) {
         let mut terms = p.known;
         for (t, tf) in p.new {
-            let id = self.id(&t);
+            let id = self.id_of(t);
             terms.push((id, tf));
         }
         terms.sort_unstable_by_key(|(id, _)| *id);
@@ -224,7 +233,11 @@ impl Builder {
         }
         // The body's size is known before it is laid out: one allocation, never grown (a
         // growing body of tens of megabytes is copied again at every doubling).
-        let size = files.iter().chain(&self.docs).map(|(_, d)| d.len()).sum::<usize>()
+        let size = files
+            .iter()
+            .chain(&self.docs)
+            .map(|(_, d)| d.len())
+            .sum::<usize>()
             + lists.iter().map(Vec::len).sum::<usize>()
             + CHECK * (files.len() + self.docs.len() + n_terms);
         let mut body = Vec::with_capacity(size);
@@ -403,7 +416,7 @@ pub fn from_texts(files: &[(&str, &str)]) -> Index {
     let mut b = Builder::new();
     for (path, text) in files {
         let f = super::super::facts::facts(path, text.as_bytes());
-        let p = b.prepare(&f);
+        let p = b.prepare(f);
         b.add(path.to_string(), text.len() as u64, (1, 2), p);
     }
     b.finish_base(State {
