@@ -283,9 +283,9 @@ fn add_in_order(
             &stale,
             |&i| usize::try_from(chunk[i].size).unwrap_or(usize::MAX),
             |&i| {
-                shared.prepare(&facts(
+                shared.prepare(facts(
                     &chunk[i].path,
-                    &read_head(&root.join(&chunk[i].path)),
+                    &read_head(&root.join(&chunk[i].path), chunk[i].size),
                 ))
             },
         );
@@ -302,7 +302,10 @@ fn add_in_order(
         .filter(|&i| !stays(&plan.docs_stay, i) && docs[i].is_none())
         .collect();
     let read = crate::par::map_each(&stale, |&i| {
-        doc_facts(&read_head(&root.join(&walked.docs[i].path)))
+        doc_facts(&read_head(
+            &root.join(&walked.docs[i].path),
+            walked.docs[i].size,
+        ))
     });
     let mut read = stale.into_iter().zip(read).peekable();
     for (i, f) in walked.docs.iter().enumerate() {
@@ -320,9 +323,10 @@ fn now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-/// The first [`MAX_READ`] bytes of a file (empty when it cannot be read).
-fn read_head(path: &Path) -> Vec<u8> {
-    let mut out = Vec::new();
+/// The first [`MAX_READ`] bytes of a file (empty when it cannot be read). `size`, what the walk
+/// saw, sizes the buffer: read in one go, not grown as it fills.
+fn read_head(path: &Path, size: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(usize::try_from(size.min(MAX_READ)).unwrap_or(0));
     if let Ok(f) = std::fs::File::open(path) {
         let _ = f.take(MAX_READ).read_to_end(&mut out);
     }

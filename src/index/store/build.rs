@@ -12,7 +12,7 @@ use crate::index::text::FastMap;
 
 /// A file just read, ready to add (see [`Builder::prepare`]).
 #[derive(Debug)]
-pub(crate) struct Prepared {
+pub struct Prepared {
     /// Terms the dictionary had: (id, counts per field).
     known: Terms,
     /// Terms it did not have yet.
@@ -24,7 +24,7 @@ pub(crate) struct Prepared {
 /// A file of the index being refreshed, taken as it is: its record, terms (in the builder's
 /// ids) and encoded details.
 #[derive(Debug)]
-pub(crate) struct Kept {
+pub struct Kept {
     rec: FileRec,
     terms: Terms,
     details: Vec<u8>,
@@ -39,7 +39,7 @@ enum Seed {
 }
 
 /// Builds a segment file by file, in path order.
-pub(crate) struct Builder {
+pub struct Builder {
     ids: FastMap<String, u32>,
     /// Per id, its term.
     terms: Vec<String>,
@@ -50,7 +50,7 @@ pub(crate) struct Builder {
 
 impl Builder {
     /// A builder of a new base (a cold build): an empty dictionary.
-    pub(crate) fn new() -> Builder {
+    pub fn new() -> Builder {
         Builder {
             ids: FastMap::default(),
             terms: Vec::new(),
@@ -80,12 +80,12 @@ impl Builder {
 
     /// A builder of a new base from `old` (its base and delta merged): it starts from the
     /// base's dictionary.
-    pub(crate) fn for_base(old: &Index) -> Builder {
+    pub fn for_base(old: &Index) -> Builder {
         Builder::seeded(&old.base, Seed::Base)
     }
 
     /// A builder of a new delta over `old`'s base: it starts from the old delta's dictionary.
-    pub(crate) fn for_delta(old: &Index) -> Builder {
+    pub fn for_delta(old: &Index) -> Builder {
         match &old.delta {
             Some(d) => Builder::seeded(d, Seed::Delta),
             None => Builder::new(),
@@ -93,12 +93,20 @@ impl Builder {
     }
 
     fn id(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.ids.get(term) {
+        match self.ids.get(term) {
+            Some(&id) => id,
+            None => self.id_of(term.to_string()),
+        }
+    }
+
+    /// [`Builder::id`] of a term already owned: kept, not copied, when it is new.
+    fn id_of(&mut self, term: String) -> u32 {
+        if let Some(&id) = self.ids.get(term.as_str()) {
             return id;
         }
         let id = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
-        self.terms.push(term.to_string());
-        self.ids.insert(term.to_string(), id);
+        self.ids.insert(term.clone(), id);
+        self.terms.push(term);
         id
     }
 
@@ -111,32 +119,33 @@ impl Builder {
 
     /// What a file just read needs before it is added, worked out without changing the builder
     /// (so on any core, for many files at once): its terms by id where the dictionary has them,
-    /// the others by name, and its encoded details.
-    pub(crate) fn prepare(&self, f: &Facts) -> Prepared {
+    /// the others by name (moved, not copied), and its encoded details.
+    pub fn prepare(&self, mut f: Facts) -> Prepared {
+        let details = postcard::to_stdvec(&Details::of(&f)).unwrap_or_default();
         let mut known: Terms = Vec::with_capacity(f.terms.len());
         let mut new = Vec::new();
-        for (t, tf) in &f.terms {
+        for (t, tf) in std::mem::take(&mut f.terms) {
             if t.contains('\n') {
                 continue;
             }
             match self.ids.get(t.as_str()) {
-                Some(&id) => known.push((id, *tf)),
-                None => new.push((t.clone(), *tf)),
+                Some(&id) => known.push((id, tf)),
+                None => new.push((t, tf)),
             }
         }
         Prepared {
             known,
             new,
-            details: postcard::to_stdvec(&Details::of(f)).unwrap_or_default(),
+            details,
             lens: f.lens,
         }
     }
 
     /// Add a file just read (see [`Builder::prepare`]).
-    pub(crate) fn add(&mut self, path: String, size: u64, mtime: (i64, u32), p: Prepared) {
+    pub fn add(&mut self, path: String, size: u64, mtime: (i64, u32), p: Prepared) {
         let mut terms = p.known;
         for (t, tf) in p.new {
-            let id = self.id(&t);
+            let id = self.id_of(t);
             terms.push((id, tf));
         }
         terms.sort_unstable_by_key(|(id, _)| *id);
@@ -152,12 +161,12 @@ impl Builder {
     }
 
     /// Add a file of the index being refreshed (see [`Index::kept`]).
-    pub(crate) fn keep(&mut self, kept: Kept) {
+    pub fn keep(&mut self, kept: Kept) {
         self.files.push((kept.rec, kept.terms, kept.details));
     }
 
     /// Add a markdown doc just read (its facts: see [`super::super::facts::doc_facts`]).
-    pub(crate) fn add_doc(&mut self, path: String, size: u64, mtime: (i64, u32), f: &Facts) {
+    pub fn add_doc(&mut self, path: String, size: u64, mtime: (i64, u32), f: &Facts) {
         let rec = FileRec {
             kind: Kind::Docs,
             path,
@@ -171,7 +180,7 @@ impl Builder {
     }
 
     /// Add a doc of the index being refreshed (see [`Index::kept_docs`]).
-    pub(crate) fn keep_doc(&mut self, kept: Kept) {
+    pub fn keep_doc(&mut self, kept: Kept) {
         self.docs.push((kept.rec, kept.details));
     }
 
@@ -196,13 +205,11 @@ impl Builder {
             ends.extend_from_slice(&u32::try_from(terms.len()).unwrap_or(u32::MAX).to_le_bytes());
         }
         let n_terms = order.len();
-        let mut body = Vec::new();
         let mut files = Vec::with_capacity(self.files.len());
         let mut lists: Vec<Vec<u8>> = vec![Vec::new(); n_terms];
         let mut last: Vec<usize> = vec![0; n_terms];
         let mut lens = [0u64; NF];
-        for (fi, (mut rec, terms, details)) in self.files.into_iter().enumerate() {
-            rec.details = seal(&mut body, &details);
+        for (fi, (rec, terms, details)) in self.files.into_iter().enumerate() {
             for (total, l) in lens.iter_mut().zip(rec.lens) {
                 *total += u64::from(l);
             }
@@ -222,16 +229,24 @@ impl Builder {
                 *prev = fi;
                 encode_entry(list, u32::try_from(delta).unwrap_or(u32::MAX), tf);
             }
-            files.push(rec);
+            files.push((rec, details));
         }
-        let docs = self
-            .docs
-            .into_iter()
-            .map(|(mut rec, details)| {
-                rec.details = seal(&mut body, &details);
-                rec
-            })
-            .collect();
+        // The body's size is known before it is laid out: one allocation, never grown (a
+        // growing body of tens of megabytes is copied again at every doubling).
+        let size = files
+            .iter()
+            .chain(&self.docs)
+            .map(|(_, d)| d.len())
+            .sum::<usize>()
+            + lists.iter().map(Vec::len).sum::<usize>()
+            + CHECK * (files.len() + self.docs.len() + n_terms);
+        let mut body = Vec::with_capacity(size);
+        let mut sealed = |(mut rec, details): (FileRec, Vec<u8>)| {
+            rec.details = seal(&mut body, &details);
+            rec
+        };
+        let files: Vec<FileRec> = files.into_iter().map(&mut sealed).collect();
+        let docs: Vec<FileRec> = self.docs.into_iter().map(&mut sealed).collect();
         let spans = lists.iter().map(|list| seal(&mut body, list)).collect();
         Segment {
             head: Head {
@@ -250,13 +265,13 @@ impl Builder {
     }
 
     /// The new base: an index of the files added alone.
-    pub(crate) fn finish_base(self, state: State) -> Index {
+    pub fn finish_base(self, state: State) -> Index {
         Index::of_base(self.finish(None, state))
     }
 
     /// A new delta over `old`'s base: the files added, replacing the base's `dead` files and
     /// docs (indexes, ascending).
-    pub(crate) fn finish_delta(
+    pub fn finish_delta(
         self,
         old: Index,
         dead: Vec<u32>,
@@ -283,7 +298,7 @@ impl Index {
     /// Per entry of `wanted` (a file slot of this index, or none), that file as it is, its
     /// terms in `b`'s ids: gathered from all the posting lists of its segment. An error when
     /// the segment's body turns out damaged: then nothing of it can be kept.
-    pub(crate) fn kept(
+    pub fn kept(
         &self,
         wanted: &[Option<usize>],
         b: &mut Builder,
@@ -322,7 +337,7 @@ impl Index {
     }
 
     /// Per entry of `wanted` (a doc of this index, or none), that doc as it is.
-    pub(crate) fn kept_docs(&self, wanted: &[Option<usize>]) -> Result<Vec<Option<Kept>>, Damaged> {
+    pub fn kept_docs(&self, wanted: &[Option<usize>]) -> Result<Vec<Option<Kept>>, Damaged> {
         let nb = self.base.head.docs.len();
         wanted
             .iter()
@@ -397,11 +412,11 @@ fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
 /// An index of `(path, text)` files built in memory (size = text length, one fixed mtime and
 /// build time, no history), for the tests of the modules that read an index.
 #[cfg(test)]
-pub(crate) fn from_texts(files: &[(&str, &str)]) -> Index {
+pub fn from_texts(files: &[(&str, &str)]) -> Index {
     let mut b = Builder::new();
     for (path, text) in files {
         let f = super::super::facts::facts(path, text.as_bytes());
-        let p = b.prepare(&f);
+        let p = b.prepare(f);
         b.add(path.to_string(), text.len() as u64, (1, 2), p);
     }
     b.finish_base(State {

@@ -295,8 +295,8 @@ pub(crate) fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::
     };
     if matches!(index.base.body, segment::Body::Mem(_)) {
         let path = root.join(CACHE_PATH);
-        let (bytes, check) = segment::encode(&index.base).map_err(io(&path))?;
-        crate::fsutil::replace_cache(&path, &bytes)?;
+        let (head, body, check) = segment::encode_parts(&index.base).map_err(io(&path))?;
+        crate::fsutil::replace_cache(&path, &[&head, &body])?;
         index.base.check = check;
         let delta = root.join(DELTA_PATH);
         if delta.exists() {
@@ -311,8 +311,8 @@ pub(crate) fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::
         && matches!(d.body, segment::Body::Mem(_))
     {
         let path = root.join(DELTA_PATH);
-        let (bytes, _) = segment::encode(d).map_err(io(&path))?;
-        crate::fsutil::replace_cache(&path, &bytes)?;
+        let (head, body, _) = segment::encode_parts(d).map_err(io(&path))?;
+        crate::fsutil::replace_cache(&path, &[&head, &body])?;
     }
     Ok(())
 }

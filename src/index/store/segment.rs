@@ -465,27 +465,35 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Segment> {
 
 /// The bytes of a segment file, and the check of its head (the segment's identity once
 /// written). An error only when a body still in its file cannot be read.
+#[cfg(test)]
 pub(super) fn encode(seg: &Segment) -> std::io::Result<(Vec<u8>, u64)> {
+    let (mut out, body, check) = encode_parts(seg)?;
+    out.extend_from_slice(&body);
+    Ok((out, check))
+}
+
+/// [`encode`] in two parts, the preamble with the head, and the body (borrowed when it is in
+/// memory: tens of megabytes are written from where they are, not copied first).
+pub(super) fn encode_parts(
+    seg: &Segment,
+) -> std::io::Result<(Vec<u8>, std::borrow::Cow<'_, [u8]>, u64)> {
     // Serialising plain data into a Vec cannot fail.
     let head = postcard::to_stdvec(&seg.head).unwrap_or_default();
-    let read;
     let body = match &seg.body {
-        Body::Mem(b) => b.as_slice(),
+        Body::Mem(b) => std::borrow::Cow::Borrowed(b.as_slice()),
         Body::File { file, at, len } => {
             let mut b = vec![0; usize::try_from(*len).map_err(std::io::Error::other)?];
             file.read_exact_at(&mut b, *at)?;
-            read = b;
-            read.as_slice()
+            std::borrow::Cow::Owned(b)
         }
     };
     let check = head_check(&head);
-    let mut out = Vec::with_capacity(PREAMBLE + head.len() + body.len());
+    let mut out = Vec::with_capacity(PREAMBLE + head.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(head.len() as u64).to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&check.to_le_bytes());
     out.extend(head);
-    out.extend_from_slice(body);
-    Ok((out, check))
+    Ok((out, body, check))
 }

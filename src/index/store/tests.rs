@@ -97,7 +97,7 @@ fn kept_files_keep_their_terms_and_details_and_gone_terms_leave_the_dictionary()
     assert!(kept[1].is_none());
     b.keep(kept[0].take().unwrap());
     let f = facts("c.rs", b"fn gamma() { alpha() }\n");
-    let p = b.prepare(&f);
+    let p = b.prepare(f);
     b.add("c.rs".into(), 1, (1, 1), p);
     let new = b.finish_base(State::default());
     let paths: Vec<&str> = new.files().map(|(_, f)| f.path.as_str()).collect();
@@ -129,7 +129,7 @@ fn large_counts_and_many_terms_survive() {
     };
     let mut b = Builder::new();
     for i in 0..300 {
-        let p = b.prepare(&big);
+        let p = b.prepare(big.clone());
         b.add(format!("f{i:03}.rs"), 1, (1, 1), p);
     }
     let index = b.finish_base(State::default());
@@ -305,7 +305,7 @@ fn base_and_delta() -> (tempfile::TempDir, Index) {
         ("b.rs", "fn beta() { delta_word() }\n"),
         ("d.rs", "fn delta_word() {}\n"),
     ] {
-        let p = b.prepare(&facts(path, text.as_bytes()));
+        let p = b.prepare(facts(path, text.as_bytes()));
         b.add(path.into(), 1, (1, 1), p);
     }
     let state = State {
