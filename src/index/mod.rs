@@ -17,6 +17,8 @@
 //!   from the path. Pure.
 //! - [`store`]: the cache format; [`scan`]: the incremental refresh (the I/O).
 //! - [`cochange`]: files changed together in recent git history.
+//! - [`graph`]: the definition/use links around a story's best hits, and their personalised
+//!   PageRank. Pure.
 //! - [`query`]: a story's words as weighted search terms; [`rank`]: the ranking, with
 //!   [`bm25`], THE BM25F. Pure.
 //!
@@ -25,6 +27,7 @@
 pub mod bm25;
 pub mod cochange;
 pub mod facts;
+pub mod graph;
 pub mod kind;
 pub mod lang;
 pub mod query;
