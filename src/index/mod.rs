@@ -17,23 +17,27 @@
 //!   from the path. Pure.
 //! - [`store`]: the cache format; [`scan`]: the incremental refresh (the I/O).
 //! - [`cochange`]: files changed together in recent git history.
+//! - [`graph`]: the definition/use links around a story's best hits, and their personalised
+//!   PageRank. Pure.
 //! - [`query`]: a story's words as weighted search terms; [`rank`]: the ranking, with
 //!   [`bm25`], THE BM25F. Pure.
 //!
 //! Does not own the prompt (see [`crate::context`]) nor the Pin (see [`crate::pin`]).
 
-pub(crate) mod bm25;
-pub(crate) mod cochange;
-pub(crate) mod facts;
-pub(crate) mod kind;
-pub(crate) mod lang;
-pub(crate) mod query;
-pub(crate) mod rank;
-pub(crate) mod scan;
-pub(crate) mod store;
-pub(crate) mod text;
-pub(crate) mod walk;
+pub mod bm25;
+pub mod cochange;
+pub mod facts;
+pub mod graph;
+pub mod kind;
+pub mod lang;
+pub mod query;
+pub mod rank;
+pub mod scan;
+pub mod store;
+pub mod text;
+pub mod walk;
 
-pub(crate) use query::{QueryTerm, as_written, query, written_words};
-pub(crate) use rank::{Evidence, OUTLINED_FILES, PinEvidence, Ranked};
-pub(crate) use scan::refresh;
+pub use kind::Kind;
+pub use query::{QueryTerm, as_written, query, written_words};
+pub use rank::{Evidence, OUTLINED_FILES, PinEvidence, Ranked, rank};
+pub use scan::{Refresh, refresh};

@@ -1,7 +1,8 @@
 //! Ranking the project's files for a story: BM25F over the index's fields (path and defined
 //! names above comments above all text), then the other evidence ralph has — the Pin entries
-//! the story matches, the files its blockers changed, and files changed together with the best
-//! candidates in recent git history. Tests, examples, fixtures, benchmarks and docs rank below
+//! the story matches, the files that use the definitions the story names in the best sources
+//! (the definition/use graph, [`super::graph`]), the files its blockers changed, and files
+//! changed together with the best candidates in recent git history. Tests, examples, fixtures, benchmarks and docs rank below
 //! every source (and tooling) scoring at least [`FLOOR`] of the best, unless the story is about them: the agent
 //! reaches a test from its source, not the other way round.
 //!
@@ -37,6 +38,11 @@ const BLOCKER_BOOST: f64 = 0.5;
 const COCHANGE_BOOST: f64 = 0.3;
 /// How many of the best candidates seed the co-change evidence.
 const COCHANGE_SEEDS: usize = 5;
+/// A file linked to the best sources by definitions and uses gains this times the seeds'
+/// scores that reached it (see [`graph_evidence`]).
+const GRAPH_BOOST: f64 = 1.0;
+/// How many of the best sources seed the definition/use graph.
+const GRAPH_SEEDS: usize = 5;
 /// The most definitions shown per file.
 const MAX_SYMBOLS: usize = 6;
 /// The most other definitions kept as a file's outline.
@@ -148,6 +154,7 @@ pub(crate) fn rank(
         })
     };
     pin_evidence(index, ev, top, &mut cands, &mut cand_of);
+    graph_evidence(index, query, &below, &mut cands, &mut cand_of)?;
     blocker_evidence(index, ev, top, &mut cands, &mut cand_of);
     cochange_evidence(index, ev, &mut cands, &mut cand_of);
 
@@ -274,6 +281,44 @@ fn pin_evidence(
                 .push(format!("Pin entry \"{}\" ({:.2})", p.name, p.strength));
         }
     }
+}
+
+/// Files linked by definitions and uses to the best sources (see [`super::graph`]) gain
+/// [`GRAPH_BOOST`] times the seeds' scores they received through the links.
+fn graph_evidence(
+    index: &Index,
+    query: &[QueryTerm],
+    below: &dyn Fn(usize) -> bool,
+    cands: &mut Vec<Cand>,
+    cand_of: &mut CandOf,
+) -> Result<(), Damaged> {
+    let mut order: Vec<usize> = (0..cands.len())
+        .filter(|&i| cands[i].score > 0.0 && !below(cands[i].file))
+        .collect();
+    order.sort_by(|&a, &b| {
+        cands[b]
+            .score
+            .total_cmp(&cands[a].score)
+            .then(cands[a].file.cmp(&cands[b].file))
+    });
+    let seeds: Vec<(usize, f64)> = order
+        .iter()
+        .take(GRAPH_SEEDS)
+        .map(|&i| (cands[i].file, cands[i].score))
+        .collect();
+    let mass: f64 = seeds.iter().map(|s| s.1).sum();
+    let words: FastMap<&str, f64> = query.iter().map(|q| (q.term.as_str(), q.weight)).collect();
+    for link in super::graph::links(index, &seeds, &words, &|_| false)? {
+        let bonus = GRAPH_BOOST * mass * link.flow;
+        let c = cand_of(link.file, cands);
+        cands[c].score += bonus;
+        cands[c].evidence.push(format!(
+            "uses or is used by {} (graph {:.3}, +{bonus:.2})",
+            link.via.join(", "),
+            link.flow
+        ));
+    }
+    Ok(())
 }
 
 fn blocker_evidence(
@@ -477,6 +522,46 @@ mod tests {
             paths(&idx, "the and of").is_empty(),
             "stop words match nothing"
         );
+    }
+
+    #[test]
+    fn a_file_using_a_definition_the_story_names_gains_beyond_its_words() {
+        // Four notes say the word more than the parser; the parser is the fifth seed.
+        let mut files: Vec<(String, String)> = (0..4)
+            .map(|i| (format!("src/note{i}.rs"), format!("// the header {i}\n")))
+            .collect();
+        files.push(("src/parser.rs".into(), "pub fn parse_header() {}\n".into()));
+        files.push((
+            "src/server.rs".into(),
+            "fn s() { parse_header(); }\n".into(),
+        ));
+        files.push(("src/zlog.rs".into(), "fn s() { header(); }\n".into()));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let ranked = rank(
+            &index(&refs),
+            &query("the header", ""),
+            &Evidence::default(),
+            10,
+        )
+        .unwrap();
+        let of = |p: &str| ranked.iter().find(|r| r.path == p).unwrap();
+        let (server, log) = (of("src/server.rs"), of("src/zlog.rs"));
+        let words = |r: &Ranked| r.matched.iter().map(|m| m.1).sum::<f64>();
+        assert!(server.score > words(server) + 1e-9, "{server:?}");
+        assert!(
+            server.evidence[0].starts_with("uses or is used by parse_header (src/parser.rs)"),
+            "{:?}",
+            server.evidence
+        );
+        assert_eq!(
+            log.score,
+            words(log),
+            "no definition of the story used: {log:?}"
+        );
+        assert!(log.evidence.is_empty(), "{:?}", log.evidence);
     }
 
     #[test]
