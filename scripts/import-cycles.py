@@ -226,6 +226,8 @@ def edges_of(crate, mpath, path):
     for m in re.finditer(r"\b(" + IDENT + r"(?:\s*::\s*" + IDENT + r")+)", code):
         if re.search(r"\buse\s+[^;]*$", code[max(0, m.start() - 200):m.start()]):
             continue  # inside a use: done above
+        if code[m.end():m.end() + 1] == "!":
+            continue  # `crate::say!`: a #[macro_export] macro sits at the crate root wherever it is written
         here = scope_at(crate, mpath, code, m.start(), inline_here)
         segs = [s.strip() for s in m.group(1).split("::")]
         t = crate.resolve(here, segs)

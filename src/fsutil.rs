@@ -40,7 +40,7 @@ pub(crate) fn fs_err<'a>(
 /// Write `bytes` to `path` atomically: a temp file in the same directory, flushed and synced, then
 /// renamed over the target. A crash at any moment leaves either the old or the new content.
 /// Keeps the existing file's permissions.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
     injected_failure(path)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -72,7 +72,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
 /// index, `.ralph/code-index.bin`): after a crash such a file may be torn, and is then rebuilt,
 /// never trusted. Syncing a large cache would cost more than rebuilding it. The file's bytes
 /// are `parts`, one after the other.
-pub fn replace_cache(path: &Path, parts: &[&[u8]]) -> Result<(), FsError> {
+pub(crate) fn replace_cache(path: &Path, parts: &[&[u8]]) -> Result<(), FsError> {
     injected_failure(path)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -114,12 +114,12 @@ fn injected_failure(path: &Path) -> Result<(), FsError> {
 
 /// The most ralph reads from one file (prd.json, progress.txt, the Pin, history): far above any
 /// real one, far below what a runaway read would eat.
-pub const MAX_READ: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_READ: u64 = 256 * 1024 * 1024;
 
 /// Read a whole regular file as bytes, naming the file on failure. Symlinks are followed (a
 /// read is harmless); a FIFO, device, socket or directory at the end is an error, never a hang
 /// or an endless read, and so is a file over [`MAX_READ`].
-pub fn read(path: &Path) -> Result<Vec<u8>, FsError> {
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, FsError> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
@@ -156,7 +156,7 @@ pub fn read(path: &Path) -> Result<Vec<u8>, FsError> {
 }
 
 /// Read a regular file, `None` when nothing is there.
-pub fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, FsError> {
+pub(crate) fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, FsError> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         _ => read(path).map(Some),
@@ -164,7 +164,7 @@ pub fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, FsError> {
 }
 
 /// A readable name for a file type: "a directory", "a FIFO", "a symlink", ….
-pub fn kind_name(t: &std::fs::FileType) -> &'static str {
+pub(crate) fn kind_name(t: &std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if t.is_dir() {
         "a directory"
@@ -187,7 +187,7 @@ pub fn kind_name(t: &std::fs::FileType) -> &'static str {
 
 /// What sits at a path, looked at without following a symlink.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Entry {
+pub(crate) enum Entry {
     Missing,
     /// A regular file and its bytes (read with [`read`]'s limits).
     Regular(Vec<u8>),
@@ -196,7 +196,7 @@ pub enum Entry {
 }
 
 /// Look at `path` without following a symlink and without blocking.
-pub fn inspect(path: &Path) -> Result<Entry, FsError> {
+pub(crate) fn inspect(path: &Path) -> Result<Entry, FsError> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Entry::Missing),
@@ -227,12 +227,12 @@ pub fn inspect(path: &Path) -> Result<Entry, FsError> {
 }
 
 /// The prefix of [`atomic_write`]'s temp files.
-pub const TEMP_PREFIX: &str = ".ralph-tmp-";
+pub(crate) const TEMP_PREFIX: &str = ".ralph-tmp-";
 
 /// Remove the temp files interrupted writes left in `dir` (a SIGKILL between create and
 /// rename). Only for a caller that holds the project lock: nobody else writes there then.
 /// Returns how many bytes were freed.
-pub fn sweep_temp_files(dir: &Path) -> u64 {
+pub(crate) fn sweep_temp_files(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -251,7 +251,7 @@ pub fn sweep_temp_files(dir: &Path) -> u64 {
 }
 
 /// Create a directory and its parents, naming it on failure.
-pub fn create_dir_all(path: &Path) -> Result<(), FsError> {
+pub(crate) fn create_dir_all(path: &Path) -> Result<(), FsError> {
     std::fs::create_dir_all(path).map_err(fs_err(path, "create directory"))
 }
 

@@ -12,7 +12,7 @@ use super::redact::Redactions;
 /// What happened to a section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     Kept,
     Shortened,
     Dropped,
@@ -23,7 +23,7 @@ pub enum Status {
 /// What happened to a Pin entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum PinStatus {
+pub(crate) enum PinStatus {
     /// With its spec excerpt (up to `spec_lines` lines).
     Full,
     /// Spec excerpt shortened to `short_spec_lines` (60% zone).
@@ -35,7 +35,7 @@ pub enum PinStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SectionAccount {
+pub(crate) struct SectionAccount {
     pub name: &'static str,
     /// Estimated tokens of this section's text.
     pub tokens: usize,
@@ -46,7 +46,7 @@ pub struct SectionAccount {
 
 /// What happened to a file of "where to look".
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FileAccount {
+pub(crate) struct FileAccount {
     pub rank: usize,
     pub path: String,
     pub kind: &'static str,
@@ -64,7 +64,7 @@ pub struct FileAccount {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PinAccount {
+pub(crate) struct PinAccount {
     pub rank: usize,
     pub name: String,
     pub score: f64,
@@ -76,7 +76,7 @@ pub struct PinAccount {
 
 /// A learned error pattern chosen for the prompt (`.ralph/patterns.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ErrorPatternAccount {
+pub(crate) struct ErrorPatternAccount {
     pub id: String,
     /// The verify command whose failure it is (redacted).
     pub command: String,
@@ -88,7 +88,7 @@ pub struct ErrorPatternAccount {
 
 /// The prompt and the account of how it was built.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Assembled {
+pub(crate) struct Assembled {
     pub story: String,
     pub budget: usize,
     /// Estimated tokens of the whole prompt (never above `budget`).
@@ -115,7 +115,7 @@ pub struct Assembled {
 impl Assembled {
     /// The human table: each section's tokens, zone and fate, then each Pin entry's score,
     /// matched terms and fate, then the redaction counts.
-    pub fn explain(&self) -> String {
+    pub(crate) fn explain(&self) -> String {
         let mut out = self.explain_header();
         out.push_str(&self.explain_sections());
         out.push('\n');
@@ -265,7 +265,7 @@ impl Assembled {
     }
 
     /// The same account as data, with the prompt: the `data` of `ralph context --json`.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut map = serde_json::Map::new();
         if let Ok(Value::Object(fields)) = serde_json::to_value(self) {
             for (k, v) in fields {

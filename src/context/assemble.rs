@@ -34,7 +34,7 @@ use prepared::Prepared;
 ///
 /// Errors only when the instructions and the story alone (sections 1-2, never dropped) exceed
 /// the budget. Deterministic: the same inputs always give the byte-identical prompt.
-pub fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextError> {
+pub(crate) fn assemble(inputs: &Inputs, opts: &Options) -> Result<Assembled, ContextError> {
     let max = budget::max_chars(opts.budget);
     let p = Prepared::new(inputs, opts, max / 8);
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// Why a prompt could not be built.
 #[derive(Debug, thiserror::Error)]
-pub enum ContextError {
+pub(crate) enum ContextError {
     #[error(
         "story {story}: the instructions ({instructions} tokens) and the story itself \
          ({story_tokens} tokens) need {} tokens, over the budget of {budget} tokens; they are \

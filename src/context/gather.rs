@@ -12,6 +12,8 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Component, Path};
 
+use super::account::Assembled;
+use super::assemble::assemble;
 use super::error::ContextError;
 use super::inputs::{DepOutput, Inputs, PinHit, RemainingStory};
 use super::instructions::{self, Flavour};
@@ -371,9 +373,9 @@ pub(crate) fn build_prompt(
     failure: Option<&Failure>,
     flavour: Flavour,
     opts: &Options,
-) -> Result<super::Assembled, ContextError> {
+) -> Result<Assembled, ContextError> {
     let inputs = gather(root, prd, story, retry, failure, flavour, opts)?;
-    super::assemble(&inputs, opts)
+    assemble(&inputs, opts)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::prd::Story;
 
 /// What a `blockedBy` story produced.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DepOutput {
+pub(crate) struct DepOutput {
     pub id: String,
     pub title: String,
     /// Its progress.txt entry (the latest one for that id), whole.
@@ -21,7 +21,7 @@ pub struct DepOutput {
 
 /// A ranked Pin entry, as `ralph pin search` scores it for this story.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PinHit {
+pub(crate) struct PinHit {
     pub name: String,
     pub score: f64,
     /// The query terms that matched, in the ranking's order.
@@ -35,14 +35,14 @@ pub struct PinHit {
 
 /// A story still to do, for the one-line list at the end.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemainingStory {
+pub(crate) struct RemainingStory {
     pub id: String,
     pub title: String,
 }
 
 /// Everything the prompt is made of, as plain data.
 #[derive(Debug, Clone)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     pub instructions: String,
     pub story: Story,
     /// Why the previous attempt at this story failed (verification output tail, timeout, …).
@@ -74,7 +74,7 @@ pub struct Inputs {
 
 /// One steering note for this prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SteerNote {
+pub(crate) struct SteerNote {
     /// Given for this story only (`ralph steer --story`); false: for every story.
     pub this_story: bool,
     /// When the run took it, as the prompt shows it ("14:20").

@@ -19,30 +19,25 @@
 //! - [`account`]: the account of a built prompt ([`Assembled`]), the `--explain` table and
 //!   the `--json` document.
 
-pub mod account;
-pub mod assemble;
-pub mod budget;
+pub(crate) mod account;
+pub(crate) mod assemble;
+pub(crate) mod budget;
 mod error;
 mod files;
-pub mod gather;
+pub(crate) mod gather;
 mod inputs;
-pub mod instructions;
+pub(crate) mod instructions;
 mod options;
-pub mod redact;
+pub(crate) mod redact;
 
 mod render;
-pub mod steering;
+pub(crate) mod steering;
 #[cfg(test)]
 mod tests;
 
-pub use account::{
-    Assembled, ErrorPatternAccount, FileAccount, PinAccount, PinStatus, SectionAccount, Status,
-};
-pub use assemble::assemble;
-pub use budget::Zone;
-pub use error::ContextError;
-pub use gather::{build_prompt, find_story, gather};
-pub use inputs::{DepOutput, Inputs, PinHit, RemainingStory, SteerNote};
-pub use instructions::Flavour;
-pub use options::Options;
-pub use render::fence_as;
+pub(crate) use error::ContextError;
+pub(crate) use gather::{build_prompt, find_story};
+pub(crate) use inputs::SteerNote;
+pub(crate) use instructions::Flavour;
+pub(crate) use options::Options;
+pub(crate) use render::fence_as;

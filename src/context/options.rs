@@ -9,7 +9,7 @@ use super::inputs::SteerNote;
 
 /// Knobs of the context builder. `Default` gives the documented defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
+pub(crate) struct Options {
     /// The most tokens the prompt may take (estimated). Default 24,000.
     pub budget: usize,
     /// How many Pin entries to include, best first. Default 5.

@@ -3,8 +3,9 @@
 use proptest::prelude::*;
 
 use super::account::{PinStatus, Status};
-use super::assemble::{DepOutput, Inputs, PinHit, RemainingStory};
+use super::assemble::assemble;
 use super::budget::Zone;
+use super::inputs::{DepOutput, Inputs, PinHit, RemainingStory};
 use super::*;
 use crate::prd::Story;
 

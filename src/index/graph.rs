@@ -21,11 +21,11 @@ use super::store::{Damaged, Index};
 use super::text::{FastMap, terms};
 
 /// The chance of following a link rather than returning to a seed.
-pub const DAMPING: f64 = 0.5;
+pub(crate) const DAMPING: f64 = 0.5;
 /// A name whose words are all in more files than this links nothing.
-pub const MAX_USERS: usize = 24;
+pub(crate) const MAX_USERS: usize = 24;
 /// The most definitions followed per seed (the ones sharing most with the story).
-pub const MAX_NAMES: usize = 6;
+pub(crate) const MAX_NAMES: usize = 6;
 
 /// Personalised PageRank by power iteration: `edges` are `(from, to, weight)` over `n` nodes,
 /// `restart` the distribution a walk returns to (normalised here; all zero gives all zero).
@@ -33,7 +33,7 @@ pub const MAX_NAMES: usize = 6;
 ///
 /// Written out rather than taken from petgraph: petgraph's `page_rank` has no personalisation
 /// and no edge weights, and the iteration is ten lines.
-pub fn personalized_pagerank(
+pub(crate) fn personalized_pagerank(
     n: usize,
     edges: &[(usize, usize, f64)],
     restart: &[f64],
@@ -80,7 +80,7 @@ pub fn personalized_pagerank(
 
 /// What one file received through the graph.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Link {
+pub(crate) struct Link {
     pub file: usize,
     /// Its PageRank beyond its own restart share: the part that came through links, in (0, 1].
     pub flow: f64,
@@ -91,7 +91,7 @@ pub struct Link {
 /// The files linked to `seeds` (`(file, score)`, any order) by the definitions the story's
 /// `words` (terms) name, with what each received. `skip` says which files never join (they are
 /// neither seeds' users nor evidence, such as vendored code). Ties by file index.
-pub fn links(
+pub(crate) fn links(
     index: &Index,
     seeds: &[(usize, f64)],
     words: &FastMap<&str, f64>,

@@ -24,20 +24,19 @@
 //!
 //! Does not own the prompt (see [`crate::context`]) nor the Pin (see [`crate::pin`]).
 
-pub mod bm25;
-pub mod cochange;
-pub mod facts;
-pub mod graph;
-pub mod kind;
-pub mod lang;
-pub mod query;
-pub mod rank;
-pub mod scan;
-pub mod store;
-pub mod text;
-pub mod walk;
+pub(crate) mod bm25;
+pub(crate) mod cochange;
+pub(crate) mod facts;
+pub(crate) mod graph;
+pub(crate) mod kind;
+pub(crate) mod lang;
+pub(crate) mod query;
+pub(crate) mod rank;
+pub(crate) mod scan;
+pub(crate) mod store;
+pub(crate) mod text;
+pub(crate) mod walk;
 
-pub use kind::Kind;
-pub use query::{QueryTerm, as_written, query, written_words};
-pub use rank::{Evidence, OUTLINED_FILES, PinEvidence, Ranked, rank};
-pub use scan::{Refresh, refresh};
+pub(crate) use query::{QueryTerm, as_written, query, written_words};
+pub(crate) use rank::{Evidence, OUTLINED_FILES, PinEvidence, Ranked};
+pub(crate) use scan::refresh;

@@ -12,7 +12,7 @@ use crate::index::text::FastMap;
 
 /// A file just read, ready to add (see [`Builder::prepare`]).
 #[derive(Debug)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// Terms the dictionary had: (id, counts per field).
     known: Terms,
     /// Terms it did not have yet.
@@ -24,7 +24,7 @@ pub struct Prepared {
 /// A file of the index being refreshed, taken as it is: its record, terms (in the builder's
 /// ids) and encoded details.
 #[derive(Debug)]
-pub struct Kept {
+pub(crate) struct Kept {
     rec: FileRec,
     terms: Terms,
     details: Vec<u8>,
@@ -39,7 +39,7 @@ enum Seed {
 }
 
 /// Builds a segment file by file, in path order.
-pub struct Builder {
+pub(crate) struct Builder {
     ids: FastMap<String, u32>,
     /// Per id, its term.
     terms: Vec<String>,
@@ -50,7 +50,7 @@ pub struct Builder {
 
 impl Builder {
     /// A builder of a new base (a cold build): an empty dictionary.
-    pub fn new() -> Builder {
+    pub(crate) fn new() -> Builder {
         Builder {
             ids: FastMap::default(),
             terms: Vec::new(),
@@ -80,12 +80,12 @@ impl Builder {
 
     /// A builder of a new base from `old` (its base and delta merged): it starts from the
     /// base's dictionary.
-    pub fn for_base(old: &Index) -> Builder {
+    pub(crate) fn for_base(old: &Index) -> Builder {
         Builder::seeded(&old.base, Seed::Base)
     }
 
     /// A builder of a new delta over `old`'s base: it starts from the old delta's dictionary.
-    pub fn for_delta(old: &Index) -> Builder {
+    pub(crate) fn for_delta(old: &Index) -> Builder {
         match &old.delta {
             Some(d) => Builder::seeded(d, Seed::Delta),
             None => Builder::new(),
@@ -120,7 +120,7 @@ impl Builder {
     /// What a file just read needs before it is added, worked out without changing the builder
     /// (so on any core, for many files at once): its terms by id where the dictionary has them,
     /// the others by name (moved, not copied), and its encoded details.
-    pub fn prepare(&self, mut f: Facts) -> Prepared {
+    pub(crate) fn prepare(&self, mut f: Facts) -> Prepared {
         let details = postcard::to_stdvec(&Details::of(&f)).unwrap_or_default();
         let mut known: Terms = Vec::with_capacity(f.terms.len());
         let mut new = Vec::new();
@@ -142,7 +142,7 @@ impl Builder {
     }
 
     /// Add a file just read (see [`Builder::prepare`]).
-    pub fn add(&mut self, path: String, size: u64, mtime: (i64, u32), p: Prepared) {
+    pub(crate) fn add(&mut self, path: String, size: u64, mtime: (i64, u32), p: Prepared) {
         let mut terms = p.known;
         for (t, tf) in p.new {
             let id = self.id_of(t);
@@ -161,12 +161,12 @@ impl Builder {
     }
 
     /// Add a file of the index being refreshed (see [`Index::kept`]).
-    pub fn keep(&mut self, kept: Kept) {
+    pub(crate) fn keep(&mut self, kept: Kept) {
         self.files.push((kept.rec, kept.terms, kept.details));
     }
 
     /// Add a markdown doc just read (its facts: see [`super::super::facts::doc_facts`]).
-    pub fn add_doc(&mut self, path: String, size: u64, mtime: (i64, u32), f: &Facts) {
+    pub(crate) fn add_doc(&mut self, path: String, size: u64, mtime: (i64, u32), f: &Facts) {
         let rec = FileRec {
             kind: Kind::Docs,
             path,
@@ -180,7 +180,7 @@ impl Builder {
     }
 
     /// Add a doc of the index being refreshed (see [`Index::kept_docs`]).
-    pub fn keep_doc(&mut self, kept: Kept) {
+    pub(crate) fn keep_doc(&mut self, kept: Kept) {
         self.docs.push((kept.rec, kept.details));
     }
 
@@ -265,13 +265,13 @@ impl Builder {
     }
 
     /// The new base: an index of the files added alone.
-    pub fn finish_base(self, state: State) -> Index {
+    pub(crate) fn finish_base(self, state: State) -> Index {
         Index::of_base(self.finish(None, state))
     }
 
     /// A new delta over `old`'s base: the files added, replacing the base's `dead` files and
     /// docs (indexes, ascending).
-    pub fn finish_delta(
+    pub(crate) fn finish_delta(
         self,
         old: Index,
         dead: Vec<u32>,
@@ -298,7 +298,7 @@ impl Index {
     /// Per entry of `wanted` (a file slot of this index, or none), that file as it is, its
     /// terms in `b`'s ids: gathered from all the posting lists of its segment. An error when
     /// the segment's body turns out damaged: then nothing of it can be kept.
-    pub fn kept(
+    pub(crate) fn kept(
         &self,
         wanted: &[Option<usize>],
         b: &mut Builder,
@@ -337,7 +337,7 @@ impl Index {
     }
 
     /// Per entry of `wanted` (a doc of this index, or none), that doc as it is.
-    pub fn kept_docs(&self, wanted: &[Option<usize>]) -> Result<Vec<Option<Kept>>, Damaged> {
+    pub(crate) fn kept_docs(&self, wanted: &[Option<usize>]) -> Result<Vec<Option<Kept>>, Damaged> {
         let nb = self.base.head.docs.len();
         wanted
             .iter()
@@ -412,7 +412,7 @@ fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
 /// An index of `(path, text)` files built in memory (size = text length, one fixed mtime and
 /// build time, no history), for the tests of the modules that read an index.
 #[cfg(test)]
-pub fn from_texts(files: &[(&str, &str)]) -> Index {
+pub(crate) fn from_texts(files: &[(&str, &str)]) -> Index {
     let mut b = Builder::new();
     for (path, text) in files {
         let f = super::super::facts::facts(path, text.as_bytes());
