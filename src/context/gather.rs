@@ -19,7 +19,7 @@ use super::inputs::{DepOutput, Inputs, PinHit, RemainingStory};
 use super::instructions::{self, Flavour};
 use super::options::Options;
 use crate::errors_seen::Failure;
-use crate::index::{PinEvidence, as_written, written_words};
+use crate::index::{PinEvidence, QueryTerm, as_written, written_words};
 use crate::prd::{Prd, Story};
 
 /// The most bytes read from one spec file, whatever its line count (a minified file is one line).
@@ -62,14 +62,54 @@ pub(crate) fn gather(
     opts: &Options,
 ) -> Result<Inputs, ContextError> {
     let instructions = instructions::load(root, flavour, opts.instructions.as_deref())?.text;
-
-    // The progress log and the code are independent reads; a big log is scanned on a second
-    // core while the index is refreshed and the Pin searched.
     let query = story_query(story);
-    let (progress, found) = std::thread::scope(|s| {
+    let (progress, found) = read_both(root, story, &query, opts);
+    let Progress {
+        dep_entries,
+        patterns,
+        recent,
+    } = progress?;
+    let deps = dep_outputs(root, prd, story, dep_entries)?;
+    let Found {
+        pins,
+        mut index,
+        has_pin,
+        mut notes,
+    } = found?;
+    let evidence = evidence(&pins, &deps);
+    let files = ranked_files(root, &mut index, &query, &evidence, opts, &mut notes);
+    let errors = error_patterns(root, failure, &files, &mut notes);
+    Ok(Inputs {
+        instructions,
+        story: story.clone(),
+        retry: retry.map(str::to_string),
+        steering: opts.steering.clone(),
+        deps,
+        patterns,
+        errors,
+        pins: as_written_pins(pins, &query),
+        recent,
+        keywords: query.iter().map(|q| q.written.clone()).collect(),
+        remaining: remaining(prd, story),
+        files,
+        has_pin,
+        branch: branch(prd),
+        notes,
+    })
+}
+
+/// The progress log and the code are independent reads; a big log is scanned on a second core
+/// while the index is refreshed and the Pin searched.
+fn read_both(
+    root: &Path,
+    story: &Story,
+    query: &[QueryTerm],
+    opts: &Options,
+) -> (Result<Progress, ContextError>, Result<Found, ContextError>) {
+    std::thread::scope(|s| {
         let progress =
             std::thread::Builder::new().spawn_scoped(s, || from_progress(root, story, opts));
-        let found = find(root, &query, opts);
+        let found = find(root, query, opts);
         let progress = match progress {
             Ok(handle) => handle
                 .join()
@@ -77,25 +117,22 @@ pub(crate) fn gather(
             Err(_) => from_progress(root, story, opts),
         };
         (progress, found)
-    });
-    let Progress {
-        dep_entries,
-        patterns,
-        recent,
-    } = progress?;
-    // Only a story with blockers shows what they produced: no history read otherwise.
-    let history = match story.blocked_by.is_empty() {
-        true => Vec::new(),
-        false => crate::state::history::read(root)?,
-    };
-    let Found {
-        pins,
-        mut index,
-        has_pin,
-        mut notes,
-    } = found?;
+    })
+}
 
-    let deps: Vec<DepOutput> = story
+/// What each blocker produced: its title, the files and commit of its last `done`, its
+/// progress entry. Only a story with blockers reads the history.
+fn dep_outputs(
+    root: &Path,
+    prd: &Prd,
+    story: &Story,
+    dep_entries: Vec<Option<String>>,
+) -> Result<Vec<DepOutput>, ContextError> {
+    if story.blocked_by.is_empty() {
+        return Ok(Vec::new());
+    }
+    let history = crate::state::history::read(root)?;
+    Ok(story
         .blocked_by
         .iter()
         .zip(dep_entries)
@@ -113,8 +150,13 @@ pub(crate) fn gather(
                 progress_entry,
             }
         })
-        .collect();
-    let evidence = crate::index::Evidence {
+        .collect())
+}
+
+/// The ranking's evidence beyond the story's words: the Pin entries it matched and the files
+/// its blockers changed.
+fn evidence(pins: &[PinHit], deps: &[DepOutput]) -> crate::index::Evidence {
+    crate::index::Evidence {
         pins: PinEvidence::from_scores(
             pins.iter()
                 .map(|p| (p.name.clone(), p.score, p.files.clone()))
@@ -124,13 +166,25 @@ pub(crate) fn gather(
             .iter()
             .flat_map(|d| d.files_changed.iter().map(|f| (d.id.clone(), f.clone())))
             .collect(),
-    };
+    }
+}
+
+/// Where to look: the index brought up to date and ranked; a warning or an empty project
+/// becomes a note.
+fn ranked_files(
+    root: &Path,
+    index: &mut crate::index::store::Index,
+    query: &[QueryTerm],
+    evidence: &crate::index::Evidence,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Vec<crate::index::Ranked> {
     let (files, warning) = crate::index::scan::rank_or_rebuild(
         root,
-        &mut index,
+        index,
         opts.save_index,
-        &query,
-        &evidence,
+        query,
+        evidence,
         opts.files,
     );
     notes.extend(warning);
@@ -140,51 +194,42 @@ pub(crate) fn gather(
             root.display()
         ));
     }
+    files
+}
 
-    let errors = error_patterns(root, failure, &files, &mut notes);
+/// The Pin hits with their matched words as the story wrote them.
+fn as_written_pins(pins: Vec<PinHit>, query: &[QueryTerm]) -> Vec<PinHit> {
+    pins.into_iter()
+        .map(|mut p| {
+            p.matched = p.matched.iter().map(|m| as_written(query, m)).collect();
+            p
+        })
+        .collect()
+}
 
+/// The other unfinished stories, in the order the loop would run them.
+fn remaining(prd: &Prd, story: &Story) -> Vec<RemainingStory> {
     let mut rest: Vec<&Story> = prd
         .stories
         .iter()
         .filter(|s| !s.passes && !s.removed && s.id != story.id)
         .collect();
     rest.sort_by_key(|s| (s.priority, s.index));
-    let remaining = rest
-        .into_iter()
+    rest.into_iter()
         .map(|s| RemainingStory {
             id: s.id.clone(),
             title: s.title.clone(),
         })
-        .collect();
+        .collect()
+}
 
-    Ok(Inputs {
-        instructions,
-        story: story.clone(),
-        retry: retry.map(str::to_string),
-        steering: opts.steering.clone(),
-        deps,
-        patterns,
-        errors,
-        pins: pins
-            .into_iter()
-            .map(|mut p| {
-                p.matched = p.matched.iter().map(|m| as_written(&query, m)).collect();
-                p
-            })
-            .collect(),
-        recent,
-        keywords: query.iter().map(|q| q.written.clone()).collect(),
-        remaining,
-        files,
-        has_pin,
-        branch: prd
-            .value
-            .get("branchName")
-            .and_then(serde_json::Value::as_str)
-            .filter(|b| !b.trim().is_empty())
-            .map(str::to_string),
-        notes,
-    })
+/// prd.json's `branchName`, when it names one.
+fn branch(prd: &Prd) -> Option<String> {
+    prd.value
+        .get("branchName")
+        .and_then(serde_json::Value::as_str)
+        .filter(|b| !b.trim().is_empty())
+        .map(str::to_string)
 }
 
 /// The learned error patterns for the story (`.ralph/patterns.jsonl`): like its current

@@ -177,6 +177,28 @@ fn save_archive(original: &Original, archive: &Path) -> Result<(), ProgressError
     Ok(())
 }
 
+/// Append one line to `.ralph/compaction.log` (an atomic rewrite; a missing log starts empty).
+fn append_log(log: &Path, line: &str) -> Result<(), ProgressError> {
+    let mut text = match std::fs::read(log) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(source) => {
+            return Err(FsError {
+                path: log.to_path_buf(),
+                action: "read",
+                source,
+            }
+            .into());
+        }
+    };
+    if !text.is_empty() && !text.ends_with(b"\n") {
+        text.push(b'\n');
+    }
+    text.extend_from_slice(line.as_bytes());
+    fsutil::atomic_write(log, &text)?;
+    Ok(())
+}
+
 /// Archive the original, check the copy, replace progress.txt atomically, log the compaction.
 pub(crate) fn commit(
     root: &Path,
@@ -216,24 +238,7 @@ pub(crate) fn commit(
         shown.display(),
         s.method
     );
-    let log = ralph.join("compaction.log");
-    let mut text = match std::fs::read(&log) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(source) => {
-            return Err(FsError {
-                path: log,
-                action: "read",
-                source,
-            }
-            .into());
-        }
-    };
-    if !text.is_empty() && !text.ends_with(b"\n") {
-        text.push(b'\n');
-    }
-    text.extend_from_slice(line.as_bytes());
-    fsutil::atomic_write(&log, &text)?;
+    append_log(&ralph.join("compaction.log"), &line)?;
     Ok(Summary {
         lines_before: s.lines_before,
         lines_after: s.lines_after,
