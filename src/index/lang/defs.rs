@@ -4,7 +4,7 @@
 //! keyword, the name; or the special shapes (a Go method's receiver, Rust's `impl<T> Trait for
 //! Type`, a JS/TS class method, a Java method, a C function, a Python module constant).
 
-use super::Lang;
+use super::found::Lang;
 
 /// The kind and name `line` (one line, no newline) defines in `lang`.
 pub(super) fn find(lang: Lang, line: &str) -> Option<(&'static str, &str)> {

@@ -4,7 +4,7 @@
 //! `import a.b`; C `#include <a.h>`), the sibling modules it links to, and the library a
 //! written import names ([`library`]).
 
-use super::{Extract, Lang};
+use super::found::{Extract, Lang};
 
 /// What a reader carries from one line to the next: inside a Go `import ( … )` block.
 #[derive(Debug, Default)]
