@@ -22,7 +22,7 @@ use crate::state::{self, runs};
 
 /// What a clean found, decided and did.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Report {
+pub(crate) struct Sweep {
     pub plan: Plan,
     /// Nothing was removed: `--dry-run`.
     pub dry_run: bool,
@@ -34,7 +34,7 @@ pub(crate) struct Report {
     pub warnings: Vec<String>,
 }
 
-impl Report {
+impl Sweep {
     /// What was removed (or would be, in a dry run).
     pub(crate) fn removed(&self) -> impl Iterator<Item = &Item> {
         self.plan.removals().filter(|i| {
@@ -51,7 +51,7 @@ impl Report {
 
 /// Find, decide and (unless `dry_run`) remove, in the project at `root`. A live run's folder
 /// (see [`runs::RunFolder::is_live`]) always stays.
-pub(crate) fn clean(root: &Path, limits: Limits, dry_run: bool) -> Report {
+pub(crate) fn clean(root: &Path, limits: Limits, dry_run: bool) -> Sweep {
     let (items, mut warnings) = gather(root);
     let plan = decide(root, items, limits, Timestamp::now());
     let done = if dry_run {
@@ -65,7 +65,7 @@ pub(crate) fn clean(root: &Path, limits: Limits, dry_run: bool) -> Report {
             i.path.display()
         )
     }));
-    Report {
+    Sweep {
         plan,
         dry_run,
         failed: done.failed,

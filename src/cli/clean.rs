@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::ctx::Ctx;
 use super::envelope::{Envelope, Problem};
-use crate::clean::sweep::{self, Report};
+use crate::clean::sweep::{self, Sweep};
 use crate::clean::work::{self, Work};
 use crate::clean::{Category, Item, Keep, Limits, format_age, human_bytes, summary};
 use crate::config::{self, Layer};
@@ -87,7 +87,7 @@ pub(crate) fn clean(ctx: &Ctx, args: CleanArgs) -> anyhow::Result<Code> {
 }
 
 /// The text a person reads: per kind what went (or would), the tracked archives kept, the total.
-fn text(r: &Report, limits: Limits) -> String {
+fn text(r: &Sweep, limits: Limits) -> String {
     let verb = if r.dry_run { "would remove" } else { "removed" };
     let mut out = String::new();
     for c in Category::ALL {
@@ -166,7 +166,7 @@ fn kept_json(k: &crate::kept::Kept, why: Option<&str>) -> Value {
 
 /// `ralph clean --json`: what went (or would), the tracked archives kept, the kept work, the
 /// failures.
-fn envelope(r: &Report, limits: Limits, w: &Work) -> Envelope {
+fn envelope(r: &Sweep, limits: Limits, w: &Work) -> Envelope {
     let kept = |c: Category| {
         r.plan
             .decisions

@@ -176,10 +176,10 @@ fn an_item_gone_before_its_removal_is_not_counted_as_freed() {
             .path
             .ends_with("20200101T000000-iter1-prd.json")
     );
-    let report = Report {
+    let report = Sweep {
         plan,
         gone: done.gone,
-        ..Report::default()
+        ..Sweep::default()
     };
     assert_eq!(report.removed().count(), 1);
     assert_eq!(report.freed(), 2);

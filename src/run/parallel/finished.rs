@@ -27,7 +27,7 @@ impl Sched<'_> {
                 return;
             }
         };
-        crate::run::patterns::used_reported(
+        crate::run::errors_seen::used_reported(
             &self.main.root,
             &done.patterns_used,
             &*self.opts.reporter,

@@ -222,7 +222,12 @@ impl Sched<'_> {
         // Passed after a verify failure (alone or once merged): learn from the fix.
         let failed_before = self.claims.get(id).and_then(|c| c.retry.as_ref());
         if let Some(f) = failed_before.and_then(|r| r.failure.clone()) {
-            crate::run::patterns::learn_reported(&self.main.root, &f, &rec, &*self.opts.reporter);
+            crate::run::errors_seen::learn_reported(
+                &self.main.root,
+                &f,
+                &rec,
+                &*self.opts.reporter,
+            );
         }
         self.tip = commit.clone();
         self.merged.push((id.to_string(), commit.clone()));

@@ -273,7 +273,7 @@ impl<'a> Loop<'a> {
         })?;
         self.remember_base(&story.id, &done);
         self.tree = done.after.clone();
-        crate::run::patterns::used_reported(&opts.root, &done.patterns_used, self.rep);
+        crate::run::errors_seen::used_reported(&opts.root, &done.patterns_used, self.rep);
         // The agent may have deleted `.ralph/` (the lock does not live there): ralph's own
         // state goes on being written.
         crate::fsutil::create_dir_all(&self.run_dir)?;
@@ -320,7 +320,7 @@ impl<'a> Loop<'a> {
         let failed_before = self.count(story, done.retry, done.outcome, done.progress, &mut record);
         iteration::record::append(&self.opts.root, &record)?;
         if let (Outcome::Done, Some(f)) = (done.outcome, &failed_before) {
-            crate::run::patterns::learn_reported(&self.opts.root, f, &record, self.rep);
+            crate::run::errors_seen::learn_reported(&self.opts.root, f, &record, self.rep);
         }
         self.finished(story, t0, done.outcome, done.extra, &record);
         if done.outcome == Outcome::Interrupted {
