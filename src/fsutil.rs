@@ -37,19 +37,34 @@ pub(crate) fn fs_err<'a>(
     }
 }
 
+/// A temp file (named [`TEMP_PREFIX`]…) in `path`'s directory, to be renamed over it.
+fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile, FsError> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(fs_err(path, "create temp file"))
+}
+
+/// Rename `tmp` over `path`.
+fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> Result<(), FsError> {
+    tmp.persist(path).map_err(|e| FsError {
+        path: path.to_path_buf(),
+        action: "rename temp file into place",
+        source: e.error,
+    })?;
+    Ok(())
+}
+
 /// Write `bytes` to `path` atomically: a temp file in the same directory, flushed and synced, then
 /// renamed over the target. A crash at any moment leaves either the old or the new content.
 /// Keeps the existing file's permissions.
 pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
     injected_failure(path)?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)
-        .map_err(fs_err(path, "create temp file"))?;
+    let mut tmp = temp_beside(path)?;
     tmp.write_all(bytes)
         .map_err(fs_err(path, "write temp file"))?;
     tmp.as_file()
@@ -59,12 +74,7 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
         // Best effort: a file we cannot chmod still gets written.
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
-    tmp.persist(path).map_err(|e| FsError {
-        path: path.to_path_buf(),
-        action: "rename temp file into place",
-        source: e.error,
-    })?;
-    Ok(())
+    persist(tmp, path)
 }
 
 /// Write a cache file: a temp file in the same directory, renamed over the target, without
@@ -74,24 +84,12 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
 /// are `parts`, one after the other.
 pub(crate) fn replace_cache(path: &Path, parts: &[&[u8]]) -> Result<(), FsError> {
     injected_failure(path)?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)
-        .map_err(fs_err(path, "create temp file"))?;
+    let mut tmp = temp_beside(path)?;
     for part in parts {
         tmp.write_all(part)
             .map_err(fs_err(path, "write temp file"))?;
     }
-    tmp.persist(path).map_err(|e| FsError {
-        path: path.to_path_buf(),
-        action: "rename temp file into place",
-        source: e.error,
-    })?;
-    Ok(())
+    persist(tmp, path)
 }
 
 /// Debug builds only (the integration tests' disk-full faults): `RALPH_TEST_FAIL_WRITE=<name>`
