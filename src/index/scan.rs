@@ -37,7 +37,7 @@ pub(crate) struct Refresh {
     pub index: Index,
     /// Why the cache could not be saved, when it could not.
     pub warning: Option<String>,
-    /// The manifests the walk found (see [`super::walk::MANIFESTS`]), by path.
+    /// The manifests the walk found (see [`super::walk::rules::MANIFESTS`]), by path.
     pub manifests: Vec<String>,
     /// The first folder or file the walk could not read (left out of the index), if any.
     pub walk_error: Option<ignore::Error>,

@@ -157,7 +157,7 @@ pub(super) struct Head {
     pub(super) ends: Vec<u8>,
     /// Sorted by path.
     pub(super) files: Vec<FileRec>,
-    /// Markdown files about the code (see [`super::super::walk::describes_code`]), sorted by
+    /// Markdown files about the code (see [`super::super::walk::rules::describes_code`]), sorted by
     /// path: the Pin reads their headings; they are not searched (no terms).
     pub(super) docs: Vec<FileRec>,
     /// Per term id, its posting list.

@@ -9,29 +9,9 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use super::{Found, Walked, collect, mtime_of};
-
-/// A file's size and modification time, or `None` when it does not exist.
-type Stamp = Option<(u64, (i64, u32))>;
-
-/// What the last walk saw, for [`rewalk`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct WalkCache {
-    /// Every folder the walk entered, relative to the root (`""` is the root), sorted, with its
-    /// modification time.
-    dirs: Vec<(String, (i64, u32))>,
-    /// The ignore files that shaped the walk, with their stamps: each walked folder's
-    /// `.gitignore` and `.ignore` that exist (relative paths), and, absent or not, those of the
-    /// folders above the root, the repository's `info/exclude` and the global excludes file
-    /// (absolute paths).
-    ignores: Vec<(String, Stamp)>,
-    /// Where git's global excludes file is, when configured.
-    global: Option<String>,
-    /// The manifests found, by path.
-    manifests: Vec<String>,
-}
+use super::found::{Found, Stamp, WalkCache, Walked, mtime_of};
+use super::list::collect;
+use super::stat::stat_all;
 
 /// The ignore file names read in every folder.
 const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
@@ -138,7 +118,11 @@ pub(crate) fn rewalk(
         true => Path::new(p).to_path_buf(),
         false => root.join(p),
     };
-    let now = crate::par::map_each(&cache.dirs, |(d, _)| stamp(&root.join(d)));
+    let dirs: Vec<&str> = cache.dirs.iter().map(|(d, _)| d.as_str()).collect();
+    let now: Vec<Stamp> = stat_all(root, &dirs)
+        .into_iter()
+        .map(|m| m.map(|m| (m.size, m.mtime)))
+        .collect();
     let gone: Vec<&str> = cache
         .dirs
         .iter()
@@ -279,7 +263,7 @@ impl Next {
         self.manifests.extend(w.manifests);
     }
 
-    /// Stat the files not just listed (an edit changes no folder), sort, and make the cache.
+    /// The files as they are now (see [`restat`]), and the cache.
     fn finish(mut self, root: &Path, old: &WalkCache) -> Walked {
         let (listed, whole) = (
             std::mem::take(&mut self.listed),
@@ -287,25 +271,8 @@ impl Next {
         );
         let is_fresh =
             |p: &str| listed.iter().any(|d| parent(p) == d) || whole.iter().any(|d| under(p, d));
-        let restat = |files: Vec<Found>| -> Vec<Found> {
-            let now = crate::par::map_each(&files, |f| match is_fresh(&f.path) {
-                true => Some(f.clone()),
-                false => std::fs::symlink_metadata(root.join(&f.path))
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map(|m| Found {
-                        path: f.path.clone(),
-                        size: m.len(),
-                        mtime: mtime_of(&m),
-                    }),
-            });
-            let mut out: Vec<Found> = now.into_iter().flatten().collect();
-            out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-            out.dedup_by(|a, b| a.path == b.path);
-            out
-        };
-        let sources = restat(self.sources);
-        let docs = restat(self.docs);
+        let sources = restat(root, self.sources, is_fresh);
+        let docs = restat(root, self.docs, is_fresh);
         self.manifests.sort_unstable();
         self.manifests.dedup();
         self.dirs.sort_unstable();
@@ -325,6 +292,39 @@ impl Next {
             },
         }
     }
+}
+
+/// `files` as they are now: those `fresh` (just listed) as they are, the others stat'd again
+/// (an edit changes no folder; one gone, or no longer a file, is dropped); sorted by path.
+fn restat(root: &Path, files: Vec<Found>, fresh: impl Fn(&str) -> bool) -> Vec<Found> {
+    let fresh: Vec<bool> = files.iter().map(|f| fresh(&f.path)).collect();
+    let stale: Vec<&str> = files
+        .iter()
+        .zip(&fresh)
+        .filter(|(_, fresh)| !**fresh)
+        .map(|(f, _)| f.path.as_str())
+        .collect();
+    let mut now = stat_all(root, &stale).into_iter();
+    let mut out = Vec::with_capacity(files.len());
+    for (f, fresh) in files.into_iter().zip(fresh) {
+        if fresh {
+            out.push(f);
+        } else if let Some(Some(m)) = now.next()
+            && m.is_file
+        {
+            out.push(Found {
+                size: m.size,
+                mtime: m.mtime,
+                ..f
+            });
+        }
+    }
+    // Known files come sorted, the ones just listed after them: most often nothing to do.
+    if !out.is_sorted_by(|a, b| a.path < b.path) {
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out.dedup_by(|a, b| a.path == b.path);
+    }
+    out
 }
 
 #[cfg(test)]

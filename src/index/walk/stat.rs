@@ -1,0 +1,217 @@
+//! Many entries of a tree stat'd at once, as a warm refresh needs (every known file and folder,
+//! tens of thousands): each by its bare name in its folder, the folder opened once, not by its
+//! full path (which makes the kernel look up every component again, for every file: most of a
+//! warm refresh's time). Spread over the cores. A symlink is never followed below the root;
+//! an entry that is gone, or under a folder that is, is `None`.
+//!
+//! On Linux with `statx` and `O_PATH` (through `rustix`); elsewhere, or when the system refuses
+//! them, one `symlink_metadata` of the full path per entry. Does not decide what changed (see
+//! [`super::cache`]).
+
+use std::path::Path;
+
+/// What a stat says of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Meta {
+    pub(super) size: u64,
+    /// As [`super::found::mtime_of`] reads it.
+    pub(super) mtime: (i64, u32),
+    pub(super) is_file: bool,
+    pub(super) is_dir: bool,
+}
+
+/// Entries per thread below which the work stays on one thread (a thread costs more than a few
+/// hundred stats).
+const MIN_CHUNK: usize = 1024;
+
+/// Each of `paths` (relative to `root`, `/`-separated; `""` is the root itself) stat'd without
+/// following a symlink. In input order; cheapest when the paths are sorted (each folder is then
+/// opened once per thread).
+pub(super) fn stat_all(root: &Path, paths: &[&str]) -> Vec<Option<Meta>> {
+    crate::par::map_chunks(paths, MIN_CHUNK, |_, chunk| stat_chunk(root, chunk))
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// One stat by full path, the portable way.
+fn by_path(root: &Path, rel: &str) -> Option<Meta> {
+    let m = std::fs::symlink_metadata(root.join(rel)).ok()?;
+    Some(Meta {
+        size: m.len(),
+        mtime: super::found::mtime_of(&m),
+        is_file: m.is_file(),
+        is_dir: m.is_dir(),
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stat_chunk(root: &Path, paths: &[&str]) -> Vec<Option<Meta>> {
+    paths.iter().map(|p| by_path(root, p)).collect()
+}
+
+#[cfg(target_os = "linux")]
+fn stat_chunk(root: &Path, paths: &[&str]) -> Vec<Option<Meta>> {
+    match at::Folders::open(root) {
+        Some(mut folders) => paths
+            .iter()
+            .map(|p| folders.stat(p).unwrap_or_else(|| by_path(root, p)))
+            .collect(),
+        None => paths.iter().map(|p| by_path(root, p)).collect(),
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod at {
+    use std::path::Path;
+
+    use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+    use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, StatxFlags};
+    use rustix::io::Errno;
+
+    use super::Meta;
+
+    /// The folders from the root down to the last one asked for, each open (`O_PATH`: a handle
+    /// to name entries by, nothing read): in sorted order, the next path's folder is one of
+    /// them or below one, so each folder is opened once, by its name in its parent.
+    pub(super) struct Folders<'a> {
+        root: OwnedFd,
+        /// (path relative to the root, its handle), each one inside the previous.
+        open: Vec<(&'a str, OwnedFd)>,
+    }
+
+    fn open_in(at: BorrowedFd<'_>, name: &str) -> Option<OwnedFd> {
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        rustix::fs::openat(at, name, flags, Mode::empty()).ok()
+    }
+
+    /// Whether folder `dir` is `inner` or holds it (`""` holds everything).
+    fn holds(dir: &str, inner: &str) -> bool {
+        inner
+            .strip_prefix(dir)
+            .is_some_and(|r| r.is_empty() || dir.is_empty() || r.starts_with('/'))
+    }
+
+    impl<'a> Folders<'a> {
+        pub(super) fn open(root: &Path) -> Option<Folders<'a>> {
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let root = rustix::fs::openat(CWD, root, flags, Mode::empty()).ok()?;
+            Some(Folders {
+                root,
+                open: Vec::new(),
+            })
+        }
+
+        /// The handle of folder `dir` (relative, `""` the root), opening what is missing
+        /// below the deepest open folder that holds it. `None` when it cannot be opened.
+        fn folder(&mut self, dir: &'a str) -> Option<BorrowedFd<'_>> {
+            while self.open.last().is_some_and(|(d, _)| !holds(d, dir)) {
+                self.open.pop();
+            }
+            let mut done = self.open.last().map_or(0, |(d, _)| d.len());
+            while done < dir.len() {
+                let start = if done == 0 { 0 } else { done + 1 };
+                let end = dir[start..].find('/').map_or(dir.len(), |i| start + i);
+                let at = self
+                    .open
+                    .last()
+                    .map_or(self.root.as_fd(), |(_, fd)| fd.as_fd());
+                let fd = open_in(at, &dir[start..end])?;
+                self.open.push((&dir[..end], fd));
+                done = end;
+            }
+            Some(
+                self.open
+                    .last()
+                    .map_or(self.root.as_fd(), |(_, fd)| fd.as_fd()),
+            )
+        }
+
+        /// The entry at `path`: `Some(None)` when it is gone, `None` when this way cannot
+        /// tell (the system refuses `statx`): the caller asks by full path.
+        pub(super) fn stat(&mut self, path: &'a str) -> Option<Option<Meta>> {
+            let (dir, name, flags) = match path.rsplit_once('/') {
+                Some((d, n)) => (d, n, AtFlags::SYMLINK_NOFOLLOW),
+                None if path.is_empty() => ("", "", AtFlags::EMPTY_PATH),
+                None => ("", path, AtFlags::SYMLINK_NOFOLLOW),
+            };
+            let Some(at) = self.folder(dir) else {
+                return Some(None);
+            };
+            let mask = StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MTIME;
+            match rustix::fs::statx(at, name, flags, mask) {
+                Ok(st) => {
+                    let kind = FileType::from_raw_mode(u32::from(st.stx_mode));
+                    Some(Some(Meta {
+                        size: st.stx_size,
+                        mtime: super::super::found::mtime_at(
+                            st.stx_mtime.tv_sec,
+                            st.stx_mtime.tv_nsec,
+                        ),
+                        is_file: kind == FileType::RegularFile,
+                        is_dir: kind == FileType::Directory,
+                    }))
+                }
+                Err(Errno::NOSYS | Errno::PERM) => None,
+                Err(_) => Some(None),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+
+    #[test]
+    fn each_entry_is_stat_d_as_by_its_full_path() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        for p in [
+            "a/b.rs",
+            "a/c/d.rs",
+            "a/e.rs",
+            "a-x/y.rs",
+            "f.rs",
+            "g/h/i/j.rs",
+        ] {
+            fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
+            fs::write(r.join(p), p).unwrap();
+        }
+        std::os::unix::fs::symlink(r.join("a"), r.join("link")).unwrap();
+        let paths = [
+            "",
+            "a",
+            "a-x/y.rs",
+            "a/b.rs",
+            "a/c/d.rs",
+            "a/e.rs",
+            "a/gone.rs",
+            "f.rs",
+            "g/h",
+            "g/h/i/j.rs",
+            "gone/x.rs",
+            "link",
+            "link/b.rs",
+            "a/c/d.rs", // out of order: still right
+        ];
+        let got = stat_all(r, &paths);
+        for (p, m) in paths.iter().zip(&got) {
+            if *p == "link/b.rs" {
+                assert_eq!(*m, None, "not followed through a symlink");
+                continue;
+            }
+            assert_eq!(*m, by_path(r, p), "{p}");
+        }
+        assert!(got[0].unwrap().is_dir && got[3].unwrap().is_file && got[3].unwrap().size == 6);
+        assert!(got[6].is_none() && got[10].is_none());
+        let link = got[11].unwrap();
+        assert!(!link.is_file && !link.is_dir, "the link itself");
+        // Many paths: spread over threads, in order.
+        let many: Vec<String> = (0..3000).map(|i| format!("a/{i}.rs")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(stat_all(r, &many).iter().all(Option::is_none));
+    }
+}
