@@ -61,35 +61,14 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
     let Some(old) = store::load(root) else {
         return rebuilt(root, save);
     };
-    let known = |files: Vec<&FileRec>| files.into_iter().map(found).collect::<Vec<_>>();
-    let walked = rewalk(
-        root,
-        &old.state().walk,
-        known(old.files().map(|(_, f)| f).collect()),
-        known(old.docs().map(|(_, f)| f).collect()),
-        old.built_at(),
-    )
-    .unwrap_or_else(|| walk(root));
-    let fresh = |f: &Found, r: &FileRec| {
-        r.size == f.size && r.mtime == f.mtime && f.mtime.0 < old.built_at()
+    let walked = walk_again(root, &old);
+    let kept = Slots {
+        files: unchanged_slots(&walked.sources, old.files(), old.built_at()),
+        docs: unchanged_slots(&walked.docs, old.docs(), old.built_at()),
     };
-    // Per walked file, its slot in the old index when it is unchanged there.
-    let kept: Vec<Option<usize>> = walked
-        .sources
-        .iter()
-        .map(|f| old.file(&f.path).filter(|&i| fresh(f, old.rec(i))))
-        .collect();
-    let kept_docs: Vec<Option<usize>> = walked
-        .docs
-        .iter()
-        .map(|f| old.doc(&f.path).filter(|&i| fresh(f, old.doc_rec(i))))
-        .collect();
-    let all_kept =
-        |kept: &[Option<usize>], n: usize| kept.iter().all(Option::is_some) && kept.len() == n;
     let head = cochange::head(root);
     let same_history = head.is_some() && old.cochange().map(|c| &c.head) == head.as_ref();
-    let unchanged = all_kept(&kept, old.len())
-        && all_kept(&kept_docs, old.docs().count())
+    let unchanged = kept.all(&old)
         && walked.cache == old.state().walk
         && (same_history || (head.is_none() && old.cochange().is_none()));
     if unchanged {
@@ -108,19 +87,80 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
         built_at: now(),
         walk: walked.cache.clone(),
     };
-    let stale = kept.iter().filter(|k| k.is_none()).count();
+    let index = updated(root, old, &walked, &kept, state);
+    finish(root, index, walked, save)
+}
+
+/// What `root` holds now: from the walk's cache and the files `old` knows when it can tell
+/// ([`rewalk`]), else walked whole.
+fn walk_again(root: &Path, old: &Index) -> Walked {
+    let known = |files: &mut dyn Iterator<Item = (usize, &FileRec)>| -> Vec<Found> {
+        files.map(|(_, f)| found(f)).collect()
+    };
+    rewalk(
+        root,
+        &old.state().walk,
+        known(&mut old.files()),
+        known(&mut old.docs()),
+        old.built_at(),
+    )
+    .unwrap_or_else(|| walk(root))
+}
+
+/// Per walked file and doc, its slot in the old index when it is unchanged there.
+struct Slots {
+    files: Vec<Option<usize>>,
+    docs: Vec<Option<usize>>,
+}
+
+impl Slots {
+    /// Whether every file and doc of `old` is kept as it is (and nothing was added).
+    fn all(&self, old: &Index) -> bool {
+        let all =
+            |kept: &[Option<usize>], n: usize| kept.len() == n && kept.iter().all(Option::is_some);
+        all(&self.files, old.len()) && all(&self.docs, old.docs().count())
+    }
+}
+
+/// Per walked file (sorted by path), the slot of the same file in `old` (its live files, sorted
+/// by path) when it is unchanged there: same size and modification time, and modified before
+/// the second the index was built (`built_at`: a file modified in it or later may have changed
+/// after it was read). Both sorted: one pass, no search.
+fn unchanged_slots<'a>(
+    walked: &[Found],
+    old: impl Iterator<Item = (usize, &'a FileRec)>,
+    built_at: i64,
+) -> Vec<Option<usize>> {
+    let mut old = old.peekable();
+    walked
+        .iter()
+        .map(|f| {
+            while old.next_if(|(_, r)| r.path < f.path).is_some() {}
+            old.next_if(|(_, r)| r.path == f.path)
+                .filter(|(_, r)| r.size == f.size && r.mtime == f.mtime && f.mtime.0 < built_at)
+                .map(|(i, _)| i)
+        })
+        .collect()
+}
+
+/// The index of the files `walked` found over `old`, those `kept` taken from it: a delta over
+/// its base, or, when the delta would hold too many files, a new base. Built again from the
+/// files alone (and no state: the next refresh starts over) when `old` turns out damaged.
+fn updated(root: &Path, old: Index, walked: &Walked, kept: &Slots, state: State) -> Index {
+    let stale = kept.files.iter().filter(|k| k.is_none()).count();
     let from_delta = kept
+        .files
         .iter()
         .flatten()
         .filter(|&&k| k >= old.base_files())
         .count();
+    let pair = (kept.files.as_slice(), kept.docs.as_slice());
     let index = if stale + from_delta > MIN_DELTA.max(old.len() / DELTA_SHARE) {
-        merged(root, &old, &walked, (&kept, &kept_docs), state)
+        merged(root, &old, walked, pair, state)
     } else {
-        delta(root, old, &walked, (&kept, &kept_docs), state)
+        delta(root, old, walked, pair, state)
     };
-    let index = index.unwrap_or_else(|| build(root, &walked, State::default()));
-    finish(root, index, walked, save)
+    index.unwrap_or_else(|| build(root, walked, State::default()))
 }
 
 /// The index `index`, saved when `save`, with what else the walk found.
@@ -430,5 +470,80 @@ mod tests {
         assert_eq!(merged.delta_files(), 0);
         assert!(!r.join(DELTA_PATH).exists());
         assert_eq!(content(&merged), content(&rebuilt(r, false).index));
+    }
+
+    #[test]
+    fn a_file_edited_in_place_is_read_again() {
+        let d = project(10);
+        let r = d.path();
+        refresh(r);
+        // Same size, same inode, its folder untouched: only its time tells.
+        let path = r.join("src/f005.rs");
+        fs::write(&path, "fn zebr5() {}\n").unwrap();
+        let later = std::time::UNIX_EPOCH + Duration::from_secs(1_600_000_100);
+        let f = fs::File::options().write(true).open(&path).unwrap();
+        f.set_times(fs::FileTimes::new().set_modified(later))
+            .unwrap();
+        age(r, &[]);
+        let warm = refresh(r).index;
+        assert_eq!(warm.postings("zebr5").unwrap().len(), 1);
+        assert!(warm.postings("word5").unwrap().is_empty());
+        assert_eq!(content(&warm), content(&rebuilt(r, false).index));
+    }
+
+    #[test]
+    fn the_walked_files_are_matched_to_the_old_ones_in_one_pass() {
+        let rec = |path: &str, size: u64| {
+            // A record as the store makes it (its details' place is the store's own).
+            let ix = store::from_texts(&[(path, "x")]);
+            let mut r = ix.rec(0).clone();
+            r.size = size;
+            r.mtime = (5, 0);
+            r
+        };
+        let old = [
+            rec("a.rs", 1),
+            rec("b/c.rs", 1),
+            rec("b/d.rs", 2),
+            rec("e.rs", 1),
+        ];
+        let slots = [0, 1, 7, 9];
+        let walked = |list: &[(&str, u64, i64)]| -> Vec<Found> {
+            list.iter()
+                .map(|&(p, size, t)| Found {
+                    path: p.to_string(),
+                    size,
+                    mtime: (t, 0),
+                })
+                .collect()
+        };
+        let now = walked(&[
+            ("a.rs", 1, 5),   // unchanged
+            ("a0.rs", 1, 5),  // added
+            ("b/d.rs", 3, 5), // grew (b/c.rs went)
+            ("e.rs", 1, 6),   // touched
+            ("f.rs", 1, 5),   // added at the end
+        ]);
+        let old_iter = || slots.iter().copied().zip(old.iter());
+        assert_eq!(
+            unchanged_slots(&now, old_iter(), 10),
+            [Some(0), None, None, None, None]
+        );
+        let same = walked(&[
+            ("a.rs", 1, 5),
+            ("b/c.rs", 1, 5),
+            ("b/d.rs", 2, 5),
+            ("e.rs", 1, 5),
+        ]);
+        assert_eq!(
+            unchanged_slots(&same, old_iter(), 10),
+            [Some(0), Some(1), Some(7), Some(9)]
+        );
+        assert_eq!(
+            unchanged_slots(&same, old_iter(), 5),
+            [None; 4],
+            "modified in the second of the build: read again"
+        );
+        assert_eq!(unchanged_slots(&same, std::iter::empty(), 10), [None; 4]);
     }
 }

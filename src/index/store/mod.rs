@@ -149,24 +149,6 @@ impl Index {
         find(&self.base.head.files).filter(|&i| !self.dead[i])
     }
 
-    /// The index of the live doc at `path`.
-    pub(crate) fn doc(&self, path: &str) -> Option<usize> {
-        let find = |docs: &[FileRec]| docs.binary_search_by(|f| f.path.as_str().cmp(path)).ok();
-        if let Some(j) = self.delta.as_ref().and_then(|d| find(&d.head.docs)) {
-            return Some(self.base.head.docs.len() + j);
-        }
-        find(&self.base.head.docs).filter(|&i| !self.dead_docs[i])
-    }
-
-    /// The record of doc `di`.
-    pub(crate) fn doc_rec(&self, di: usize) -> &FileRec {
-        let nb = self.base.head.docs.len();
-        match (&self.delta, di.checked_sub(nb)) {
-            (Some(d), Some(j)) => &d.head.docs[j],
-            _ => &self.base.head.docs[di],
-        }
-    }
-
     /// The live files that have `term`, ascending: (file index, counts per field).
     pub(crate) fn postings(&self, term: &str) -> Result<Postings, Damaged> {
         let mut out = match self.base.term_id(term) {
