@@ -2,8 +2,10 @@
 //!
 //! Owns reading the history (`git log`, the last [`COMMITS`] commits without merges; commits
 //! touching more than [`MAX_FILES`] files are sweeping changes that say nothing about coupling
-//! and are skipped) and the pure question "which files change with these?". Outside a git
-//! repository, or when git fails, there is simply no such evidence. Does not rank.
+//! and are skipped) and the pure question "which files change with these?". When HEAD moved on
+//! from the commit a history was read at, only the commits since are read and put before it
+//! ([`advance`]): an iteration's commit costs one short `git log`, not the last 500 again.
+//! Outside a git repository, or when git fails, there is simply no such evidence. Does not rank.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -23,7 +25,8 @@ pub(crate) struct CoChange {
     /// The commit the history was read at (the cache is re-read when HEAD moves).
     pub head: String,
     pub paths: Vec<String>,
-    /// Per commit, indexes into `paths`.
+    /// Per commit read, newest first, indexes into `paths` (ascending); a commit skipped (no
+    /// file, or more than [`MAX_FILES`]) has none, so the list says how many were read.
     pub commits: Vec<Vec<u32>>,
 }
 
@@ -134,8 +137,26 @@ fn small(path: &Path) -> Option<String> {
 
 /// Read the recent history at `head` (paths relative to `root`).
 pub(crate) fn read(root: &Path, head: &str) -> Option<CoChange> {
+    Some(parse(head, &log(root, head)?))
+}
+
+/// The history at `head` from `old`, read at an earlier commit: when `head` descends from it,
+/// only the commits since are read and put before `old`'s (the oldest beyond [`COMMITS`] fall
+/// off), else (or when `old` holds no commit: git could not read it) it is read whole.
+pub(crate) fn advance(root: &Path, old: &CoChange, head: &str) -> Option<CoChange> {
+    // No commit at all: git could not read it then; read it whole now.
+    if old.commits.is_empty() || !is_commit(&old.head) || !descends(root, head, &old.head) {
+        return read(root, head);
+    }
+    let since = parse(head, &log(root, &format!("{}..{head}", old.head))?);
+    Some(since.followed_by(old, COMMITS))
+}
+
+/// `git log` of the commits `range` names (at most [`COMMITS`]): per commit, a `\x01` line,
+/// then the files it changed, relative to `root`.
+fn log(root: &Path, range: &str) -> Option<String> {
     let n = format!("-n{COMMITS}");
-    let out = git(
+    git(
         root,
         &[
             "-c",
@@ -147,10 +168,23 @@ pub(crate) fn read(root: &Path, head: &str) -> Option<CoChange> {
             "--name-only",
             "--format=%x01",
             &n,
-            head,
+            range,
+            "--",
         ],
-    )?;
-    Some(parse(head, &out))
+    )
+}
+
+/// Whether commit `head` is `ancestor` or descends from it.
+fn descends(root: &Path, head: &str, ancestor: &str) -> bool {
+    Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["merge-base", "--is-ancestor", ancestor, head])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn git(root: &Path, args: &[&str]) -> Option<String> {
@@ -174,13 +208,15 @@ pub(crate) fn parse(head: &str, log: &str) -> CoChange {
         ..CoChange::default()
     };
     let mut ids: FastMap<&str, u32> = FastMap::default();
-    for commit in log.split('\x01') {
+    // Before the first commit's mark there is nothing.
+    for commit in log.split('\x01').skip(1) {
         let files: Vec<&str> = commit
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .collect();
-        if files.is_empty() || files.len() > MAX_FILES {
+        if files.len() > MAX_FILES {
+            co.commits.push(Vec::new());
             continue;
         }
         let mut list: Vec<u32> = files
@@ -200,6 +236,46 @@ pub(crate) fn parse(head: &str, log: &str) -> CoChange {
 }
 
 impl CoChange {
+    /// This history (the newer commits) with `older`'s after it, `limit` commits in all; the
+    /// paths are those the commits kept name, numbered in the order they first appear (as
+    /// [`parse`] numbers them: the same as reading the whole log at once).
+    fn followed_by(mut self, older: &CoChange, limit: usize) -> CoChange {
+        let room = limit.saturating_sub(self.commits.len());
+        let first = self.paths.len();
+        let mut added: Vec<String> = Vec::new();
+        let mut commits = Vec::new();
+        {
+            let known: FastMap<&str, u32> = self
+                .paths
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.as_str(), u32::try_from(i).unwrap_or(u32::MAX)))
+                .collect();
+            let mut renum: Vec<Option<u32>> = vec![None; older.paths.len()];
+            for c in older.commits.iter().take(room) {
+                let mut list: Vec<u32> = c
+                    .iter()
+                    .filter_map(|&f| {
+                        let path = older.paths.get(f as usize)?;
+                        let slot = renum.get_mut(f as usize)?;
+                        Some(*slot.get_or_insert_with(|| {
+                            known.get(path.as_str()).copied().unwrap_or_else(|| {
+                                added.push(path.clone());
+                                u32::try_from(first + added.len() - 1).unwrap_or(u32::MAX)
+                            })
+                        }))
+                    })
+                    .collect();
+                list.sort_unstable();
+                list.dedup();
+                commits.push(list);
+            }
+        }
+        self.paths.extend(added);
+        self.commits.extend(commits);
+        self
+    }
+
     /// For each file changed with one of `seeds` (paths), its strongest link. Seeds themselves
     /// are included when they are linked to another seed.
     pub(crate) fn related(&self, seeds: &[&str]) -> FastMap<String, Link> {
@@ -352,6 +428,65 @@ mod tests {
         for i in 0..=MAX_FILES {
             log.push_str(&format!("f{i}.rs\n"));
         }
-        assert!(parse("h", &log).commits.is_empty());
+        let co = parse("h", &log);
+        assert_eq!(co.commits, [Vec::<u32>::new()], "counted, no files");
+        assert!(co.paths.is_empty());
+    }
+
+    /// A `git log` output of commits, newest first, each a list of files.
+    fn log_of(commits: &[&[&str]]) -> String {
+        commits
+            .iter()
+            .map(|files| format!("\x01\n\n{}\n", files.join("\n")))
+            .collect()
+    }
+
+    #[test]
+    fn newer_commits_put_before_older_ones_are_the_whole_log_read_at_once() {
+        let sweeping: Vec<String> = (0..=MAX_FILES).map(|i| format!("s{i}.rs")).collect();
+        let sweeping: Vec<&str> = sweeping.iter().map(String::as_str).collect();
+        let older: &[&[&str]] = &[&["b.rs", "c.rs"], &sweeping, &["a.rs", "b.rs"], &["d.rs"]];
+        let newer: &[&[&str]] = &[&["e.rs", "a.rs"], &[], &["c.rs"]];
+        let all: Vec<&[&str]> = newer.iter().chain(older).copied().collect();
+        let joined = parse("new", &log_of(newer)).followed_by(&parse("old", &log_of(older)), 100);
+        assert_eq!(joined, parse("new", &log_of(&all)));
+        for limit in 0..all.len() {
+            let cut =
+                parse("new", &log_of(newer)).followed_by(&parse("old", &log_of(older)), limit);
+            let want = parse("new", &log_of(&all[..limit.max(newer.len())]));
+            assert_eq!(cut, want, "limit {limit}");
+        }
+    }
+
+    #[test]
+    fn a_history_advanced_to_a_later_head_is_the_history_read_there() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        git_in(r, &["init", "-q"]);
+        let commit = |files: &[&str], msg: &str| {
+            for f in files {
+                std::fs::write(r.join(f), msg).unwrap();
+            }
+            git_in(r, &["add", "-A"]);
+            git_in(r, &["commit", "-qm", msg]);
+            git_in(r, &["rev-parse", "HEAD"])
+        };
+        commit(&["a.rs", "b.rs"], "one");
+        let two = commit(&["b.rs", "c.rs"], "two");
+        let old = read(r, &two).unwrap();
+        commit(&["a.rs", "d.rs"], "three");
+        let four = commit(&["d.rs"], "four");
+        let advanced = advance(r, &old, &four).unwrap();
+        assert_eq!(advanced, read(r, &four).unwrap());
+        assert_eq!(advanced.commits.len(), 4);
+        // HEAD no longer descends from the history's commit: read whole.
+        git_in(r, &["checkout", "-q", "--orphan", "other"]);
+        let other = commit(&["e.rs"], "other");
+        assert_eq!(advance(r, &old, &other), read(r, &other));
+        let gone = CoChange {
+            head: "0".repeat(40),
+            ..CoChange::default()
+        };
+        assert_eq!(advance(r, &gone, &four), read(r, &four));
     }
 }

@@ -82,7 +82,7 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
     let state = State {
         cochange: match same_history {
             true => old.cochange().cloned(),
-            false => history(root, head),
+            false => history(root, old.cochange(), head),
         },
         built_at: now(),
         walk: walked.cache.clone(),
@@ -180,16 +180,23 @@ fn finish(root: &Path, mut index: Index, walked: Walked, save: bool) -> Refresh 
     }
 }
 
-/// The history at `head`. When git cannot read it, an empty history at that commit: no
+/// The history at `head`, from the one `old` read before when there is one (see
+/// [`cochange::advance`]). When git cannot read it, an empty history at that commit: no
 /// evidence, and not asked again until HEAD moves.
-fn history(root: &Path, head: Option<String>) -> Option<cochange::CoChange> {
+fn history(
+    root: &Path,
+    old: Option<&cochange::CoChange>,
+    head: Option<String>,
+) -> Option<cochange::CoChange> {
     let head = head?;
-    Some(
-        cochange::read(root, &head).unwrap_or_else(|| cochange::CoChange {
-            head,
-            ..cochange::CoChange::default()
-        }),
-    )
+    let read = match old {
+        Some(old) => cochange::advance(root, old, &head),
+        None => cochange::read(root, &head),
+    };
+    Some(read.unwrap_or_else(|| cochange::CoChange {
+        head,
+        ..cochange::CoChange::default()
+    }))
 }
 
 /// The best `limit` files for `query` ([`super::rank::rank`]) in `index`. When the cache
@@ -220,7 +227,7 @@ pub(crate) fn rank_or_rebuild(
 pub(crate) fn rebuilt(root: &Path, save: bool) -> Refresh {
     let walked = walk(root);
     let state = State {
-        cochange: history(root, cochange::head(root)),
+        cochange: history(root, None, cochange::head(root)),
         built_at: now(),
         walk: walked.cache.clone(),
     };
