@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::found::{Found, Stamp, WalkCache, Walked, mtime_of};
 use super::list::collect;
-use super::stat::stat_all;
+use super::stat::stat_tree;
 
 /// The ignore file names read in every folder.
 const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
@@ -118,11 +118,7 @@ pub(crate) fn rewalk(
         true => Path::new(p).to_path_buf(),
         false => root.join(p),
     };
-    let dirs: Vec<&str> = cache.dirs.iter().map(|(d, _)| d.as_str()).collect();
-    let now: Vec<Stamp> = stat_all(root, &dirs)
-        .into_iter()
-        .map(|m| m.map(|m| (m.size, m.mtime)))
-        .collect();
+    let (now, sources, docs) = stamped(root, cache, sources, docs);
     let gone: Vec<&str> = cache
         .dirs
         .iter()
@@ -151,13 +147,52 @@ pub(crate) fn rewalk(
         manifests: cache.manifests.clone(),
         dirs: cache.dirs.clone(),
         ignores: cache.ignores.clone(),
-        listed: Vec::new(),
         whole: Vec::new(),
     };
     for dir in changed {
         next.relist(root, dir)?;
     }
-    Some(next.finish(root, cache))
+    Some(next.finish(cache))
+}
+
+/// The stamps of the cache's folders now, and `sources` and `docs` as they are now (an edit
+/// changes no folder; a file gone, or no longer a file, is dropped): all stat'd in one pass.
+fn stamped(
+    root: &Path,
+    cache: &WalkCache,
+    sources: Vec<Found>,
+    docs: Vec<Found>,
+) -> (Vec<Stamp>, Vec<Found>, Vec<Found>) {
+    let dirs: Vec<&str> = cache.dirs.iter().map(|(d, _)| d.as_str()).collect();
+    let files: Vec<&str> = sources
+        .iter()
+        .chain(&docs)
+        .map(|f| f.path.as_str())
+        .collect();
+    let (dirs_now, files_now) = stat_tree(root, &dirs, &files);
+    drop(files);
+    let now = dirs_now
+        .into_iter()
+        .map(|m| m.map(|m| (m.size, m.mtime)))
+        .collect();
+    let mut files_now = files_now.into_iter();
+    let mut restamp = |files: Vec<Found>| -> Vec<Found> {
+        files
+            .into_iter()
+            .zip(files_now.by_ref())
+            .filter_map(|(f, m)| {
+                let m = m.filter(|m| m.is_file)?;
+                Some(Found {
+                    size: m.size,
+                    mtime: m.mtime,
+                    ..f
+                })
+            })
+            .collect()
+    };
+    let sources = restamp(sources);
+    let docs = restamp(docs);
+    (now, sources, docs)
 }
 
 /// The lists being brought up to date by [`rewalk`].
@@ -167,8 +202,6 @@ struct Next {
     manifests: Vec<String>,
     dirs: Vec<(String, (i64, u32))>,
     ignores: Vec<(String, Stamp)>,
-    /// Folders whose own files were just listed (their stamps are fresh).
-    listed: Vec<String>,
     /// Folders just walked whole (every file under them is fresh).
     whole: Vec<String>,
 }
@@ -238,7 +271,6 @@ impl Next {
         if let Some(d) = self.dirs.iter_mut().find(|(d, _)| d == dir) {
             d.1 = mtime_of(&meta);
         }
-        self.listed.push(dir.to_string());
         Some(())
     }
 
@@ -263,16 +295,10 @@ impl Next {
         self.manifests.extend(w.manifests);
     }
 
-    /// The files as they are now (see [`restat`]), and the cache.
-    fn finish(mut self, root: &Path, old: &WalkCache) -> Walked {
-        let (listed, whole) = (
-            std::mem::take(&mut self.listed),
-            std::mem::take(&mut self.whole),
-        );
-        let is_fresh =
-            |p: &str| listed.iter().any(|d| parent(p) == d) || whole.iter().any(|d| under(p, d));
-        let sources = restat(root, self.sources, is_fresh);
-        let docs = restat(root, self.docs, is_fresh);
+    /// The lists sorted (the files just listed came after the known ones), and the cache.
+    fn finish(mut self, old: &WalkCache) -> Walked {
+        let sources = sorted(self.sources);
+        let docs = sorted(self.docs);
         self.manifests.sort_unstable();
         self.manifests.dedup();
         self.dirs.sort_unstable();
@@ -294,37 +320,14 @@ impl Next {
     }
 }
 
-/// `files` as they are now: those `fresh` (just listed) as they are, the others stat'd again
-/// (an edit changes no folder; one gone, or no longer a file, is dropped); sorted by path.
-fn restat(root: &Path, files: Vec<Found>, fresh: impl Fn(&str) -> bool) -> Vec<Found> {
-    let fresh: Vec<bool> = files.iter().map(|f| fresh(&f.path)).collect();
-    let stale: Vec<&str> = files
-        .iter()
-        .zip(&fresh)
-        .filter(|(_, fresh)| !**fresh)
-        .map(|(f, _)| f.path.as_str())
-        .collect();
-    let mut now = stat_all(root, &stale).into_iter();
-    let mut out = Vec::with_capacity(files.len());
-    for (f, fresh) in files.into_iter().zip(fresh) {
-        if fresh {
-            out.push(f);
-        } else if let Some(Some(m)) = now.next()
-            && m.is_file
-        {
-            out.push(Found {
-                size: m.size,
-                mtime: m.mtime,
-                ..f
-            });
-        }
+/// `files` sorted by path, one each (known files come sorted, the ones just listed after them:
+/// most often nothing to do).
+fn sorted(mut files: Vec<Found>) -> Vec<Found> {
+    if !files.is_sorted_by(|a, b| a.path < b.path) {
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files.dedup_by(|a, b| a.path == b.path);
     }
-    // Known files come sorted, the ones just listed after them: most often nothing to do.
-    if !out.is_sorted_by(|a, b| a.path < b.path) {
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        out.dedup_by(|a, b| a.path == b.path);
-    }
-    out
+    files
 }
 
 #[cfg(test)]

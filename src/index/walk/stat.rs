@@ -27,8 +27,52 @@ const MIN_CHUNK: usize = 1024;
 /// Each of `paths` (relative to `root`, `/`-separated; `""` is the root itself) stat'd without
 /// following a symlink. In input order; cheapest when the paths are sorted (each folder is then
 /// opened once per thread).
+#[cfg(test)]
 pub(super) fn stat_all(root: &Path, paths: &[&str]) -> Vec<Option<Meta>> {
-    crate::par::map_chunks(paths, MIN_CHUNK, |_, chunk| stat_chunk(root, chunk))
+    let entries: Vec<(&str, bool)> = paths.iter().map(|p| (*p, false)).collect();
+    stat_entries(root, &entries)
+}
+
+/// The folders `dirs` and the files `files` of `root` stat'd in one pass (see [`stat_all`]):
+/// a folder that holds entries asked for is opened once and stat'd through its handle, its
+/// entries by their names in it. Each list in its input order; cheapest when both are sorted.
+pub(super) fn stat_tree(
+    root: &Path,
+    dirs: &[&str],
+    files: &[&str],
+) -> (Vec<Option<Meta>>, Vec<Option<Meta>>) {
+    // One sequence in path order (a stable merge: each list keeps its own order).
+    let mut all: Vec<(&str, bool)> = Vec::with_capacity(dirs.len() + files.len());
+    let (mut d, mut f) = (dirs.iter().peekable(), files.iter().peekable());
+    loop {
+        let dir_first = match (d.peek(), f.peek()) {
+            (Some(a), Some(b)) => a <= b,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        match dir_first {
+            true => all.extend(d.next().map(|p| (*p, true))),
+            false => all.extend(f.next().map(|p| (*p, false))),
+        }
+    }
+    let metas = stat_entries(root, &all);
+    let (mut dm, mut fm) = (
+        Vec::with_capacity(dirs.len()),
+        Vec::with_capacity(files.len()),
+    );
+    for ((_, is_dir), m) in all.iter().zip(metas) {
+        match is_dir {
+            true => dm.push(m),
+            false => fm.push(m),
+        }
+    }
+    (dm, fm)
+}
+
+/// Entries `(path, is a folder)` stat'd, in order, spread over the cores.
+fn stat_entries(root: &Path, entries: &[(&str, bool)]) -> Vec<Option<Meta>> {
+    crate::par::map_chunks(entries, MIN_CHUNK, |_, chunk| stat_chunk(root, chunk))
         .into_iter()
         .flatten()
         .collect()
@@ -46,19 +90,30 @@ fn by_path(root: &Path, rel: &str) -> Option<Meta> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn stat_chunk(root: &Path, paths: &[&str]) -> Vec<Option<Meta>> {
-    paths.iter().map(|p| by_path(root, p)).collect()
+fn stat_chunk(root: &Path, entries: &[(&str, bool)]) -> Vec<Option<Meta>> {
+    entries.iter().map(|(p, _)| by_path(root, p)).collect()
 }
 
 #[cfg(target_os = "linux")]
-fn stat_chunk(root: &Path, paths: &[&str]) -> Vec<Option<Meta>> {
-    match at::Folders::open(root) {
-        Some(mut folders) => paths
-            .iter()
-            .map(|p| folders.stat(p).unwrap_or_else(|| by_path(root, p)))
-            .collect(),
-        None => paths.iter().map(|p| by_path(root, p)).collect(),
+fn stat_chunk(root: &Path, entries: &[(&str, bool)]) -> Vec<Option<Meta>> {
+    let Some(mut folders) = at::Folders::open(root) else {
+        return entries.iter().map(|(p, _)| by_path(root, p)).collect();
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, &(p, is_dir)) in entries.iter().enumerate() {
+        // A folder whose entries come next is opened (they are stat'd in it), and stat'd
+        // through its handle; any other entry by its name in its folder.
+        let holds_next = is_dir
+            && entries
+                .get(i + 1)
+                .is_some_and(|(next, _)| at::holds(p, next) && *next != p);
+        let got = match holds_next {
+            true => folders.stat_open(p),
+            false => folders.stat(p),
+        };
+        out.push(got.unwrap_or_else(|| by_path(root, p)));
     }
+    out
 }
 
 #[cfg(target_os = "linux")]
@@ -86,7 +141,7 @@ mod at {
     }
 
     /// Whether folder `dir` is `inner` or holds it (`""` holds everything).
-    fn holds(dir: &str, inner: &str) -> bool {
+    pub(super) fn holds(dir: &str, inner: &str) -> bool {
         inner
             .strip_prefix(dir)
             .is_some_and(|r| r.is_empty() || dir.is_empty() || r.starts_with('/'))
@@ -138,23 +193,38 @@ mod at {
             let Some(at) = self.folder(dir) else {
                 return Some(None);
             };
-            let mask = StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MTIME;
-            match rustix::fs::statx(at, name, flags, mask) {
-                Ok(st) => {
-                    let kind = FileType::from_raw_mode(u32::from(st.stx_mode));
-                    Some(Some(Meta {
-                        size: st.stx_size,
-                        mtime: super::super::found::mtime_at(
-                            st.stx_mtime.tv_sec,
-                            st.stx_mtime.tv_nsec,
-                        ),
-                        is_file: kind == FileType::RegularFile,
-                        is_dir: kind == FileType::Directory,
-                    }))
-                }
-                Err(Errno::NOSYS | Errno::PERM) => None,
-                Err(_) => Some(None),
+            meta(rustix::fs::statx(at, name, flags, MASK))
+        }
+
+        /// [`Folders::stat`] of the folder `dir`, opened (for the entries in it that come
+        /// next) and stat'd through its handle.
+        pub(super) fn stat_open(&mut self, dir: &'a str) -> Option<Option<Meta>> {
+            let Some(fd) = self.folder(dir) else {
+                return Some(None);
+            };
+            meta(rustix::fs::statx(fd, "", AtFlags::EMPTY_PATH, MASK))
+        }
+    }
+
+    const MASK: StatxFlags = StatxFlags::TYPE
+        .union(StatxFlags::SIZE)
+        .union(StatxFlags::MTIME);
+
+    /// What a `statx` said: `Some(None)` when the entry is gone, `None` when the system
+    /// refuses the call.
+    fn meta(st: rustix::io::Result<rustix::fs::Statx>) -> Option<Option<Meta>> {
+        match st {
+            Ok(st) => {
+                let kind = FileType::from_raw_mode(u32::from(st.stx_mode));
+                Some(Some(Meta {
+                    size: st.stx_size,
+                    mtime: super::super::found::mtime_at(st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec),
+                    is_file: kind == FileType::RegularFile,
+                    is_dir: kind == FileType::Directory,
+                }))
             }
+            Err(Errno::NOSYS | Errno::PERM) => None,
+            Err(_) => Some(None),
         }
     }
 }
@@ -213,5 +283,44 @@ mod tests {
         let many: Vec<String> = (0..3000).map(|i| format!("a/{i}.rs")).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         assert!(stat_all(r, &many).iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn folders_and_files_in_one_pass_are_each_as_by_full_path() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        for p in [
+            "a/b.rs",
+            "a/c/d.rs",
+            "a/c/e/f.rs",
+            "a/g.rs",
+            "h.rs",
+            "i/j/k.rs",
+        ] {
+            fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
+            fs::write(r.join(p), p).unwrap();
+        }
+        fs::create_dir_all(r.join("empty")).unwrap();
+        let dirs = ["", "a", "a/c", "a/c/e", "empty", "gone", "i", "i/j"];
+        let files = [
+            "a/b.rs",
+            "a/c/d.rs",
+            "a/g.rs",
+            "gone/x.rs",
+            "h.rs",
+            "i/j/k.rs",
+        ];
+        let (dm, fm) = stat_tree(r, &dirs, &files);
+        for (p, m) in dirs.iter().zip(&dm) {
+            assert_eq!(*m, by_path(r, p), "{p}");
+        }
+        for (p, m) in files.iter().zip(&fm) {
+            assert_eq!(*m, by_path(r, p), "{p}");
+        }
+        assert!(dm[1].unwrap().is_dir && dm[5].is_none() && fm[3].is_none());
+        // Out of order, and unsorted: still each its own.
+        let (dm, fm) = stat_tree(r, &["i/j", ""], &["h.rs", "a/b.rs"]);
+        assert_eq!(dm, [by_path(r, "i/j"), by_path(r, "")]);
+        assert_eq!(fm, [by_path(r, "h.rs"), by_path(r, "a/b.rs")]);
     }
 }
