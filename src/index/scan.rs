@@ -1,7 +1,7 @@
 //! Keeping the index current: find what the project holds (the walk's cache tells without a
 //! walk when no folder changed, see [`super::walk::rewalk`]), read again only the files whose
-//! size or modification time changed, drop removed ones, re-read the git history when HEAD
-//! moved, and save what changed: a small delta over the base, or, once the delta holds more
+//! size or modification time changed, drop removed ones, bring the git history up to date
+//! when HEAD moved (only the commits since, see [`cochange::advance`]), and save what changed: a small delta over the base, or, once the delta holds more
 //! than a sixteenth of the files, a new base ([`super::store`]).
 //!
 //! Never fails: an unreadable file or folder is left out, a cache that cannot be read is
