@@ -4,21 +4,46 @@
 //! file's details, then one posting list per term, each span followed by its check. The
 //! dictionary is sorted at the end, and terms no file has any more leave it.
 
-use super::super::facts::{FIELDS as NF, Facts};
+use super::super::facts::{FIELDS as NF, Facts, Lexicon};
 use super::super::kind::Kind;
-use super::segment::{Body, CHECK, Head, Overlay, Segment, Span, span_check};
-use super::{Damaged, Details, FileRec, Index, State, Terms};
+use super::segment::{
+    Body, CHECK, Damaged, Details, FileRec, Head, Overlay, Segment, Span, State, Terms, span_check,
+};
+use super::whole::Index;
 use crate::index::text::FastMap;
 
-/// A file just read, ready to add (see [`Builder::prepare`]).
+/// A file just read, ready to admit (see [`prepare`]): its terms still in the ids of the
+/// [`Lexicon`] that read it.
 #[derive(Debug)]
 pub(crate) struct Prepared {
-    /// Terms the dictionary had: (id, counts per field).
-    known: Terms,
-    /// Terms it did not have yet.
-    new: Vec<(String, [u8; NF])>,
+    /// Which lexicon read it ([`Lexicon::owner`]).
+    owner: usize,
+    /// The terms that lexicon met for the first time in this file, in id order.
+    fresh: Vec<String>,
+    terms: Terms,
     details: Vec<u8>,
     lens: [u32; NF],
+}
+
+/// A file admitted into a builder ([`Builder::admit`]): its terms in the builder's ids.
+#[derive(Debug)]
+pub(crate) struct Admitted {
+    terms: Terms,
+    details: Vec<u8>,
+    lens: [u32; NF],
+}
+
+/// What a file just read needs before it is admitted, worked out on any core without the
+/// builder: its encoded details and its terms (ids of `words`, the lexicon that read it).
+pub(crate) fn prepare(f: Facts, words: &mut Lexicon) -> Prepared {
+    let details = postcard::to_stdvec(&Details::of(&f)).unwrap_or_default();
+    Prepared {
+        owner: words.owner(),
+        fresh: words.take_fresh(),
+        terms: f.terms,
+        details,
+        lens: f.lens,
+    }
 }
 
 /// A file of the index being refreshed, taken as it is: its record, terms (in the builder's
@@ -44,6 +69,8 @@ pub(crate) struct Builder {
     /// Per id, its term.
     terms: Vec<String>,
     seed: Seed,
+    /// Per lexicon handed out ([`Builder::lexicon`]), its ids in this builder's.
+    local: Vec<Vec<u32>>,
     files: Vec<(FileRec, Terms, Vec<u8>)>,
     docs: Vec<(FileRec, Vec<u8>)>,
 }
@@ -55,6 +82,7 @@ impl Builder {
             ids: FastMap::default(),
             terms: Vec::new(),
             seed: Seed::None,
+            local: Vec::new(),
             files: Vec::new(),
             docs: Vec::new(),
         }
@@ -117,47 +145,45 @@ impl Builder {
             .collect()
     }
 
-    /// What a file just read needs before it is added, worked out without changing the builder
-    /// (so on any core, for many files at once): its terms by id where the dictionary has them,
-    /// the others by name (moved, not copied), and its encoded details.
-    pub(crate) fn prepare(&self, mut f: Facts) -> Prepared {
-        let details = postcard::to_stdvec(&Details::of(&f)).unwrap_or_default();
-        let mut known: Terms = Vec::with_capacity(f.terms.len());
-        let mut new = Vec::new();
-        for (t, tf) in std::mem::take(&mut f.terms) {
-            if t.contains('\n') {
-                continue;
-            }
-            match self.ids.get(t.as_str()) {
-                Some(&id) => known.push((id, tf)),
-                None => new.push((t, tf)),
-            }
-        }
-        Prepared {
-            known,
-            new,
-            details,
-            lens: f.lens,
+    /// A new lexicon for a thread reading files for this builder (see [`prepare`]).
+    pub(crate) fn lexicon(&mut self) -> Lexicon {
+        self.local.push(Vec::new());
+        Lexicon::new(self.local.len() - 1)
+    }
+
+    /// A file prepared with one of this builder's lexicons, its terms put in the builder's
+    /// ids. The files a lexicon read must be admitted in the order they were prepared (each
+    /// brings the terms that lexicon met first in it); files may then be added in any order.
+    pub(crate) fn admit(&mut self, p: Prepared) -> Admitted {
+        let mut local = std::mem::take(&mut self.local[p.owner]);
+        local.extend(p.fresh.into_iter().map(|t| match t.contains('\n') {
+            true => u32::MAX,
+            false => self.id_of(t),
+        }));
+        let mut terms = p.terms;
+        terms.retain_mut(|(id, _)| {
+            *id = local.get(*id as usize).copied().unwrap_or(u32::MAX);
+            *id != u32::MAX
+        });
+        self.local[p.owner] = local;
+        Admitted {
+            terms,
+            details: p.details,
+            lens: p.lens,
         }
     }
 
-    /// Add a file just read (see [`Builder::prepare`]).
-    pub(crate) fn add(&mut self, path: String, size: u64, mtime: (i64, u32), p: Prepared) {
-        let mut terms = p.known;
-        for (t, tf) in p.new {
-            let id = self.id_of(t);
-            terms.push((id, tf));
-        }
-        terms.sort_unstable_by_key(|(id, _)| *id);
+    /// Add a file just read (see [`Builder::admit`]).
+    pub(crate) fn add(&mut self, path: String, size: u64, mtime: (i64, u32), a: Admitted) {
         let rec = FileRec {
             kind: Kind::of(&path),
             path,
             size,
             mtime,
-            lens: p.lens,
+            lens: a.lens,
             details: Span::default(),
         };
-        self.files.push((rec, terms, p.details));
+        self.files.push((rec, a.terms, a.details));
     }
 
     /// Add a file of the index being refreshed (see [`Index::kept`]).
@@ -186,6 +212,56 @@ impl Builder {
 
     /// The segment: its dictionary sorted, the terms no file has left out, its body in memory.
     fn finish(self, overlay: Option<Overlay>, state: State) -> Segment {
+        let (terms, ends, renum) = self.dictionary();
+        let n_terms = ends.len() / 4;
+        let mut lens = [0u64; NF];
+        for (rec, _, _) in &self.files {
+            for (total, l) in lens.iter_mut().zip(rec.lens) {
+                *total += u64::from(l);
+            }
+        }
+        // The body's size is known before it is laid out: one allocation, never grown (a
+        // growing body of tens of megabytes is copied again at every doubling).
+        let details = |d: &Vec<u8>| d.len() + CHECK;
+        let size = self.files.iter().map(|(_, _, d)| details(d)).sum::<usize>()
+            + self.docs.iter().map(|(_, d)| details(d)).sum::<usize>();
+        let mut body = Vec::with_capacity(size);
+        let mut files = Vec::with_capacity(self.files.len());
+        let mut file_terms = Vec::with_capacity(self.files.len());
+        for (mut rec, terms, details) in self.files {
+            rec.details = seal(&mut body, &details);
+            files.push(rec);
+            file_terms.push(terms);
+        }
+        let docs: Vec<FileRec> = self
+            .docs
+            .into_iter()
+            .map(|(mut rec, details)| {
+                rec.details = seal(&mut body, &details);
+                rec
+            })
+            .collect();
+        let lists = lay_out_lists(&mut body, &file_terms, &renum, n_terms);
+        Segment {
+            head: Head {
+                terms,
+                ends,
+                files,
+                docs,
+                lists,
+                lens,
+                overlay,
+                state,
+            },
+            body: Body::Mem(body),
+            check: 0,
+        }
+    }
+
+    /// The dictionary of the terms some file has, sorted: the terms one after the other and
+    /// where each ends (see [`Head`]), and per id of this builder, its id in it (`u32::MAX`:
+    /// none).
+    fn dictionary(&self) -> (String, Vec<u8>, Vec<u32>) {
         let mut used = vec![false; self.terms.len()];
         for (_, terms, _) in &self.files {
             for (id, _) in terms {
@@ -204,64 +280,7 @@ impl Builder {
             terms.push_str(&self.terms[old]);
             ends.extend_from_slice(&u32::try_from(terms.len()).unwrap_or(u32::MAX).to_le_bytes());
         }
-        let n_terms = order.len();
-        let mut files = Vec::with_capacity(self.files.len());
-        let mut lists: Vec<Vec<u8>> = vec![Vec::new(); n_terms];
-        let mut last: Vec<usize> = vec![0; n_terms];
-        let mut lens = [0u64; NF];
-        for (fi, (rec, terms, details)) in self.files.into_iter().enumerate() {
-            for (total, l) in lens.iter_mut().zip(rec.lens) {
-                *total += u64::from(l);
-            }
-            for (id, tf) in terms {
-                let Some(&new) = renum.get(id as usize) else {
-                    continue;
-                };
-                let (Some(list), Some(prev)) =
-                    (lists.get_mut(new as usize), last.get_mut(new as usize))
-                else {
-                    continue;
-                };
-                if !list.is_empty() && fi <= *prev {
-                    continue; // a term twice in one file's list: once is what it has
-                }
-                let delta = fi - *prev;
-                *prev = fi;
-                encode_entry(list, u32::try_from(delta).unwrap_or(u32::MAX), tf);
-            }
-            files.push((rec, details));
-        }
-        // The body's size is known before it is laid out: one allocation, never grown (a
-        // growing body of tens of megabytes is copied again at every doubling).
-        let size = files
-            .iter()
-            .chain(&self.docs)
-            .map(|(_, d)| d.len())
-            .sum::<usize>()
-            + lists.iter().map(Vec::len).sum::<usize>()
-            + CHECK * (files.len() + self.docs.len() + n_terms);
-        let mut body = Vec::with_capacity(size);
-        let mut sealed = |(mut rec, details): (FileRec, Vec<u8>)| {
-            rec.details = seal(&mut body, &details);
-            rec
-        };
-        let files: Vec<FileRec> = files.into_iter().map(&mut sealed).collect();
-        let docs: Vec<FileRec> = self.docs.into_iter().map(&mut sealed).collect();
-        let spans = lists.iter().map(|list| seal(&mut body, list)).collect();
-        Segment {
-            head: Head {
-                terms,
-                ends,
-                files,
-                docs,
-                lists: spans,
-                lens,
-                overlay,
-                state,
-            },
-            body: Body::Mem(body),
-            check: 0,
-        }
+        (terms, ends, renum)
     }
 
     /// The new base: an index of the files added alone.
@@ -390,23 +409,98 @@ fn seal(body: &mut Vec<u8>, bytes: &[u8]) -> Span {
     }
 }
 
-fn encode_entry(out: &mut Vec<u8>, delta: u32, tf: [u8; NF]) {
-    push_leb128(out, delta);
-    let mask = tf
+/// Append to `body` one posting list per term of the dictionary (`n_terms`; `renum` maps the
+/// files' term ids to it), each followed by its check; where each is. Every list's size is
+/// worked out first, then the entries written in place: no list of its own per term, grown
+/// entry by entry and copied into the body after.
+fn lay_out_lists(body: &mut Vec<u8>, files: &[Terms], renum: &[u32], n_terms: usize) -> Vec<Span> {
+    let mut last = vec![usize::MAX; n_terms];
+    let mut size = vec![0usize; n_terms];
+    each_entry(files, renum, &mut last, |t, delta, tf| {
+        size[t] += entry_len(delta, &tf);
+    });
+    let start = body.len();
+    let mut at = Vec::with_capacity(n_terms);
+    let mut end = start;
+    for &s in &size {
+        at.push(end);
+        end += s + CHECK;
+    }
+    body.resize(end, 0);
+    last.fill(usize::MAX);
+    each_entry(files, renum, &mut last, |t, delta, tf| {
+        at[t] += write_entry(&mut body[at[t]..], delta, &tf);
+    });
+    let mut spans = Vec::with_capacity(n_terms);
+    let mut pos = start;
+    for &s in &size {
+        let check = span_check(&body[pos..pos + s]);
+        body[pos + s..pos + s + CHECK].copy_from_slice(&check);
+        spans.push(Span {
+            at: pos as u64,
+            len: u32::try_from(s + CHECK).unwrap_or(u32::MAX),
+        });
+        pos += s + CHECK;
+    }
+    spans
+}
+
+/// Call `f(term, delta, counts)` for each entry of each posting list, in file order: the
+/// term's id in the dictionary (`renum` maps the files' ids to it), the distance from the
+/// list's file before (from 0 for its first) and the counts. `last` (per term, `usize::MAX`)
+/// keeps each list's last file: a term twice in one file's terms is taken once.
+fn each_entry(
+    files: &[Terms],
+    renum: &[u32],
+    last: &mut [usize],
+    mut f: impl FnMut(usize, u32, [u8; NF]),
+) {
+    for (fi, terms) in files.iter().enumerate() {
+        for &(id, tf) in terms {
+            let Some(&t) = renum.get(id as usize) else {
+                continue;
+            };
+            let Some(prev) = last.get_mut(t as usize) else {
+                continue;
+            };
+            let delta = match *prev {
+                usize::MAX => fi,
+                p if fi <= p => continue,
+                p => fi - p,
+            };
+            *prev = fi;
+            f(t as usize, u32::try_from(delta).unwrap_or(u32::MAX), tf);
+        }
+    }
+}
+
+/// The bytes of one entry of a posting list: the distance from the file before (LEB128), a
+/// byte whose bit `f` says field `f` has the term, then those fields' counts, one byte each.
+fn entry_len(delta: u32, tf: &[u8; NF]) -> usize {
+    let leb = (32 - (delta | 1).leading_zeros()).div_ceil(7) as usize;
+    leb + 1 + tf.iter().filter(|&&c| c > 0).count()
+}
+
+/// Write one entry (see [`entry_len`]) at the start of `out`; how many bytes it took.
+fn write_entry(out: &mut [u8], mut delta: u32, tf: &[u8; NF]) -> usize {
+    let mut n = 0;
+    while delta >= 0x80 {
+        out[n] = (delta & 0x7f) as u8 | 0x80;
+        delta >>= 7;
+        n += 1;
+    }
+    out[n] = delta as u8;
+    n += 1;
+    out[n] = tf
         .iter()
         .enumerate()
         .fold(0u8, |m, (field, &c)| if c > 0 { m | 1 << field } else { m });
-    out.push(mask);
-    out.extend(tf.iter().filter(|&&c| c > 0));
-}
-
-/// Append `v` as LEB128 (seven bits a byte, low bits first).
-fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push((v & 0x7f) as u8 | 0x80);
-        v >>= 7;
+    n += 1;
+    for &c in tf.iter().filter(|&&c| c > 0) {
+        out[n] = c;
+        n += 1;
     }
-    out.push(v as u8);
+    n
 }
 
 /// An index of `(path, text)` files built in memory (size = text length, one fixed mtime and
@@ -414,9 +508,10 @@ fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
 #[cfg(test)]
 pub(crate) fn from_texts(files: &[(&str, &str)]) -> Index {
     let mut b = Builder::new();
+    let mut words = b.lexicon();
     for (path, text) in files {
-        let f = super::super::facts::facts(path, text.as_bytes());
-        let p = b.prepare(f);
+        let f = super::super::facts::facts(path, text.as_bytes(), &mut words);
+        let p = b.admit(prepare(f, &mut words));
         b.add(path.to_string(), text.len() as u64, (1, 2), p);
     }
     b.finish_base(State {
