@@ -65,9 +65,10 @@ enum Seed {
 
 /// Builds a segment file by file, in path order.
 pub(crate) struct Builder {
+    /// The dictionary: each term (held here only) and its id, ids counting up from 0.
     ids: FastMap<String, u32>,
-    /// Per id, its term.
-    terms: Vec<String>,
+    /// The id the next new term gets.
+    next: u32,
     seed: Seed,
     /// Per lexicon handed out ([`Builder::lexicon`]), its ids in this builder's.
     local: Vec<Vec<u32>>,
@@ -80,7 +81,7 @@ impl Builder {
     pub(crate) fn new() -> Builder {
         Builder {
             ids: FastMap::default(),
-            terms: Vec::new(),
+            next: 0,
             seed: Seed::None,
             local: Vec::new(),
             files: Vec::new(),
@@ -90,17 +91,15 @@ impl Builder {
 
     /// A builder whose dictionary starts as `seg`'s, so the files kept from it keep their ids.
     fn seeded(seg: &Segment, seed: Seed) -> Builder {
-        let terms: Vec<String> = (0..seg.n_terms())
-            .map(|i| String::from_utf8_lossy(seg.term(i)).into_owned())
-            .collect();
-        let ids = terms
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
+        let ids = (0..seg.n_terms())
+            .map(|i| {
+                let term = String::from_utf8_lossy(seg.term(i)).into_owned();
+                (term, u32::try_from(i).unwrap_or(u32::MAX))
+            })
             .collect();
         Builder {
             ids,
-            terms,
+            next: u32::try_from(seg.n_terms()).unwrap_or(u32::MAX),
             seed,
             ..Builder::new()
         }
@@ -132,9 +131,9 @@ impl Builder {
         if let Some(&id) = self.ids.get(term.as_str()) {
             return id;
         }
-        let id = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
-        self.ids.insert(term.clone(), id);
-        self.terms.push(term);
+        let id = self.next;
+        self.next = self.next.saturating_add(1);
+        self.ids.insert(term, id);
         id
     }
 
@@ -222,16 +221,24 @@ impl Builder {
         }
         // The body's size is known before it is laid out: one allocation, never grown (a
         // growing body of tens of megabytes is copied again at every doubling).
-        let details = |d: &Vec<u8>| d.len() + CHECK;
-        let size = self.files.iter().map(|(_, _, d)| details(d)).sum::<usize>()
-            + self.docs.iter().map(|(_, d)| details(d)).sum::<usize>();
-        let mut body = Vec::with_capacity(size);
         let mut files = Vec::with_capacity(self.files.len());
         let mut file_terms = Vec::with_capacity(self.files.len());
-        for (mut rec, terms, details) in self.files {
-            rec.details = seal(&mut body, &details);
+        let mut details = Vec::with_capacity(self.files.len());
+        for (rec, terms, d) in self.files {
             files.push(rec);
             file_terms.push(terms);
+            details.push(d);
+        }
+        let sizes = list_sizes(&file_terms, &renum, n_terms);
+        let size = details
+            .iter()
+            .chain(self.docs.iter().map(|(_, d)| d))
+            .map(|d| d.len() + CHECK)
+            .chain(sizes.iter().map(|s| s + CHECK))
+            .sum();
+        let mut body = Vec::with_capacity(size);
+        for (rec, d) in files.iter_mut().zip(details) {
+            rec.details = seal(&mut body, &d);
         }
         let docs: Vec<FileRec> = self
             .docs
@@ -241,7 +248,7 @@ impl Builder {
                 rec
             })
             .collect();
-        let lists = lay_out_lists(&mut body, &file_terms, &renum, n_terms);
+        let lists = write_lists(&mut body, &file_terms, &renum, &sizes);
         Segment {
             head: Head {
                 terms,
@@ -262,7 +269,13 @@ impl Builder {
     /// where each ends (see [`Head`]), and per id of this builder, its id in it (`u32::MAX`:
     /// none).
     fn dictionary(&self) -> (String, Vec<u8>, Vec<u32>) {
-        let mut used = vec![false; self.terms.len()];
+        let mut by_id = vec![""; self.next as usize];
+        for (term, &id) in &self.ids {
+            if let Some(t) = by_id.get_mut(id as usize) {
+                *t = term;
+            }
+        }
+        let mut used = vec![false; by_id.len()];
         for (_, terms, _) in &self.files {
             for (id, _) in terms {
                 if let Some(u) = used.get_mut(*id as usize) {
@@ -270,14 +283,30 @@ impl Builder {
                 }
             }
         }
-        let mut order: Vec<usize> = (0..self.terms.len()).filter(|&i| used[i]).collect();
-        order.sort_unstable_by(|&a, &b| self.terms[a].cmp(&self.terms[b]));
-        let mut renum = vec![u32::MAX; self.terms.len()];
+        // Sorted by their first eight bytes, held beside each id (no term is read through a
+        // pointer until two share them), then by the rest: the order of `str` (no term holds
+        // a NUL byte, so zero padding sorts a shorter term first).
+        let prefix = |t: &str| {
+            let mut k = [0u8; 8];
+            let n = t.len().min(8);
+            k[..n].copy_from_slice(&t.as_bytes()[..n]);
+            u64::from_be_bytes(k)
+        };
+        let mut keyed: Vec<(u64, usize)> = (0..by_id.len())
+            .filter(|&i| used[i])
+            .map(|i| (prefix(by_id[i]), i))
+            .collect();
+        keyed.sort_unstable_by(|&(ka, a), &(kb, b)| {
+            let rest = |i: usize| by_id[i].as_bytes().get(8..).unwrap_or_default();
+            ka.cmp(&kb).then_with(|| rest(a).cmp(rest(b)))
+        });
+        let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+        let mut renum = vec![u32::MAX; by_id.len()];
         let mut terms = String::new();
         let mut ends = Vec::with_capacity(4 * order.len());
         for (new, &old) in order.iter().enumerate() {
             renum[old] = u32::try_from(new).unwrap_or(u32::MAX);
-            terms.push_str(&self.terms[old]);
+            terms.push_str(by_id[old]);
             ends.extend_from_slice(&u32::try_from(terms.len()).unwrap_or(u32::MAX).to_le_bytes());
         }
         (terms, ends, renum)
@@ -409,31 +438,37 @@ fn seal(body: &mut Vec<u8>, bytes: &[u8]) -> Span {
     }
 }
 
-/// Append to `body` one posting list per term of the dictionary (`n_terms`; `renum` maps the
-/// files' term ids to it), each followed by its check; where each is. Every list's size is
-/// worked out first, then the entries written in place: no list of its own per term, grown
-/// entry by entry and copied into the body after.
-fn lay_out_lists(body: &mut Vec<u8>, files: &[Terms], renum: &[u32], n_terms: usize) -> Vec<Span> {
-    let mut last = vec![usize::MAX; n_terms];
-    let mut size = vec![0usize; n_terms];
-    each_entry(files, renum, &mut last, |t, delta, tf| {
-        size[t] += entry_len(delta, &tf);
+/// The size of each term's posting list (`n_terms`, the dictionary's; `renum` maps the files'
+/// term ids to it), worked out first so that the body is allocated once and the lists are
+/// written in place ([`write_lists`]): no list of its own per term, grown entry by entry and
+/// copied into the body after.
+fn list_sizes(files: &[Terms], renum: &[u32], n_terms: usize) -> Vec<usize> {
+    // Per term, its list's last file and its size, side by side: one cache line per entry.
+    let mut lists = vec![(usize::MAX, 0usize); n_terms];
+    each_entry(files, renum, &mut lists, |list, delta, tf| {
+        list.1 += entry_len(delta, &tf);
     });
+    lists.into_iter().map(|l| l.1).collect()
+}
+
+/// Append to `body` one posting list per term (of the `sizes` [`list_sizes`] gave), each
+/// followed by its check; where each is.
+fn write_lists(body: &mut Vec<u8>, files: &[Terms], renum: &[u32], sizes: &[usize]) -> Vec<Span> {
+    // Per term, its list's last file and where its next entry goes.
     let start = body.len();
-    let mut at = Vec::with_capacity(n_terms);
     let mut end = start;
-    for &s in &size {
-        at.push(end);
+    let mut lists = Vec::with_capacity(sizes.len());
+    for &s in sizes {
+        lists.push((usize::MAX, end));
         end += s + CHECK;
     }
     body.resize(end, 0);
-    last.fill(usize::MAX);
-    each_entry(files, renum, &mut last, |t, delta, tf| {
-        at[t] += write_entry(&mut body[at[t]..], delta, &tf);
+    each_entry(files, renum, &mut lists, |list, delta, tf| {
+        list.1 += write_entry(&mut body[list.1..], delta, &tf);
     });
-    let mut spans = Vec::with_capacity(n_terms);
+    let mut spans = Vec::with_capacity(sizes.len());
     let mut pos = start;
-    for &s in &size {
+    for &s in sizes {
         let check = span_check(&body[pos..pos + s]);
         body[pos + s..pos + s + CHECK].copy_from_slice(&check);
         spans.push(Span {
@@ -445,31 +480,32 @@ fn lay_out_lists(body: &mut Vec<u8>, files: &[Terms], renum: &[u32], n_terms: us
     spans
 }
 
-/// Call `f(term, delta, counts)` for each entry of each posting list, in file order: the
-/// term's id in the dictionary (`renum` maps the files' ids to it), the distance from the
-/// list's file before (from 0 for its first) and the counts. `last` (per term, `usize::MAX`)
-/// keeps each list's last file: a term twice in one file's terms is taken once.
+/// Call `f(list, delta, counts)` for each entry of each posting list, in file order: the
+/// term's entry of `lists` (the dictionary's ids; `renum` maps the files' ids to them), the
+/// distance from the list's file before (from 0 for its first) and the counts. Each entry of
+/// `lists` starts with its last file (`usize::MAX`: none yet): a term twice in one file's
+/// terms is taken once.
 fn each_entry(
     files: &[Terms],
     renum: &[u32],
-    last: &mut [usize],
-    mut f: impl FnMut(usize, u32, [u8; NF]),
+    lists: &mut [(usize, usize)],
+    mut f: impl FnMut(&mut (usize, usize), u32, [u8; NF]),
 ) {
     for (fi, terms) in files.iter().enumerate() {
         for &(id, tf) in terms {
             let Some(&t) = renum.get(id as usize) else {
                 continue;
             };
-            let Some(prev) = last.get_mut(t as usize) else {
+            let Some(list) = lists.get_mut(t as usize) else {
                 continue;
             };
-            let delta = match *prev {
+            let delta = match list.0 {
                 usize::MAX => fi,
                 p if fi <= p => continue,
                 p => fi - p,
             };
-            *prev = fi;
-            f(t as usize, u32::try_from(delta).unwrap_or(u32::MAX), tf);
+            list.0 = fi;
+            f(list, u32::try_from(delta).unwrap_or(u32::MAX), tf);
         }
     }
 }
