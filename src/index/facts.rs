@@ -35,8 +35,9 @@ pub(crate) struct Symbol {
 /// Everything the index keeps of a file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Facts {
-    /// Distinct terms, each with its count per field (saturating at 255).
-    pub terms: FastMap<String, [u8; FIELDS]>,
+    /// Distinct terms, by their id in the [`Lexicon`] that read the file, each with its count
+    /// per field (saturating at 255).
+    pub terms: Vec<(u32, [u8; FIELDS])>,
     /// Terms per field (the field lengths BM25 normalises by).
     pub lens: [u32; FIELDS],
     pub symbols: Vec<Symbol>,
@@ -49,64 +50,150 @@ pub(crate) struct Facts {
     pub module_doc: String,
 }
 
-/// Counts of the words of a file as written, per field: each distinct word is turned into its
-/// term once ([`Counter::finish`]), not once per occurrence. An open-addressing table keyed by
-/// a 64-bit hash of the word and its length (the words of one file are counted here, so two
-/// distinct words sharing both is vanishingly unlikely, and would only merge their counts):
-/// one hash per occurrence and no byte comparison, the hot loop of building the index.
-struct Counter<'a> {
-    slots: Vec<Slot<'a>>,
-    used: usize,
+/// A term id for a word that gives no term (a stop word or a number).
+const NO_TERM: u32 = u32::MAX;
+
+/// One reader's dictionary and scratch space, kept from file to file (one per thread reading
+/// files): each term it meets gets a local id once, so a file's terms are ids, not a `String`
+/// per term per file, and the counting table is reused, not allocated (and its fresh pages
+/// zeroed) again for each file. Whoever collects the files maps the ids to its own, learning
+/// each lexicon's new terms from [`Lexicon::take_fresh`] in the order they came.
+#[derive(Default)]
+pub(crate) struct Lexicon {
+    /// Which lexicon of its collector this is (see [`Lexicon::new`]).
+    owner: usize,
+    ids: FastMap<String, u32>,
+    /// The terms given an id since the last [`Lexicon::take_fresh`], in id order.
+    fresh: Vec<String>,
+    /// Per id, its counts in the file being read (zero between files), and the ids counted.
+    acc: Vec<[u32; FIELDS]>,
+    touched: Vec<u32>,
+    counter: Counter,
+    buf: String,
 }
 
-#[derive(Clone, Copy, Default)]
-struct Slot<'a> {
-    /// 0: empty.
-    hash: u64,
-    word: &'a str,
-    counts: [u32; FIELDS],
-}
-
-impl<'a> Counter<'a> {
-    /// A counter sized for a text of `bytes` bytes (it grows when it must: fresh memory costs
-    /// more than growing).
-    fn with_capacity(bytes: usize) -> Counter<'a> {
-        let n = (bytes / 128).clamp(128, 1 << 16).next_power_of_two();
-        Counter {
-            slots: vec![Slot::default(); n],
-            used: 0,
+impl Lexicon {
+    /// An empty lexicon; `owner` tells it apart from the collector's other lexicons.
+    pub(crate) fn new(owner: usize) -> Lexicon {
+        Lexicon {
+            owner,
+            ..Lexicon::default()
         }
     }
 
-    fn add(&mut self, field: usize, text: &'a str) {
+    pub(crate) fn owner(&self) -> usize {
+        self.owner
+    }
+
+    /// The terms given an id since the last call, in id order (the first has the id after the
+    /// last one returned before).
+    pub(crate) fn take_fresh(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.fresh)
+    }
+
+    /// The id of the term of `word` as written, given one when new; [`NO_TERM`] for a stop
+    /// word or a number.
+    fn term_id(&mut self, word: &str) -> u32 {
+        let Some(term) = term_of(word, &mut self.buf) else {
+            return NO_TERM;
+        };
+        if let Some(&id) = self.ids.get(term) {
+            return id;
+        }
+        let id = u32::try_from(self.acc.len()).unwrap_or(NO_TERM);
+        self.ids.insert(term.to_string(), id);
+        self.fresh.push(term.to_string());
+        self.acc.push([0; FIELDS]);
+        id
+    }
+
+    /// Count the words of `text` in `field`.
+    fn add(&mut self, field: usize, text: &str) {
         for_each_written_hashed(text, |w, hash| self.count(field, w, hash));
     }
 
     #[inline]
-    fn count(&mut self, field: usize, word: &'a str, hash: u64) {
-        let mask = self.slots.len() - 1;
+    fn count(&mut self, field: usize, word: &str, hash: u64) {
+        let slots = &mut self.counter.slots;
+        let mask = slots.len() - 1;
         let mut i = (hash as usize) & mask;
         loop {
-            let slot = &mut self.slots[i];
-            if slot.hash == hash && slot.word.len() == word.len() {
+            let slot = &mut slots[i];
+            if slot.hash == hash && slot.len == word.len() {
                 slot.counts[field] += 1;
                 return;
             }
             if slot.hash == 0 {
-                *slot = Slot {
-                    hash,
-                    word,
-                    counts: [0; FIELDS],
-                };
-                slot.counts[field] = 1;
-                self.used += 1;
-                if self.used * 2 > self.slots.len() {
-                    self.grow();
-                }
-                return;
+                break;
             }
             i = (i + 1) & mask;
         }
+        let term = self.term_id(word);
+        let slot = &mut self.counter.slots[i];
+        *slot = Slot {
+            hash,
+            len: word.len(),
+            term,
+            counts: [0; FIELDS],
+        };
+        slot.counts[field] = 1;
+        self.counter.used += 1;
+        if self.counter.used * 2 > self.counter.slots.len() {
+            self.counter.grow();
+        }
+    }
+
+    /// The terms and field lengths of everything counted since the counter was reset.
+    fn finish(&mut self, f: &mut Facts) {
+        for slot in self.counter.slots.iter().filter(|s| s.hash != 0) {
+            let Some(acc) = self.acc.get_mut(slot.term as usize) else {
+                continue; // no term
+            };
+            if *acc == [0; FIELDS] {
+                self.touched.push(slot.term);
+            }
+            for ((a, len), &n) in acc.iter_mut().zip(&mut f.lens).zip(&slot.counts) {
+                *a += n;
+                *len += n;
+            }
+        }
+        f.terms.reserve(self.touched.len());
+        for id in self.touched.drain(..) {
+            let acc = std::mem::take(&mut self.acc[id as usize]);
+            f.terms
+                .push((id, acc.map(|n| u8::try_from(n).unwrap_or(u8::MAX))));
+        }
+    }
+}
+
+/// Counts of the words of a file as written, per field: each distinct word is turned into its
+/// term once (when first met), not once per occurrence. An open-addressing table keyed by a
+/// 64-bit hash of the word and its length (the words of one file are counted here, so two
+/// distinct words sharing both is vanishingly unlikely, and would only merge their counts):
+/// one hash per occurrence and no byte comparison, the hot loop of building the index.
+#[derive(Default)]
+struct Counter {
+    slots: Vec<Slot>,
+    used: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// 0: empty.
+    hash: u64,
+    len: usize,
+    /// The word's term id in the lexicon ([`NO_TERM`]: none).
+    term: u32,
+    counts: [u32; FIELDS],
+}
+
+impl Counter {
+    /// Emptied and sized for a text of `bytes` bytes (it grows when it must), its memory kept.
+    fn reset(&mut self, bytes: usize) {
+        let n = (bytes / 32).clamp(256, 1 << 16).next_power_of_two();
+        self.slots.clear();
+        self.slots.resize(n, Slot::default());
+        self.used = 0;
     }
 
     fn grow(&mut self) {
@@ -121,32 +208,14 @@ impl<'a> Counter<'a> {
             self.slots[i] = s;
         }
     }
-
-    /// The terms and field lengths of everything added.
-    fn finish(self, f: &mut Facts) {
-        let mut buf = String::new();
-        f.terms.reserve(self.used);
-        for slot in self.slots.into_iter().filter(|s| s.hash != 0) {
-            let Some(term) = term_of(slot.word, &mut buf) else {
-                continue;
-            };
-            let tf = match f.terms.get_mut(term) {
-                Some(tf) => tf,
-                None => f.terms.entry(term.to_string()).or_default(),
-            };
-            for ((t, len), &n) in tf.iter_mut().zip(&mut f.lens).zip(&slot.counts) {
-                *len += n;
-                *t = t.saturating_add(u8::try_from(n).unwrap_or(u8::MAX));
-            }
-        }
-    }
 }
 
 /// The facts of the source file at `path` (relative, `/`-separated) with content `bytes`.
-pub(crate) fn facts(path: &str, bytes: &[u8]) -> Facts {
+/// Its terms are ids in `words`.
+pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
     let mut f = Facts::default();
     let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
-    let mut words = Counter::with_capacity(bytes.len().min(1 << 20));
+    words.counter.reset(bytes.len().min(1 << 20));
     words.add(PATH, stem);
     if is_binary(bytes) {
         words.finish(&mut f);
@@ -246,9 +315,81 @@ fn summary(comments: &[&str]) -> String {
         .unwrap_or_default()
 }
 
+/// The facts of one file read with a lexicon of its own, and its terms by name: for tests.
+#[cfg(test)]
+pub(crate) fn facts_alone(path: &str, bytes: &[u8]) -> (Facts, FastMap<String, [u8; FIELDS]>) {
+    let mut words = Lexicon::default();
+    let f = facts(path, bytes, &mut words);
+    let names = words.take_fresh();
+    let terms = f
+        .terms
+        .iter()
+        .map(|&(id, tf)| (names[id as usize].clone(), tf))
+        .collect();
+    (f, terms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::text::for_each_term;
+
+    /// The terms and field lengths of a file by their definition: every term
+    /// [`for_each_term`] gives of each field's text, counted.
+    fn reference(path: &str, text: &str) -> (FastMap<String, [u8; FIELDS]>, [u32; FIELDS]) {
+        let x = lang::extract(Lang::of(path), text);
+        let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
+        let mut fields: Vec<(usize, &str)> = vec![(PATH, stem)];
+        fields.extend(x.defs.iter().map(|d| (NAMES, d.name)));
+        fields.extend(x.comments.iter().map(|c| (DOC, *c)));
+        fields.push((BODY, text));
+        let mut counts: FastMap<String, [u32; FIELDS]> = FastMap::default();
+        let mut lens = [0; FIELDS];
+        for (field, t) in fields {
+            for_each_term(t, |term, _| {
+                counts.entry(term.to_string()).or_default()[field] += 1;
+                lens[field] += 1;
+            });
+        }
+        let terms = counts
+            .into_iter()
+            .map(|(t, c)| (t, c.map(|n| u8::try_from(n).unwrap_or(u8::MAX))))
+            .collect();
+        (terms, lens)
+    }
+
+    #[test]
+    fn terms_are_the_tokenizers_whatever_the_files_read_before() {
+        let texts = [
+            ("src/http_server.rs", "//! Serving HTTP.\n/// Parses a header.\npub fn parse_header(line: &str) -> Option<Header> {\n    let the_value = line.trim(); // parsing 42 values\n    HTTPServerError::new(the_value)\n}\n".to_string()),
+            ("lib/naïve_Über.py", "\"\"\"Über naïve parsing of ÉTÉ entries.\"\"\"\ndef parse_entries(x):\n    return [e for e in x if e]  # the entries\nclass EntryParser:\n    pass\n".to_string()),
+            ("web/app.ts", format!("export class Router {{\n{}}}\n", "  route(path: string): void {}\n".repeat(300))),
+            ("many.go", "x ".repeat(400) + &"word ".repeat(300) + "func Word() {}\n"),
+        ];
+        // One lexicon across files, as a reading thread keeps it: ids met in earlier files
+        // must not change a later file's terms.
+        let mut words = Lexicon::default();
+        let mut names: Vec<String> = Vec::new();
+        for round in 0..2 {
+            for (path, text) in &texts {
+                let f = facts(path, text.as_bytes(), &mut words);
+                names.extend(words.take_fresh());
+                let got: FastMap<String, [u8; FIELDS]> = f
+                    .terms
+                    .iter()
+                    .map(|&(id, tf)| (names[id as usize].clone(), tf))
+                    .collect();
+                assert_eq!(f.terms.len(), got.len(), "{path}: a term twice");
+                let (want, lens) = reference(path, text);
+                assert_eq!(got, want, "{path}, round {round}");
+                assert_eq!(f.lens, lens, "{path}");
+            }
+        }
+        assert!(
+            words.take_fresh().is_empty(),
+            "the second round met no new term"
+        );
+    }
 
     fn names(f: &Facts) -> Vec<(&str, &str, u32)> {
         f.symbols
@@ -260,7 +401,7 @@ mod tests {
     #[test]
     fn rust_definitions_with_signatures() {
         let src = "//! Tables: rendering rows into columns.\nuse std::fmt;\nmod cell;\n\npub struct Table {\n}\n\nimpl fmt::Display for Table {\n    pub(crate) fn render_table(&self, width: usize) -> String {\n        todo!()\n    }\n}\nconst MAX: usize = 3;\n";
-        let f = facts("src/table.rs", src.as_bytes());
+        let (f, terms) = facts_alone("src/table.rs", src.as_bytes());
         assert_eq!(
             names(&f),
             [
@@ -277,13 +418,13 @@ mod tests {
         );
         assert_eq!(f.summary, "Tables: rendering rows into columns.");
         assert!(f.imports.contains(&"std::fmt".to_string()));
-        assert!(f.terms["render"][NAMES] >= 1 && f.terms["tabl"][PATH] == 1);
+        assert!(terms["render"][NAMES] >= 1 && terms["tabl"][PATH] == 1);
     }
 
     #[test]
     fn python_go_and_typescript_definitions() {
         let py = "\"\"\"Split cells of a segment.\"\"\"\nimport re\nfrom .cells import cell_len\n\nclass Segment:\n    def split_cells(self, cut):\n        pass\nMAX_WIDTH = 3\n";
-        let f = facts("rich/segment.py", py.as_bytes());
+        let f = facts_alone("rich/segment.py", py.as_bytes()).0;
         assert_eq!(
             names(&f),
             [
@@ -296,7 +437,7 @@ mod tests {
         assert_eq!(f.imports, ["re", ".cells"]);
 
         let go = "// Package algo matches patterns.\npackage algo\nimport (\n\t\"fmt\"\n\t\"github.com/x/y\"\n)\nfunc (t *Terminal) printHeader(x int) {\n}\ntype Result struct {\n}\n";
-        let f = facts("src/algo/algo.go", go.as_bytes());
+        let f = facts_alone("src/algo/algo.go", go.as_bytes()).0;
         assert_eq!(
             names(&f),
             [("func", "printHeader", 7), ("type", "Result", 9)]
@@ -305,7 +446,7 @@ mod tests {
         assert_eq!(f.summary, "Package algo matches patterns.");
 
         let ts = "import { Hono } from '../../hono'\nexport const cors = (options?: CORSOptions) => {\n}\nexport class Router {\n  add(method: string, path: string): void {\n    if (x) {\n    }\n  }\n}\n";
-        let f = facts("src/middleware/cors/index.ts", ts.as_bytes());
+        let f = facts_alone("src/middleware/cors/index.ts", ts.as_bytes()).0;
         assert_eq!(
             names(&f),
             [
@@ -319,13 +460,13 @@ mod tests {
 
     #[test]
     fn binary_and_odd_input_never_fail() {
-        let f = facts("src/blob.rs", b"\0\x01\x02fn x");
-        assert!(f.symbols.is_empty() && f.terms.contains_key("blob"));
-        let f = facts("a.py", b"\"\"\"unclosed\n\xff\xfe def \n");
+        let (f, terms) = facts_alone("src/blob.rs", b"\0\x01\x02fn x");
+        assert!(f.symbols.is_empty() && terms.contains_key("blob"));
+        let f = facts_alone("a.py", b"\"\"\"unclosed\n\xff\xfe def \n").0;
         assert!(f.symbols.is_empty());
         let long = format!("fn {}() {{}}", "a".repeat(400));
         assert!(
-            facts("a.rs", long.as_bytes()).symbols[0]
+            facts_alone("a.rs", long.as_bytes()).0.symbols[0]
                 .sig
                 .chars()
                 .count()

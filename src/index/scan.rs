@@ -14,16 +14,16 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use super::cochange;
-use super::facts::{doc_facts, facts};
+use super::facts::{Lexicon, doc_facts, facts};
 use super::query::QueryTerm;
 use super::rank::{Evidence, Ranked};
-use super::store::{self, Builder, FileRec, Index, State};
+use super::store::{self, Admitted, Builder, FileRec, Index, State};
 use super::walk::{Found, Walked, rewalk, walk};
 
 /// The most bytes of one file that are read (the rest of a huge generated file says little).
 const MAX_READ: u64 = 1 << 20;
-/// Files walked through per batch: the stale ones among them are read on all cores.
-const BATCH: usize = 512;
+/// At most this many threads read files, however many cores there are.
+const MAX_THREADS: usize = 8;
 /// A delta may hold this many files whatever the size of the base.
 const MIN_DELTA: usize = 64;
 /// Beyond `MIN_DELTA`, a delta holding more than this share of the files is merged into a new
@@ -160,7 +160,7 @@ fn updated(root: &Path, old: Index, walked: &Walked, kept: &Slots, state: State)
     } else {
         delta(root, old, walked, pair, state)
     };
-    index.unwrap_or_else(|| build(root, walked, State::default()))
+    index.unwrap_or_else(|| build(root, walked).finish_base(State::default()))
 }
 
 /// The index `index`, saved when `save`, with what else the walk found.
@@ -225,23 +225,35 @@ pub(crate) fn rank_or_rebuild(
 /// The index of `root` built from its files alone, whatever the cache holds (none, or one
 /// found damaged while it was read), saved when `save`.
 pub(crate) fn rebuilt(root: &Path, save: bool) -> Refresh {
-    let walked = walk(root);
-    let state = State {
-        cochange: history(root, None, cochange::head(root)),
-        built_at: now(),
-        walk: walked.cache.clone(),
-    };
-    let index = build(root, &walked, state);
+    // The git history is read (a `git log` to wait for) while the files are.
+    let read_history = || history(root, None, cochange::head(root));
+    let (walked, index) = std::thread::scope(|s| {
+        let started = std::thread::Builder::new().spawn_scoped(s, read_history);
+        let walked = walk(root);
+        let built_at = now();
+        let b = build(root, &walked);
+        let cochange = match started {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => read_history(),
+        };
+        let state = State {
+            cochange,
+            built_at,
+            walk: walked.cache.clone(),
+        };
+        let index = b.finish_base(state);
+        (walked, index)
+    });
     finish(root, index, walked, save)
 }
 
-/// A new base of every walked file, each read.
-fn build(root: &Path, walked: &Walked, state: State) -> Index {
+/// A builder of a new base holding every walked file, each read.
+fn build(root: &Path, walked: &Walked) -> Builder {
     let mut b = Builder::new();
     let none = |n: usize| (0..n).map(|_| None).collect::<Vec<_>>();
     let (files, docs) = (none(walked.sources.len()), none(walked.docs.len()));
     add_in_order(root, &mut b, walked, Plan::default(), files, docs);
-    b.finish_base(state)
+    b
 }
 
 /// A new base: the files `kept` (slots of `old`, base or delta) taken as they are, the others
@@ -309,8 +321,8 @@ struct Plan {
 }
 
 /// Add `walked`'s files to `b` in path order, but those the plan leaves where they are: file
-/// `i` as `files[i]` holds it when it is kept, else read (a batch of files at a time, the
-/// stale ones on all cores); docs alike.
+/// `i` as `files[i]` holds it when it is kept, else read (all of them on all cores, see
+/// [`read_sources`]); docs alike.
 fn add_in_order(
     root: &Path,
     b: &mut Builder,
@@ -320,29 +332,15 @@ fn add_in_order(
     mut docs: Vec<Option<store::Kept>>,
 ) {
     let stays = |s: &[bool], i: usize| s.get(i).copied().unwrap_or(false);
-    for (c, chunk) in walked.sources.chunks(BATCH).enumerate() {
-        let at = c * BATCH;
-        let stale: Vec<usize> = (0..chunk.len())
-            .filter(|&i| !stays(&plan.files_stay, at + i) && files[at + i].is_none())
-            .collect();
-        let shared: &Builder = b;
-        let prepared = crate::par::map_balanced_by(
-            &stale,
-            |&i| usize::try_from(chunk[i].size).unwrap_or(usize::MAX),
-            |&i| {
-                shared.prepare(facts(
-                    &chunk[i].path,
-                    &read_head(&root.join(&chunk[i].path), chunk[i].size),
-                ))
-            },
-        );
-        let mut prepared = stale.into_iter().zip(prepared).peekable();
-        for (i, f) in chunk.iter().enumerate() {
-            if let Some(k) = files[at + i].take() {
-                b.keep(k);
-            } else if let Some((_, p)) = prepared.next_if(|(s, _)| *s == i) {
-                b.add(f.path.clone(), f.size, f.mtime, p);
-            }
+    let stale: Vec<usize> = (0..walked.sources.len())
+        .filter(|&i| !stays(&plan.files_stay, i) && files[i].is_none())
+        .collect();
+    let mut read = read_sources(root, b, &walked.sources, &stale);
+    for (i, f) in walked.sources.iter().enumerate() {
+        if let Some(k) = files[i].take() {
+            b.keep(k);
+        } else if let Some(a) = read[i].take() {
+            b.add(f.path.clone(), f.size, f.mtime, a);
         }
     }
     let stale: Vec<usize> = (0..walked.docs.len())
@@ -354,14 +352,69 @@ fn add_in_order(
             walked.docs[i].size,
         ))
     });
-    let mut read = stale.into_iter().zip(read).peekable();
+    let mut read = read.into_iter().zip(stale).peekable();
     for (i, f) in walked.docs.iter().enumerate() {
         if let Some(k) = docs[i].take() {
             b.keep_doc(k);
-        } else if let Some((_, fx)) = read.next_if(|(s, _)| *s == i) {
+        } else if let Some((fx, _)) = read.next_if(|(_, s)| *s == i) {
             b.add_doc(f.path.clone(), f.size, f.mtime, &fx);
         }
     }
+}
+
+/// The files `stale` (indexes into `sources`) read and admitted into `b`, by index. Read on
+/// all cores, largest first, one file at a time to whichever thread is free (the calling one
+/// too); each thread keeps its read buffer and [`Lexicon`] from file to file. There is no
+/// barrier: the calling thread admits what the others send as it comes, between files of its
+/// own. A thread that cannot be started leaves its share to the others.
+fn read_sources(
+    root: &Path,
+    b: &mut Builder,
+    sources: &[Found],
+    stale: &[usize],
+) -> Vec<Option<Admitted>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut out: Vec<Option<Admitted>> = std::iter::repeat_with(|| None)
+        .take(sources.len())
+        .collect();
+    let threads = crate::par::cores().clamp(1, MAX_THREADS);
+    let mut order = stale.to_vec();
+    order.sort_by_key(|&i| std::cmp::Reverse(sources[i].size));
+    let next = AtomicUsize::new(0);
+    let take = || order.get(next.fetch_add(1, Ordering::Relaxed)).copied();
+    let read = |i: usize, buf: &mut Vec<u8>, words: &mut Lexicon| {
+        let f = &sources[i];
+        read_head_into(&root.join(&f.path), f.size, buf);
+        store::prepare(facts(&f.path, buf, words), words)
+    };
+    let mut words = b.lexicon();
+    let others: Vec<Lexicon> = (1..threads.min(stale.len())).map(|_| b.lexicon()).collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        for mut words in others {
+            let tx = tx.clone();
+            let _started = std::thread::Builder::new().spawn_scoped(s, move || {
+                let mut buf = Vec::new();
+                while let Some(i) = take() {
+                    if tx.send((i, read(i, &mut buf, &mut words))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut buf = Vec::new();
+        while let Some(i) = take() {
+            out[i] = Some(b.admit(read(i, &mut buf, &mut words)));
+            while let Ok((j, p)) = rx.try_recv() {
+                out[j] = Some(b.admit(p));
+            }
+        }
+        for (j, p) in rx {
+            out[j] = Some(b.admit(p));
+        }
+    });
+    out
 }
 
 fn now() -> i64 {
@@ -370,14 +423,22 @@ fn now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-/// The first [`MAX_READ`] bytes of a file (empty when it cannot be read). `size`, what the walk
-/// saw, sizes the buffer: read in one go, not grown as it fills.
+/// The first [`MAX_READ`] bytes of a file (empty when it cannot be read).
 fn read_head(path: &Path, size: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(usize::try_from(size.min(MAX_READ)).unwrap_or(0));
-    if let Ok(f) = std::fs::File::open(path) {
-        let _ = f.take(MAX_READ).read_to_end(&mut out);
-    }
+    let mut out = Vec::new();
+    read_head_into(path, size, &mut out);
     out
+}
+
+/// [`read_head`] into `buf` (emptied first; its memory is reused from file to file: fresh
+/// pages cost more than the read). `size`, what the walk saw, sizes it: read in one go, not
+/// grown as it fills.
+fn read_head_into(path: &Path, size: u64, buf: &mut Vec<u8>) {
+    buf.clear();
+    buf.reserve(usize::try_from(size.min(MAX_READ)).unwrap_or(0));
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(MAX_READ).read_to_end(buf);
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use super::keywords::{ModuleText, rank};
 use super::merge::{Generated, Summary, merge};
 use super::{INDEX_PATH, PinError};
 use crate::index::lang::{Lang, library};
+use crate::index::scan::Refresh;
 use crate::index::store::{Damaged, Details, FileRec, Index};
 use crate::index::text::{FastMap as HashMap, FastSet as HashSet};
 use crate::par::{drop_later, map_balanced_by, map_each};
@@ -166,69 +167,19 @@ fn module_text<'a>(u: &Unit, facts: &'a HashMap<String, FileFacts>) -> ModuleTex
 /// index is brought up to date first, and saved when `save_index` (a `--check` or `--stdout`
 /// run writes nothing).
 pub(crate) fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinError> {
-    let index_path = root.join(INDEX_PATH);
-    let old = super::read_text(&index_path)?;
+    let old = super::read_text(&root.join(INDEX_PATH))?;
     let mut pin = Pin::parse(old.as_deref().unwrap_or(""));
-    let mut refreshed = crate::index::scan::refresh_with(root, save_index);
-    if let Some(source) = refreshed.walk_error.take() {
-        return Err(PinError::Walk {
-            root: root.to_path_buf(),
-            source,
-        });
-    }
-    let facts = match read_facts(&refreshed.index) {
-        Ok(f) => f,
-        Err(_) => {
-            // The cache turned out damaged: built again from the files alone.
-            refreshed = crate::index::scan::rebuilt(root, save_index);
-            read_facts(&refreshed.index).unwrap_or_default()
-        }
-    };
-    let index = &refreshed.index;
-    let sources: Vec<SourceFile> = index
+    let (refreshed, facts) = indexed(root, save_index)?;
+    let sources: Vec<SourceFile> = refreshed
+        .index
         .files()
         .map(|(_, f)| SourceFile {
             path: f.path.clone(),
             size: f.size,
         })
         .collect();
-    let docs: Vec<String> = index
-        .docs()
-        .map(|(_, d)| d.path.clone())
-        .filter(|p| p != INDEX_PATH)
-        .collect();
-    let manifests: Vec<Declared> = map_each(&refreshed.manifests, |p| read_declared(root, p))
-        .into_iter()
-        .flatten()
-        .collect();
-    let project = root
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "project".to_string());
-    let links = |path: &str| -> &[String] { facts.get(path).map_or(&[], |f| f.links.as_slice()) };
-    let units = discover_declared(&project, &sources, &docs, &manifests, &links);
-
-    // Per unit and independent: built on all cores.
-    let texts: Vec<ModuleText> =
-        map_balanced_by(&units, |u| u.files.len(), |u| module_text(u, &facts));
-    let keywords = rank(&texts);
-    drop(texts);
-    // Hundreds of thousands of small strings: freed while the merge goes on.
-    drop_later(facts);
-    let generated: Vec<Generated> = units
-        .into_iter()
-        .zip(keywords)
-        .map(|(u, k)| Generated {
-            name: u.name,
-            keywords: k,
-            items: u.items,
-            files: u.files,
-            kind: u.kind.map(str::to_string),
-            family: u.family,
-        })
-        .collect();
-
+    let units = units(root, &refreshed, &sources, &facts);
+    let generated = generated(units, facts);
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let walked_set: HashSet<&str> = sources.iter().map(|s| s.path.as_str()).collect();
     let summary = merge(&mut pin, generated, |item| {
@@ -245,4 +196,74 @@ pub(crate) fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinErro
         summary,
         index_warning: refreshed.warning,
     })
+}
+
+/// The index of `root` brought up to date (saved when `save`) and every file's facts read
+/// from it; built again from the files alone when the cache turns out damaged.
+fn indexed(root: &Path, save: bool) -> Result<(Refresh, HashMap<String, FileFacts>), PinError> {
+    let mut refreshed = crate::index::scan::refresh_with(root, save);
+    if let Some(source) = refreshed.walk_error.take() {
+        return Err(PinError::Walk {
+            root: root.to_path_buf(),
+            source,
+        });
+    }
+    let facts = match read_facts(&refreshed.index) {
+        Ok(f) => f,
+        Err(_) => {
+            refreshed = crate::index::scan::rebuilt(root, save);
+            read_facts(&refreshed.index).unwrap_or_default()
+        }
+    };
+    Ok((refreshed, facts))
+}
+
+/// The project's units (see [`discover_declared`]): its `sources`, its docs but the Pin, the
+/// manifests the walk found and the links between files.
+fn units(
+    root: &Path,
+    refreshed: &Refresh,
+    sources: &[SourceFile],
+    facts: &HashMap<String, FileFacts>,
+) -> Vec<Unit> {
+    let docs: Vec<String> = refreshed
+        .index
+        .docs()
+        .map(|(_, d)| d.path.clone())
+        .filter(|p| p != INDEX_PATH)
+        .collect();
+    let manifests: Vec<Declared> = map_each(&refreshed.manifests, |p| read_declared(root, p))
+        .into_iter()
+        .flatten()
+        .collect();
+    let project = root
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "project".to_string());
+    let links = |path: &str| -> &[String] { facts.get(path).map_or(&[], |f| f.links.as_slice()) };
+    discover_declared(&project, sources, &docs, &manifests, &links)
+}
+
+/// Each unit with its keywords, ranked from its files' `facts`.
+fn generated(units: Vec<Unit>, facts: HashMap<String, FileFacts>) -> Vec<Generated> {
+    // Per unit and independent: built on all cores.
+    let texts: Vec<ModuleText> =
+        map_balanced_by(&units, |u| u.files.len(), |u| module_text(u, &facts));
+    let keywords = rank(&texts);
+    drop(texts);
+    // Hundreds of thousands of small strings: freed while the merge goes on.
+    drop_later(facts);
+    units
+        .into_iter()
+        .zip(keywords)
+        .map(|(u, k)| Generated {
+            name: u.name,
+            keywords: k,
+            items: u.items,
+            files: u.files,
+            kind: u.kind.map(str::to_string),
+            family: u.family,
+        })
+        .collect()
 }

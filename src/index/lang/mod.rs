@@ -26,7 +26,7 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
         return x;
     }
     // The closing quotes of an open Python docstring, and whether it is a module doc.
-    let mut docstring: Option<(&str, bool)> = None;
+    let mut docstring: Option<(&'static str, bool)> = None;
     let mut block = imports::Block::default();
     let mut start = 0;
     for i in 0.. {
@@ -41,12 +41,7 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let t = line.trim();
         if let Some((close, whole)) = docstring {
-            let (body, closed) = t.find(close).map_or((t, false), |i| (&t[..i], true));
-            x.comments.push(body);
-            if whole && !body.is_empty() {
-                module_doc(&mut x, body);
-            }
-            docstring = (!closed).then_some((close, whole));
+            docstring = docstring_line(&mut x, t, close, whole);
             continue;
         }
         if lang == Lang::Python
@@ -54,28 +49,11 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
         {
             // Opened at the start of a line, it is the module's docstring or a top-level one:
             // what the file is about, as a script's `#` header is.
-            let whole = line.starts_with(q);
-            let rest = &t[3..];
-            let (body, closed) = rest.find(q).map_or((rest, false), |i| (&rest[..i], true));
-            x.comments.push(body);
-            if whole && !body.is_empty() {
-                module_doc(&mut x, body);
-            }
-            docstring = (!closed).then_some((q, whole));
+            docstring = docstring_line(&mut x, &t[3..], q, line.starts_with(q));
             continue;
         }
         if let Some(c) = comment_text(t, lang) {
-            x.comments.push(c);
-            let is_module_doc = match lang {
-                Lang::Rust => t.starts_with("//!"),
-                Lang::Shell | Lang::Python => {
-                    line.starts_with('#') && !line.starts_with("#!") && line.len() > 1
-                }
-                _ => false,
-            };
-            if is_module_doc {
-                module_doc(&mut x, c);
-            }
+            comment(&mut x, lang, line, c);
             continue;
         }
         if x.defs.len() < MAX_DEFS
@@ -94,6 +72,41 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
         dedup_new(&mut x.imports, before);
     }
     x
+}
+
+/// A line of a Python docstring closed by `close` (`rest`: the trimmed line, past the opening
+/// quotes on the line that opens it), kept as a comment and, when the docstring is `whole`
+/// (the module's or a top-level one), as module doc; the docstring still open after it.
+fn docstring_line<'a>(
+    x: &mut Extract<'a>,
+    rest: &'a str,
+    close: &'static str,
+    whole: bool,
+) -> Option<(&'static str, bool)> {
+    let (body, closed) = rest
+        .find(close)
+        .map_or((rest, false), |i| (&rest[..i], true));
+    x.comments.push(body);
+    if whole && !body.is_empty() {
+        module_doc(x, body);
+    }
+    (!closed).then_some((close, whole))
+}
+
+/// A comment line (`c`, its text) kept, and as module doc when it is one (Rust `//!`, a
+/// shell or Python `#` line at the start of a line, not a shebang).
+fn comment<'a>(x: &mut Extract<'a>, lang: Lang, line: &str, c: &'a str) {
+    x.comments.push(c);
+    let is_module_doc = match lang {
+        Lang::Rust => line.trim_start().starts_with("//!"),
+        Lang::Shell | Lang::Python => {
+            line.starts_with('#') && !line.starts_with("#!") && line.len() > 1
+        }
+        _ => false,
+    };
+    if is_module_doc {
+        module_doc(x, c);
+    }
 }
 
 /// Keep `line` as a line of the module doc, unless [`MAX_MODULE_DOC`] are kept.

@@ -4,21 +4,46 @@
 //! file's details, then one posting list per term, each span followed by its check. The
 //! dictionary is sorted at the end, and terms no file has any more leave it.
 
-use super::super::facts::{FIELDS as NF, Facts};
+use super::super::facts::{FIELDS as NF, Facts, Lexicon};
 use super::super::kind::Kind;
-use super::segment::{Body, CHECK, Head, Overlay, Segment, Span, span_check};
-use super::{Damaged, Details, FileRec, Index, State, Terms};
+use super::segment::{
+    Body, CHECK, Damaged, Details, FileRec, Head, Overlay, Segment, Span, State, Terms, span_check,
+};
+use super::whole::Index;
 use crate::index::text::FastMap;
 
-/// A file just read, ready to add (see [`Builder::prepare`]).
+/// A file just read, ready to admit (see [`prepare`]): its terms still in the ids of the
+/// [`Lexicon`] that read it.
 #[derive(Debug)]
 pub(crate) struct Prepared {
-    /// Terms the dictionary had: (id, counts per field).
-    known: Terms,
-    /// Terms it did not have yet.
-    new: Vec<(String, [u8; NF])>,
+    /// Which lexicon read it ([`Lexicon::owner`]).
+    owner: usize,
+    /// The terms that lexicon met for the first time in this file, in id order.
+    fresh: Vec<String>,
+    terms: Terms,
     details: Vec<u8>,
     lens: [u32; NF],
+}
+
+/// A file admitted into a builder ([`Builder::admit`]): its terms in the builder's ids.
+#[derive(Debug)]
+pub(crate) struct Admitted {
+    terms: Terms,
+    details: Vec<u8>,
+    lens: [u32; NF],
+}
+
+/// What a file just read needs before it is admitted, worked out on any core without the
+/// builder: its encoded details and its terms (ids of `words`, the lexicon that read it).
+pub(crate) fn prepare(f: Facts, words: &mut Lexicon) -> Prepared {
+    let details = postcard::to_stdvec(&Details::of(&f)).unwrap_or_default();
+    Prepared {
+        owner: words.owner(),
+        fresh: words.take_fresh(),
+        terms: f.terms,
+        details,
+        lens: f.lens,
+    }
 }
 
 /// A file of the index being refreshed, taken as it is: its record, terms (in the builder's
@@ -40,10 +65,13 @@ enum Seed {
 
 /// Builds a segment file by file, in path order.
 pub(crate) struct Builder {
+    /// The dictionary: each term (held here only) and its id, ids counting up from 0.
     ids: FastMap<String, u32>,
-    /// Per id, its term.
-    terms: Vec<String>,
+    /// The id the next new term gets.
+    next: u32,
     seed: Seed,
+    /// Per lexicon handed out ([`Builder::lexicon`]), its ids in this builder's.
+    local: Vec<Vec<u32>>,
     files: Vec<(FileRec, Terms, Vec<u8>)>,
     docs: Vec<(FileRec, Vec<u8>)>,
 }
@@ -53,8 +81,9 @@ impl Builder {
     pub(crate) fn new() -> Builder {
         Builder {
             ids: FastMap::default(),
-            terms: Vec::new(),
+            next: 0,
             seed: Seed::None,
+            local: Vec::new(),
             files: Vec::new(),
             docs: Vec::new(),
         }
@@ -62,17 +91,15 @@ impl Builder {
 
     /// A builder whose dictionary starts as `seg`'s, so the files kept from it keep their ids.
     fn seeded(seg: &Segment, seed: Seed) -> Builder {
-        let terms: Vec<String> = (0..seg.n_terms())
-            .map(|i| String::from_utf8_lossy(seg.term(i)).into_owned())
-            .collect();
-        let ids = terms
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
+        let ids = (0..seg.n_terms())
+            .map(|i| {
+                let term = String::from_utf8_lossy(seg.term(i)).into_owned();
+                (term, u32::try_from(i).unwrap_or(u32::MAX))
+            })
             .collect();
         Builder {
             ids,
-            terms,
+            next: u32::try_from(seg.n_terms()).unwrap_or(u32::MAX),
             seed,
             ..Builder::new()
         }
@@ -104,9 +131,9 @@ impl Builder {
         if let Some(&id) = self.ids.get(term.as_str()) {
             return id;
         }
-        let id = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
-        self.ids.insert(term.clone(), id);
-        self.terms.push(term);
+        let id = self.next;
+        self.next = self.next.saturating_add(1);
+        self.ids.insert(term, id);
         id
     }
 
@@ -117,47 +144,45 @@ impl Builder {
             .collect()
     }
 
-    /// What a file just read needs before it is added, worked out without changing the builder
-    /// (so on any core, for many files at once): its terms by id where the dictionary has them,
-    /// the others by name (moved, not copied), and its encoded details.
-    pub(crate) fn prepare(&self, mut f: Facts) -> Prepared {
-        let details = postcard::to_stdvec(&Details::of(&f)).unwrap_or_default();
-        let mut known: Terms = Vec::with_capacity(f.terms.len());
-        let mut new = Vec::new();
-        for (t, tf) in std::mem::take(&mut f.terms) {
-            if t.contains('\n') {
-                continue;
-            }
-            match self.ids.get(t.as_str()) {
-                Some(&id) => known.push((id, tf)),
-                None => new.push((t, tf)),
-            }
-        }
-        Prepared {
-            known,
-            new,
-            details,
-            lens: f.lens,
+    /// A new lexicon for a thread reading files for this builder (see [`prepare`]).
+    pub(crate) fn lexicon(&mut self) -> Lexicon {
+        self.local.push(Vec::new());
+        Lexicon::new(self.local.len() - 1)
+    }
+
+    /// A file prepared with one of this builder's lexicons, its terms put in the builder's
+    /// ids. The files a lexicon read must be admitted in the order they were prepared (each
+    /// brings the terms that lexicon met first in it); files may then be added in any order.
+    pub(crate) fn admit(&mut self, p: Prepared) -> Admitted {
+        let mut local = std::mem::take(&mut self.local[p.owner]);
+        local.extend(p.fresh.into_iter().map(|t| match t.contains('\n') {
+            true => u32::MAX,
+            false => self.id_of(t),
+        }));
+        let mut terms = p.terms;
+        terms.retain_mut(|(id, _)| {
+            *id = local.get(*id as usize).copied().unwrap_or(u32::MAX);
+            *id != u32::MAX
+        });
+        self.local[p.owner] = local;
+        Admitted {
+            terms,
+            details: p.details,
+            lens: p.lens,
         }
     }
 
-    /// Add a file just read (see [`Builder::prepare`]).
-    pub(crate) fn add(&mut self, path: String, size: u64, mtime: (i64, u32), p: Prepared) {
-        let mut terms = p.known;
-        for (t, tf) in p.new {
-            let id = self.id_of(t);
-            terms.push((id, tf));
-        }
-        terms.sort_unstable_by_key(|(id, _)| *id);
+    /// Add a file just read (see [`Builder::admit`]).
+    pub(crate) fn add(&mut self, path: String, size: u64, mtime: (i64, u32), a: Admitted) {
         let rec = FileRec {
             kind: Kind::of(&path),
             path,
             size,
             mtime,
-            lens: p.lens,
+            lens: a.lens,
             details: Span::default(),
         };
-        self.files.push((rec, terms, p.details));
+        self.files.push((rec, a.terms, a.details));
     }
 
     /// Add a file of the index being refreshed (see [`Index::kept`]).
@@ -186,75 +211,51 @@ impl Builder {
 
     /// The segment: its dictionary sorted, the terms no file has left out, its body in memory.
     fn finish(self, overlay: Option<Overlay>, state: State) -> Segment {
-        let mut used = vec![false; self.terms.len()];
-        for (_, terms, _) in &self.files {
-            for (id, _) in terms {
-                if let Some(u) = used.get_mut(*id as usize) {
-                    *u = true;
-                }
-            }
-        }
-        let mut order: Vec<usize> = (0..self.terms.len()).filter(|&i| used[i]).collect();
-        order.sort_unstable_by(|&a, &b| self.terms[a].cmp(&self.terms[b]));
-        let mut renum = vec![u32::MAX; self.terms.len()];
-        let mut terms = String::new();
-        let mut ends = Vec::with_capacity(4 * order.len());
-        for (new, &old) in order.iter().enumerate() {
-            renum[old] = u32::try_from(new).unwrap_or(u32::MAX);
-            terms.push_str(&self.terms[old]);
-            ends.extend_from_slice(&u32::try_from(terms.len()).unwrap_or(u32::MAX).to_le_bytes());
-        }
-        let n_terms = order.len();
-        let mut files = Vec::with_capacity(self.files.len());
-        let mut lists: Vec<Vec<u8>> = vec![Vec::new(); n_terms];
-        let mut last: Vec<usize> = vec![0; n_terms];
+        let (terms, ends, renum) = self.dictionary();
+        let n_terms = ends.len() / 4;
         let mut lens = [0u64; NF];
-        for (fi, (rec, terms, details)) in self.files.into_iter().enumerate() {
+        for (rec, _, _) in &self.files {
             for (total, l) in lens.iter_mut().zip(rec.lens) {
                 *total += u64::from(l);
             }
-            for (id, tf) in terms {
-                let Some(&new) = renum.get(id as usize) else {
-                    continue;
-                };
-                let (Some(list), Some(prev)) =
-                    (lists.get_mut(new as usize), last.get_mut(new as usize))
-                else {
-                    continue;
-                };
-                if !list.is_empty() && fi <= *prev {
-                    continue; // a term twice in one file's list: once is what it has
-                }
-                let delta = fi - *prev;
-                *prev = fi;
-                encode_entry(list, u32::try_from(delta).unwrap_or(u32::MAX), tf);
-            }
-            files.push((rec, details));
         }
         // The body's size is known before it is laid out: one allocation, never grown (a
         // growing body of tens of megabytes is copied again at every doubling).
-        let size = files
+        let mut files = Vec::with_capacity(self.files.len());
+        let mut file_terms = Vec::with_capacity(self.files.len());
+        let mut details = Vec::with_capacity(self.files.len());
+        for (rec, terms, d) in self.files {
+            files.push(rec);
+            file_terms.push(terms);
+            details.push(d);
+        }
+        let sizes = list_sizes(&file_terms, &renum, n_terms);
+        let size = details
             .iter()
-            .chain(&self.docs)
-            .map(|(_, d)| d.len())
-            .sum::<usize>()
-            + lists.iter().map(Vec::len).sum::<usize>()
-            + CHECK * (files.len() + self.docs.len() + n_terms);
+            .chain(self.docs.iter().map(|(_, d)| d))
+            .map(|d| d.len() + CHECK)
+            .chain(sizes.iter().map(|s| s + CHECK))
+            .sum();
         let mut body = Vec::with_capacity(size);
-        let mut sealed = |(mut rec, details): (FileRec, Vec<u8>)| {
-            rec.details = seal(&mut body, &details);
-            rec
-        };
-        let files: Vec<FileRec> = files.into_iter().map(&mut sealed).collect();
-        let docs: Vec<FileRec> = self.docs.into_iter().map(&mut sealed).collect();
-        let spans = lists.iter().map(|list| seal(&mut body, list)).collect();
+        for (rec, d) in files.iter_mut().zip(details) {
+            rec.details = seal(&mut body, &d);
+        }
+        let docs: Vec<FileRec> = self
+            .docs
+            .into_iter()
+            .map(|(mut rec, details)| {
+                rec.details = seal(&mut body, &details);
+                rec
+            })
+            .collect();
+        let lists = write_lists(&mut body, &file_terms, &renum, &sizes);
         Segment {
             head: Head {
                 terms,
                 ends,
                 files,
                 docs,
-                lists: spans,
+                lists,
                 lens,
                 overlay,
                 state,
@@ -262,6 +263,53 @@ impl Builder {
             body: Body::Mem(body),
             check: 0,
         }
+    }
+
+    /// The dictionary of the terms some file has, sorted: the terms one after the other and
+    /// where each ends (see [`Head`]), and per id of this builder, its id in it (`u32::MAX`:
+    /// none).
+    fn dictionary(&self) -> (String, Vec<u8>, Vec<u32>) {
+        let mut by_id = vec![""; self.next as usize];
+        for (term, &id) in &self.ids {
+            if let Some(t) = by_id.get_mut(id as usize) {
+                *t = term;
+            }
+        }
+        let mut used = vec![false; by_id.len()];
+        for (_, terms, _) in &self.files {
+            for (id, _) in terms {
+                if let Some(u) = used.get_mut(*id as usize) {
+                    *u = true;
+                }
+            }
+        }
+        // Sorted by their first eight bytes, held beside each id (no term is read through a
+        // pointer until two share them), then by the rest: the order of `str` (no term holds
+        // a NUL byte, so zero padding sorts a shorter term first).
+        let prefix = |t: &str| {
+            let mut k = [0u8; 8];
+            let n = t.len().min(8);
+            k[..n].copy_from_slice(&t.as_bytes()[..n]);
+            u64::from_be_bytes(k)
+        };
+        let mut keyed: Vec<(u64, usize)> = (0..by_id.len())
+            .filter(|&i| used[i])
+            .map(|i| (prefix(by_id[i]), i))
+            .collect();
+        keyed.sort_unstable_by(|&(ka, a), &(kb, b)| {
+            let rest = |i: usize| by_id[i].as_bytes().get(8..).unwrap_or_default();
+            ka.cmp(&kb).then_with(|| rest(a).cmp(rest(b)))
+        });
+        let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+        let mut renum = vec![u32::MAX; by_id.len()];
+        let mut terms = String::new();
+        let mut ends = Vec::with_capacity(4 * order.len());
+        for (new, &old) in order.iter().enumerate() {
+            renum[old] = u32::try_from(new).unwrap_or(u32::MAX);
+            terms.push_str(by_id[old]);
+            ends.extend_from_slice(&u32::try_from(terms.len()).unwrap_or(u32::MAX).to_le_bytes());
+        }
+        (terms, ends, renum)
     }
 
     /// The new base: an index of the files added alone.
@@ -390,23 +438,105 @@ fn seal(body: &mut Vec<u8>, bytes: &[u8]) -> Span {
     }
 }
 
-fn encode_entry(out: &mut Vec<u8>, delta: u32, tf: [u8; NF]) {
-    push_leb128(out, delta);
-    let mask = tf
+/// The size of each term's posting list (`n_terms`, the dictionary's; `renum` maps the files'
+/// term ids to it), worked out first so that the body is allocated once and the lists are
+/// written in place ([`write_lists`]): no list of its own per term, grown entry by entry and
+/// copied into the body after.
+fn list_sizes(files: &[Terms], renum: &[u32], n_terms: usize) -> Vec<usize> {
+    // Per term, its list's last file and its size, side by side: one cache line per entry.
+    let mut lists = vec![(usize::MAX, 0usize); n_terms];
+    each_entry(files, renum, &mut lists, |list, delta, tf| {
+        list.1 += entry_len(delta, &tf);
+    });
+    lists.into_iter().map(|l| l.1).collect()
+}
+
+/// Append to `body` one posting list per term (of the `sizes` [`list_sizes`] gave), each
+/// followed by its check; where each is.
+fn write_lists(body: &mut Vec<u8>, files: &[Terms], renum: &[u32], sizes: &[usize]) -> Vec<Span> {
+    // Per term, its list's last file and where its next entry goes.
+    let start = body.len();
+    let mut end = start;
+    let mut lists = Vec::with_capacity(sizes.len());
+    for &s in sizes {
+        lists.push((usize::MAX, end));
+        end += s + CHECK;
+    }
+    body.resize(end, 0);
+    each_entry(files, renum, &mut lists, |list, delta, tf| {
+        list.1 += write_entry(&mut body[list.1..], delta, &tf);
+    });
+    let mut spans = Vec::with_capacity(sizes.len());
+    let mut pos = start;
+    for &s in sizes {
+        let check = span_check(&body[pos..pos + s]);
+        body[pos + s..pos + s + CHECK].copy_from_slice(&check);
+        spans.push(Span {
+            at: pos as u64,
+            len: u32::try_from(s + CHECK).unwrap_or(u32::MAX),
+        });
+        pos += s + CHECK;
+    }
+    spans
+}
+
+/// Call `f(list, delta, counts)` for each entry of each posting list, in file order: the
+/// term's entry of `lists` (the dictionary's ids; `renum` maps the files' ids to them), the
+/// distance from the list's file before (from 0 for its first) and the counts. Each entry of
+/// `lists` starts with its last file (`usize::MAX`: none yet): a term twice in one file's
+/// terms is taken once.
+fn each_entry(
+    files: &[Terms],
+    renum: &[u32],
+    lists: &mut [(usize, usize)],
+    mut f: impl FnMut(&mut (usize, usize), u32, [u8; NF]),
+) {
+    for (fi, terms) in files.iter().enumerate() {
+        for &(id, tf) in terms {
+            let Some(&t) = renum.get(id as usize) else {
+                continue;
+            };
+            let Some(list) = lists.get_mut(t as usize) else {
+                continue;
+            };
+            let delta = match list.0 {
+                usize::MAX => fi,
+                p if fi <= p => continue,
+                p => fi - p,
+            };
+            list.0 = fi;
+            f(list, u32::try_from(delta).unwrap_or(u32::MAX), tf);
+        }
+    }
+}
+
+/// The bytes of one entry of a posting list: the distance from the file before (LEB128), a
+/// byte whose bit `f` says field `f` has the term, then those fields' counts, one byte each.
+fn entry_len(delta: u32, tf: &[u8; NF]) -> usize {
+    let leb = (32 - (delta | 1).leading_zeros()).div_ceil(7) as usize;
+    leb + 1 + tf.iter().filter(|&&c| c > 0).count()
+}
+
+/// Write one entry (see [`entry_len`]) at the start of `out`; how many bytes it took.
+fn write_entry(out: &mut [u8], mut delta: u32, tf: &[u8; NF]) -> usize {
+    let mut n = 0;
+    while delta >= 0x80 {
+        out[n] = (delta & 0x7f) as u8 | 0x80;
+        delta >>= 7;
+        n += 1;
+    }
+    out[n] = delta as u8;
+    n += 1;
+    out[n] = tf
         .iter()
         .enumerate()
         .fold(0u8, |m, (field, &c)| if c > 0 { m | 1 << field } else { m });
-    out.push(mask);
-    out.extend(tf.iter().filter(|&&c| c > 0));
-}
-
-/// Append `v` as LEB128 (seven bits a byte, low bits first).
-fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push((v & 0x7f) as u8 | 0x80);
-        v >>= 7;
+    n += 1;
+    for &c in tf.iter().filter(|&&c| c > 0) {
+        out[n] = c;
+        n += 1;
     }
-    out.push(v as u8);
+    n
 }
 
 /// An index of `(path, text)` files built in memory (size = text length, one fixed mtime and
@@ -414,9 +544,10 @@ fn push_leb128(out: &mut Vec<u8>, mut v: u32) {
 #[cfg(test)]
 pub(crate) fn from_texts(files: &[(&str, &str)]) -> Index {
     let mut b = Builder::new();
+    let mut words = b.lexicon();
     for (path, text) in files {
-        let f = super::super::facts::facts(path, text.as_bytes());
-        let p = b.prepare(f);
+        let f = super::super::facts::facts(path, text.as_bytes(), &mut words);
+        let p = b.admit(prepare(f, &mut words));
         b.add(path.to_string(), text.len() as u64, (1, 2), p);
     }
     b.finish_base(State {

@@ -17,31 +17,17 @@ use super::cochange::CoChange;
 use super::facts::FIELDS as NF;
 
 mod build;
+mod place;
 mod segment;
+mod whole;
 
 #[cfg(test)]
 pub(crate) use build::from_texts;
-pub(crate) use build::{Builder, Kept};
+pub(crate) use build::{Admitted, Builder, Kept, prepare};
+pub(crate) use place::{CACHE_PATH, DELTA_PATH};
 use segment::Segment;
-pub(crate) use segment::{Damaged, Details, FileRec, Postings, State, Terms};
-
-/// Where the base lives, relative to the project root.
-pub(crate) const CACHE_PATH: &str = ".ralph/code-index.bin";
-/// Where the delta lives, relative to the project root.
-pub(crate) const DELTA_PATH: &str = ".ralph/code-index.delta";
-
-/// The whole index: a base and, maybe, a delta over it.
-#[derive(Debug, Default)]
-pub(crate) struct Index {
-    base: Segment,
-    delta: Option<Segment>,
-    /// Per base file, whether the delta replaced or dropped it.
-    dead: Vec<bool>,
-    dead_docs: Vec<bool>,
-    /// Live files, and their field lengths summed.
-    live: usize,
-    lens: [u64; NF],
-}
+pub(crate) use segment::{Damaged, Details, FileRec, Postings, State};
+pub(crate) use whole::Index;
 
 impl Index {
     /// An index of `base` alone.

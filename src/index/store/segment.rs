@@ -27,7 +27,7 @@ use super::super::cochange::CoChange;
 use super::super::facts::{FIELDS as NF, Facts, Symbol};
 use super::super::kind::Kind;
 use super::super::walk::WalkCache;
-use super::CACHE_PATH;
+use super::place::CACHE_PATH;
 
 const MAGIC: &[u8; 8] = b"RALPHCIX";
 /// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.

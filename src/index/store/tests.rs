@@ -3,7 +3,13 @@
 
 use super::segment::{PREAMBLE, decode, decode_list, encode, preamble};
 use super::*;
-use crate::index::facts::{Facts, Symbol, facts};
+use crate::index::facts::{Lexicon, Symbol, facts};
+
+/// Read `text` as the file at `path` with `words` (one of `b`'s lexicons) and add it.
+fn add_text(b: &mut Builder, words: &mut Lexicon, path: &str, text: &str) {
+    let p = b.admit(build::prepare(facts(path, text.as_bytes(), words), words));
+    b.add(path.into(), 1, (1, 1), p);
+}
 
 fn term(index: &Index, t: &str) -> Vec<(usize, [u8; NF])> {
     index.postings(t).unwrap()
@@ -96,9 +102,8 @@ fn kept_files_keep_their_terms_and_details_and_gone_terms_leave_the_dictionary()
     let mut kept = old.kept(&[Some(0), None], &mut b).unwrap();
     assert!(kept[1].is_none());
     b.keep(kept[0].take().unwrap());
-    let f = facts("c.rs", b"fn gamma() { alpha() }\n");
-    let p = b.prepare(f);
-    b.add("c.rs".into(), 1, (1, 1), p);
+    let mut words = b.lexicon();
+    add_text(&mut b, &mut words, "c.rs", "fn gamma() { alpha() }\n");
     let new = b.finish_base(State::default());
     let paths: Vec<&str> = new.files().map(|(_, f)| f.path.as_str()).collect();
     assert_eq!(paths, ["a.rs", "c.rs"]);
@@ -118,25 +123,32 @@ fn kept_files_keep_their_terms_and_details_and_gone_terms_leave_the_dictionary()
 
 #[test]
 fn large_counts_and_many_terms_survive() {
-    let big = Facts {
-        terms: [
-            ("a".to_string(), [0, 0, 0, 255]),
-            ("b".to_string(), [1, 2, 3, 4]),
-        ]
-        .into_iter()
-        .collect(),
-        ..Facts::default()
-    };
+    // `beta`: once in the path, once a name, three times in comments, four in all the text.
+    let text = format!(
+        "// beta beta beta\nfn beta() {{}}\n{}",
+        "alpha ".repeat(300)
+    );
     let mut b = Builder::new();
+    let mut words = b.lexicon();
     for i in 0..300 {
-        let p = b.prepare(big.clone());
-        b.add(format!("f{i:03}.rs"), 1, (1, 1), p);
+        // `rare` in files 0 and 200: a distance that takes two bytes.
+        let rare = if i % 200 == 0 { "rare\n" } else { "" };
+        add_text(
+            &mut b,
+            &mut words,
+            &format!("f{i:03}/beta.rs"),
+            &(text.clone() + rare),
+        );
     }
     let index = b.finish_base(State::default());
-    let a = term(&index, "a");
+    let a = term(&index, "alpha");
     assert_eq!(a.len(), 300);
     assert_eq!(a[299], (299, [0, 0, 0, 255]));
-    assert_eq!(term(&index, "b")[150], (150, [1, 2, 3, 4]));
+    assert_eq!(term(&index, "beta")[150], (150, [1, 1, 3, 4]));
+    assert_eq!(
+        term(&index, "rare"),
+        [(0, [0, 0, 0, 1]), (200, [0, 0, 0, 1])]
+    );
 }
 
 #[test]
@@ -301,12 +313,12 @@ fn base_and_delta() -> (tempfile::TempDir, Index) {
     save(dir.path(), &mut base).unwrap();
     let old = load(dir.path()).unwrap();
     let mut b = Builder::for_delta(&old);
+    let mut words = b.lexicon();
     for (path, text) in [
         ("b.rs", "fn beta() { delta_word() }\n"),
         ("d.rs", "fn delta_word() {}\n"),
     ] {
-        let p = b.prepare(facts(path, text.as_bytes()));
-        b.add(path.into(), 1, (1, 1), p);
+        add_text(&mut b, &mut words, path, text);
     }
     let state = State {
         built_at: 9,
