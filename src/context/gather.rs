@@ -285,8 +285,21 @@ fn find(
             root.display()
         ));
     }
-    let pins = pin_hits(root, &written_words(query), opts)?;
-    let refreshed = crate::index::scan::refresh_with(root, opts.save_index);
+    // The Pin is searched on a second core while the index is brought up to date: neither
+    // reads what the other writes.
+    let words = written_words(query);
+    let (pins, refreshed) = std::thread::scope(|s| {
+        let pins = std::thread::Builder::new().spawn_scoped(s, || pin_hits(root, &words, opts));
+        let refreshed = crate::index::scan::refresh_with(root, opts.save_index);
+        let pins = match pins {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => pin_hits(root, &words, opts),
+        };
+        (pins, refreshed)
+    });
+    let pins = pins?;
     notes.extend(refreshed.warning);
     Ok(Found {
         pins,

@@ -358,6 +358,11 @@ mod tests {
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 
+    /// `head_from_files` in `dir` gives `commit`, as git does (`case` names the layout).
+    fn reads_head(dir: &Path, commit: &str, case: &str) {
+        assert_eq!(head_from_files(dir).as_deref(), Some(commit), "{case}");
+    }
+
     #[test]
     fn head_is_read_from_the_files_as_git_reads_it() {
         let d = tempfile::tempdir().unwrap();
@@ -370,53 +375,23 @@ mod tests {
         git_in(&r, &["add", "-A"]);
         git_in(&r, &["commit", "-qm", "one"]);
         let first = git_in(&r, &["rev-parse", "HEAD"]);
-        assert_eq!(
-            head_from_files(&r).as_deref(),
-            Some(first.as_str()),
-            "a loose ref"
-        );
-        assert_eq!(
-            head_from_files(&r.join("sub")).as_deref(),
-            Some(first.as_str())
-        );
+        reads_head(&r, &first, "a loose ref");
+        reads_head(&r.join("sub"), &first, "from a subfolder");
         git_in(&r, &["pack-refs", "--all"]);
-        assert_eq!(
-            head_from_files(&r).as_deref(),
-            Some(first.as_str()),
-            "a packed ref"
-        );
+        reads_head(&r, &first, "a packed ref");
         git_in(&r, &["commit", "-q", "--allow-empty", "-m", "two"]);
         let second = git_in(&r, &["rev-parse", "HEAD"]);
         assert_ne!(first, second);
-        assert_eq!(
-            head_from_files(&r).as_deref(),
-            Some(second.as_str()),
-            "loose over packed"
-        );
+        reads_head(&r, &second, "loose over packed");
         git_in(&r, &["checkout", "-q", "--detach", &first]);
-        assert_eq!(
-            head_from_files(&r).as_deref(),
-            Some(first.as_str()),
-            "detached"
-        );
+        reads_head(&r, &first, "detached");
         let wt = d.path().join("wt");
+        let wt_arg = wt.to_str().unwrap();
         git_in(
             &r,
-            &[
-                "worktree",
-                "add",
-                "-q",
-                "-b",
-                "side",
-                wt.to_str().unwrap(),
-                &second,
-            ],
+            &["worktree", "add", "-q", "-b", "side", wt_arg, &second],
         );
-        assert_eq!(
-            head_from_files(&wt).as_deref(),
-            Some(second.as_str()),
-            "a worktree"
-        );
+        reads_head(&wt, &second, "a worktree");
         assert_eq!(head(&wt), Some(second));
         let outside = tempfile::tempdir().unwrap();
         assert_eq!(head_from_files(outside.path()), None);

@@ -126,14 +126,7 @@ pub(crate) fn rank(
     let query = &query[..query.len().min(250)];
     let mut cands = text_scores(index, query)?;
     let about = |t: &str| query.iter().any(|q| q.term == t);
-    for c in &mut cands {
-        let kind = index.rec(c.file).kind;
-        let w = kind.weight(about);
-        if w < 1.0 {
-            c.score *= w;
-            c.evidence.push(format!("{} file ×{w}", kind.name()));
-        }
-    }
+    weigh_kinds(index, &about, &mut cands);
     let below = |file: usize| {
         let kind = index.rec(file).kind;
         kind.below_sources() && kind.weight(about) < 1.0
@@ -157,11 +150,34 @@ pub(crate) fn rank(
     graph_evidence(index, query, &below, &mut cands, &mut cand_of)?;
     blocker_evidence(index, ev, top, &mut cands, &mut cand_of);
     cochange_evidence(index, ev, &mut cands, &mut cand_of);
+    order(index, &mut cands, &below, limit);
+    cands
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| finish(index, query, c, i < OUTLINED_FILES))
+        .collect()
+}
 
+/// A file of a kind that weighs less than a source for this query (see [`Kind::weight`]) has
+/// its score scaled down, and says so.
+fn weigh_kinds(index: &Index, about: &impl Fn(&str) -> bool, cands: &mut [Cand]) {
+    for c in cands {
+        let kind = index.rec(c.file).kind;
+        let w = kind.weight(about);
+        if w < 1.0 {
+            c.score *= w;
+            c.evidence.push(format!("{} file ×{w}", kind.name()));
+        }
+    }
+}
+
+/// The best `limit` of `cands`, in order: files `below` sources or under [`FLOOR`] of the best
+/// after all others, then by score, then by path.
+fn order(index: &Index, cands: &mut Vec<Cand>, below: &impl Fn(usize) -> bool, limit: usize) {
     cands.retain(|c| c.score > 0.0);
     // A source far below the best (only an entry's spread, say) is no reason to hide a test.
     let floor = FLOOR * cands.iter().map(|c| c.score).fold(0.0, f64::max);
-    for c in &mut cands {
+    for c in cands.iter_mut() {
         c.below = below(c.file) || c.score < floor;
         if c.below && c.score >= floor {
             c.evidence.push("ranked below sources".to_string());
@@ -174,11 +190,6 @@ pub(crate) fn rank(
             .then_with(|| index.rec(a.file).path.cmp(&index.rec(b.file).path))
     });
     cands.truncate(limit);
-    cands
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| finish(index, query, c, i < OUTLINED_FILES))
-        .collect()
 }
 
 /// A file's query terms: (query position, counts per field).
