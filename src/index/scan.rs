@@ -163,15 +163,50 @@ fn updated(root: &Path, old: Index, walked: &Walked, kept: &Slots, state: State)
     index.unwrap_or_else(|| build(root, walked).finish_base(State::default()))
 }
 
+/// [`refresh_with`], and `read` of the refreshed index done on this core while the index is
+/// saved (when `save`) on another: a cold build writes tens of megabytes that its caller
+/// need not wait for before reading the index.
+pub(crate) fn refresh_while<T>(
+    root: &Path,
+    save: bool,
+    read: impl FnOnce(&Index) -> T,
+) -> (Refresh, T) {
+    let mut refreshed = refresh_with(root, false);
+    let (written, out) = std::thread::scope(|s| {
+        let index = &refreshed.index;
+        let writing = save.then(|| {
+            std::thread::Builder::new().spawn_scoped(s, move || store::write(root, index))
+        });
+        let out = read(index);
+        let written = match writing {
+            None => None,
+            Some(Ok(handle)) => Some(
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            ),
+            Some(Err(_)) => Some(store::write(root, index)),
+        };
+        (written, out)
+    });
+    match written {
+        Some(Ok(check)) => refreshed.index.saved(check),
+        Some(Err(e)) => refreshed.warning = Some(unsaved(&e)),
+        None => {}
+    }
+    (refreshed, out)
+}
+
+/// The warning when the index could not be saved.
+fn unsaved(e: &crate::fsutil::FsError) -> String {
+    format!("the code index could not be saved ({e}); it is rebuilt on every run until it can")
+}
+
 /// The index `index`, saved when `save`, with what else the walk found.
 fn finish(root: &Path, mut index: Index, walked: Walked, save: bool) -> Refresh {
-    let warning = save.then(|| store::save(root, &mut index)).and_then(|r| {
-        r.err().map(|e| {
-            format!(
-                "the code index could not be saved ({e}); it is rebuilt on every run until it can"
-            )
-        })
-    });
+    let warning = save
+        .then(|| store::save(root, &mut index))
+        .and_then(|r| r.err().map(|e| unsaved(&e)));
     Refresh {
         index,
         warning,
@@ -538,6 +573,49 @@ mod tests {
         assert_eq!(merged.delta_files(), 0);
         assert!(!r.join(DELTA_PATH).exists());
         assert_eq!(content(&merged), content(&rebuilt(r, false).index));
+    }
+
+    #[test]
+    fn the_index_is_read_while_it_is_saved() {
+        let d = project(12);
+        let r = d.path();
+        let (dry, n) = refresh_while(r, false, Index::len);
+        assert_eq!((n, dry.warning), (12, None));
+        assert!(!r.join(CACHE_PATH).exists(), "a dry run writes nothing");
+
+        let (cold, n) = refresh_while(r, true, |ix| content(ix));
+        assert_eq!(n, content(&cold.index), "read what is returned");
+        assert_eq!(cold.warning, None);
+        let base = fs::read(r.join(CACHE_PATH)).unwrap();
+        let warm = refresh(r).index;
+        assert_eq!(content(&warm), n, "the saved index loads as it was");
+        assert_eq!(
+            fs::read(r.join(CACHE_PATH)).unwrap(),
+            base,
+            "and is not written again"
+        );
+
+        edit(r, 0..2);
+        refresh(r);
+        assert!(
+            r.join(DELTA_PATH).is_file(),
+            "a delta over the base written while read"
+        );
+        assert_eq!(fs::read(r.join(CACHE_PATH)).unwrap(), base);
+    }
+
+    #[test]
+    fn an_index_that_cannot_be_saved_is_still_read() {
+        let d = project(3);
+        let r = d.path();
+        fs::write(r.join(".ralph"), "a file where the folder goes").unwrap();
+        let (refreshed, n) = refresh_while(r, true, Index::len);
+        assert_eq!(n, 3);
+        let warning = refreshed.warning.unwrap();
+        assert!(
+            warning.starts_with("the code index could not be saved ("),
+            "{warning}"
+        );
     }
 
     #[test]

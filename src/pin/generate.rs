@@ -201,14 +201,15 @@ pub(crate) fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinErro
 /// The index of `root` brought up to date (saved when `save`) and every file's facts read
 /// from it; built again from the files alone when the cache turns out damaged.
 fn indexed(root: &Path, save: bool) -> Result<(Refresh, HashMap<String, FileFacts>), PinError> {
-    let mut refreshed = crate::index::scan::refresh_with(root, save);
+    // The facts are read while the index is written.
+    let (mut refreshed, facts) = crate::index::scan::refresh_while(root, save, read_facts);
     if let Some(source) = refreshed.walk_error.take() {
         return Err(PinError::Walk {
             root: root.to_path_buf(),
             source,
         });
     }
-    let facts = match read_facts(&refreshed.index) {
+    let facts = match facts {
         Ok(f) => f,
         Err(_) => {
             refreshed = crate::index::scan::rebuilt(root, save);

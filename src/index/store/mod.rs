@@ -249,6 +249,25 @@ fn fits(base: &Segment, delta: &Segment) -> bool {
 /// built. Written without sync (see [`crate::fsutil::replace_cache`]): every byte is checked
 /// when read, so a file torn by a crash is rebuilt.
 pub(crate) fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::FsError> {
+    let check = write(root, index)?;
+    index.saved(check);
+    Ok(())
+}
+
+impl Index {
+    /// Take note that [`write`] wrote this index (`check`: what it returned): a base written
+    /// is identified by the check of its head from now on (a delta over it names it).
+    pub(crate) fn saved(&mut self, check: Option<u64>) {
+        if let Some(check) = check {
+            self.base.check = check;
+        }
+    }
+}
+
+/// [`save`] without changing `index` (so while others read it): the check of the base's head
+/// when a base was written, for [`Index::saved`].
+pub(crate) fn write(root: &Path, index: &Index) -> Result<Option<u64>, crate::fsutil::FsError> {
+    let mut written = None;
     let dir = root.join(CACHE_PATH);
     if let Some(parent) = dir.parent() {
         crate::fsutil::create_dir_all(parent)?;
@@ -265,7 +284,7 @@ pub(crate) fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::
         let path = root.join(CACHE_PATH);
         let (head, body, check) = segment::encode_parts(&index.base).map_err(io(&path))?;
         crate::fsutil::replace_cache(&path, &[&head, &body])?;
-        index.base.check = check;
+        written = Some(check);
         let delta = root.join(DELTA_PATH);
         if delta.exists() {
             std::fs::remove_file(&delta).map_err(|source| crate::fsutil::FsError {
@@ -282,7 +301,7 @@ pub(crate) fn save(root: &Path, index: &mut Index) -> Result<(), crate::fsutil::
         let (head, body, _) = segment::encode_parts(d).map_err(io(&path))?;
         crate::fsutil::replace_cache(&path, &[&head, &body])?;
     }
-    Ok(())
+    Ok(written)
 }
 
 #[cfg(test)]
