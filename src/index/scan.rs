@@ -583,7 +583,7 @@ mod tests {
         assert_eq!((n, dry.warning), (12, None));
         assert!(!r.join(CACHE_PATH).exists(), "a dry run writes nothing");
 
-        let (cold, n) = refresh_while(r, true, |ix| content(ix));
+        let (cold, n) = refresh_while(r, true, content);
         assert_eq!(n, content(&cold.index), "read what is returned");
         assert_eq!(cold.warning, None);
         let base = fs::read(r.join(CACHE_PATH)).unwrap();
