@@ -473,12 +473,22 @@ mod tests {
         from_texts(files)
     }
 
+    /// The index of files held as owned strings.
+    fn owned_index(files: &[(String, String)]) -> Index {
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        index(&refs)
+    }
+
+    /// The best 10 files of `index` for a story titled `title`, no other evidence.
+    fn ranked(index: &Index, title: &str) -> Vec<Ranked> {
+        rank(index, &query(title, ""), &Evidence::default(), 10).unwrap()
+    }
+
     fn paths(index: &Index, title: &str) -> Vec<String> {
-        rank(index, &query(title, ""), &Evidence::default(), 10)
-            .unwrap()
-            .into_iter()
-            .map(|r| r.path)
-            .collect()
+        ranked(index, title).into_iter().map(|r| r.path).collect()
     }
 
     /// A source that matches once, and tests that match its words over and over.
@@ -501,7 +511,7 @@ mod tests {
         let got = paths(&idx, "fix superfluous italic");
         assert_eq!(got[0], "src/style.rs", "{got:?}");
         assert_eq!(got.len(), 4, "the others are still named: {got:?}");
-        let ranked = rank(&idx, &query("fix italic", ""), &Evidence::default(), 10).unwrap();
+        let ranked = ranked(&idx, "fix italic");
         assert!(
             ranked[1]
                 .evidence
@@ -547,17 +557,7 @@ mod tests {
             "fn s() { parse_header(); }\n".into(),
         ));
         files.push(("src/zlog.rs".into(), "fn s() { header(); }\n".into()));
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(p, t)| (p.as_str(), t.as_str()))
-            .collect();
-        let ranked = rank(
-            &index(&refs),
-            &query("the header", ""),
-            &Evidence::default(),
-            10,
-        )
-        .unwrap();
+        let ranked = ranked(&owned_index(&files), "the header");
         let of = |p: &str| ranked.iter().find(|r| r.path == p).unwrap();
         let (server, log) = (of("src/server.rs"), of("src/zlog.rs"));
         let words = |r: &Ranked| r.matched.iter().map(|m| m.1).sum::<f64>();
@@ -583,17 +583,7 @@ mod tests {
                 (format!("src/f{i}.rs"), body.repeat(1 + i))
             })
             .collect();
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(p, t)| (p.as_str(), t.as_str()))
-            .collect();
-        let ranked = rank(
-            &index(&refs),
-            &query("render", ""),
-            &Evidence::default(),
-            10,
-        )
-        .unwrap();
+        let ranked = ranked(&owned_index(&files), "render");
         assert_eq!(ranked.len(), 5);
         for (i, r) in ranked.iter().enumerate() {
             assert_eq!(
