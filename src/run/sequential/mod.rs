@@ -416,16 +416,7 @@ impl<'a> Loop<'a> {
         failure: &crate::agent::detect::StartFailure,
     ) -> Exit {
         let agent = &self.opts.agent;
-        self.rep.report(Event::IterationFinished {
-            iteration: self.n,
-            limit: self.opts.settings.iterations,
-            story: story.id.clone(),
-            title: story.title.clone(),
-            elapsed: t0.elapsed(),
-            outcome: Outcome::StartFailed,
-            detail: String::new(),
-            cost_usd: cost::of_record(record),
-        });
+        self.finished(story, t0, Outcome::StartFailed, String::new(), record);
         self.rep.report(Event::AgentNotStarted {
             story: story.id.clone(),
             agent: agent.kind.name().to_string(),
