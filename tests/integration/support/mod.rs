@@ -291,9 +291,17 @@ impl Project {
         std::fs::read_to_string(self.fake.join(format!("stdin-{n}"))).unwrap()
     }
 
+    /// prd.json as JSON. While a live run merges a story, git rewrites the file in place, so an
+    /// empty or cut-short read is read again (for up to 10 s) rather than misread.
     pub(crate) fn prd_value(&self) -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(self.root().join("prd.json")).unwrap())
-            .unwrap()
+        let path = self.root().join("prd.json");
+        let read = || serde_json::from_str(&std::fs::read_to_string(&path).ok()?).ok();
+        let mut value = read();
+        wait_for(10, || {
+            value = value.take().or_else(read);
+            value.is_some()
+        });
+        value.unwrap_or_default()
     }
 
     pub(crate) fn passes(&self, id: &str) -> bool {
