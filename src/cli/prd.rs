@@ -117,9 +117,18 @@ pub(crate) fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
 }
 
 fn load(ctx: &Ctx) -> anyhow::Result<Prd> {
-    let prd = Prd::load(&ctx.prd_path)
-        .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
-    Ok(prd)
+    let mut loaded = Prd::load(&ctx.prd_path);
+    // A live run merging a story has git rewrite prd.json in place, so for a moment the file
+    // can be empty or cut short: while a run is live, read again for up to 2 s before saying so.
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while loaded.is_err()
+        && std::time::Instant::now() < end
+        && crate::state::control::live_run(&ctx.root).is_ok()
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        loaded = Prd::load(&ctx.prd_path);
+    }
+    loaded.with_context(|| format!("cannot use {}", ctx.prd_path.display()))
 }
 
 /// The warnings found while loading prd.json (dialect, unknown fields, …), for the envelope.

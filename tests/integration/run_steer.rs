@@ -589,3 +589,27 @@ fn parallel_status_shows_a_story_merging() {
     let (code, err) = run.finish();
     assert_eq!(code, Some(0), "{err}");
 }
+
+#[test]
+fn status_reads_again_while_a_live_run_has_prd_json_cut_short() {
+    // As git leaves it for a moment when a merge rewrites prd.json in place.
+    let mut run = Live::start(&["A"], &[]);
+    wait_for(30, || run.started("A", 1));
+    let path = run.p.root().join("prd.json");
+    let whole = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, "").unwrap();
+    let restore = std::thread::spawn({
+        let path = path.clone();
+        move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::fs::write(&path, whole).unwrap();
+        }
+    });
+    let (code, out, err) = run.ralph(&["status"]);
+    restore.join().unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0/1 done"), "{out}");
+    run.go("A");
+    let (code, err) = run.finish();
+    assert_eq!(code, Some(0), "{err}");
+}
