@@ -43,8 +43,7 @@ pub struct ContextArgs {
 }
 
 pub(crate) fn context(ctx: &Ctx, args: ContextArgs) -> anyhow::Result<Code> {
-    let prd = Prd::load(&ctx.prd_path)
-        .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
+    let prd = ctx.load_prd()?;
     // Notes on the story's state: on stderr, and with --json as warnings too.
     let mut notes = Vec::new();
     if let Some(story) = prd.story(&args.story_id)

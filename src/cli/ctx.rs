@@ -13,6 +13,25 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
+    /// The prd.json, for a command that only reads it. A live run merging a story has git
+    /// rewrite the file in place, so for a moment it can be empty or cut short: while a run is
+    /// live, it is read again for up to 2 s before the error is reported.
+    pub(crate) fn load_prd(&self) -> anyhow::Result<crate::prd::Prd> {
+        use anyhow::Context;
+        use std::time::{Duration, Instant};
+        let load = || crate::prd::Prd::load(&self.prd_path);
+        let mut loaded = load();
+        let end = Instant::now() + Duration::from_secs(2);
+        while loaded.is_err()
+            && Instant::now() < end
+            && crate::state::control::live_run(&self.root).is_ok()
+        {
+            std::thread::sleep(Duration::from_millis(50));
+            loaded = load();
+        }
+        loaded.with_context(|| format!("cannot use {}", self.prd_path.display()))
+    }
+
     /// The settings: `flags` over the `RALPH_*` environment over ralph.toml over the defaults.
     pub(crate) fn settings(
         &self,

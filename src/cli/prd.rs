@@ -1,7 +1,6 @@
 //! `ralph validate`, `ralph status`, `ralph next`, `ralph graph`: read-only views of prd.json
 //! (`ralph status` adds what the live run publishes: paused, claims, held stories, notes).
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
@@ -116,21 +115,6 @@ pub(crate) fn validate(ctx: &Ctx, args: ValidateArgs) -> anyhow::Result<Code> {
     Ok(if failed { Code::ERROR } else { Code::OK })
 }
 
-fn load(ctx: &Ctx) -> anyhow::Result<Prd> {
-    let mut loaded = Prd::load(&ctx.prd_path);
-    // A live run merging a story has git rewrite prd.json in place, so for a moment the file
-    // can be empty or cut short: while a run is live, read again for up to 2 s before saying so.
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(2);
-    while loaded.is_err()
-        && std::time::Instant::now() < end
-        && crate::state::control::live_run(&ctx.root).is_ok()
-    {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        loaded = Prd::load(&ctx.prd_path);
-    }
-    loaded.with_context(|| format!("cannot use {}", ctx.prd_path.display()))
-}
-
 /// The warnings found while loading prd.json (dialect, unknown fields, …), for the envelope.
 fn load_warnings(prd: &Prd) -> Vec<Problem> {
     let file = prd.path.display().to_string();
@@ -204,7 +188,7 @@ fn live_run(ctx: &Ctx) -> Option<crate::state::control::RunState> {
 }
 
 pub(crate) fn status(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<Code> {
-    let prd = load(ctx)?;
+    let prd = ctx.load_prd()?;
     let states = graph::states(&prd.stories);
     let (usage, agent_blocked) = from_history(ctx, &prd);
     let run = live_run(ctx);
@@ -307,7 +291,7 @@ fn why_not(s: &Story, st: &State, chosen: Option<&Story>) -> Option<String> {
 }
 
 pub(crate) fn next(ctx: &Ctx, args: NextArgs) -> anyhow::Result<Code> {
-    let prd = load(ctx)?;
+    let prd = ctx.load_prd()?;
     let states = graph::states(&prd.stories);
     let chosen = graph::next_ready(&prd.stories, &states, &HashSet::new()).map(|i| &prd.stories[i]);
     let explain: Vec<(&Story, String)> = prd
@@ -355,7 +339,7 @@ pub(crate) fn next(ctx: &Ctx, args: NextArgs) -> anyhow::Result<Code> {
 }
 
 pub(crate) fn graph(ctx: &Ctx, args: GraphArgs) -> anyhow::Result<Code> {
-    let prd = load(ctx)?;
+    let prd = ctx.load_prd()?;
     let states = graph::states(&prd.stories);
     if args.json {
         let nodes: Vec<_> = prd

@@ -2,7 +2,6 @@
 //! model and text are `crate::show`'s; this file reads prd.json, progress.txt and the history
 //! (through [`crate::state::outputs::read`]) and prints.
 
-use anyhow::Context as _;
 use clap::Args;
 
 use super::ctx::Ctx;
@@ -55,8 +54,7 @@ fn kept_work(ctx: &Ctx, prd: &Prd, id: &str) -> Vec<crate::show::KeptWork> {
 }
 
 pub(crate) fn show(ctx: &Ctx, args: ShowArgs) -> anyhow::Result<Code> {
-    let prd = Prd::load(&ctx.prd_path)
-        .with_context(|| format!("cannot use {}", ctx.prd_path.display()))?;
+    let prd = ctx.load_prd()?;
     let story = crate::context::find_story(&prd, &args.story_id)?;
     let states = crate::graph::states(&prd.stories);
     let (outputs, skipped) = crate::state::outputs::read(&ctx.root, &story.id)?;

@@ -591,7 +591,7 @@ fn parallel_status_shows_a_story_merging() {
 }
 
 #[test]
-fn status_reads_again_while_a_live_run_has_prd_json_cut_short() {
+fn views_read_again_while_a_live_run_has_prd_json_cut_short() {
     // As git leaves it for a moment when a merge rewrites prd.json in place.
     let mut run = Live::start(&["A"], &[]);
     wait_for(30, || run.started("A", 1));
@@ -609,6 +609,20 @@ fn status_reads_again_while_a_live_run_has_prd_json_cut_short() {
     restore.join().unwrap();
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("0/1 done"), "{out}");
+    for args in [&["show", "A"][..], &["context", "A"]] {
+        let whole = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+        let restore = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                std::fs::write(&path, whole).unwrap();
+            })
+        };
+        let (code, _, err) = run.ralph(args);
+        restore.join().unwrap();
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
     run.go("A");
     let (code, err) = run.finish();
     assert_eq!(code, Some(0), "{err}");
