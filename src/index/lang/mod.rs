@@ -28,24 +28,14 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
     // The closing quotes of an open Python docstring, and whether it is a module doc.
     let mut docstring: Option<(&'static str, bool)> = None;
     let mut block = imports::Block::default();
-    let mut start = 0;
-    for i in 0.. {
-        if start > text.len() {
-            break;
-        }
-        let end =
-            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |e| start + e);
-        let raw = &text[start..end];
-        let from_line = &text[start..];
-        start = end + 1;
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
+    for (i, (line, from_line)) in lines(text).enumerate() {
         let t = line.trim();
         if let Some((close, whole)) = docstring {
             docstring = docstring_line(&mut x, t, close, whole);
             continue;
         }
         if lang == Lang::Python
-            && let Some(q) = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q))
+            && let Some(q) = DOCSTRING_QUOTES.into_iter().find(|q| t.starts_with(q))
         {
             // Opened at the start of a line, it is the module's docstring or a top-level one:
             // what the file is about, as a script's `#` header is.
@@ -56,22 +46,48 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
             comment(&mut x, lang, line, c);
             continue;
         }
-        if x.defs.len() < MAX_DEFS
-            && let Some((kind, name)) = defs::find(lang, line)
-            && !NOT_NAMES.contains(&name)
-        {
-            x.defs.push(Def {
-                kind,
-                name,
-                line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                sig: t.trim_end_matches(['{', ':']).trim_end(),
-            });
-        }
+        definition(&mut x, lang, i, line);
         let before = x.imports.len();
         imports::find(lang, line, from_line, &mut block, &mut x);
         dedup_new(&mut x.imports, before);
     }
     x
+}
+
+/// The quotes that open (and close) a Python docstring.
+const DOCSTRING_QUOTES: [&str; 2] = ["\"\"\"", "'''"];
+
+/// Each line of `text` (split at `\n`, a `\r` before it dropped; a last empty line after a
+/// final `\n`), with the text from the line's start to the end of `text`.
+fn lines(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start > text.len() {
+            return None;
+        }
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |e| start + e);
+        let raw = &text[start..end];
+        let from_line = &text[start..];
+        start = end + 1;
+        Some((raw.strip_suffix('\r').unwrap_or(raw), from_line))
+    })
+}
+
+/// The definition on line `i` (0-based) of the file, if it has one and fewer than
+/// [`MAX_DEFS`] are kept.
+fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str) {
+    if x.defs.len() < MAX_DEFS
+        && let Some((kind, name)) = defs::find(lang, line)
+        && !NOT_NAMES.contains(&name)
+    {
+        x.defs.push(Def {
+            kind,
+            name,
+            line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+            sig: line.trim().trim_end_matches(['{', ':']).trim_end(),
+        });
+    }
 }
 
 /// A line of a Python docstring closed by `close` (`rest`: the trimmed line, past the opening
