@@ -235,21 +235,29 @@ mod tests {
 
     use super::*;
 
+    /// Each of `paths` under `r` (folders made), holding its own path.
+    fn files(r: &Path, paths: &[&str]) {
+        for p in paths {
+            fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
+            fs::write(r.join(p), p).unwrap();
+        }
+    }
+
     #[test]
     fn each_entry_is_stat_d_as_by_its_full_path() {
         let d = tempfile::tempdir().unwrap();
         let r = d.path();
-        for p in [
-            "a/b.rs",
-            "a/c/d.rs",
-            "a/e.rs",
-            "a-x/y.rs",
-            "f.rs",
-            "g/h/i/j.rs",
-        ] {
-            fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
-            fs::write(r.join(p), p).unwrap();
-        }
+        files(
+            r,
+            &[
+                "a/b.rs",
+                "a/c/d.rs",
+                "a/e.rs",
+                "a-x/y.rs",
+                "f.rs",
+                "g/h/i/j.rs",
+            ],
+        );
         std::os::unix::fs::symlink(r.join("a"), r.join("link")).unwrap();
         let paths = [
             "",
@@ -289,17 +297,17 @@ mod tests {
     fn folders_and_files_in_one_pass_are_each_as_by_full_path() {
         let d = tempfile::tempdir().unwrap();
         let r = d.path();
-        for p in [
-            "a/b.rs",
-            "a/c/d.rs",
-            "a/c/e/f.rs",
-            "a/g.rs",
-            "h.rs",
-            "i/j/k.rs",
-        ] {
-            fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
-            fs::write(r.join(p), p).unwrap();
-        }
+        files(
+            r,
+            &[
+                "a/b.rs",
+                "a/c/d.rs",
+                "a/c/e/f.rs",
+                "a/g.rs",
+                "h.rs",
+                "i/j/k.rs",
+            ],
+        );
         fs::create_dir_all(r.join("empty")).unwrap();
         let dirs = ["", "a", "a/c", "a/c/e", "empty", "gone", "i", "i/j"];
         let files = [
