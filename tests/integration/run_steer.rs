@@ -595,32 +595,24 @@ fn views_read_again_while_a_live_run_has_prd_json_cut_short() {
     // As git leaves it for a moment when a merge rewrites prd.json in place.
     let mut run = Live::start(&["A"], &[]);
     wait_for(30, || run.started("A", 1));
-    let path = run.p.root().join("prd.json");
-    let whole = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(&path, "").unwrap();
-    let restore = std::thread::spawn({
-        let path = path.clone();
-        move || {
+    // `ralph <args>` with prd.json cut to its first `keep` bytes, whole again 300 ms later.
+    let cut_short = |args: &[&str], keep: fn(usize) -> usize| {
+        let path = run.p.root().join("prd.json");
+        let whole = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, &whole[..keep(whole.len())]).unwrap();
+        let restore = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(300));
             std::fs::write(&path, whole).unwrap();
-        }
-    });
-    let (code, out, err) = run.ralph(&["status"]);
-    restore.join().unwrap();
+        });
+        let got = run.ralph(args);
+        restore.join().unwrap();
+        got
+    };
+    let (code, out, err) = cut_short(&["status"], |_| 0);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("0/1 done"), "{out}");
     for args in [&["show", "A"][..], &["context", "A"]] {
-        let whole = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
-        let restore = {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(300));
-                std::fs::write(&path, whole).unwrap();
-            })
-        };
-        let (code, _, err) = run.ralph(args);
-        restore.join().unwrap();
+        let (code, _, err) = cut_short(args, |n| n / 2);
         assert_eq!(code, 0, "{args:?}: {err}");
     }
     run.go("A");
