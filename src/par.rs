@@ -118,6 +118,26 @@ where
     slots.into_iter().flatten().collect()
 }
 
+/// `a` on a second thread while `b` runs on this one, and both results: two independent
+/// reads or writes, each waiting for its own I/O. When no thread can be started, `a` runs here
+/// after `b`; a panic in `a` goes on here.
+pub(crate) fn beside<RA, RB>(a: impl Fn() -> RA + Sync, b: impl FnOnce() -> RB) -> (RA, RB)
+where
+    RA: Send,
+{
+    std::thread::scope(|s| {
+        let started = std::thread::Builder::new().spawn_scoped(s, &a);
+        let rb = b();
+        let ra = match started {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => a(),
+        };
+        (ra, rb)
+    })
+}
+
 /// Drop `value` on a background thread and return at once: freeing a large collection of
 /// small allocations is work the caller need not wait for (the thread is not joined; if it
 /// cannot be started, `value` is dropped here, with the closure that failed to start).
@@ -128,6 +148,19 @@ pub(crate) fn drop_later<T: Send + 'static>(value: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn beside_gives_both_results_and_passes_a_panic_on() {
+        let here = std::thread::current().id();
+        let (a, b) = beside(
+            || std::thread::current().id(),
+            || std::thread::current().id(),
+        );
+        assert_eq!(b, here);
+        assert_ne!(a, here, "a runs on another thread");
+        let caught = std::panic::catch_unwind(|| beside(|| panic!("in a"), || 1));
+        assert!(caught.is_err());
+    }
 
     #[test]
     fn same_result_as_a_sequential_map_in_order() {

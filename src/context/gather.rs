@@ -106,18 +106,10 @@ fn read_both(
     query: &[QueryTerm],
     opts: &Options,
 ) -> (Result<Progress, ContextError>, Result<Found, ContextError>) {
-    std::thread::scope(|s| {
-        let progress =
-            std::thread::Builder::new().spawn_scoped(s, || from_progress(root, story, opts));
-        let found = find(root, query, opts);
-        let progress = match progress {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => from_progress(root, story, opts),
-        };
-        (progress, found)
-    })
+    crate::par::beside(
+        || from_progress(root, story, opts),
+        || find(root, query, opts),
+    )
 }
 
 /// What each blocker produced: its title, the files and commit of its last `done`, its
@@ -288,17 +280,10 @@ fn find(
     // The Pin is searched on a second core while the index is brought up to date: neither
     // reads what the other writes.
     let words = written_words(query);
-    let (pins, refreshed) = std::thread::scope(|s| {
-        let pins = std::thread::Builder::new().spawn_scoped(s, || pin_hits(root, &words, opts));
-        let refreshed = crate::index::scan::refresh_with(root, opts.save_index);
-        let pins = match pins {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => pin_hits(root, &words, opts),
-        };
-        (pins, refreshed)
-    });
+    let (pins, refreshed) = crate::par::beside(
+        || pin_hits(root, &words, opts),
+        || crate::index::scan::refresh_with(root, opts.save_index),
+    );
     let pins = pins?;
     notes.extend(refreshed.warning);
     Ok(Found {

@@ -172,23 +172,9 @@ pub(crate) fn refresh_while<T>(
     read: impl FnOnce(&Index) -> T,
 ) -> (Refresh, T) {
     let mut refreshed = refresh_with(root, false);
-    let (written, out) = std::thread::scope(|s| {
-        let index = &refreshed.index;
-        let writing = save.then(|| {
-            std::thread::Builder::new().spawn_scoped(s, move || store::write(root, index))
-        });
-        let out = read(index);
-        let written = match writing {
-            None => None,
-            Some(Ok(handle)) => Some(
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            ),
-            Some(Err(_)) => Some(store::write(root, index)),
-        };
-        (written, out)
-    });
+    let index = &refreshed.index;
+    let (written, out) =
+        crate::par::beside(|| save.then(|| store::write(root, index)), || read(index));
     match written {
         Some(Ok(check)) => refreshed.index.saved(check),
         Some(Err(e)) => refreshed.warning = Some(unsaved(&e)),
@@ -261,25 +247,21 @@ pub(crate) fn rank_or_rebuild(
 /// found damaged while it was read), saved when `save`.
 pub(crate) fn rebuilt(root: &Path, save: bool) -> Refresh {
     // The git history is read (a `git log` to wait for) while the files are.
-    let read_history = || history(root, None, cochange::head(root));
-    let (walked, index) = std::thread::scope(|s| {
-        let started = std::thread::Builder::new().spawn_scoped(s, read_history);
-        let walked = walk(root);
-        let built_at = now();
-        let b = build(root, &walked);
-        let cochange = match started {
-            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            Err(_) => read_history(),
-        };
-        let state = State {
-            cochange,
-            built_at,
-            walk: walked.cache.clone(),
-        };
-        let index = b.finish_base(state);
-        (walked, index)
-    });
-    finish(root, index, walked, save)
+    let (cochange, (walked, built_at, b)) = crate::par::beside(
+        || history(root, None, cochange::head(root)),
+        || {
+            let walked = walk(root);
+            let built_at = now();
+            let b = build(root, &walked);
+            (walked, built_at, b)
+        },
+    );
+    let state = State {
+        cochange,
+        built_at,
+        walk: walked.cache.clone(),
+    };
+    finish(root, b.finish_base(state), walked, save)
 }
 
 /// A builder of a new base holding every walked file, each read.
