@@ -1,11 +1,11 @@
 //! Spreading pure, CPU-bound work over the cores: a slice is cut into contiguous chunks, each
 //! chunk is mapped on its own thread, and the results come back in input order, so the outcome
 //! is the same as a sequential map; for items of very uneven cost, [`map_balanced_by`] hands
-//! them out one at a time instead. Big drops go to the background ([`drop_later`]). Owns only
-//! the threading; callers own the work.
+//! them out one at a time instead. Two independent jobs run side by side with [`beside`]; big
+//! drops go to the background ([`drop_later`]). Owns only the threading; callers own the work.
 
 /// At most this many threads, however many cores there are.
-const MAX_THREADS: usize = 8;
+pub(crate) const MAX_THREADS: usize = 8;
 
 /// The cores this process may use, asked once (`available_parallelism` reads cgroup files each
 /// time: thousands of instructions, and small parses call this often).

@@ -22,8 +22,6 @@ use super::walk::{Found, Walked, rewalk, walk};
 
 /// The most bytes of one file that are read (the rest of a huge generated file says little).
 const MAX_READ: u64 = 1 << 20;
-/// At most this many threads read files, however many cores there are.
-const MAX_THREADS: usize = 8;
 /// A delta may hold this many files whatever the size of the base.
 const MIN_DELTA: usize = 64;
 /// Beyond `MIN_DELTA`, a delta holding more than this share of the files is merged into a new
@@ -394,7 +392,7 @@ fn read_sources(
     let mut out: Vec<Option<Admitted>> = std::iter::repeat_with(|| None)
         .take(sources.len())
         .collect();
-    let threads = crate::par::cores().clamp(1, MAX_THREADS);
+    let threads = crate::par::cores().clamp(1, crate::par::MAX_THREADS);
     let mut order = stale.to_vec();
     order.sort_by_key(|&i| std::cmp::Reverse(sources[i].size));
     let next = AtomicUsize::new(0);
