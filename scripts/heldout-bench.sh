@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Context quality on both benchmark sets in one run: the shared context-bench (48 commits of eza, fzf, hono, rich)
-# and the held-out set (scripts/heldout/cases.jsonl, 60 commits of five other repositories; never tuned on).
+# and the held-out set (scripts/heldout/cases.jsonl, 60 commits of five other repositories; never tuned on); on
+# request the tuning set too (scripts/tuning/cases.jsonl, 120 commits of eight more, for deciding changes on).
 #
 # Each set goes through scripts/context-bench.sh (run.py behind the adapter that unwraps the JSON envelope); run.py
 # prints its table per set, and a recap of both sets' overall numbers follows.
@@ -8,7 +9,7 @@
 # Usage: scripts/heldout-bench.sh [BINARY] [run.py options...]
 #   BINARY defaults to target/release/ralph (or $CARGO_TARGET_DIR/release/ralph).
 #   MIRRORS      the folder holding every set's mirrors (`<owner>+<name>/repo`, as the `fetch` tool gives them).
-#   SETS         which sets, in order (default "context heldout").
+#   SETS         which sets, in order (default "context heldout"; "tuning" is the third).
 #   OUT_DIR      keep the per-case results as OUT_DIR/<set>.jsonl (default: a temporary folder, removed).
 #   COMPARE_DIR  compare each set with COMPARE_DIR/<set>.jsonl (an earlier OUT_DIR): cases that changed.
 # Example: MIRRORS=/work/.mirror OUT_DIR=/tmp/after COMPARE_DIR=/tmp/before scripts/heldout-bench.sh --verbose
@@ -25,7 +26,8 @@ cases_of() {
   case "$1" in
     context) echo "${CONTEXT_BENCH:-$repo/../shared/context-bench}/cases.jsonl" ;;
     heldout) echo "$repo/scripts/heldout/cases.jsonl" ;;
-    *) echo "heldout-bench.sh: unknown set '$1' (context, heldout)" >&2; return 2 ;;
+    tuning) echo "$repo/scripts/tuning/cases.jsonl" ;;
+    *) echo "heldout-bench.sh: unknown set '$1' (context, heldout, tuning)" >&2; return 2 ;;
   esac
 }
 
