@@ -441,10 +441,15 @@ def main():
                   f"  added: {k['added']}  dropped: {k['dropped']}\n    changes: "
                   + " ".join(f"{s}:{p}" for s, p in c["changes"][:12]))
         return 0
-    rows = cases(a.mirrors)
+    return emit(a, cases(a.mirrors), os.path.join(HERE, "cases.jsonl"))
+
+
+def emit(a, rows, committed):
+    """`check`: whether `committed` holds `rows` (exit code 1 if not); `write`: write them to `a.out` whole (a
+    temporary file renamed over it)."""
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     if a.cmd == "check":
-        with open(os.path.join(HERE, "cases.jsonl")) as f:
+        with open(committed) as f:
             same = f.read() == text
         print("cases.jsonl is up to date" if same else "cases.jsonl differs from what `write` makes")
         return 0 if same else 1

@@ -12,7 +12,7 @@ reading step some stories say little ("Fix dts files"); that is the set's noise,
 
 Standard library only; reads the mirrors with git and never writes to them.
 """
-import argparse, importlib.util, json, os, subprocess, sys, tempfile
+import argparse, importlib.util, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("heldout_cases", os.path.join(HERE, "..", "heldout", "make-cases.py"))
@@ -76,17 +76,7 @@ def main():
     if not a.mirrors or not os.path.isdir(a.mirrors):
         print("make-cases.py: no mirror folder (pass --mirrors DIR or set MIRRORS)", file=sys.stderr)
         return 2
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in cases(a.mirrors))
-    if a.cmd == "check":
-        with open(os.path.join(HERE, "cases.jsonl")) as f:
-            same = f.read() == text
-        print("cases.jsonl is up to date" if same else "cases.jsonl differs from what `write` makes")
-        return 0 if same else 1
-    with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(os.path.abspath(a.out)), delete=False) as f:
-        f.write(text)
-    os.replace(f.name, a.out)
-    print(f"{a.out}: {text.count(chr(10))} cases")
-    return 0
+    return rules.emit(a, cases(a.mirrors), os.path.join(HERE, "cases.jsonl"))
 
 
 if __name__ == "__main__":
