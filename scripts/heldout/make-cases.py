@@ -398,34 +398,52 @@ def case(cfg, c):
             "added": sorted(p for s, p in c["changes"] if s == "A"), "dropped": dropped}
 
 
+def take(cfg, mirrors, per_repo, wanted):
+    """The cases of the first `per_repo` candidates of a repository, in reading order, that `wanted(commit)` takes."""
+    taken = []
+    for c in ordered(cfg, mirrors):
+        if len(taken) == per_repo:
+            break
+        if wanted(c):
+            taken.append(case(cfg, c))
+    if len(taken) < per_repo:
+        sys.exit(f"{cfg['repo']}: only {len(taken)} cases")
+    return taken
+
+
 def cases(mirrors):
-    skips, out = review(), []
-    for cfg in REPOS:
-        taken = []
-        for c in ordered(cfg, mirrors):
-            if len(taken) == PER_REPO:
-                break
-            if skipped(cfg, c, skips) is None:
-                taken.append(case(cfg, c))
-        if len(taken) < PER_REPO:
-            sys.exit(f"{cfg['repo']}: only {len(taken)} cases")
-        out += taken
-    return out
+    skips = review()
+    return [k for cfg in REPOS for k in take(cfg, mirrors, PER_REPO, lambda c, cfg=cfg: skipped(cfg, c, skips) is None)]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(doc, here):
+    """The command line every set's make-cases.py takes: --mirrors, `write [--out FILE]` and `check`; the parser and
+    its subcommands, for a set to add its own."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--mirrors", default=os.environ.get("MIRRORS"), help="folder of <owner>+<name>/repo mirrors")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    ls = sub.add_parser("list", help="the candidates of one repository in reading order, with their stories")
-    ls.add_argument("repo", choices=[r["repo"] for r in REPOS])
-    ls.add_argument("--n", type=int, default=30)
     wr = sub.add_parser("write", help="write the cases")
-    wr.add_argument("--out", default=os.path.join(HERE, "cases.jsonl"))
+    wr.add_argument("--out", default=os.path.join(here, "cases.jsonl"))
     sub.add_parser("check", help="whether cases.jsonl is what `write` makes")
+    return ap, sub
+
+
+def parsed(ap):
+    """The parsed command line, or None (said on stderr) when there is no mirror folder."""
     a = ap.parse_args()
     if not a.mirrors or not os.path.isdir(a.mirrors):
         print("make-cases.py: no mirror folder (pass --mirrors DIR or set MIRRORS)", file=sys.stderr)
+        return None
+    return a
+
+
+def main():
+    ap, sub = arguments(__doc__, HERE)
+    ls = sub.add_parser("list", help="the candidates of one repository in reading order, with their stories")
+    ls.add_argument("repo", choices=[r["repo"] for r in REPOS])
+    ls.add_argument("--n", type=int, default=30)
+    a = parsed(ap)
+    if a is None:
         return 2
     if a.cmd == "list":
         cfg = next(r for r in REPOS if r["repo"] == a.repo)

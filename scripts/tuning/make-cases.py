@@ -12,7 +12,7 @@ reading step some stories say little ("Fix dts files"); that is the set's noise,
 
 Standard library only; reads the mirrors with git and never writes to them.
 """
-import argparse, importlib.util, os, subprocess, sys
+import importlib.util, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("heldout_cases", os.path.join(HERE, "..", "heldout", "make-cases.py"))
@@ -53,28 +53,15 @@ def cases(mirrors):
     out = []
     for cfg in REPOS:
         mirror = os.path.join(mirrors, cfg["upstream"].replace("/", "+"), "repo")
-        taken = []
-        for c in rules.ordered(cfg, mirrors):
-            if len(taken) == PER_REPO:
-                break
-            if rules.skipped(cfg, c, {}) is None and whole(mirror, c["parent"]):
-                taken.append(rules.case(cfg, c))
-        if len(taken) < PER_REPO:
-            sys.exit(f"{cfg['repo']}: only {len(taken)} cases")
-        out += taken
+        def wanted(c, cfg=cfg, mirror=mirror):
+            return rules.skipped(cfg, c, {}) is None and whole(mirror, c["parent"])
+        out += rules.take(cfg, mirrors, PER_REPO, wanted)
     return out
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mirrors", default=os.environ.get("MIRRORS"), help="folder of <owner>+<name>/repo mirrors")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    wr = sub.add_parser("write", help="write the cases")
-    wr.add_argument("--out", default=os.path.join(HERE, "cases.jsonl"))
-    sub.add_parser("check", help="whether cases.jsonl is what `write` makes")
-    a = ap.parse_args()
-    if not a.mirrors or not os.path.isdir(a.mirrors):
-        print("make-cases.py: no mirror folder (pass --mirrors DIR or set MIRRORS)", file=sys.stderr)
+    a = rules.parsed(rules.arguments(__doc__, HERE)[0])
+    if a is None:
         return 2
     return rules.emit(a, cases(a.mirrors), os.path.join(HERE, "cases.jsonl"))
 
