@@ -15,6 +15,7 @@
 //! `None`; every span of the body ends in a check of its bytes, so a damaged list or details
 //! read as [`Damaged`]. Does not decide what is stale nor rank. Building one: [`super::Builder`].
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::Read;
@@ -80,29 +81,47 @@ pub(crate) struct Details {
     pub module_doc: String,
 }
 
+/// `s` appended to `out` with its tabs and line breaks as spaces (they separate a detail's
+/// fields and lines).
+fn push_clean(out: &mut String, s: &str) {
+    if !s.contains(['\t', '\n', '\r']) {
+        out.push_str(s);
+        return;
+    }
+    out.extend(s.chars().map(|c| match c {
+        '\t' | '\n' | '\r' => ' ',
+        c => c,
+    }));
+}
+
 impl Details {
     pub(super) fn of(f: &Facts) -> Details {
-        let clean = |s: &str| match s.contains(['\t', '\n', '\r']) {
-            true => s.replace(['\t', '\n', '\r'], " "),
-            false => s.to_string(),
-        };
         let mut symbols = String::new();
         for s in &f.symbols {
-            symbols.push_str(&format!(
-                "{}\t{}\t{}\t{}\n",
-                clean(&s.kind),
-                s.line,
-                clean(&s.name),
-                clean(&s.sig)
-            ));
+            push_clean(&mut symbols, &s.kind);
+            symbols.push('\t');
+            let _ = write!(symbols, "{}", s.line);
+            symbols.push('\t');
+            push_clean(&mut symbols, &s.name);
+            symbols.push('\t');
+            push_clean(&mut symbols, &s.sig);
+            symbols.push('\n');
         }
         let lines = |items: &[String]| -> String {
-            let clean: Vec<String> = items.iter().map(|i| clean(i)).collect();
-            clean.join("\n")
+            let mut out = String::new();
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                push_clean(&mut out, item);
+            }
+            out
         };
+        let mut summary = String::new();
+        push_clean(&mut summary, &f.summary);
         Details {
             symbols,
-            summary: clean(&f.summary),
+            summary,
             imports: lines(&f.imports),
             links: lines(&f.links),
             module_doc: f.module_doc.clone(),

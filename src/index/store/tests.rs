@@ -390,3 +390,32 @@ fn a_merged_base_keeps_base_and_delta_files() {
     assert_eq!(files("alpha"), [0]);
     assert!(files("gamma").is_empty());
 }
+
+#[test]
+fn details_keep_each_field_on_its_own_line_and_column() {
+    let sym = |name: &str, line: u32, sig: &str| Symbol {
+        kind: "fn".to_string(),
+        name: name.to_string(),
+        line,
+        sig: sig.to_string(),
+    };
+    let f = crate::index::facts::Facts {
+        symbols: vec![
+            sym("parse", 7, "fn parse(s: &str)"),
+            sym("a\tb", 1234, "fn a(\r\n)"),
+        ],
+        summary: "Reads\tthe config.".to_string(),
+        imports: vec!["std::io".to_string(), "odd\nname".to_string()],
+        ..Default::default()
+    };
+    let d = Details::of(&f);
+    assert_eq!(
+        d.symbols,
+        "fn\t7\tparse\tfn parse(s: &str)\nfn\t1234\ta b\tfn a(  )\n"
+    );
+    assert_eq!(d.summary, "Reads the config.");
+    assert_eq!(d.imports, "std::io\nodd name");
+    assert_eq!(d.links, "");
+    let back: Vec<Symbol> = d.symbols().collect();
+    assert_eq!(back[1], sym("a b", 1234, "fn a(  )"));
+}
