@@ -4,11 +4,12 @@
 //! keyword, the name; or the special shapes (a Go method's receiver, Rust's `impl<T> Trait for
 //! Type`, a JS/TS class method, a Java method, a C function, a Python module constant).
 
+use super::blank::Blanks;
 use super::found::Lang;
 
 /// The kind and name `line` (one line, no newline) defines in `lang`.
 pub(super) fn find(lang: Lang, line: &str) -> Option<(&'static str, &str)> {
-    let t = line.trim_start_matches([' ', '\t']);
+    let t = line.trim_blanks_start();
     let col0 = t.len() == line.len();
     match lang {
         Lang::Rust => rust(t),
@@ -110,7 +111,7 @@ const OTHER_KINDS: &[&str] = &[
 
 /// `s` after at least one blank, or `None` when it does not start with one.
 fn blank1(s: &str) -> Option<&str> {
-    let rest = s.trim_start_matches([' ', '\t']);
+    let rest = s.trim_blanks_start();
     (rest.len() < s.len()).then_some(rest)
 }
 
@@ -250,7 +251,7 @@ fn rust(t: &str) -> Option<(&'static str, &str)> {
 fn rust_impl(t: &str) -> Option<&str> {
     let s = t.strip_prefix("unsafe").and_then(blank1).unwrap_or(t);
     let s = s.strip_prefix("impl")?;
-    let s = match s.trim_start_matches([' ', '\t']).strip_prefix('<') {
+    let s = match s.trim_blanks_start().strip_prefix('<') {
         // The generics end at the first `>` followed by a blank, before any `{`.
         Some(g) => {
             let b = g.as_bytes();
@@ -291,7 +292,7 @@ fn python_const(t: &str) -> Option<(&'static str, &str)> {
     {
         return None;
     }
-    let rest = rest.trim_start_matches([' ', '\t']);
+    let rest = rest.trim_blanks_start();
     let rest = match rest.strip_prefix(':') {
         Some(annotation) => &annotation[annotation.find('=')?..],
         None => rest,
@@ -347,28 +348,26 @@ fn method_rest(s: &str) -> Option<(&'static str, &str)> {
         }
         None => js_ident(s)?,
     };
-    let mut rest = rest.trim_start_matches([' ', '\t']);
+    let mut rest = rest.trim_blanks_start();
     if let Some(g) = rest.strip_prefix('<') {
         rest = &g[g.find('>')? + 1..];
     }
     let args = rest.strip_prefix('(')?;
-    let mut rest = args[args.find(')')? + 1..].trim_start_matches([' ', '\t']);
+    let mut rest = args[args.find(')')? + 1..].trim_blanks_start();
     if let Some(ty) = rest.strip_prefix(':') {
         rest = &ty[ty.find('{')?..];
     }
     let open = rest.strip_prefix('{')?;
-    open.trim_matches([' ', '\t'])
-        .is_empty()
-        .then_some(("method", name))
+    open.trim_blanks().is_empty().then_some(("method", name))
 }
 
 /// Go, at the start of a line: `func (r *R) Name`, `func Name`, `type T`, `var v`, `const c`.
 fn go(t: &str) -> Option<(&'static str, &str)> {
     if let Some(rest) = t.strip_prefix("func") {
-        let s = rest.trim_start_matches([' ', '\t']);
+        let s = rest.trim_blanks_start();
         let s = match s.strip_prefix('(') {
             // A method: the name follows its receiver.
-            Some(recv) => recv[recv.find(')')? + 1..].trim_start_matches([' ', '\t']),
+            Some(recv) => recv[recv.find(')')? + 1..].trim_blanks_start(),
             None if s.len() == rest.len() => return None, // `funcName`: not the keyword
             None => s,
         };
@@ -401,7 +400,7 @@ fn jvm_method(t: &str) -> Option<(&'static str, &str)> {
         s = r;
         mods += 1;
     }
-    let head = s[..s.find('(')?].trim_end_matches([' ', '\t']);
+    let head = s[..s.find('(')?].trim_blanks_end();
     let start = head
         .char_indices()
         .rev()
@@ -409,7 +408,7 @@ fn jvm_method(t: &str) -> Option<(&'static str, &str)> {
         .map_or(0, |(i, c)| i + c.len_utf8());
     let (name, _) = ident(&head[start..])?;
     let before = &head[..start];
-    let ty = before.trim_end_matches([' ', '\t']);
+    let ty = before.trim_blanks_end();
     let typed = ty.len() < before.len()
         && !ty.is_empty()
         && ty.bytes().all(|b| is_word(b) || b"<>[],.? ".contains(&b));
@@ -420,7 +419,7 @@ fn jvm_method(t: &str) -> Option<(&'static str, &str)> {
 /// (`static int *make_x(void) {`), `#define M`.
 fn c(t: &str) -> Option<(&'static str, &str)> {
     if let Some(d) = t.strip_prefix('#') {
-        let d = d.trim_start_matches([' ', '\t']).strip_prefix("define")?;
+        let d = d.trim_blanks_start().strip_prefix("define")?;
         return ident(blank1(d)?).map(|(n, _)| ("macro", n));
     }
     let s = match t.strip_prefix("typedef").and_then(blank1) {
@@ -460,7 +459,7 @@ fn c_function(s: &str) -> Option<(&'static str, &str)> {
     let rest = rest.trim_start_matches('*');
     ident(rest)?;
     let (name, after) = run(rest, |b| is_word(b) || matches!(b, b':' | b'~'));
-    let args = after.trim_start_matches([' ', '\t']).strip_prefix('(')?;
+    let args = after.trim_blanks_start().strip_prefix('(')?;
     (!args.contains(';')).then_some(("function", name))
 }
 
@@ -487,7 +486,7 @@ fn shell(t: &str) -> Option<(&'static str, &str)> {
         return name(rest).map(|(n, _)| ("function", n));
     }
     let (n, rest) = name(t)?;
-    rest.trim_start_matches([' ', '\t'])
+    rest.trim_blanks_start()
         .starts_with("()")
         .then_some(("function", n))
 }

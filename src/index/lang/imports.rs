@@ -4,6 +4,7 @@
 //! `import a.b`; C `#include <a.h>`), the sibling modules it links to, and the library a
 //! written import names ([`library`]).
 
+use super::blank::Blanks;
 use super::found::{Extract, Lang};
 
 /// What a reader carries from one line to the next: inside a Go `import ( … )` block.
@@ -24,7 +25,7 @@ pub(super) fn find<'a>(
     block: &mut Block,
     x: &mut Extract<'a>,
 ) {
-    let t = line.trim_start_matches([' ', '\t']);
+    let t = line.trim_blanks_start();
     match lang {
         Lang::Rust => rust(t, &from_line[line.len() - t.len()..], x),
         Lang::Python => python(t, x),
@@ -48,7 +49,7 @@ fn run(s: &str, f: impl Fn(u8) -> bool) -> (&str, &str) {
 
 /// `s` after at least one blank.
 fn blank1(s: &str) -> Option<&str> {
-    let rest = s.trim_start_matches([' ', '\t']);
+    let rest = s.trim_blanks_start();
     (rest.len() < s.len()).then_some(rest)
 }
 
@@ -96,9 +97,7 @@ fn rust<'a>(t: &'a str, rest: &'a str, x: &mut Extract<'a>) {
         }
         "mod" => {
             if let Some(name) = ident(r)
-                && r[name.len()..]
-                    .trim_start_matches([' ', '\t'])
-                    .starts_with(';')
+                && r[name.len()..].trim_blanks_start().starts_with(';')
             {
                 x.links.push(name);
             }
@@ -209,7 +208,7 @@ fn js<'a>(line: &'a str, x: &mut Extract<'a>) {
         } else {
             continue;
         };
-        let after = after.trim_start_matches([' ', '\t']);
+        let after = after.trim_blanks_start();
         let Some(q) = after.strip_prefix(['\'', '"']) else {
             continue;
         };
@@ -241,7 +240,7 @@ fn go<'a>(t: &'a str, block: &mut Block, x: &mut Extract<'a>) {
     let Some(r) = t.strip_prefix("import") else {
         return;
     };
-    let r = r.trim_start_matches([' ', '\t']);
+    let r = r.trim_blanks_start();
     if let Some(list) = r.strip_prefix('(') {
         block.go_imports = !list.contains(')');
         x.imports.extend(quoted(list));
@@ -262,8 +261,8 @@ fn quoted(s: &str) -> Option<&str> {
 
 /// C/C++: `#include "a.h"` or `<a/b.h>`.
 fn include(t: &str) -> Option<&str> {
-    let r = t.strip_prefix('#')?.trim_start_matches([' ', '\t']);
-    let r = r.strip_prefix("include")?.trim_start_matches([' ', '\t']);
+    let r = t.strip_prefix('#')?.trim_blanks_start();
+    let r = r.strip_prefix("include")?.trim_blanks_start();
     let close = match r.as_bytes().first()? {
         b'"' => '"',
         b'<' => '>',

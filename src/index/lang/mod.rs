@@ -10,6 +10,7 @@
 //! Imports and links are [`imports`]'s. Pure: text in, borrowed [`Extract`] out; never fails.
 //! Does not count terms nor decide what a file is for (see [`super::facts`], [`super::kind`]).
 
+mod blank;
 mod defs;
 mod found;
 mod imports;
@@ -29,7 +30,7 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
     let mut docstring: Option<(&'static str, bool)> = None;
     let mut block = imports::Block::default();
     for (i, (line, from_line)) in lines(text).enumerate() {
-        let t = line.trim();
+        let t = blank::trimmed(line);
         if let Some((close, whole)) = docstring {
             docstring = docstring_line(&mut x, t, close, whole);
             continue;

@@ -84,7 +84,7 @@ pub(crate) struct Details {
 /// `s` appended to `out` with its tabs and line breaks as spaces (they separate a detail's
 /// fields and lines).
 fn push_clean(out: &mut String, s: &str) {
-    if !s.contains(['\t', '\n', '\r']) {
+    if !s.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
         out.push_str(s);
         return;
     }
