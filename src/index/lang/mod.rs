@@ -155,16 +155,26 @@ const NOT_NAMES: &[&str] = &[
 fn comment_text(t: &str, lang: Lang) -> Option<&str> {
     for marker in ["///", "//!", "//", "/**", "/*", "-- "] {
         if let Some(rest) = t.strip_prefix(marker) {
-            return Some(rest.trim_end_matches("*/").trim());
+            return Some(comment_body(rest));
         }
     }
     if t.starts_with("* ") || t == "*" {
-        return Some(t[1..].trim_end_matches("*/").trim());
+        return Some(comment_body(&t[1..]));
     }
     if lang.hash_comments() && t.starts_with('#') && !t.starts_with("#!") {
-        return Some(t.trim_start_matches('#').trim());
+        return Some(blank::trimmed(t.trim_start_matches('#')));
     }
     None
+}
+
+/// A comment's text after its marker: closing `*/`s and whitespace trimmed (`str::trim_end_matches`
+/// with a `&str` pattern builds a substring searcher for every comment line).
+fn comment_body(rest: &str) -> &str {
+    let mut r = rest;
+    while let Some(before) = r.strip_suffix("*/") {
+        r = before;
+    }
+    blank::trimmed(r)
 }
 
 /// The headings of a markdown text, outside code fences (a `# comment` in a fenced shell or

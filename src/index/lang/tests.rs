@@ -273,3 +273,21 @@ fn a_python_script_says_what_it_is_in_its_docstring_and_comments() {
     );
     assert_eq!(single.module_doc, ["One line.", "Opened alone."]);
 }
+
+#[test]
+fn comment_markers_and_closings_are_not_the_comment() {
+    fn c(t: &str) -> Option<&str> {
+        comment_text(t, Lang::C)
+    }
+    assert_eq!(c("/* a block */"), Some("a block"));
+    assert_eq!(c("/** doc */*/"), Some("doc"));
+    assert_eq!(c("* middle of a block"), Some("middle of a block"));
+    assert_eq!(c("*"), Some(""));
+    assert_eq!(c("// x\u{a0}"), Some("x"));
+    assert_eq!(c("int x; /* after code */"), None);
+    assert_eq!(
+        comment_text("## heading-like", Lang::Python),
+        Some("heading-like")
+    );
+    assert_eq!(comment_text("#!/bin/sh", Lang::Shell), None);
+}
