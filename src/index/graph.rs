@@ -156,16 +156,17 @@ fn named(
     words: &FastMap<&str, f64>,
 ) -> Result<Vec<(f64, String)>, Damaged> {
     let mut out: Vec<(f64, String)> = Vec::new();
-    for s in index.details(file)?.symbols() {
-        if out.iter().any(|(_, n)| *n == s.name) {
+    let details = index.details(file)?;
+    for s in details.symbol_refs() {
+        if out.iter().any(|(_, n)| n == s.name) {
             continue;
         }
-        let w: f64 = terms(&s.name)
+        let w: f64 = terms(s.name)
             .iter()
             .filter_map(|t| words.get(t.as_str()))
             .sum();
         if w > 0.0 {
-            out.push((w, s.name));
+            out.push((w, s.name.to_string()));
         }
     }
     out.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));

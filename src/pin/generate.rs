@@ -73,9 +73,9 @@ fn file_facts(path: &str, size: u64, d: &Details) -> FileFacts {
     let lines = |s: &str| -> Vec<String> { s.lines().map(str::to_string).collect() };
     FileFacts {
         defs: d
-            .symbols()
-            .filter(|s| names_module(lang, &s.kind, &s.sig))
-            .map(|s| s.name)
+            .symbol_refs()
+            .filter(|s| names_module(lang, s.kind, s.sig))
+            .map(|s| s.name.to_string())
             .collect(),
         imports: match lang.imports_read() {
             true => d

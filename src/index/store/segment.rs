@@ -130,13 +130,24 @@ impl Details {
 
     /// The file's definitions, in line order (a malformed line is skipped).
     pub(crate) fn symbols(&self) -> impl Iterator<Item = Symbol> + '_ {
+        self.symbol_refs().map(|s| Symbol {
+            kind: s.kind.to_string(),
+            name: s.name.to_string(),
+            line: s.line,
+            sig: s.sig.to_string(),
+        })
+    }
+
+    /// [`Details::symbols`], borrowed from the details: what a reader that keeps few of them
+    /// (or only their names) walks without a `String` per field.
+    pub(crate) fn symbol_refs(&self) -> impl Iterator<Item = SymbolRef<'_>> + '_ {
         self.symbols.lines().filter_map(|l| {
             let mut it = l.splitn(4, '\t');
-            let kind = it.next()?.to_string();
+            let kind = it.next()?;
             let line = it.next()?.parse().ok()?;
-            let name = it.next()?.to_string();
-            let sig = it.next()?.to_string();
-            Some(Symbol {
+            let name = it.next()?;
+            let sig = it.next()?;
+            Some(SymbolRef {
                 kind,
                 name,
                 line,
@@ -144,6 +155,15 @@ impl Details {
             })
         })
     }
+}
+
+/// One definition of a file's [`Details`], borrowed (see [`Symbol`] for the fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SymbolRef<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+    pub line: u32,
+    pub sig: &'a str,
 }
 
 /// What the refresh keeps besides the files: the git history it read and the folders the walk
