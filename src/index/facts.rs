@@ -273,6 +273,10 @@ fn finish(f: &mut Facts, x: &lang::Extract<'_>) {
 
 /// `s` cut to at most `max` characters, with `…` when cut.
 fn cut(s: &str, max: usize) -> String {
+    // No more bytes than `max` is no more characters: most signatures end here.
+    if s.len() <= max {
+        return s.to_string();
+    }
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
@@ -396,6 +400,15 @@ mod tests {
             .iter()
             .map(|s| (s.kind.as_str(), s.name.as_str(), s.line))
             .collect()
+    }
+
+    #[test]
+    fn cut_counts_characters_not_bytes() {
+        assert_eq!(cut("abc", 3), "abc");
+        assert_eq!(cut("abcd", 3), "abc…");
+        assert_eq!(cut("ééé", 3), "ééé");
+        assert_eq!(cut("éééé", 3), "ééé…");
+        assert_eq!(cut("", 0), "");
     }
 
     #[test]
