@@ -1,6 +1,7 @@
-//! Blanks (spaces and tabs) at the ends of a line's text, trimmed by bytes ([`Blanks`]): the line matchers
-//! trim them several times per line of every file, and `str`'s char-pattern trims decode each
-//! character to compare it. Does not know about other whitespace (see [`trimmed`] for that).
+//! Blanks (spaces and tabs) at the ends of a line's text, trimmed by bytes ([`Blanks`]): the
+//! line matchers trim them several times per line of every file, and `str`'s char-pattern trims
+//! decode each character to compare it. [`trimmed`] is `str::trim` (all Unicode whitespace) with
+//! an ASCII fast path. Does not find definitions or imports (see [`super::defs`], [`super::imports`]).
 
 /// Trimming spaces and tabs, by bytes: what `trim_start_matches([' ', '\t'])` and its kin do.
 pub(super) trait Blanks {
