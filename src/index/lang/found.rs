@@ -64,7 +64,7 @@ impl Lang {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Def<'a> {
     /// The keyword that introduced it (`fn`, `class`, `def`…) or what it is (`impl`, `method`).
-    pub kind: &'static str,
+    pub kind: &'a str,
     pub name: &'a str,
     /// 1-based.
     pub line: u32,

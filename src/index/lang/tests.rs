@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn defs(path: &str, text: &str) -> Vec<(&'static str, String, u32)> {
+fn defs<'a>(path: &str, text: &'a str) -> Vec<(&'a str, String, u32)> {
     extract(Lang::of(path), text)
         .defs
         .iter()

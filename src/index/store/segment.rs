@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::super::cochange::CoChange;
 use super::super::facts::{FIELDS as NF, Facts, Symbol};
 use super::super::kind::Kind;
+use super::super::lang::Def;
 use super::super::walk::WalkCache;
 use super::place::CACHE_PATH;
 
@@ -140,14 +141,14 @@ impl Details {
 
     /// [`Details::symbols`], borrowed from the details: what a reader that keeps few of them
     /// (or only their names) walks without a `String` per field.
-    pub(crate) fn symbol_refs(&self) -> impl Iterator<Item = SymbolRef<'_>> + '_ {
+    pub(crate) fn symbol_refs(&self) -> impl Iterator<Item = Def<'_>> + '_ {
         self.symbols.lines().filter_map(|l| {
             let mut it = l.splitn(4, '\t');
             let kind = it.next()?;
             let line = it.next()?.parse().ok()?;
             let name = it.next()?;
             let sig = it.next()?;
-            Some(SymbolRef {
+            Some(Def {
                 kind,
                 name,
                 line,
@@ -155,15 +156,6 @@ impl Details {
             })
         })
     }
-}
-
-/// One definition of a file's [`Details`], borrowed (see [`Symbol`] for the fields).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SymbolRef<'a> {
-    pub kind: &'a str,
-    pub name: &'a str,
-    pub line: u32,
-    pub sig: &'a str,
 }
 
 /// What the refresh keeps besides the files: the git history it read and the folders the walk
