@@ -47,7 +47,7 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
             comment(&mut x, lang, line, c);
             continue;
         }
-        definition(&mut x, lang, i, line);
+        definition(&mut x, lang, i, line, t);
         let before = x.imports.len();
         imports::find(lang, line, from_line, &mut block, &mut x);
         dedup_new(&mut x.imports, before);
@@ -76,8 +76,8 @@ fn lines(text: &str) -> impl Iterator<Item = (&str, &str)> {
 }
 
 /// The definition on line `i` (0-based) of the file, if it has one and fewer than
-/// [`MAX_DEFS`] are kept.
-fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str) {
+/// [`MAX_DEFS`] are kept; `trimmed` is the line trimmed (its signature's start).
+fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str, trimmed: &'a str) {
     if x.defs.len() < MAX_DEFS
         && let Some((kind, name)) = defs::find(lang, line)
         && !NOT_NAMES.contains(&name)
@@ -86,7 +86,7 @@ fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str) {
             kind,
             name,
             line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-            sig: line.trim().trim_end_matches(['{', ':']).trim_end(),
+            sig: trimmed.trim_end_matches(['{', ':']).trim_end(),
         });
     }
 }
