@@ -98,9 +98,10 @@ fn give_up_split_files(
         .enumerate()
         .flat_map(|(gi, g)| g.files.iter().map(move |f| (f.as_str(), gi)))
         .collect();
+    let merging = merging_families(n_old, generated, target);
     for (ei, changed_here) in changed.iter_mut().enumerate() {
         let e = &pin.entries()[ei];
-        let mine = entry_families(e, ei, &families, generated, target);
+        let mine = entry_families(e, &merging[ei], &families, generated);
         // Files of those families whose entries are elsewhere.
         let elsewhere: FastSet<&str> = mine
             .iter()
@@ -122,23 +123,34 @@ fn give_up_split_files(
     changed
 }
 
-/// The families whose files entry `e` (number `ei`) holds: those of the generated entries
-/// merging into it, or else the split families it was the entry of (see [`is_family_entry`]).
-fn entry_families<'g>(
-    e: &Entry,
-    ei: usize,
-    families: &HashMap<String, Vec<usize>>,
+/// Per entry of the Pin (`n_old` of them), the families of the generated entries merging into
+/// it: one pass over `target`, not one per entry (a Pin of ten thousand entries made that a
+/// hundred million steps).
+fn merging_families<'g>(
+    n_old: usize,
     generated: &'g [Generated],
     target: &[Option<usize>],
+) -> Vec<Vec<&'g str>> {
+    let mut merging: Vec<Vec<&str>> = vec![Vec::new(); n_old];
+    for (t, g) in target.iter().zip(generated) {
+        if let Some(m) = t.and_then(|ei| merging.get_mut(ei)) {
+            m.push(g.family.as_str());
+        }
+    }
+    merging
+}
+
+/// The families whose files entry `e` holds: `merging`, those of the generated entries merging
+/// into it ([`merging_families`]), or else the split families it was the entry of (see
+/// [`is_family_entry`]).
+fn entry_families<'g>(
+    e: &Entry,
+    merging: &[&'g str],
+    families: &HashMap<String, Vec<usize>>,
+    generated: &'g [Generated],
 ) -> Vec<&'g str> {
-    let mine: Vec<&str> = target
-        .iter()
-        .zip(generated)
-        .filter(|(t, _)| **t == Some(ei))
-        .map(|(_, g)| g.family.as_str())
-        .collect();
-    if !mine.is_empty() {
-        return mine;
+    if !merging.is_empty() {
+        return merging.to_vec();
     }
     families
         .iter()
