@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use super::cochange;
-use super::facts::{Lexicon, doc_facts, facts};
+use super::facts::{Facts, Lexicon, doc_facts, facts};
 use super::query::QueryTerm;
 use super::rank::{Evidence, Ranked};
 use super::store::{self, Admitted, Builder, FileRec, Index, State};
@@ -161,18 +161,18 @@ fn updated(root: &Path, old: Index, walked: &Walked, kept: &Slots, state: State)
     index.unwrap_or_else(|| build(root, walked).finish_base(State::default()))
 }
 
-/// [`refresh_with`], and `read` of the refreshed index done on this core while the index is
-/// saved (when `save`) on another: a cold build writes tens of megabytes that its caller
-/// need not wait for before reading the index.
+/// [`refresh_with`], and `read` of the refresh done on this core while the index is saved
+/// (when `save`) on another: a cold build writes tens of megabytes that its caller need not
+/// wait for before reading the index.
 pub(crate) fn refresh_while<T>(
     root: &Path,
     save: bool,
-    read: impl FnOnce(&Index) -> T,
+    read: impl FnOnce(&Refresh) -> T,
 ) -> (Refresh, T) {
     let mut refreshed = refresh_with(root, false);
-    let index = &refreshed.index;
+    let (index, fresh) = (&refreshed.index, &refreshed);
     let (written, out) =
-        crate::par::beside(|| save.then(|| store::write(root, index)), || read(index));
+        crate::par::beside(|| save.then(|| store::write(root, index)), || read(fresh));
     match written {
         Some(Ok(check)) => refreshed.index.saved(check),
         Some(Err(e)) => refreshed.warning = Some(unsaved(&e)),
@@ -337,7 +337,7 @@ struct Plan {
 
 /// Add `walked`'s files to `b` in path order, but those the plan leaves where they are: file
 /// `i` as `files[i]` holds it when it is kept, else read (all of them on all cores, see
-/// [`read_sources`]); docs alike.
+/// [`read_stale`]); docs alike.
 fn add_in_order(
     root: &Path,
     b: &mut Builder,
@@ -346,11 +346,14 @@ fn add_in_order(
     mut files: Vec<Option<store::Kept>>,
     mut docs: Vec<Option<store::Kept>>,
 ) {
-    let stays = |s: &[bool], i: usize| s.get(i).copied().unwrap_or(false);
-    let stale: Vec<usize> = (0..walked.sources.len())
-        .filter(|&i| !stays(&plan.files_stay, i) && files[i].is_none())
-        .collect();
-    let mut read = read_sources(root, b, &walked.sources, &stale);
+    let stale = |n: usize, stay: &[bool], kept: &[Option<store::Kept>]| -> Vec<usize> {
+        (0..n)
+            .filter(|&i| !stay.get(i).copied().unwrap_or(false) && kept[i].is_none())
+            .collect()
+    };
+    let stale_files = stale(walked.sources.len(), &plan.files_stay, &files);
+    let stale_docs = stale(walked.docs.len(), &plan.docs_stay, &docs);
+    let (mut read, mut read_docs) = read_stale(root, b, walked, &stale_files, &stale_docs);
     for (i, f) in walked.sources.iter().enumerate() {
         if let Some(k) = files[i].take() {
             b.keep(k);
@@ -358,60 +361,82 @@ fn add_in_order(
             b.add(f.path.clone(), f.size, f.mtime, a);
         }
     }
-    let stale: Vec<usize> = (0..walked.docs.len())
-        .filter(|&i| !stays(&plan.docs_stay, i) && docs[i].is_none())
-        .collect();
-    let read = crate::par::map_each(&stale, |&i| {
-        doc_facts(&read_head(
-            &root.join(&walked.docs[i].path),
-            walked.docs[i].size,
-        ))
-    });
-    let mut read = read.into_iter().zip(stale).peekable();
     for (i, f) in walked.docs.iter().enumerate() {
         if let Some(k) = docs[i].take() {
             b.keep_doc(k);
-        } else if let Some((fx, _)) = read.next_if(|(_, s)| *s == i) {
+        } else if let Some(fx) = read_docs[i].take() {
             b.add_doc(f.path.clone(), f.size, f.mtime, &fx);
         }
     }
 }
 
-/// The files `stale` (indexes into `sources`) read and admitted into `b`, by index. Read on
-/// all cores, largest first, one file at a time to whichever thread is free (the calling one
+/// One file to read: a source (admitted into the builder) or a doc (its facts only), by its
+/// index in the walk.
+#[derive(Clone, Copy)]
+enum Job {
+    Source(usize),
+    Doc(usize),
+}
+
+/// What reading a [`Job`] gives.
+enum Done {
+    Source(store::Prepared),
+    Doc(Facts),
+}
+
+/// The sources `stale_files` and docs `stale_docs` (indexes into the walk) read, the sources
+/// admitted into `b`: per source and per doc of the walk, what was read of it. Read on all
+/// cores, largest first, one file at a time to whichever thread is free (the calling one
 /// too); each thread keeps its read buffer and [`Lexicon`] from file to file. There is no
 /// barrier: the calling thread admits what the others send as it comes, between files of its
 /// own. A thread that cannot be started leaves its share to the others.
-fn read_sources(
+fn read_stale(
     root: &Path,
     b: &mut Builder,
-    sources: &[Found],
-    stale: &[usize],
-) -> Vec<Option<Admitted>> {
+    walked: &Walked,
+    stale_files: &[usize],
+    stale_docs: &[usize],
+) -> (Vec<Option<Admitted>>, Vec<Option<Facts>>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let mut out: Vec<Option<Admitted>> = std::iter::repeat_with(|| None)
-        .take(sources.len())
+    let mut files: Vec<Option<Admitted>> = std::iter::repeat_with(|| None)
+        .take(walked.sources.len())
         .collect();
-    let threads = crate::par::cores().clamp(1, crate::par::MAX_THREADS);
-    let mut order = stale.to_vec();
-    order.sort_by_key(|&i| std::cmp::Reverse(sources[i].size));
+    let mut docs: Vec<Option<Facts>> = std::iter::repeat_with(|| None)
+        .take(walked.docs.len())
+        .collect();
+    let found = |job: Job| match job {
+        Job::Source(i) => &walked.sources[i],
+        Job::Doc(i) => &walked.docs[i],
+    };
+    let mut order: Vec<Job> = stale_files.iter().map(|&i| Job::Source(i)).collect();
+    order.extend(stale_docs.iter().map(|&i| Job::Doc(i)));
+    order.sort_by_key(|&job| std::cmp::Reverse(found(job).size));
     let next = AtomicUsize::new(0);
     let take = || order.get(next.fetch_add(1, Ordering::Relaxed)).copied();
-    let read = |i: usize, buf: &mut Vec<u8>, words: &mut Lexicon| {
-        let f = &sources[i];
+    let read = |job: Job, buf: &mut Vec<u8>, words: &mut Lexicon| {
+        let f = found(job);
         read_head_into(&root.join(&f.path), f.size, buf);
-        store::prepare(facts(&f.path, buf, words), words)
+        match job {
+            Job::Source(_) => Done::Source(store::prepare(facts(&f.path, buf, words), words)),
+            Job::Doc(_) => Done::Doc(doc_facts(buf)),
+        }
     };
+    let mut put = |b: &mut Builder, job: Job, done: Done| match (job, done) {
+        (Job::Source(i), Done::Source(p)) => files[i] = Some(b.admit(p)),
+        (Job::Doc(i), Done::Doc(fx)) => docs[i] = Some(fx),
+        _ => {}
+    };
+    let threads = crate::par::cores().clamp(1, crate::par::MAX_THREADS);
     let mut words = b.lexicon();
-    let others: Vec<Lexicon> = (1..threads.min(stale.len())).map(|_| b.lexicon()).collect();
+    let others: Vec<Lexicon> = (1..threads.min(order.len())).map(|_| b.lexicon()).collect();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
         for mut words in others {
             let tx = tx.clone();
             let _started = std::thread::Builder::new().spawn_scoped(s, move || {
                 let mut buf = Vec::new();
-                while let Some(i) = take() {
-                    if tx.send((i, read(i, &mut buf, &mut words))).is_err() {
+                while let Some(job) = take() {
+                    if tx.send((job, read(job, &mut buf, &mut words))).is_err() {
                         break;
                     }
                 }
@@ -419,17 +444,18 @@ fn read_sources(
         }
         drop(tx);
         let mut buf = Vec::new();
-        while let Some(i) = take() {
-            out[i] = Some(b.admit(read(i, &mut buf, &mut words)));
-            while let Ok((j, p)) = rx.try_recv() {
-                out[j] = Some(b.admit(p));
+        while let Some(job) = take() {
+            let done = read(job, &mut buf, &mut words);
+            put(b, job, done);
+            while let Ok((job, done)) = rx.try_recv() {
+                put(b, job, done);
             }
         }
-        for (j, p) in rx {
-            out[j] = Some(b.admit(p));
+        for (job, done) in rx {
+            put(b, job, done);
         }
     });
-    out
+    (files, docs)
 }
 
 fn now() -> i64 {
@@ -438,16 +464,9 @@ fn now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-/// The first [`MAX_READ`] bytes of a file (empty when it cannot be read).
-fn read_head(path: &Path, size: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    read_head_into(path, size, &mut out);
-    out
-}
-
-/// [`read_head`] into `buf` (emptied first; its memory is reused from file to file: fresh
-/// pages cost more than the read). `size`, what the walk saw, sizes it: read in one go, not
-/// grown as it fills.
+/// The first [`MAX_READ`] bytes of a file (none when it cannot be read), into `buf` (emptied
+/// first; its memory is reused from file to file: fresh pages cost more than the read).
+/// `size`, what the walk saw, sizes it: read in one go, not grown as it fills.
 fn read_head_into(path: &Path, size: u64, buf: &mut Vec<u8>) {
     buf.clear();
     buf.reserve(usize::try_from(size.min(MAX_READ)).unwrap_or(0));
@@ -559,11 +578,11 @@ mod tests {
     fn the_index_is_read_while_it_is_saved() {
         let d = project(12);
         let r = d.path();
-        let (dry, n) = refresh_while(r, false, Index::len);
+        let (dry, n) = refresh_while(r, false, |f| f.index.len());
         assert_eq!((n, dry.warning), (12, None));
         assert!(!r.join(CACHE_PATH).exists(), "a dry run writes nothing");
 
-        let (cold, n) = refresh_while(r, true, content);
+        let (cold, n) = refresh_while(r, true, |f| content(&f.index));
         assert_eq!(n, content(&cold.index), "read what is returned");
         assert_eq!(cold.warning, None);
         let base = fs::read(r.join(CACHE_PATH)).unwrap();
@@ -589,7 +608,7 @@ mod tests {
         let d = project(3);
         let r = d.path();
         fs::write(r.join(".ralph"), "a file where the folder goes").unwrap();
-        let (refreshed, n) = refresh_while(r, true, Index::len);
+        let (refreshed, n) = refresh_while(r, true, |f| f.index.len());
         assert_eq!(n, 3);
         let warning = refreshed.warning.unwrap();
         assert!(

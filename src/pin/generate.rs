@@ -168,8 +168,48 @@ fn module_text<'a>(u: &Unit, facts: &'a HashMap<String, FileFacts>) -> ModuleTex
 /// run writes nothing).
 pub(crate) fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinError> {
     let old = super::read_text(&root.join(INDEX_PATH))?;
-    let mut pin = Pin::parse(old.as_deref().unwrap_or(""));
-    let (refreshed, facts) = indexed(root, save_index)?;
+    let current = old.as_deref().unwrap_or("");
+    // The Pin is made while the index is written (tens of megabytes after a cold build).
+    let (mut refreshed, made) = crate::index::scan::refresh_while(root, save_index, |r| {
+        read_facts(&r.index).map(|facts| merged(root, r, facts, current))
+    });
+    if let Some(source) = refreshed.walk_error.take() {
+        return Err(PinError::Walk {
+            root: root.to_path_buf(),
+            source,
+        });
+    }
+    // The cache turned out damaged while its facts were read: built again from the files.
+    let Made { pin, text, summary } = made.unwrap_or_else(|_| {
+        refreshed = crate::index::scan::rebuilt(root, save_index);
+        let facts = read_facts(&refreshed.index).unwrap_or_default();
+        merged(root, &refreshed, facts, current)
+    });
+    Ok(Outcome {
+        pin,
+        text,
+        old,
+        summary,
+        index_warning: refreshed.warning,
+    })
+}
+
+/// A Pin just made, as markdown too, and what changed in it.
+struct Made {
+    pin: Pin,
+    text: String,
+    summary: Summary,
+}
+
+/// The Pin `current` (the text of specs/INDEX.md) with what the index `refreshed` and its
+/// files' `facts` say merged in.
+fn merged(
+    root: &Path,
+    refreshed: &Refresh,
+    facts: HashMap<String, FileFacts>,
+    current: &str,
+) -> Made {
+    let mut pin = Pin::parse(current);
     let sources: Vec<SourceFile> = refreshed
         .index
         .files()
@@ -178,7 +218,7 @@ pub(crate) fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinErro
             size: f.size,
         })
         .collect();
-    let units = units(root, &refreshed, &sources, &facts);
+    let units = units(root, refreshed, &sources, &facts);
     let generated = generated(units, facts);
     let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let walked_set: HashSet<&str> = sources.iter().map(|s| s.path.as_str()).collect();
@@ -189,34 +229,7 @@ pub(crate) fn generate(root: &Path, save_index: bool) -> Result<Outcome, PinErro
         resolve(root, &canon_root, item).is_ok()
     });
     let text = pin.to_markdown();
-    Ok(Outcome {
-        pin,
-        text,
-        old,
-        summary,
-        index_warning: refreshed.warning,
-    })
-}
-
-/// The index of `root` brought up to date (saved when `save`) and every file's facts read
-/// from it; built again from the files alone when the cache turns out damaged.
-fn indexed(root: &Path, save: bool) -> Result<(Refresh, HashMap<String, FileFacts>), PinError> {
-    // The facts are read while the index is written.
-    let (mut refreshed, facts) = crate::index::scan::refresh_while(root, save, read_facts);
-    if let Some(source) = refreshed.walk_error.take() {
-        return Err(PinError::Walk {
-            root: root.to_path_buf(),
-            source,
-        });
-    }
-    let facts = match facts {
-        Ok(f) => f,
-        Err(_) => {
-            refreshed = crate::index::scan::rebuilt(root, save);
-            read_facts(&refreshed.index).unwrap_or_default()
-        }
-    };
-    Ok((refreshed, facts))
+    Made { pin, text, summary }
 }
 
 /// The project's units (see [`discover_declared`]): its `sources`, its docs but the Pin, the

@@ -23,7 +23,7 @@ mod whole;
 
 #[cfg(test)]
 pub(crate) use build::from_texts;
-pub(crate) use build::{Admitted, Builder, Kept, prepare};
+pub(crate) use build::{Admitted, Builder, Kept, Prepared, prepare};
 pub(crate) use place::{CACHE_PATH, DELTA_PATH};
 use segment::Segment;
 pub(crate) use segment::{Damaged, Details, FileRec, Postings, State};
