@@ -63,6 +63,10 @@ pub(crate) struct Lexicon {
     /// Which lexicon of its collector this is (see [`Lexicon::new`]).
     owner: usize,
     ids: FastMap<String, u32>,
+    /// The term id of each word as written met in an earlier file, by its hash (see
+    /// [`Counter`]): most of a file's words were met before, and are not lowered, stemmed and
+    /// looked up again.
+    written: FastMap<u64, u32>,
     /// The terms given an id since the last [`Lexicon::take_fresh`], in id order.
     fresh: Vec<String>,
     /// Per id, its counts in the file being read (zero between files), and the ids counted.
@@ -128,7 +132,14 @@ impl Lexicon {
             }
             i = (i + 1) & mask;
         }
-        let term = self.term_id(word);
+        let term = match self.written.get(&hash) {
+            Some(&term) => term,
+            None => {
+                let term = self.term_id(word);
+                self.written.insert(hash, term);
+                term
+            }
+        };
         let slot = &mut self.counter.slots[i];
         *slot = Slot {
             hash,
@@ -168,9 +179,10 @@ impl Lexicon {
 
 /// Counts of the words of a file as written, per field: each distinct word is turned into its
 /// term once (when first met), not once per occurrence. An open-addressing table keyed by a
-/// 64-bit hash of the word and its length (the words of one file are counted here, so two
-/// distinct words sharing both is vanishingly unlikely, and would only merge their counts):
-/// one hash per occurrence and no byte comparison, the hot loop of building the index.
+/// 64-bit hash of the word and its length: one hash per occurrence and no byte comparison, the
+/// hot loop of building the index. Two distinct words sharing a hash would be counted as one
+/// term, here and in [`Lexicon`]'s memory of the words met before; among the million distinct
+/// words of a large project that is about one chance in ten million.
 #[derive(Default)]
 struct Counter {
     slots: Vec<Slot>,
