@@ -9,11 +9,12 @@ literals are skipped. A circle is a strongly connected component of more than on
 elementary cycles in it are listed too (at most --max per component).
 
 Usage:
-  python3 scripts/import-cycles.py [--src src] [--scope run] [--no-tests] [--max 20]
+  python3 scripts/import-cycles.py [--src src] [--scope run] [--no-tests] [--max 20] [--check]
 
 --scope run   only modules under src/run (edges leaving the scope are dropped)
 --no-tests    drop `#[cfg(test)]` modules (inline or in their own file)
-Exit status 0 always; the last line is `N circles (SCCs), M elementary cycles`.
+--check       exit 1 when there is any circle (CI runs this: the crate has none)
+Exit status 0 otherwise; the last line is the summary of circles and imports up.
 """
 import argparse
 import os
@@ -335,6 +336,7 @@ def main():
     ap.add_argument("--no-tests", action="store_true")
     ap.add_argument("--show", type=int, default=5, help="cycles listed per circle (shortest)")
     ap.add_argument("--cap", type=int, default=100000, help="stop counting a circle's cycles here")
+    ap.add_argument("--check", action="store_true", help="exit 1 when there is any circle")
     a = ap.parse_args()
     crate = Crate(a.src, a.no_tests)
     scope = tuple(a.scope.split("::")) if a.scope else ()
@@ -355,6 +357,8 @@ def main():
     ac, ae = report("across the scope", nodes, graph, crate, a.show, a.cap)
     print(f"summary: {fc} circles inside folders ({fe} cycles); {ac} across the scope ({ae} cycles); "
           f"{len(up)} imports up")
+    if a.check and (fc or ac):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

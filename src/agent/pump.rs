@@ -221,7 +221,7 @@ mod tests {
         let input = format!("ab\n{long}\ncd\nlast");
         let seen: Arc<Mutex<Vec<String>>> = Arc::default();
         let keep = seen.clone();
-        let translate: crate::agent::process::Translate = Arc::new(move |l: &str| {
+        let translate: Translate = Arc::new(move |l: &str| {
             if let Ok(mut s) = keep.lock() {
                 s.push(l.to_string());
             }

@@ -6,7 +6,7 @@
 use clap::Command;
 
 /// (the subcommand path, its examples); the empty path is `ralph` itself.
-const EXAMPLES: &[(&[&str], &str)] = &[
+pub(super) const EXAMPLES: &[(&[&str], &str)] = &[
     (
         &[],
         "Examples:
@@ -255,38 +255,4 @@ pub(crate) fn with_examples(cmd: Command) -> Command {
     EXAMPLES
         .iter()
         .fold(cmd, |cmd, (path, text)| attach(cmd, path, text))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cli::command;
-
-    fn walk<'a>(cmd: &'a Command, path: &mut Vec<&'a str>, out: &mut Vec<String>) {
-        if cmd.get_after_help().is_none() {
-            out.push(format!("ralph {}", path.join(" ")));
-        }
-        for sub in cmd.get_subcommands() {
-            path.push(sub.get_name());
-            walk(sub, path, out);
-            path.pop();
-        }
-    }
-
-    #[test]
-    fn every_command_has_examples() {
-        let cmd = command();
-        cmd.clone().debug_assert();
-        let mut missing = vec![];
-        walk(&cmd, &mut vec![], &mut missing);
-        assert!(missing.is_empty(), "no examples: {missing:?}");
-        assert_eq!(
-            EXAMPLES.len(),
-            1 + cmd
-                .get_subcommands()
-                .map(|s| 1 + s.get_subcommands().count())
-                .sum::<usize>(),
-            "one entry per command, no stale ones"
-        );
-    }
 }

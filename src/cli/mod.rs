@@ -227,3 +227,37 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Code> {
         Command::Instructions(a) => meta::instructions(&ctx, a),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use help::EXAMPLES;
+
+    fn walk<'a>(cmd: &'a clap::Command, path: &mut Vec<&'a str>, out: &mut Vec<String>) {
+        if cmd.get_after_help().is_none() {
+            out.push(format!("ralph {}", path.join(" ")));
+        }
+        for sub in cmd.get_subcommands() {
+            path.push(sub.get_name());
+            walk(sub, path, out);
+            path.pop();
+        }
+    }
+
+    #[test]
+    fn every_command_has_examples() {
+        let cmd = command();
+        cmd.clone().debug_assert();
+        let mut missing = vec![];
+        walk(&cmd, &mut vec![], &mut missing);
+        assert!(missing.is_empty(), "no examples: {missing:?}");
+        assert_eq!(
+            EXAMPLES.len(),
+            1 + cmd
+                .get_subcommands()
+                .map(|s| 1 + s.get_subcommands().count())
+                .sum::<usize>(),
+            "one entry per command, no stale ones"
+        );
+    }
+}

@@ -89,8 +89,8 @@ pub fn mermaid(stories: &[Story], states: &[State]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::fixtures::{indexed, s};
     use crate::graph::states;
-    use crate::graph::tests::{indexed, s};
 
     #[test]
     fn dot_and_mermaid_show_edges_and_done_style() {

@@ -117,7 +117,7 @@ pub fn next_ready(stories: &[Story], states: &[State], skip: &HashSet<String>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::tests::{indexed, s};
+    use crate::graph::fixtures::{indexed, s};
 
     #[test]
     fn lowest_priority_ready_story_wins_ties_by_file_order() {
