@@ -88,35 +88,78 @@ fn is_stop_key(key: u64) -> bool {
 /// snake/kebab case and on camel case (`HTTPServerError` gives `HTTP`, `Server`, `Error`). Digits
 /// stay with the letters before them (`utf8`, `v2`).
 fn for_each_raw_word<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
-    if text.is_ascii() {
-        ascii_words(text, |s, e| f(&text[s..e]));
-        return;
+    word_spans(text, |s, e| f(&text[s..e]));
+}
+
+/// [`for_each_raw_word`] as byte spans of `text`. The ASCII between non-ASCII characters goes
+/// through [`ascii_words`] (a source file with one `é` in a comment is still mostly ASCII);
+/// only a run of letters and digits holding a non-ASCII one is split char by char
+/// ([`unicode_words`]).
+#[inline(always)]
+fn word_spans(text: &str, mut f: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(p) = first_non_ascii(b, i) {
+        let c = text[p..].chars().next().unwrap_or(' ');
+        if !c.is_alphanumeric() {
+            ascii_words(&text[i..p], |s, e| f(i + s, i + e));
+            i = p + c.len_utf8();
+            continue;
+        }
+        // The run of letters and digits around `p`, ASCII ones included.
+        let a = p - b[i..p]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .count();
+        let e = text[p..]
+            .find(|c: char| !c.is_alphanumeric())
+            .map_or(text.len(), |k| p + k);
+        ascii_words(&text[i..a], |s, e| f(i + s, i + e));
+        unicode_words(&text[a..e], |s, e| f(a + s, a + e));
+        i = e;
     }
-    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
-        if chunk.is_empty() {
-            continue;
+    ascii_words(&text[i..], |s, e| f(i + s, i + e));
+}
+
+/// The first byte of `b` from `from` on that is not ASCII, eight bytes at a time.
+fn first_non_ascii(b: &[u8], from: usize) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let rest = b.get(from..)?;
+    let mut chunks = rest.chunks_exact(8);
+    let mut at = from;
+    for c in chunks.by_ref() {
+        let x = c.first_chunk::<8>().map_or(0, |c| u64::from_le_bytes(*c)) & HIGH;
+        if x != 0 {
+            return Some(at + x.trailing_zeros() as usize / 8);
         }
-        if chunk.is_ascii() {
-            ascii_words(chunk, |s, e| f(&chunk[s..e]));
-            continue;
-        }
-        let mut start = 0;
-        let mut prev: Option<char> = None;
-        let mut iter = chunk.char_indices().peekable();
-        while let Some((i, c)) = iter.next() {
-            if let Some(p) = prev {
-                let next_lower = iter.peek().is_some_and(|(_, n)| n.is_lowercase());
-                let boundary = (p.is_lowercase() && c.is_uppercase())
-                    || (p.is_uppercase() && c.is_uppercase() && next_lower)
-                    || (p.is_numeric() && c.is_uppercase());
-                if boundary {
-                    f(&chunk[start..i]);
-                    start = i;
-                }
+        at += 8;
+    }
+    let tail = chunks.remainder().iter().position(|c| !c.is_ascii());
+    tail.map(|k| at + k)
+}
+
+/// The words of a run of letters and digits that holds a non-ASCII one, as byte spans: split
+/// on camel case by the chars' own case.
+fn unicode_words(chunk: &str, mut f: impl FnMut(usize, usize)) {
+    let mut start = 0;
+    let mut prev: Option<char> = None;
+    let mut iter = chunk.char_indices().peekable();
+    while let Some((i, c)) = iter.next() {
+        if let Some(p) = prev {
+            let next_lower = iter.peek().is_some_and(|(_, n)| n.is_lowercase());
+            let boundary = (p.is_lowercase() && c.is_uppercase())
+                || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                || (p.is_numeric() && c.is_uppercase());
+            if boundary {
+                f(start, i);
+                start = i;
             }
-            prev = Some(c);
         }
-        f(&chunk[start..]);
+        prev = Some(c);
+    }
+    if !chunk.is_empty() {
+        f(start, chunk.len());
     }
 }
 
@@ -360,12 +403,8 @@ pub(crate) fn for_each_written<'a>(text: &'a str, f: impl FnMut(&'a str)) {
 /// [`for_each_written`], with each word's hash ([`word_hash`]) worked out in the same pass over
 /// the text: what counting the words of a large text needs.
 pub(crate) fn for_each_written_hashed<'a>(text: &'a str, mut f: impl FnMut(&'a str, u64)) {
-    if text.is_ascii() {
-        let b = text.as_bytes();
-        ascii_words(text, |s, e| f(&text[s..e], word_hash(&b[s..e], &b[s..])));
-        return;
-    }
-    for_each_raw_word(text, |w| f(w, word_hash(w.as_bytes(), w.as_bytes())));
+    let b = text.as_bytes();
+    word_spans(text, |s, e| f(&text[s..e], word_hash(&b[s..e], &b[s..])));
 }
 
 /// A 64-bit hash of a word's bytes and length, never 0. `tail` is the text from the word's
@@ -645,6 +684,15 @@ mod tests {
 
         #[test]
         fn splitting_across_blocks_matches_the_char_definition(text in "[ -~\t\n]{0,300}") {
+            let mut got = Vec::new();
+            for_each_raw_word(&text, |w| got.push(w.to_string()));
+            proptest::prop_assert_eq!(got, reference_words(&text));
+        }
+
+        #[test]
+        fn mixed_text_splitting_matches_the_char_definition(
+            text in "([a-zA-Z0-9]{0,6}|[ _./-]|[éÉßİ—©ǅ٣ⅷ😀\u{a0}]){0,40}",
+        ) {
             let mut got = Vec::new();
             for_each_raw_word(&text, |w| got.push(w.to_string()));
             proptest::prop_assert_eq!(got, reference_words(&text));
