@@ -1,8 +1,9 @@
 //! Spreading pure, CPU-bound work over the cores: a slice is cut into contiguous chunks, each
 //! chunk is mapped on its own thread, and the results come back in input order, so the outcome
 //! is the same as a sequential map; for items of very uneven cost, [`map_balanced_by`] hands
-//! them out one at a time instead. Two independent jobs run side by side with [`beside`]; big
-//! drops go to the background ([`drop_later`]). Owns only the threading; callers own the work.
+//! them out one at a time instead, and [`on_all_cores`] streams their results back to the calling
+//! thread as they come. Two independent jobs run side by side with [`beside`]; big drops go to
+//! the background ([`drop_later`]). Owns only the threading; callers own the work.
 
 /// At most this many threads, however many cores there are.
 pub(crate) const MAX_THREADS: usize = 8;
@@ -81,40 +82,21 @@ where
     C: Fn(&T) -> usize,
     F: Fn(&T) -> R + Sync,
 {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let cores = cores();
-    let threads = cores.min(MAX_THREADS).min(items.len());
+    let threads = cores().min(MAX_THREADS).min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
     }
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(cost(&items[i])));
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-            done.push((i, f(&items[i])));
-        }
-        done
-    };
-    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
-        let started: Vec<_> = (1..threads)
-            .map(|_| std::thread::Builder::new().spawn_scoped(s, work))
-            .collect();
-        let mut parts = vec![work()];
-        for handle in started.into_iter().flatten() {
-            parts.push(
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
-        }
-        parts
-    });
     let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
-    for (i, r) in parts.into_iter().flatten() {
-        slots[i] = Some(r);
-    }
+    on_all_cores(
+        &order,
+        vec![(); threads],
+        |i, _| f(&items[i]),
+        |i, r| {
+            slots[i] = Some(r);
+        },
+    );
     slots.into_iter().flatten().collect()
 }
 
@@ -145,9 +127,81 @@ pub(crate) fn drop_later<T: Send + 'static>(value: T) {
     let _started = std::thread::Builder::new().spawn(move || drop(value));
 }
 
+/// `work` done for each of `jobs`, in order, one at a time by whichever thread is free: one
+/// thread per entry of `states` (the first is the calling thread; none: nothing is done), each
+/// keeping its state from job to job. `put` gets each result on the calling thread as it comes,
+/// between jobs of its own: there is no barrier. A thread that cannot be started leaves its
+/// share to the others; a panic in one goes on here once the others are done.
+pub(crate) fn on_all_cores<J: Copy + Send + Sync, S: Send, R: Send>(
+    jobs: &[J],
+    states: Vec<S>,
+    work: impl Fn(J, &mut S) -> R + Sync,
+    mut put: impl FnMut(J, R),
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let take = || jobs.get(next.fetch_add(1, Ordering::Relaxed)).copied();
+    let mut states = states.into_iter();
+    let Some(mut mine) = states.next() else {
+        return;
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        for mut state in states {
+            let (tx, take, work) = (tx.clone(), &take, &work);
+            let _started = std::thread::Builder::new().spawn_scoped(s, move || {
+                while let Some(job) = take() {
+                    if tx.send((job, work(job, &mut state))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        while let Some(job) = take() {
+            put(job, work(job, &mut mine));
+            while let Ok((job, r)) = rx.try_recv() {
+                put(job, r);
+            }
+        }
+        for (job, r) in rx {
+            put(job, r);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_job_is_done_once_and_put_on_the_calling_thread() {
+        let jobs: Vec<usize> = (0..1000).collect();
+        let caller = std::thread::current().id();
+        for threads in [1, 3] {
+            let mut got = Vec::new();
+            on_all_cores(
+                &jobs,
+                vec![0usize; threads],
+                |j, n| {
+                    *n += 1;
+                    j * 2
+                },
+                |j, r| {
+                    assert_eq!(std::thread::current().id(), caller);
+                    got.push((j, r));
+                },
+            );
+            got.sort_unstable();
+            assert_eq!(got, jobs.iter().map(|&j| (j, j * 2)).collect::<Vec<_>>());
+        }
+        on_all_cores(
+            &jobs,
+            Vec::<()>::new(),
+            |_, _| 0,
+            |_, _| panic!("no thread"),
+        );
+    }
 
     #[test]
     fn beside_gives_both_results_and_passes_a_panic_on() {

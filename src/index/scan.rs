@@ -386,7 +386,7 @@ enum Done {
 
 /// The sources `stale_files` and docs `stale_docs` (indexes into the walk) read, the sources
 /// admitted into `b`: per source and per doc of the walk, what was read of it. Read on all
-/// cores, largest first ([`on_all_cores`]), each thread with its own [`Lexicon`].
+/// cores, largest first ([`crate::par::on_all_cores`]), each thread with its own [`Lexicon`].
 fn read_stale(
     root: &Path,
     b: &mut Builder,
@@ -407,7 +407,8 @@ fn read_stale(
     let mut order: Vec<Job> = stale_files.iter().map(|&i| Job::Source(i)).collect();
     order.extend(stale_docs.iter().map(|&i| Job::Doc(i)));
     order.sort_by_key(|&job| std::cmp::Reverse(found(job).size));
-    let read = |job: Job, buf: &mut Vec<u8>, words: &mut Lexicon| {
+    // Each thread's lexicon, and its read buffer (kept: fresh pages cost more than the read).
+    let read = |job: Job, (words, buf): &mut (Lexicon, Vec<u8>)| {
         let f = found(job);
         read_head_into(&root.join(&f.path), f.size, buf);
         match job {
@@ -416,60 +417,15 @@ fn read_stale(
         }
     };
     let threads = crate::par::cores().clamp(1, crate::par::MAX_THREADS);
-    let words: Vec<Lexicon> = (0..threads.min(order.len()).max(1))
-        .map(|_| b.lexicon())
+    let words: Vec<(Lexicon, Vec<u8>)> = (0..threads.min(order.len()).max(1))
+        .map(|_| (b.lexicon(), Vec::new()))
         .collect();
-    on_all_cores(&order, words, read, |job, done| match (job, done) {
+    crate::par::on_all_cores(&order, words, read, |job, done| match (job, done) {
         (Job::Source(i), Done::Source(p)) => files[i] = Some(b.admit(p)),
         (Job::Doc(i), Done::Doc(fx)) => docs[i] = Some(fx),
         _ => {}
     });
     (files, docs)
-}
-
-/// `work` done for each of `jobs`, in order, one at a time by whichever thread is free: one
-/// thread per entry of `states` (the first is the calling thread; none: nothing is done), each keeping its state and
-/// a buffer from job to job. `put` gets each result on the calling thread as it comes, between
-/// jobs of its own: there is no barrier. A thread that cannot be started leaves its share to
-/// the others.
-fn on_all_cores<J: Copy + Send + Sync, S: Send, R: Send>(
-    jobs: &[J],
-    states: Vec<S>,
-    work: impl Fn(J, &mut Vec<u8>, &mut S) -> R + Sync,
-    mut put: impl FnMut(J, R),
-) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let take = || jobs.get(next.fetch_add(1, Ordering::Relaxed)).copied();
-    let mut states = states.into_iter();
-    let Some(mut mine) = states.next() else {
-        return;
-    };
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::scope(|s| {
-        for mut state in states {
-            let (tx, take, work) = (tx.clone(), &take, &work);
-            let _started = std::thread::Builder::new().spawn_scoped(s, move || {
-                let mut buf = Vec::new();
-                while let Some(job) = take() {
-                    if tx.send((job, work(job, &mut buf, &mut state))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut buf = Vec::new();
-        while let Some(job) = take() {
-            put(job, work(job, &mut buf, &mut mine));
-            while let Ok((job, r)) = rx.try_recv() {
-                put(job, r);
-            }
-        }
-        for (job, r) in rx {
-            put(job, r);
-        }
-    });
 }
 
 fn now() -> i64 {
@@ -586,35 +542,6 @@ mod tests {
         assert_eq!(merged.delta_files(), 0);
         assert!(!r.join(DELTA_PATH).exists());
         assert_eq!(content(&merged), content(&rebuilt(r, false).index));
-    }
-
-    #[test]
-    fn every_job_is_done_once_and_put_on_the_calling_thread() {
-        let jobs: Vec<usize> = (0..1000).collect();
-        let caller = std::thread::current().id();
-        for threads in [1, 3] {
-            let mut got = Vec::new();
-            on_all_cores(
-                &jobs,
-                vec![0usize; threads],
-                |j, _, n| {
-                    *n += 1;
-                    j * 2
-                },
-                |j, r| {
-                    assert_eq!(std::thread::current().id(), caller);
-                    got.push((j, r));
-                },
-            );
-            got.sort_unstable();
-            assert_eq!(got, jobs.iter().map(|&j| (j, j * 2)).collect::<Vec<_>>());
-        }
-        on_all_cores(
-            &jobs,
-            Vec::<()>::new(),
-            |_, _, _| 0,
-            |_, _| panic!("no thread"),
-        );
     }
 
     #[test]

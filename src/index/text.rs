@@ -637,6 +637,13 @@ mod tests {
         assert_ne!(word_hash(b"ab", b"ab"), word_hash(b"ab\0", b"ab\0"));
     }
 
+    /// The words [`for_each_raw_word`] gives.
+    fn raw_words(text: &str) -> Vec<String> {
+        let mut got = Vec::new();
+        for_each_raw_word(text, |w| got.push(w.to_string()));
+        got
+    }
+
     /// The char-by-char definition of word splitting, for comparison with the byte fast path.
     fn reference_words(text: &str) -> Vec<String> {
         let mut out = Vec::new();
@@ -667,9 +674,7 @@ mod tests {
         for pad in 0..140 {
             for sep in [" ", "_", "x"] {
                 let text = format!("{}{words}", sep.repeat(pad));
-                let mut got = Vec::new();
-                for_each_raw_word(&text, |w| got.push(w.to_string()));
-                assert_eq!(got, reference_words(&text), "{pad} {sep:?}");
+                assert_eq!(raw_words(&text), reference_words(&text), "{pad} {sep:?}");
             }
         }
     }
@@ -677,34 +682,26 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn byte_splitting_matches_the_char_definition(text in "[a-zA-Z0-9_ ./-]{0,40}") {
-            let mut got = Vec::new();
-            for_each_raw_word(&text, |w| got.push(w.to_string()));
-            proptest::prop_assert_eq!(got, reference_words(&text));
+            proptest::prop_assert_eq!(raw_words(&text), reference_words(&text));
         }
 
         #[test]
         fn splitting_across_blocks_matches_the_char_definition(text in "[ -~\t\n]{0,300}") {
-            let mut got = Vec::new();
-            for_each_raw_word(&text, |w| got.push(w.to_string()));
-            proptest::prop_assert_eq!(got, reference_words(&text));
+            proptest::prop_assert_eq!(raw_words(&text), reference_words(&text));
         }
 
         #[test]
         fn mixed_text_splitting_matches_the_char_definition(
             text in "([a-zA-Z0-9]{0,6}|[ _./-]|[éÉßİ—©ǅ٣ⅷ😀\u{a0}]){0,40}",
         ) {
-            let mut got = Vec::new();
-            for_each_raw_word(&text, |w| got.push(w.to_string()));
-            proptest::prop_assert_eq!(got, reference_words(&text));
+            proptest::prop_assert_eq!(raw_words(&text), reference_words(&text));
         }
 
         #[test]
         fn long_text_splitting_matches_the_char_definition(
             text in "([a-z0-9]{1,12}|[A-Z][a-z]{0,5}|[A-Z0-9]{1,4}|[ _./,:`@\\[{~-]{1,3}){0,40}",
         ) {
-            let mut got = Vec::new();
-            for_each_raw_word(&text, |w| got.push(w.to_string()));
-            proptest::prop_assert_eq!(got, reference_words(&text));
+            proptest::prop_assert_eq!(raw_words(&text), reference_words(&text));
         }
     }
 }
