@@ -109,6 +109,9 @@ const OTHER_KINDS: &[&str] = &[
     "module",
 ];
 
+/// What opens a block (an impl's, a class's or a method's body).
+const BLOCK: char = '{';
+
 /// `s` after at least one blank, or `None` when it does not start with one.
 fn blank1(s: &str) -> Option<&str> {
     let rest = s.trim_blanks_start();
@@ -252,12 +255,12 @@ fn rust_impl(t: &str) -> Option<&str> {
     let s = t.strip_prefix("unsafe").and_then(blank1).unwrap_or(t);
     let s = s.strip_prefix("impl")?;
     let s = match s.trim_blanks_start().strip_prefix('<') {
-        // The generics end at the first `>` followed by a blank, before any `{`.
+        // The generics end at the first `>` followed by a blank, before the block opens.
         Some(g) => {
             let b = g.as_bytes();
             let end = (0..b.len())
                 .find(|&i| b[i] == b'>' && matches!(b.get(i + 1), Some(b' ' | b'\t')))?;
-            if g[..end].contains('{') {
+            if g[..end].contains(BLOCK) {
                 return None;
             }
             &g[end + 1..]
@@ -265,7 +268,7 @@ fn rust_impl(t: &str) -> Option<&str> {
         None => s,
     };
     let s = blank1(s)?;
-    let head = &s[..s.find('{').unwrap_or(s.len())];
+    let head = &s[..s.find(BLOCK).unwrap_or(s.len())];
     // The earliest ` for ` (blanks around it) followed by a name.
     let mut from = 0;
     while let Some(i) = head[from..].find("for") {
@@ -355,9 +358,9 @@ fn method_rest(s: &str) -> Option<(&'static str, &str)> {
     let args = rest.strip_prefix('(')?;
     let mut rest = args[args.find(')')? + 1..].trim_blanks_start();
     if let Some(ty) = rest.strip_prefix(':') {
-        rest = &ty[ty.find('{')?..];
+        rest = &ty[ty.find(BLOCK)?..];
     }
-    let open = rest.strip_prefix('{')?;
+    let open = rest.strip_prefix(BLOCK)?;
     open.trim_blanks().is_empty().then_some(("method", name))
 }
 

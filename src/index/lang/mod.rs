@@ -55,6 +55,10 @@ pub(crate) fn extract(lang: Lang, text: &str) -> Extract<'_> {
     x
 }
 
+/// What a defining line ends with that its signature leaves out: a block's opening brace, a
+/// Python colon.
+const SIG_END: [char; 2] = ['{', ':'];
+
 /// The quotes that open (and close) a Python docstring.
 const DOCSTRING_QUOTES: [&str; 2] = ["\"\"\"", "'''"];
 
@@ -86,7 +90,7 @@ fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str, trim
             kind,
             name,
             line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-            sig: trimmed.trim_end_matches(['{', ':']).trim_end(),
+            sig: trimmed.trim_end_matches(SIG_END).trim_end(),
         });
     }
 }

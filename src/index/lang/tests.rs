@@ -66,7 +66,7 @@ fn python_go_typescript_and_jvm_definitions() {
             ("var", "cache".into(), 7),
         ]
     );
-    let ts = "import { Hono } from '../../hono'\nexport const cors = (o?: O) => {\n}\nexport default abstract class Router {\n  add(method: string): void {\n    if (x) {\n    }\n  }\n  static async #run<T>(a: T) {\n  set (v) {\n}\nexport function* gen() {}\ntype Id = string\nlet local = 1\n  const inner = 2\n";
+    let ts = "import { Hono } from '../../hono'\nexport const cors = (o?: O) => {\n}\nexport default abstract class Router {\n  add(method: string): void {\n    if (x) {\n    }\n  }\n  static async #run<T>(a: T) {\n  set (v) {\n}\nexport function* gen() {}\ntype Id = string\nlet local = 1\n  const inner = 2\n}\n}\n";
     assert_eq!(
         defs("src/a.ts", ts),
         [
@@ -80,7 +80,7 @@ fn python_go_typescript_and_jvm_definitions() {
             ("let", "local".into(), 14),
         ]
     );
-    let java = "public class App {\n    public static void runLoop(String a) {}\n    private Map<String, List<X>> build(int n) {\n    public App(int x) {\n    return foo(x);\n}\n";
+    let java = "public class App {\n    public static void runLoop(String a) {}\n    private Map<String, List<X>> build(int n) {\n    public App(int x) {\n    return foo(x);\n}\n}\n}\n";
     assert_eq!(names("A.java", java), ["App", "runLoop", "build"]);
     assert_eq!(
         names("a.kt", "data class User(val n: String)\nfun greetUser() {}"),
@@ -90,7 +90,7 @@ fn python_go_typescript_and_jvm_definitions() {
 
 #[test]
 fn other_languages_definitions() {
-    let c = "#include <stdio.h>\nstatic int *make_x(void) {\nunsigned count(int a)\ntypedef struct node {\nint decl(int);\n#define MAX 3\nelse if (x) {\n  int indented(void) {\n";
+    let c = "#include <stdio.h>\nstatic int *make_x(void) {\nunsigned count(int a)\ntypedef struct node {\nint decl(int);\n#define MAX 3\nelse if (x) {\n  int indented(void) {\n}\n}\n}\n}\n";
     assert_eq!(names("a.c", c), ["make_x", "count", "node", "MAX"]);
     assert_eq!(
         names(
