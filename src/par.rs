@@ -6,13 +6,19 @@
 //! the background ([`drop_later`]). Owns only the threading; callers own the work.
 
 /// At most this many threads, however many cores there are.
-pub(crate) const MAX_THREADS: usize = 8;
+const MAX_THREADS: usize = 8;
 
 /// The cores this process may use, asked once (`available_parallelism` reads cgroup files each
 /// time: thousands of instructions, and small parses call this often).
 pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// How many threads `jobs` jobs handed out one at a time get: one per core, within
+/// [`MAX_THREADS`], no more than the jobs, at least one.
+pub(crate) fn threads_for(jobs: usize) -> usize {
+    cores().min(MAX_THREADS).min(jobs).max(1)
 }
 
 /// Map `f(offset, chunk)` over contiguous chunks of `items` (`offset`: the index of the chunk's
@@ -82,7 +88,7 @@ where
     C: Fn(&T) -> usize,
     F: Fn(&T) -> R + Sync,
 {
-    let threads = cores().min(MAX_THREADS).min(items.len());
+    let threads = threads_for(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
     }

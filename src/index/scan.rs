@@ -378,10 +378,10 @@ enum Job {
     Doc(usize),
 }
 
-/// What reading a [`Job`] gives.
+/// What reading a [`Job`] gives, for the same file.
 enum Done {
-    Source(store::Prepared),
-    Doc(Facts),
+    Source(usize, store::Prepared),
+    Doc(usize, Facts),
 }
 
 /// The sources `stale_files` and docs `stale_docs` (indexes into the walk) read, the sources
@@ -412,18 +412,16 @@ fn read_stale(
         let f = found(job);
         read_head_into(&root.join(&f.path), f.size, buf);
         match job {
-            Job::Source(_) => Done::Source(store::prepare(facts(&f.path, buf, words), words)),
-            Job::Doc(_) => Done::Doc(doc_facts(buf)),
+            Job::Source(i) => Done::Source(i, store::prepare(facts(&f.path, buf, words), words)),
+            Job::Doc(i) => Done::Doc(i, doc_facts(buf)),
         }
     };
-    let threads = crate::par::cores().clamp(1, crate::par::MAX_THREADS);
-    let words: Vec<(Lexicon, Vec<u8>)> = (0..threads.min(order.len()).max(1))
+    let words: Vec<(Lexicon, Vec<u8>)> = (0..crate::par::threads_for(order.len()))
         .map(|_| (b.lexicon(), Vec::new()))
         .collect();
-    crate::par::on_all_cores(&order, words, read, |job, done| match (job, done) {
-        (Job::Source(i), Done::Source(p)) => files[i] = Some(b.admit(p)),
-        (Job::Doc(i), Done::Doc(fx)) => docs[i] = Some(fx),
-        _ => {}
+    crate::par::on_all_cores(&order, words, read, |_, done| match done {
+        Done::Source(i, p) => files[i] = Some(b.admit(p)),
+        Done::Doc(i, fx) => docs[i] = Some(fx),
     });
     (files, docs)
 }
