@@ -1,11 +1,14 @@
 //! What one file says, as the index keeps it: the terms of each field (path, defined names,
-//! comments, all text), its definitions with their one-line signatures, a one-line summary from
+//! comments, all text), its definitions (kind, name, line: not the line's text, see
+//! [`super::sigs`]), a one-line summary from
 //! its leading doc comment, its imports, the sibling modules it links to and its module doc
 //! (what the Pin's keywords and module discovery read).
 //!
 //! Pure: a path and bytes in, [`Facts`] out; never fails (binary or non-UTF-8 bytes give what
 //! can be read). What a line defines or imports is [`super::lang`]'s. Does not store or rank
 //! (see [`super::store`], [`super::rank`]).
+
+use std::fmt::Write as _;
 
 use super::lang::{self, Lang};
 use super::text::{FastMap, for_each_written_hashed, term_of};
@@ -18,18 +21,87 @@ pub(crate) const NAMES: usize = 1;
 pub(crate) const DOC: usize = 2;
 pub(crate) const BODY: usize = 3;
 
-/// The longest signature kept, in characters.
-const MAX_SIG: usize = 140;
-
-/// One definition.
+/// One definition, as a prompt shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Symbol {
     pub kind: String,
     pub name: String,
     /// 1-based.
     pub line: u32,
-    /// The line it is defined on, trimmed and cut to [`MAX_SIG`] characters.
+    /// The line it is defined on, trimmed and cut ([`super::sigs`]): read from the file when
+    /// the file is shown; empty as the index gives it.
     pub sig: String,
+}
+
+/// One definition as the index keeps it, borrowed from a file's [`Facts::defs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DefRef<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+    /// 1-based.
+    pub line: u32,
+    /// Its line starts with `export` (a JS/TS module's API).
+    pub exported: bool,
+}
+
+impl DefRef<'_> {
+    /// The definition, its signature not yet read (see [`super::sigs`]).
+    pub(crate) fn to_symbol(self) -> Symbol {
+        Symbol {
+            kind: self.kind.to_string(),
+            name: self.name.to_string(),
+            line: self.line,
+            sig: String::new(),
+        }
+    }
+}
+
+/// The definitions of `defs` (a file's [`Facts::defs`]), in line order; a malformed line is
+/// skipped.
+pub(crate) fn def_refs(defs: &str) -> impl Iterator<Item = DefRef<'_>> + '_ {
+    defs.lines().filter_map(|l| {
+        let mut it = l.splitn(4, '\t');
+        let kind = it.next()?;
+        let line = it.next()?.parse().ok()?;
+        let name = it.next()?;
+        let exported = it.next()? == EXPORTED;
+        Some(DefRef {
+            kind,
+            name,
+            line,
+            exported,
+        })
+    })
+}
+
+/// The last field of an exported definition's line in [`Facts::defs`].
+const EXPORTED: &str = "e";
+
+/// `def` appended to `out` as a line of [`Facts::defs`].
+fn push_def(out: &mut String, d: &lang::Def<'_>) {
+    push_clean(out, d.kind);
+    out.push('\t');
+    let _ = write!(out, "{}", d.line);
+    out.push('\t');
+    push_clean(out, d.name);
+    out.push('\t');
+    if d.sig.starts_with("export") {
+        out.push_str(EXPORTED);
+    }
+    out.push('\n');
+}
+
+/// `s` appended to `out` with its tabs and line breaks as spaces (they separate a detail's
+/// fields and lines).
+pub(crate) fn push_clean(out: &mut String, s: &str) {
+    if !s.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
+        out.push_str(s);
+        return;
+    }
+    out.extend(s.chars().map(|c| match c {
+        '\t' | '\n' | '\r' => ' ',
+        c => c,
+    }));
 }
 
 /// Everything the index keeps of a file.
@@ -40,7 +112,9 @@ pub(crate) struct Facts {
     pub terms: Vec<(u32, [u8; FIELDS])>,
     /// Terms per field (the field lengths BM25 normalises by).
     pub lens: [u32; FIELDS],
-    pub symbols: Vec<Symbol>,
+    /// Its definitions, one per line: `kind \t line \t name \t e` (`e` when exported, see
+    /// [`DefRef`]), tabs and line breaks in a field as spaces; read with [`def_refs`].
+    pub defs: String,
     pub summary: String,
     /// The modules it imports, as written.
     pub imports: Vec<String>,
@@ -247,16 +321,9 @@ pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
     words.add(BODY, &text);
     words.finish(&mut f);
     f.summary = summary(&x.comments);
-    f.symbols = x
-        .defs
-        .iter()
-        .map(|d| Symbol {
-            kind: d.kind.to_string(),
-            name: d.name.to_string(),
-            line: d.line,
-            sig: cut(d.sig, MAX_SIG),
-        })
-        .collect();
+    for d in &x.defs {
+        push_def(&mut f.defs, d);
+    }
     finish(&mut f, &x);
     f
 }
@@ -284,7 +351,7 @@ fn finish(f: &mut Facts, x: &lang::Extract<'_>) {
 }
 
 /// `s` cut to at most `max` characters, with `…` when cut.
-fn cut(s: &str, max: usize) -> String {
+pub(crate) fn cut(s: &str, max: usize) -> String {
     // No more bytes than `max` is no more characters: most signatures end here.
     if s.len() <= max {
         return s.to_string();
@@ -408,9 +475,8 @@ mod tests {
     }
 
     fn names(f: &Facts) -> Vec<(&str, &str, u32)> {
-        f.symbols
-            .iter()
-            .map(|s| (s.kind.as_str(), s.name.as_str(), s.line))
+        def_refs(&f.defs)
+            .map(|s| (s.kind, s.name, s.line))
             .collect()
     }
 
@@ -437,10 +503,7 @@ mod tests {
                 ("const", "MAX", 13)
             ]
         );
-        assert_eq!(
-            f.symbols[3].sig,
-            "pub(crate) fn render_table(&self, width: usize) -> String"
-        );
+        assert!(def_refs(&f.defs).all(|d| !d.exported));
         assert_eq!(f.summary, "Tables: rendering rows into columns.");
         assert!(f.imports.contains(&"std::fmt".to_string()));
         assert!(terms["render"][NAMES] >= 1 && terms["tabl"][PATH] == 1);
@@ -480,22 +543,38 @@ mod tests {
                 ("method", "add", 5)
             ]
         );
+        let exported: Vec<bool> = def_refs(&f.defs).map(|d| d.exported).collect();
+        assert_eq!(exported, [true, true, false]);
         assert_eq!(f.imports, ["../../hono"]);
     }
 
     #[test]
     fn binary_and_odd_input_never_fail() {
         let (f, terms) = facts_alone("src/blob.rs", b"\0\x01\x02fn x");
-        assert!(f.symbols.is_empty() && terms.contains_key("blob"));
+        assert!(f.defs.is_empty() && terms.contains_key("blob"));
         let f = facts_alone("a.py", b"\"\"\"unclosed\n\xff\xfe def \n").0;
-        assert!(f.symbols.is_empty());
-        let long = format!("fn {}() {{}}", "a".repeat(400));
-        assert!(
-            facts_alone("a.rs", long.as_bytes()).0.symbols[0]
-                .sig
-                .chars()
-                .count()
-                <= MAX_SIG + 1
+        assert!(f.defs.is_empty());
+    }
+
+    #[test]
+    fn a_field_with_a_tab_or_line_break_keeps_its_line() {
+        let mut defs = String::new();
+        let d = lang::Def {
+            kind: "fn",
+            name: "odd\tname\r",
+            line: 7,
+            sig: "export fn odd",
+        };
+        push_def(&mut defs, &d);
+        let back: Vec<DefRef> = def_refs(&defs).collect();
+        assert_eq!(
+            back,
+            [DefRef {
+                kind: "fn",
+                name: "odd name ",
+                line: 7,
+                exported: true
+            }]
         );
     }
 }

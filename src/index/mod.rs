@@ -5,7 +5,7 @@
 //! BM25F.
 //!
 //! The Pin is the human-facing, hand-editable module map; this index is the machine's, one
-//! level finer: per file, its path words, its definitions with one-line signatures, comments,
+//! level finer: per file, its path words, its definitions (kind, name, line), comments,
 //! all its words, imports, links and module doc, cached under `.ralph/code-index.bin` and
 //! refreshed incrementally (only changed files are read again). A missing, stale or corrupt
 //! cache is rebuilt, never an error.
@@ -20,7 +20,7 @@
 //! - [`graph`]: the definition/use links around a story's best hits, and their personalised
 //!   PageRank. Pure.
 //! - [`query`]: a story's words as weighted search terms; [`rank`]: the ranking, with
-//!   [`bm25`], THE BM25F. Pure.
+//!   [`bm25`], THE BM25F; [`sigs`]: the signatures a ranked file shows, from its lines. Pure.
 //!
 //! Does not own the prompt (see [`crate::context`]) nor the Pin (see [`crate::pin`]).
 
@@ -33,6 +33,7 @@ pub(crate) mod lang;
 pub(crate) mod query;
 pub(crate) mod rank;
 pub(crate) mod scan;
+pub(crate) mod sigs;
 pub(crate) mod store;
 pub(crate) mod text;
 pub(crate) mod walk;

@@ -628,9 +628,10 @@ mod tests {
     #[test]
     fn kinds_read_from_real_files_rank_as_types_then_functions_then_the_rest() {
         let src = "pub const LIMIT: u32 = 3;\nstatic NAME: &str = \"x\";\nmacro_rules! make_x { () => {} }\npub mod inner {}\n";
-        let all = crate::index::facts::facts_alone("src/lib.rs", src.as_bytes())
-            .0
-            .symbols;
+        let f = crate::index::facts::facts_alone("src/lib.rs", src.as_bytes()).0;
+        let all: Vec<Symbol> = crate::index::facts::def_refs(&f.defs)
+            .map(|d| d.to_symbol())
+            .collect();
         let names: Vec<String> = outline(&all, &[], 2).into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["make_x", "inner"], "{all:?}");
     }

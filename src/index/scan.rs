@@ -230,15 +230,36 @@ pub(crate) fn rank_or_rebuild(
     ev: &Evidence,
     limit: usize,
 ) -> (Vec<Ranked>, Option<String>) {
-    if let Ok(ranked) = super::rank::rank(index, query, ev, limit) {
+    if let Ok(mut ranked) = super::rank::rank(index, query, ev, limit) {
+        read_sigs(root, &mut ranked);
         return (ranked, None);
     }
     let fresh = rebuilt(root, save);
     *index = fresh.index;
     let warning = fresh.warning;
     // An index just built holds its body in memory, as written: it reads back whole.
-    let ranked = super::rank::rank(index, query, ev, limit).unwrap_or_default();
+    let mut ranked = super::rank::rank(index, query, ev, limit).unwrap_or_default();
+    read_sigs(root, &mut ranked);
     (ranked, warning)
+}
+
+/// The signatures of the definitions `ranked` shows ([`super::sigs`]): each file showing one
+/// read once, as far as the index reads a file.
+fn read_sigs(root: &Path, ranked: &mut [Ranked]) {
+    let mut buf = Vec::new();
+    for r in ranked {
+        if r.symbols.is_empty() && r.outline.is_empty() {
+            continue;
+        }
+        read_head_into(&root.join(&r.path), 0, &mut buf);
+        let text = String::from_utf8_lossy(&buf);
+        let lang = super::lang::Lang::of(&r.path);
+        super::sigs::fill(
+            lang,
+            &text,
+            r.symbols.iter_mut().chain(r.outline.iter_mut()),
+        );
+    }
 }
 
 /// The index of `root` built from its files alone, whatever the cache holds (none, or one

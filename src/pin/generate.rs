@@ -55,10 +55,10 @@ pub(crate) struct FileFacts {
 /// name is there already), a module declaration, a constant or a variable (unless exported
 /// from a JS/TS module), a JS/TS class method (a module's API is what it exports), nor a C
 /// macro.
-fn names_module(lang: Lang, kind: &str, sig: &str) -> bool {
+fn names_module(lang: Lang, kind: &str, exported: bool) -> bool {
     match kind {
         "impl" | "mod" | "static" | "macro" => false,
-        "const" | "let" | "var" => sig.starts_with("export"),
+        "const" | "let" | "var" => exported,
         "method" => lang != Lang::Js,
         _ => true,
     }
@@ -74,7 +74,7 @@ fn file_facts(path: &str, size: u64, d: &Details) -> FileFacts {
     FileFacts {
         defs: d
             .symbol_refs()
-            .filter(|s| names_module(lang, s.kind, s.sig))
+            .filter(|s| names_module(lang, s.kind, s.exported))
             .map(|s| s.name.to_string())
             .collect(),
         imports: match lang.imports_read() {

@@ -79,6 +79,21 @@ fn lines(text: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
+/// The signature a definition on `line` shows: the line trimmed, without a trailing `{` or `:`.
+pub(crate) fn signature(line: &str) -> &str {
+    blank::trimmed(line).trim_end_matches(SIG_END).trim_end()
+}
+
+/// Whether `line` (of a file in `lang`) defines `name`, as the extractor reads it.
+pub(crate) fn defines(lang: Lang, line: &str, name: &str) -> bool {
+    defs::find(lang, line).is_some_and(|(_, n)| n == name)
+}
+
+/// The lines of `text` as the extractor numbers them (see [`lines`]), the first one 1.
+pub(crate) fn text_lines(text: &str) -> impl Iterator<Item = &str> {
+    lines(text).map(|(line, _)| line)
+}
+
 /// The definition on line `i` (0-based) of the file, if it has one and fewer than
 /// [`MAX_DEFS`] are kept; `trimmed` is the line trimmed (its signature's start).
 fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str, trimmed: &'a str) {
@@ -90,7 +105,7 @@ fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str, trim
             kind,
             name,
             line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-            sig: trimmed.trim_end_matches(SIG_END).trim_end(),
+            sig: signature(trimmed),
         });
     }
 }

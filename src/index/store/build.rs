@@ -577,7 +577,7 @@ mod tests {
         let mut b = Builder::new();
         let mut words = b.lexicon();
         let p = prepare(facts("src/a.rs", text.as_bytes(), &mut words), &mut words);
-        assert!(p.details.len() > 4000, "{}", p.details.len());
+        assert!(p.details.len() > 3000, "{}", p.details.len());
         assert_eq!(p.details.capacity(), p.details.len());
     }
 }

@@ -15,7 +15,6 @@
 //! `None`; every span of the body ends in a check of its bytes, so a damaged list or details
 //! read as [`Damaged`]. Does not decide what is stale nor rank. Building one: [`super::Builder`].
 
-use std::fmt::Write as _;
 use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::Read;
@@ -25,15 +24,14 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::super::cochange::CoChange;
-use super::super::facts::{FIELDS as NF, Facts, Symbol};
+use super::super::facts::{DefRef, FIELDS as NF, Facts, Symbol, def_refs, push_clean};
 use super::super::kind::Kind;
-use super::super::lang::Def;
 use super::super::walk::WalkCache;
 use super::place::CACHE_PATH;
 
 const MAGIC: &[u8; 8] = b"RALPHCIX";
 /// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 /// Magic, version, the head's length, the body's length, the head's check.
 pub(super) const PREAMBLE: usize = 8 + 4 + 8 + 8 + 8;
 /// A segment file larger than this is not read (it cannot be ours).
@@ -71,7 +69,7 @@ pub(crate) struct FileRec {
 /// imports, links and module doc.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Details {
-    /// One definition per line: `kind \t line \t name \t signature`.
+    /// One definition per line, as [`Facts::defs`] has them.
     pub symbols: String,
     pub summary: String,
     /// One imported module per line, as written.
@@ -82,32 +80,9 @@ pub(crate) struct Details {
     pub module_doc: String,
 }
 
-/// `s` appended to `out` with its tabs and line breaks as spaces (they separate a detail's
-/// fields and lines).
-fn push_clean(out: &mut String, s: &str) {
-    if !s.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
-        out.push_str(s);
-        return;
-    }
-    out.extend(s.chars().map(|c| match c {
-        '\t' | '\n' | '\r' => ' ',
-        c => c,
-    }));
-}
-
 impl Details {
     pub(super) fn of(f: &Facts) -> Details {
-        let mut symbols = String::new();
-        for s in &f.symbols {
-            push_clean(&mut symbols, &s.kind);
-            symbols.push('\t');
-            let _ = write!(symbols, "{}", s.line);
-            symbols.push('\t');
-            push_clean(&mut symbols, &s.name);
-            symbols.push('\t');
-            push_clean(&mut symbols, &s.sig);
-            symbols.push('\n');
-        }
+        let symbols = f.defs.clone();
         let lines = |items: &[String]| -> String {
             let mut out = String::new();
             for (i, item) in items.iter().enumerate() {
@@ -129,32 +104,16 @@ impl Details {
         }
     }
 
-    /// The file's definitions, in line order (a malformed line is skipped).
+    /// The file's definitions, in line order (a malformed line is skipped), their signatures
+    /// not read (see [`crate::index::sigs`]).
     pub(crate) fn symbols(&self) -> impl Iterator<Item = Symbol> + '_ {
-        self.symbol_refs().map(|s| Symbol {
-            kind: s.kind.to_string(),
-            name: s.name.to_string(),
-            line: s.line,
-            sig: s.sig.to_string(),
-        })
+        self.symbol_refs().map(DefRef::to_symbol)
     }
 
     /// [`Details::symbols`], borrowed from the details: what a reader that keeps few of them
     /// (or only their names) walks without a `String` per field.
-    pub(crate) fn symbol_refs(&self) -> impl Iterator<Item = Def<'_>> + '_ {
-        self.symbols.lines().filter_map(|l| {
-            let mut it = l.splitn(4, '\t');
-            let kind = it.next()?;
-            let line = it.next()?.parse().ok()?;
-            let name = it.next()?;
-            let sig = it.next()?;
-            Some(Def {
-                kind,
-                name,
-                line,
-                sig,
-            })
-        })
+    pub(crate) fn symbol_refs(&self) -> impl Iterator<Item = DefRef<'_>> + '_ {
+        def_refs(&self.symbols)
     }
 }
 

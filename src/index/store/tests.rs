@@ -393,29 +393,27 @@ fn a_merged_base_keeps_base_and_delta_files() {
 
 #[test]
 fn details_keep_each_field_on_its_own_line_and_column() {
-    let sym = |name: &str, line: u32, sig: &str| Symbol {
-        kind: "fn".to_string(),
-        name: name.to_string(),
-        line,
-        sig: sig.to_string(),
-    };
     let f = crate::index::facts::Facts {
-        symbols: vec![
-            sym("parse", 7, "fn parse(s: &str)"),
-            sym("a\tb", 1234, "fn a(\r\n)"),
-        ],
+        defs: "fn\t7\tparse\t\nconst\t1234\tLIMIT\te\n".to_string(),
         summary: "Reads\tthe config.".to_string(),
         imports: vec!["std::io".to_string(), "odd\nname".to_string()],
         ..Default::default()
     };
     let d = Details::of(&f);
-    assert_eq!(
-        d.symbols,
-        "fn\t7\tparse\tfn parse(s: &str)\nfn\t1234\ta b\tfn a(  )\n"
-    );
+    assert_eq!(d.symbols, f.defs);
     assert_eq!(d.summary, "Reads the config.");
     assert_eq!(d.imports, "std::io\nodd name");
     assert_eq!(d.links, "");
     let back: Vec<Symbol> = d.symbols().collect();
-    assert_eq!(back[1], sym("a b", 1234, "fn a(  )"));
+    assert_eq!(
+        back[1],
+        Symbol {
+            kind: "const".to_string(),
+            name: "LIMIT".to_string(),
+            line: 1234,
+            sig: String::new(),
+        }
+    );
+    let exported: Vec<bool> = d.symbol_refs().map(|s| s.exported).collect();
+    assert_eq!(exported, [false, true]);
 }
