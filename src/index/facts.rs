@@ -187,11 +187,28 @@ impl Lexicon {
 
     /// Count the words of `text` in `field`.
     fn add(&mut self, field: usize, text: &str) {
-        for_each_written_hashed(text, |w, hash| self.count(field, w, hash));
+        for_each_written_hashed(text, |w, hash, _| self.count(field, 0, w, hash));
     }
 
+    /// Count the words of `text` in [`BODY`], and those inside one of its `comments` in [`DOC`]
+    /// too: a comment's words are found and looked up once, not twice. `comments` are slices
+    /// of `text` in order (one that is not is counted on its own).
+    fn add_body(&mut self, text: &str, comments: &[&str]) {
+        let spans = comment_spans(text, comments, |c| self.add(DOC, c));
+        let mut k = 0;
+        for_each_written_hashed(text, |w, hash, s| {
+            let e = s + w.len();
+            while spans.get(k).is_some_and(|&(_, end)| end < e) {
+                k += 1;
+            }
+            let in_doc = spans.get(k).is_some_and(|&(start, _)| start <= s);
+            self.count(BODY, u32::from(in_doc), w, hash);
+        });
+    }
+
+    /// Count `word` (its hash `hash`) once in `field`, and `doc` times in [`DOC`].
     #[inline]
-    fn count(&mut self, field: usize, word: &str, hash: u64) {
+    fn count(&mut self, field: usize, doc: u32, word: &str, hash: u64) {
         let slots = &mut self.counter.slots;
         let mask = slots.len() - 1;
         let mut i = (hash as usize) & mask;
@@ -199,6 +216,7 @@ impl Lexicon {
             let slot = &mut slots[i];
             if slot.hash == hash && slot.len == word.len() {
                 slot.counts[field] += 1;
+                slot.counts[DOC] += doc;
                 return;
             }
             if slot.hash == 0 {
@@ -222,6 +240,7 @@ impl Lexicon {
             counts: [0; FIELDS],
         };
         slot.counts[field] = 1;
+        slot.counts[DOC] += doc;
         self.counter.used += 1;
         if self.counter.used * 2 > self.counter.slots.len() {
             self.counter.grow();
@@ -249,6 +268,27 @@ impl Lexicon {
                 .push((id, acc.map(|n| u8::try_from(n).unwrap_or(u8::MAX))));
         }
     }
+}
+
+/// Where in `text` each of `comments` is (start, end), in order; a comment that is not a slice
+/// of `text` after the previous one is given to `apart` instead.
+fn comment_spans(
+    text: &str,
+    comments: &[&str],
+    mut apart: impl FnMut(&str),
+) -> Vec<(usize, usize)> {
+    let base = text.as_ptr() as usize;
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(comments.len());
+    for c in comments {
+        let start = (c.as_ptr() as usize).wrapping_sub(base);
+        let after_last = spans.last().is_none_or(|&(_, end)| end <= start);
+        if start <= text.len() && c.len() <= text.len() - start && after_last {
+            spans.push((start, start + c.len()));
+        } else {
+            apart(c);
+        }
+    }
+    spans
 }
 
 /// Counts of the words of a file as written, per field: each distinct word is turned into its
@@ -315,10 +355,7 @@ pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
     for d in &x.defs {
         words.add(NAMES, d.name);
     }
-    for c in &x.comments {
-        words.add(DOC, c);
-    }
-    words.add(BODY, &text);
+    words.add_body(&text, &x.comments);
     words.finish(&mut f);
     f.summary = summary(&x.comments);
     for d in &x.defs {
@@ -472,6 +509,25 @@ mod tests {
             words.take_fresh().is_empty(),
             "the second round met no new term"
         );
+    }
+
+    proptest::proptest! {
+        /// Comments counted in the same pass as the whole text ([`Lexicon::add_body`]) count
+        /// as each comment counted on its own would, whatever the comment markers around.
+        #[test]
+        fn one_pass_counts_comments_as_counting_them_apart(
+            lines in proptest::collection::vec(
+                "( |//|///|//!|/\\*|\\*/|#|\"\"\"|'''|fn x\\(\\) \\{|def y\\(\\):|[a-zA-Z_]{1,8}|Über|ÉTÉ|42|\t){0,8}",
+                0..12,
+            ),
+            path in "(a\\.rs|b\\.py|c\\.js|d\\.sh|e\\.go)",
+        ) {
+            let text = lines.join("\n");
+            let (f, got) = facts_alone(&path, text.as_bytes());
+            let (want, lens) = reference(&path, &text);
+            proptest::prop_assert_eq!(got, want);
+            proptest::prop_assert_eq!(f.lens, lens);
+        }
     }
 
     fn names(f: &Facts) -> Vec<(&str, &str, u32)> {

@@ -401,10 +401,10 @@ pub(crate) fn for_each_written<'a>(text: &'a str, f: impl FnMut(&'a str)) {
 }
 
 /// [`for_each_written`], with each word's hash ([`word_hash`]) worked out in the same pass over
-/// the text: what counting the words of a large text needs.
-pub(crate) fn for_each_written_hashed<'a>(text: &'a str, mut f: impl FnMut(&'a str, u64)) {
+/// the text, and where in `text` the word starts: what counting the words of a large text needs.
+pub(crate) fn for_each_written_hashed<'a>(text: &'a str, mut f: impl FnMut(&'a str, u64, usize)) {
     let b = text.as_bytes();
-    word_spans(text, |s, e| f(&text[s..e], word_hash(&b[s..e], &b[s..])));
+    word_spans(text, |s, e| f(&text[s..e], word_hash(&b[s..e], &b[s..]), s));
 }
 
 /// A 64-bit hash of a word's bytes and length, never 0. `tail` is the text from the word's
@@ -622,7 +622,7 @@ mod tests {
     fn a_word_hashes_alike_wherever_it_is() {
         let text = "alpha beta_gamma alphabetically alpha alphabetically.";
         let mut seen: Vec<(String, u64)> = Vec::new();
-        for_each_written_hashed(text, |w, h| seen.push((w.to_string(), h)));
+        for_each_written_hashed(text, |w, h, _| seen.push((w.to_string(), h)));
         let of = |w: &str| -> Vec<u64> {
             seen.iter()
                 .filter(|(x, _)| x == w)
