@@ -40,8 +40,9 @@ pub(crate) struct Outcome {
 /// What one source or doc file gives its module's keywords and discovery.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct FileFacts {
-    /// Names of the functions, types, classes… it defines.
-    pub defs: Vec<String>,
+    /// Names of the functions, types, classes… it defines, one per line (see
+    /// [`FileFacts::defs`]): one string per file, not one per name (millions in a large tree).
+    pub def_lines: String,
     /// The libraries it imports (see [`crate::index::lang::library`]).
     pub imports: Vec<String>,
     /// Its module doc (Rust `//!`, shell `#` lines) or, for markdown, its headings.
@@ -49,6 +50,13 @@ pub(crate) struct FileFacts {
     /// The modules of the same package it refers to by name (see
     /// [`crate::index::lang::Extract::links`]): what ties the files of one folder together.
     pub links: Vec<String>,
+}
+
+impl FileFacts {
+    /// Names of the functions, types, classes… it defines.
+    pub(crate) fn defs(&self) -> impl Iterator<Item = &str> {
+        self.def_lines.lines()
+    }
 }
 
 /// Whether a definition of this kind gives its module keywords: not an `impl` (its type's
@@ -71,12 +79,15 @@ fn file_facts(path: &str, size: u64, d: &Details) -> FileFacts {
     }
     let lang = Lang::of(path);
     let lines = |s: &str| -> Vec<String> { s.lines().map(str::to_string).collect() };
+    let mut def_lines = String::new();
+    for s in d.symbol_refs() {
+        if names_module(lang, s.kind, s.exported) {
+            def_lines.push_str(s.name);
+            def_lines.push('\n');
+        }
+    }
     FileFacts {
-        defs: d
-            .symbol_refs()
-            .filter(|s| names_module(lang, s.kind, s.exported))
-            .map(|s| s.name.to_string())
-            .collect(),
+        def_lines,
         imports: match lang.imports_read() {
             true => d
                 .imports
@@ -134,7 +145,7 @@ fn module_text<'a>(u: &Unit, facts: &'a HashMap<String, FileFacts>) -> ModuleTex
     let mut any_import_lang = false;
     for f in u.files.iter().chain(&u.docs) {
         if let Some(fx) = facts.get(f.as_str()) {
-            m.defs.extend(fx.defs.iter().map(String::as_str));
+            m.defs.extend(fx.defs());
             m.doc.push_str(&fx.doc);
             raw_imports.extend(fx.imports.iter().map(String::as_str));
         }
