@@ -386,7 +386,7 @@ fn add_in_order(
         if let Some(k) = docs[i].take() {
             b.keep_doc(k);
         } else if let Some(fx) = read_docs[i].take() {
-            b.add_doc(f.path.clone(), f.size, f.mtime, &fx);
+            b.add_doc(f.path.clone(), f.size, f.mtime, fx);
         }
     }
 }

@@ -35,23 +35,23 @@ pub(crate) struct Admitted {
 
 /// What a file just read needs before it is admitted, worked out on any core without the
 /// builder: its encoded details and its terms (ids of `words`, the lexicon that read it).
-pub(crate) fn prepare(f: Facts, words: &mut Lexicon) -> Prepared {
-    let details = encoded(&Details::of(&f));
+pub(crate) fn prepare(mut f: Facts, words: &mut Lexicon) -> Prepared {
+    let (terms, lens) = (std::mem::take(&mut f.terms), f.lens);
     Prepared {
         owner: words.owner(),
         fresh: words.take_fresh(),
-        terms: f.terms,
-        details,
-        lens: f.lens,
+        terms,
+        details: encoded(&Details::of(f)),
+        lens,
     }
 }
 
 /// A file's details as the index keeps them, in a buffer of their exact size: they wait for
-/// [`Builder::finish`] beside every other file's, and postcard's growing buffer is up to twice
-/// as large (measured: peak memory of a cold build of 35k files 693 → 548 MB).
+/// [`Builder::finish`] beside every other file's (a buffer grown as postcard writes is up to
+/// twice as large, and its growth copies and faults in fresh pages).
 fn encoded(d: &Details) -> Vec<u8> {
-    let mut bytes = postcard::to_stdvec(d).unwrap_or_default();
-    bytes.shrink_to_fit();
+    let mut bytes = postcard::to_extend(d, Vec::with_capacity(d.encoded_len())).unwrap_or_default();
+    bytes.shrink_to_fit(); // a no-op unless the size was not worked out right
     bytes
 }
 
@@ -200,7 +200,7 @@ impl Builder {
     }
 
     /// Add a markdown doc just read (its facts: see [`super::super::facts::doc_facts`]).
-    pub(crate) fn add_doc(&mut self, path: String, size: u64, mtime: (i64, u32), f: &Facts) {
+    pub(crate) fn add_doc(&mut self, path: String, size: u64, mtime: (i64, u32), f: Facts) {
         let rec = FileRec {
             kind: Kind::Docs,
             path,

@@ -81,8 +81,8 @@ pub(crate) struct Details {
 }
 
 impl Details {
-    pub(super) fn of(f: &Facts) -> Details {
-        let symbols = f.defs.clone();
+    /// A file's details, taken from its facts.
+    pub(super) fn of(f: Facts) -> Details {
         let lines = |items: &[String]| -> String {
             let mut out = String::new();
             for (i, item) in items.iter().enumerate() {
@@ -96,12 +96,28 @@ impl Details {
         let mut summary = String::new();
         push_clean(&mut summary, &f.summary);
         Details {
-            symbols,
             summary,
             imports: lines(&f.imports),
             links: lines(&f.links),
-            module_doc: f.module_doc.clone(),
+            symbols: f.defs,
+            module_doc: f.module_doc,
         }
+    }
+
+    /// How many bytes postcard encodes these in: each field's length as a varint, then its
+    /// bytes.
+    pub(super) fn encoded_len(&self) -> usize {
+        let varint = |n: usize| ((usize::BITS - (n | 1).leading_zeros()) as usize).div_ceil(7);
+        [
+            &self.symbols,
+            &self.summary,
+            &self.imports,
+            &self.links,
+            &self.module_doc,
+        ]
+        .iter()
+        .map(|s| varint(s.len()) + s.len())
+        .sum()
     }
 
     /// The file's definitions, in line order (a malformed line is skipped), their signatures

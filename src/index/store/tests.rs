@@ -399,8 +399,16 @@ fn details_keep_each_field_on_its_own_line_and_column() {
         imports: vec!["std::io".to_string(), "odd\nname".to_string()],
         ..Default::default()
     };
-    let d = Details::of(&f);
+    let d = Details::of(f.clone());
     assert_eq!(d.symbols, f.defs);
+    for n in [0, 1, 127, 128, 16_383, 16_384, 300_000] {
+        let long = Details {
+            module_doc: "x".repeat(n),
+            ..d.clone()
+        };
+        let bytes = postcard::to_stdvec(&long).unwrap();
+        assert_eq!(long.encoded_len(), bytes.len(), "{n}");
+    }
     assert_eq!(d.summary, "Reads the config.");
     assert_eq!(d.imports, "std::io\nodd name");
     assert_eq!(d.links, "");
