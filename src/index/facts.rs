@@ -241,15 +241,15 @@ impl Lexicon {
         };
         slot.counts[field] = 1;
         slot.counts[DOC] += doc;
-        self.counter.used += 1;
-        if self.counter.used * 2 > self.counter.slots.len() {
+        self.counter.filled.push(i as u32);
+        if self.counter.filled.len() * 2 > self.counter.slots.len() {
             self.counter.grow();
         }
     }
 
     /// The terms and field lengths of everything counted since the counter was reset.
     fn finish(&mut self, f: &mut Facts) {
-        for slot in self.counter.slots.iter().filter(|s| s.hash != 0) {
+        for slot in self.counter.filled() {
             let Some(acc) = self.acc.get_mut(slot.term as usize) else {
                 continue; // no term
             };
@@ -300,7 +300,9 @@ fn comment_spans(
 #[derive(Default)]
 struct Counter {
     slots: Vec<Slot>,
-    used: usize,
+    /// The slots holding a word, in the order they were filled: what is read and emptied
+    /// between files, instead of the whole table (1.25 bytes of it per byte of text).
+    filled: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -317,21 +319,34 @@ impl Counter {
     /// Emptied and sized for a text of `bytes` bytes (it grows when it must), its memory kept.
     fn reset(&mut self, bytes: usize) {
         let n = (bytes / 32).clamp(256, 1 << 16).next_power_of_two();
-        self.slots.clear();
-        self.slots.resize(n, Slot::default());
-        self.used = 0;
+        if n == self.slots.len() {
+            for &i in &self.filled {
+                self.slots[i as usize] = Slot::default();
+            }
+        } else {
+            self.slots.clear();
+            self.slots.resize(n, Slot::default());
+        }
+        self.filled.clear();
+    }
+
+    /// The slots holding a word, in the order they were filled.
+    fn filled(&self) -> impl Iterator<Item = &Slot> {
+        self.filled.iter().map(|&i| &self.slots[i as usize])
     }
 
     fn grow(&mut self) {
         let bigger = vec![Slot::default(); self.slots.len() * 2];
         let old = std::mem::replace(&mut self.slots, bigger);
         let mask = self.slots.len() - 1;
-        for s in old.into_iter().filter(|s| s.hash != 0) {
+        for at in &mut self.filled {
+            let s = old[*at as usize];
             let mut i = (s.hash as usize) & mask;
             while self.slots[i].hash != 0 {
                 i = (i + 1) & mask;
             }
             self.slots[i] = s;
+            *at = i as u32;
         }
     }
 }
