@@ -232,40 +232,6 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged>
     Ok(cands)
 }
 
-/// A Pin entry's `files` (paths, folders, globs), each glob compiled once for all the paths
-/// it is matched against.
-struct Members<'a> {
-    globs: Vec<glob::Pattern>,
-    paths: Vec<&'a str>,
-}
-
-impl<'a> Members<'a> {
-    fn new(files: &'a [String]) -> Members<'a> {
-        let (globs, paths): (Vec<&String>, Vec<&String>) =
-            files.iter().partition(|f| f.contains(['*', '?', '[']));
-        Members {
-            // A pattern that does not compile matches nothing.
-            globs: globs
-                .into_iter()
-                .filter_map(|g| glob::Pattern::new(g).ok())
-                .collect(),
-            paths: paths.into_iter().map(|f| f.trim_end_matches('/')).collect(),
-        }
-    }
-
-    /// Whether `path` is one of the files, in one of the folders, or matches one of the globs.
-    fn contains(&self, path: &str) -> bool {
-        let opts = glob::MatchOptions {
-            require_literal_separator: true,
-            ..glob::MatchOptions::new()
-        };
-        self.paths
-            .iter()
-            .any(|d| path == *d || path.strip_prefix(d).is_some_and(|r| r.starts_with('/')))
-            || self.globs.iter().any(|g| g.matches_with(path, opts))
-    }
-}
-
 type CandOf<'a> = dyn FnMut(usize, &mut Vec<Cand>) -> usize + 'a;
 
 fn pin_evidence(
@@ -276,7 +242,7 @@ fn pin_evidence(
     cand_of: &mut CandOf,
 ) {
     for p in &ev.pins {
-        let entry = Members::new(&p.files);
+        let entry = crate::pin::cover::of(&p.files);
         let members: Vec<usize> = index
             .files()
             .filter(|(_, f)| entry.contains(&f.path))

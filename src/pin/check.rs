@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Component, Path};
 
+use super::cover::is_glob;
 use super::format::{Entry, Pin};
 
 /// Keyword counts outside this range are warned about.
@@ -27,11 +28,6 @@ pub(crate) enum PathProblem {
     Missing,
     #[error("is not a valid glob ({0}); fix the pattern")]
     BadGlob(String),
-}
-
-/// Whether a Pin path is a glob.
-pub(crate) fn is_glob(item: &str) -> bool {
-    item.contains(['*', '?', '['])
 }
 
 fn lexically_safe(item: &str) -> Result<(), PathProblem> {

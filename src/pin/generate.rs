@@ -10,7 +10,8 @@
 
 use std::path::Path;
 
-use super::check::{is_glob, resolve};
+use super::check::resolve;
+use super::cover::is_glob;
 use super::discover::{Declared, Manifest, SourceFile, Unit, discover_declared};
 use super::format::Pin;
 use super::keywords::{ModuleText, rank};

@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use super::check::is_glob;
+use super::cover::{self, Cover, is_glob};
 use super::format::{Entry, Pin};
 use super::keywords::MAX_KEYWORDS;
 use crate::index::text::{FastMap as HashMap, FastSet};
@@ -40,36 +40,13 @@ pub(crate) struct Summary {
     pub dropped: Vec<(String, String)>,
 }
 
-fn pattern(item: &str) -> Option<glob::Pattern> {
-    if is_glob(item) {
-        glob::Pattern::new(item).ok()
-    } else {
-        None
-    }
-}
-
-const MATCH: glob::MatchOptions = glob::MatchOptions {
-    case_sensitive: true,
-    require_literal_separator: true,
-    require_literal_leading_dot: false,
-};
-
-/// Whether one of `items` names `path` (equal, a folder above it, or a glob matching it).
-fn covers(items: &[String], path: &str) -> bool {
-    items.iter().any(|it| {
-        let it = it.trim_end_matches('/');
-        it == path
-            || (path.starts_with(it) && path.as_bytes().get(it.len()) == Some(&b'/'))
-            || pattern(it).is_some_and(|p| p.matches_with(path, MATCH))
-    })
-}
-
 /// The share of `g`'s files that `e` already lists, against the larger of the two lists.
 fn overlap(e: &Entry, g: &Generated) -> f64 {
     if e.files.is_empty() || g.files.is_empty() {
         return 0.0;
     }
-    let hit = g.files.iter().filter(|f| covers(&e.files, f)).count();
+    let listed = cover::of(&e.files);
+    let hit = g.files.iter().filter(|f| listed.contains(f)).count();
     hit as f64 / g.files.len().max(e.files.len()) as f64
 }
 
@@ -168,8 +145,8 @@ fn files_left(
 ) -> Vec<String> {
     let mut files: Vec<String> = Vec::with_capacity(items.len());
     for it in items {
-        let one = std::slice::from_ref(it);
-        if !elsewhere.iter().any(|f| covers(one, f)) {
+        let one = Cover::new([it.as_str()]);
+        if !elsewhere.iter().any(|f| one.contains(f)) {
             if !files.contains(it) {
                 files.push(it.clone());
             }
@@ -179,7 +156,7 @@ fn files_left(
         let mut kept: Vec<&str> = owner
             .keys()
             .copied()
-            .filter(|f| !elsewhere.contains(f) && covers(one, f))
+            .filter(|f| !elsewhere.contains(f) && one.contains(f))
             .collect();
         kept.sort_unstable();
         for f in kept {
@@ -198,8 +175,9 @@ fn is_family_entry(e: &Entry, family: &str, members: &[usize], generated: &[Gene
         return true;
     }
     let all = members.iter().flat_map(|&gi| &generated[gi].files);
+    let listed = cover::of(&e.files);
     let (n, hit) = all.fold((0, 0), |(n, h), f| {
-        (n + 1, h + usize::from(covers(&e.files, f)))
+        (n + 1, h + usize::from(listed.contains(f)))
     });
     hit * 2 >= n && n > 0
 }
@@ -346,21 +324,29 @@ fn update_entry(e: &mut Entry, g: &Generated, same_name: bool) -> bool {
         e.kind.clone_from(&g.kind);
         changed = true;
     }
+    // What the entry lists, compiled once; the items added here are asked about apart.
+    let listed = cover::of(&e.files);
+    let mut added: Vec<String> = Vec::new();
     for it in &g.items {
         let item_files: Vec<&String> = if is_glob(it) {
-            g.files
-                .iter()
-                .filter(|f| covers(std::slice::from_ref(it), f))
-                .collect()
+            let one = Cover::new([it.as_str()]);
+            g.files.iter().filter(|f| one.contains(f)).collect()
         } else {
             vec![it]
         };
-        let known = e.files.iter().any(|f| f == it)
-            || (!item_files.is_empty() && item_files.iter().all(|f| covers(&e.files, f)));
+        let also = cover::of(&added);
+        let known = e.files.iter().chain(&added).any(|f| f == it)
+            || (!item_files.is_empty()
+                && item_files
+                    .iter()
+                    .all(|f| listed.contains(f) || also.contains(f)));
         if !known {
-            e.files.push(it.clone());
-            changed = true;
+            added.push(it.clone());
         }
+    }
+    if !added.is_empty() {
+        e.files.extend(added);
+        changed = true;
     }
     for k in &g.keywords {
         if e.keywords.len() >= MAX_KEYWORDS {
@@ -550,7 +536,13 @@ mod tests {
     fn listed_twice(pin: &Pin, files: &[&str]) -> Vec<String> {
         files
             .iter()
-            .filter(|f| pin.entries().iter().filter(|e| covers(&e.files, f)).count() > 1)
+            .filter(|f| {
+                let listing = pin
+                    .entries()
+                    .iter()
+                    .filter(|e| cover::of(&e.files).contains(f));
+                listing.count() > 1
+            })
             .map(|f| f.to_string())
             .collect()
     }
