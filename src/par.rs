@@ -107,22 +107,35 @@ where
 }
 
 /// `a` on a second thread while `b` runs on this one, and both results: two independent
-/// reads or writes, each waiting for its own I/O. When no thread can be started, `a` runs here
+/// reads or writes (of two parts of one buffer, say), each waiting for its own I/O. When no thread can be started, `a` runs here
 /// after `b`; a panic in `a` goes on here.
-pub(crate) fn beside<RA, RB>(a: impl Fn() -> RA + Sync, b: impl FnOnce() -> RB) -> (RA, RB)
+pub(crate) fn beside<RA, RB>(a: impl FnOnce() -> RA + Send, b: impl FnOnce() -> RB) -> (RA, RB)
 where
     RA: Send,
 {
+    // Whichever thread runs `a` takes it from here: the second one, or this one when the
+    // second could not be started.
+    let slot = std::sync::Mutex::new(Some(a));
+    let run = || {
+        let a = slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        a.map(|a| a())
+    };
     std::thread::scope(|s| {
-        let started = std::thread::Builder::new().spawn_scoped(s, &a);
+        let started = std::thread::Builder::new().spawn_scoped(s, run);
         let rb = b();
         let ra = match started {
             Ok(handle) => handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => a(),
+            Err(_) => run(),
         };
-        (ra, rb)
+        (
+            ra.expect("`a` is taken once, by the thread that runs it"),
+            rb,
+        )
     })
 }
 
@@ -220,6 +233,22 @@ mod tests {
         assert_ne!(a, here, "a runs on another thread");
         let caught = std::panic::catch_unwind(|| beside(|| panic!("in a"), || 1));
         assert!(caught.is_err());
+    }
+
+    #[test]
+    fn beside_writes_two_parts_of_one_buffer_and_takes_what_a_owns() {
+        let mut buf = vec![0u8; 8];
+        let (front, back) = buf.split_at_mut(3);
+        let owned = vec![7u8; 5];
+        let (n, ()) = beside(
+            move || {
+                back.copy_from_slice(&owned);
+                owned.len()
+            },
+            || front.fill(1),
+        );
+        assert_eq!(n, 5);
+        assert_eq!(buf, [1, 1, 1, 7, 7, 7, 7, 7]);
     }
 
     #[test]
