@@ -227,8 +227,6 @@ impl Builder {
                 *total += u64::from(l);
             }
         }
-        // The body's size is known before it is laid out: one allocation, never grown (a
-        // growing body of tens of megabytes is copied again at every doubling).
         let mut files = Vec::with_capacity(self.files.len());
         let mut file_terms = Vec::with_capacity(self.files.len());
         let mut details = Vec::with_capacity(self.files.len());
@@ -237,26 +235,13 @@ impl Builder {
             file_terms.push(terms);
             details.push(d);
         }
+        let (mut docs, doc_details): (Vec<FileRec>, Vec<Vec<u8>>) = self.docs.into_iter().unzip();
         let sizes = list_sizes(&file_terms, &renum, n_terms);
-        let size = details
-            .iter()
-            .chain(self.docs.iter().map(|(_, d)| d))
-            .map(|d| d.len() + CHECK)
-            .chain(sizes.iter().map(|s| s + CHECK))
-            .sum();
-        let mut body = Vec::with_capacity(size);
-        for (rec, d) in files.iter_mut().zip(details) {
-            rec.details = seal(&mut body, &d);
+        let all_details: Vec<&[u8]> = details.iter().chain(&doc_details).map(|d| &d[..]).collect();
+        let (body, spans, lists) = lay_out(&all_details, &file_terms, &renum, &sizes);
+        for (rec, span) in files.iter_mut().chain(&mut docs).zip(spans) {
+            rec.details = span;
         }
-        let docs: Vec<FileRec> = self
-            .docs
-            .into_iter()
-            .map(|(mut rec, details)| {
-                rec.details = seal(&mut body, &details);
-                rec
-            })
-            .collect();
-        let lists = write_lists(&mut body, &file_terms, &renum, &sizes);
         Segment {
             head: Head {
                 terms,
@@ -435,15 +420,44 @@ fn inverted(seg: &Segment, map: Option<Vec<u32>>) -> Result<Vec<Terms>, Damaged>
     Ok(terms)
 }
 
-/// Append `bytes` and their check to `body`; where they are.
-fn seal(body: &mut Vec<u8>, bytes: &[u8]) -> Span {
-    let at = body.len() as u64;
-    body.extend_from_slice(bytes);
-    body.extend_from_slice(&span_check(bytes));
-    Span {
-        at,
-        len: u32::try_from(bytes.len() + CHECK).unwrap_or(u32::MAX),
-    }
+/// The body: every file's `details` (files, then docs), each sealed with its check, then one
+/// posting list per term (of the `sizes` [`list_sizes`] gave), each with its check; where each
+/// details and each list is. Its size is known first: one allocation, never grown, and its
+/// two parts are written at once, on two cores.
+fn lay_out(
+    details: &[&[u8]],
+    files: &[Terms],
+    renum: &[u32],
+    sizes: &[usize],
+) -> (Vec<u8>, Vec<Span>, Vec<Span>) {
+    let sealed: usize = details.iter().map(|d| d.len() + CHECK).sum();
+    let listed: usize = sizes.iter().map(|s| s + CHECK).sum();
+    let mut body = vec![0u8; sealed + listed];
+    let (front, back) = body.split_at_mut(sealed);
+    let (lists, spans) = crate::par::beside(
+        || write_lists(back, sealed, files, renum, sizes),
+        || seal_all(front, details),
+    );
+    (body, spans, lists)
+}
+
+/// Each of `all` followed by its check, one after the other from the start of `out` (exactly
+/// their size); where each is.
+fn seal_all(out: &mut [u8], all: &[&[u8]]) -> Vec<Span> {
+    let mut at = 0;
+    all.iter()
+        .map(|bytes| {
+            let end = at + bytes.len();
+            out[at..end].copy_from_slice(bytes);
+            out[end..end + CHECK].copy_from_slice(&span_check(bytes));
+            let span = Span {
+                at: at as u64,
+                len: u32::try_from(bytes.len() + CHECK).unwrap_or(u32::MAX),
+            };
+            at = end + CHECK;
+            span
+        })
+        .collect()
 }
 
 /// The size of each term's posting list (`n_terms`, the dictionary's; `renum` maps the files'
@@ -459,28 +473,32 @@ fn list_sizes(files: &[Terms], renum: &[u32], n_terms: usize) -> Vec<usize> {
     lists.into_iter().map(|l| l.1).collect()
 }
 
-/// Append to `body` one posting list per term (of the `sizes` [`list_sizes`] gave), each
-/// followed by its check; where each is.
-fn write_lists(body: &mut Vec<u8>, files: &[Terms], renum: &[u32], sizes: &[usize]) -> Vec<Span> {
+/// Write one posting list per term (of the `sizes` [`list_sizes`] gave), each followed by its
+/// check, into `out` (exactly their size, at `base` in the body); where each is in the body.
+fn write_lists(
+    out: &mut [u8],
+    base: usize,
+    files: &[Terms],
+    renum: &[u32],
+    sizes: &[usize],
+) -> Vec<Span> {
     // Per term, its list's last file and where its next entry goes.
-    let start = body.len();
-    let mut end = start;
     let mut lists = Vec::with_capacity(sizes.len());
+    let mut end = 0;
     for &s in sizes {
         lists.push((usize::MAX, end));
         end += s + CHECK;
     }
-    body.resize(end, 0);
     each_entry(files, renum, &mut lists, |list, delta, tf| {
-        list.1 += write_entry(&mut body[list.1..], delta, &tf);
+        list.1 += write_entry(&mut out[list.1..], delta, &tf);
     });
     let mut spans = Vec::with_capacity(sizes.len());
-    let mut pos = start;
+    let mut pos = 0;
     for &s in sizes {
-        let check = span_check(&body[pos..pos + s]);
-        body[pos + s..pos + s + CHECK].copy_from_slice(&check);
+        let check = span_check(&out[pos..pos + s]);
+        out[pos + s..pos + s + CHECK].copy_from_slice(&check);
         spans.push(Span {
-            at: pos as u64,
+            at: (base + pos) as u64,
             len: u32::try_from(s + CHECK).unwrap_or(u32::MAX),
         });
         pos += s + CHECK;
