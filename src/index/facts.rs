@@ -59,19 +59,27 @@ impl DefRef<'_> {
 /// The definitions of `defs` (a file's [`Facts::defs`]), in line order; a malformed line is
 /// skipped.
 pub(crate) fn def_refs(defs: &str) -> impl Iterator<Item = DefRef<'_>> + '_ {
-    defs.lines().filter_map(|l| {
-        let mut it = l.splitn(4, '\t');
-        let kind = it.next()?;
-        let line = it.next()?.parse().ok()?;
-        let name = it.next()?;
-        let exported = it.next()? == EXPORTED;
-        Some(DefRef {
-            kind,
-            name,
-            line,
-            exported,
-        })
+    defs.split_terminator('\n').filter_map(def_ref)
+}
+
+/// One line of [`Facts::defs`], `None` when malformed. Its fields are short: a byte loop finds
+/// their tabs sooner than a searcher set up per field (millions of lines on a large tree).
+fn def_ref(l: &str) -> Option<DefRef<'_>> {
+    let (kind, rest) = at_tab(l)?;
+    let (line, rest) = at_tab(rest)?;
+    let (name, flag) = at_tab(rest)?;
+    Some(DefRef {
+        kind,
+        name,
+        line: line.parse().ok()?,
+        exported: flag == EXPORTED,
     })
+}
+
+/// `s` split at its first tab, the tab dropped.
+fn at_tab(s: &str) -> Option<(&str, &str)> {
+    let i = s.bytes().position(|b| b == b'\t')?;
+    Some((&s[..i], &s[i + 1..]))
 }
 
 /// The last field of an exported definition's line in [`Facts::defs`].

@@ -56,7 +56,7 @@ pub(crate) struct FileFacts {
 impl FileFacts {
     /// Names of the functions, types, classes… it defines.
     pub(crate) fn defs(&self) -> impl Iterator<Item = &str> {
-        self.def_lines.lines()
+        self.def_lines.split_terminator('\n')
     }
 }
 
