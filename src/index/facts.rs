@@ -1,8 +1,7 @@
 //! What one file says, as the index keeps it: the terms of each field (path, defined names,
 //! comments, all text), its definitions (kind, name, line: not the line's text, see
-//! [`super::sigs`]), a one-line summary from
-//! its leading doc comment, its imports, the sibling modules it links to and its module doc
-//! (what the Pin's keywords and module discovery read).
+//! [`super::sigs`]), a one-line summary from its leading doc comment, its imports, the sibling
+//! modules it links to and its module doc (what the Pin's keywords and module discovery read).
 //!
 //! Pure: a path and bytes in, [`Facts`] out; never fails (binary or non-UTF-8 bytes give what
 //! can be read). What a line defines or imports is [`super::lang`]'s. Does not store or rank
@@ -10,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::lang::{self, Lang};
+use super::lang::{self, Def, Lang};
 use super::text::{FastMap, for_each_written_hashed, term_of};
 
 /// The fields of a file the ranking weighs separately.
@@ -33,24 +32,13 @@ pub(crate) struct Symbol {
     pub sig: String,
 }
 
-/// One definition as the index keeps it, borrowed from a file's [`Facts::defs`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct DefRef<'a> {
-    pub kind: &'a str,
-    pub name: &'a str,
-    /// 1-based.
-    pub line: u32,
-    /// Its line starts with `export` (a JS/TS module's API).
-    pub exported: bool,
-}
-
-impl DefRef<'_> {
+impl From<Def<'_>> for Symbol {
     /// The definition, its signature not yet read (see [`super::sigs`]).
-    pub(crate) fn to_symbol(self) -> Symbol {
+    fn from(d: Def<'_>) -> Symbol {
         Symbol {
-            kind: self.kind.to_string(),
-            name: self.name.to_string(),
-            line: self.line,
+            kind: d.kind.to_string(),
+            name: d.name.to_string(),
+            line: d.line,
             sig: String::new(),
         }
     }
@@ -58,17 +46,17 @@ impl DefRef<'_> {
 
 /// The definitions of `defs` (a file's [`Facts::defs`]), in line order; a malformed line is
 /// skipped.
-pub(crate) fn def_refs(defs: &str) -> impl Iterator<Item = DefRef<'_>> + '_ {
+pub(crate) fn def_refs(defs: &str) -> impl Iterator<Item = Def<'_>> + '_ {
     defs.split_terminator('\n').filter_map(def_ref)
 }
 
 /// One line of [`Facts::defs`], `None` when malformed. Its fields are short: a byte loop finds
 /// their tabs sooner than a searcher set up per field (millions of lines on a large tree).
-fn def_ref(l: &str) -> Option<DefRef<'_>> {
+fn def_ref(l: &str) -> Option<Def<'_>> {
     let (kind, rest) = at_tab(l)?;
     let (line, rest) = at_tab(rest)?;
     let (name, flag) = at_tab(rest)?;
-    Some(DefRef {
+    Some(Def {
         kind,
         name,
         line: line.parse().ok()?,
@@ -86,14 +74,14 @@ fn at_tab(s: &str) -> Option<(&str, &str)> {
 const EXPORTED: &str = "e";
 
 /// `def` appended to `out` as a line of [`Facts::defs`].
-fn push_def(out: &mut String, d: &lang::Def<'_>) {
+fn push_def(out: &mut String, d: &Def<'_>) {
     push_clean(out, d.kind);
     out.push('\t');
     let _ = write!(out, "{}", d.line);
     out.push('\t');
     push_clean(out, d.name);
     out.push('\t');
-    if d.sig.starts_with("export") {
+    if d.exported {
         out.push_str(EXPORTED);
     }
     out.push('\n');
@@ -121,7 +109,7 @@ pub(crate) struct Facts {
     /// Terms per field (the field lengths BM25 normalises by).
     pub lens: [u32; FIELDS],
     /// Its definitions, one per line: `kind \t line \t name \t e` (`e` when exported, see
-    /// [`DefRef`]), tabs and line breaks in a field as spaces; read with [`def_refs`].
+    /// [`Def::exported`]), tabs and line breaks in a field as spaces; read with [`def_refs`].
     pub defs: String,
     pub summary: String,
     /// The modules it imports, as written.
@@ -638,17 +626,17 @@ mod tests {
     #[test]
     fn a_field_with_a_tab_or_line_break_keeps_its_line() {
         let mut defs = String::new();
-        let d = lang::Def {
+        let d = Def {
             kind: "fn",
             name: "odd\tname\r",
             line: 7,
-            sig: "export fn odd",
+            exported: true,
         };
         push_def(&mut defs, &d);
-        let back: Vec<DefRef> = def_refs(&defs).collect();
+        let back: Vec<Def> = def_refs(&defs).collect();
         assert_eq!(
             back,
-            [DefRef {
+            [Def {
                 kind: "fn",
                 name: "odd name ",
                 line: 7,

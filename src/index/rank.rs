@@ -596,7 +596,7 @@ mod tests {
         let src = "pub const LIMIT: u32 = 3;\nstatic NAME: &str = \"x\";\nmacro_rules! make_x { () => {} }\npub mod inner {}\n";
         let f = crate::index::facts::facts_alone("src/lib.rs", src.as_bytes()).0;
         let all: Vec<Symbol> = crate::index::facts::def_refs(&f.defs)
-            .map(|d| d.to_symbol())
+            .map(Symbol::from)
             .collect();
         let names: Vec<String> = outline(&all, &[], 2).into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["make_x", "inner"], "{all:?}");

@@ -42,7 +42,7 @@ mod tests {
     /// from `text`.
     fn filled(path: &str, src: &str, text: &str) -> Vec<(String, u32, String)> {
         let f = facts_alone(path, src.as_bytes()).0;
-        let mut all: Vec<Symbol> = def_refs(&f.defs).map(|d| d.to_symbol()).collect();
+        let mut all: Vec<Symbol> = def_refs(&f.defs).map(Symbol::from).collect();
         fill(Lang::of(path), text, &mut all);
         all.into_iter().map(|s| (s.name, s.line, s.sig)).collect()
     }

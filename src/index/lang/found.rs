@@ -68,8 +68,9 @@ pub(crate) struct Def<'a> {
     pub name: &'a str,
     /// 1-based.
     pub line: u32,
-    /// Its line, trimmed, without a trailing `{` or `:`.
-    pub sig: &'a str,
+    /// Its line starts with `export` (a JS/TS module's API). Its signature is not kept: it is
+    /// its line's ([`super::signature`]).
+    pub exported: bool,
 }
 
 /// The most module doc lines kept (see [`Extract::module_doc`]).

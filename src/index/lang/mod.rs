@@ -1,6 +1,6 @@
 //! The one extractor: what a file's text defines, imports, links to and says about itself,
-//! per language, in one pass over its lines. Both the ranking (definitions with signatures,
-//! comments, imports) and the Pin (definition names as keywords, libraries, links between
+//! per language, in one pass over its lines. Both the ranking (definitions and their
+//! signatures, comments, imports) and the Pin (definition names as keywords, libraries, links between
 //! files of a folder, module docs) read a file through it.
 //!
 //! Definitions are found by hand-written line matchers ([`defs`]), one per language, each the
@@ -95,7 +95,7 @@ pub(crate) fn text_lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The definition on line `i` (0-based) of the file, if it has one and fewer than
-/// [`MAX_DEFS`] are kept; `trimmed` is the line trimmed (its signature's start).
+/// [`MAX_DEFS`] are kept; `trimmed` is the line trimmed.
 fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str, trimmed: &'a str) {
     if x.defs.len() < MAX_DEFS
         && let Some((kind, name)) = defs::find(lang, line)
@@ -105,7 +105,7 @@ fn definition<'a>(x: &mut Extract<'a>, lang: Lang, i: usize, line: &'a str, trim
             kind,
             name,
             line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-            sig: signature(trimmed),
+            exported: trimmed.starts_with("export"),
         });
     }
 }

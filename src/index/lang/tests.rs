@@ -35,10 +35,12 @@ fn rust_definitions_modifiers_and_impls() {
         ]
     );
     let x = extract(Lang::Rust, src);
+    let line = src.lines().nth(x.defs[3].line as usize - 1).unwrap();
     assert_eq!(
-        x.defs[3].sig,
+        signature(line),
         "pub(crate) fn render_table(&self, width: usize) -> String"
     );
+    assert!(x.defs.iter().all(|d| !d.exported));
     assert_eq!(x.module_doc, ["Tables: rendering rows."]);
     assert_eq!(x.imports, ["std::fmt"]);
     assert_eq!(x.links, ["cell"]);

@@ -24,8 +24,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::super::cochange::CoChange;
-use super::super::facts::{DefRef, FIELDS as NF, Facts, Symbol, def_refs, push_clean};
+use super::super::facts::{FIELDS as NF, Facts, Symbol, def_refs, push_clean};
 use super::super::kind::Kind;
+use super::super::lang::Def;
 use super::super::walk::WalkCache;
 use super::place::CACHE_PATH;
 
@@ -123,12 +124,12 @@ impl Details {
     /// The file's definitions, in line order (a malformed line is skipped), their signatures
     /// not read (see [`crate::index::sigs`]).
     pub(crate) fn symbols(&self) -> impl Iterator<Item = Symbol> + '_ {
-        self.symbol_refs().map(DefRef::to_symbol)
+        self.symbol_refs().map(Symbol::from)
     }
 
     /// [`Details::symbols`], borrowed from the details: what a reader that keeps few of them
     /// (or only their names) walks without a `String` per field.
-    pub(crate) fn symbol_refs(&self) -> impl Iterator<Item = DefRef<'_>> + '_ {
+    pub(crate) fn symbol_refs(&self) -> impl Iterator<Item = Def<'_>> + '_ {
         def_refs(&self.symbols)
     }
 }
