@@ -257,7 +257,7 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
         pins,
         blockers: Vec::new(),
     };
-    let (ranked, warning) = crate::index::scan::rank_or_rebuild(
+    let (mut ranked, warning) = crate::index::scan::rank_or_rebuild(
         &ctx.root,
         &mut refreshed.index,
         true,
@@ -265,6 +265,7 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
         &evidence,
         limit,
     );
+    crate::index::scan::read_sigs(&ctx.root, &mut ranked);
     if let Some(w) = warning {
         crate::say!("warning: {w}");
         warnings.push(Problem::new("code-index", w));

@@ -171,7 +171,7 @@ fn ranked_files(
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> Vec<crate::index::Ranked> {
-    let (files, warning) = crate::index::scan::rank_or_rebuild(
+    let (mut files, warning) = crate::index::scan::rank_or_rebuild(
         root,
         index,
         opts.save_index,
@@ -179,6 +179,7 @@ fn ranked_files(
         evidence,
         opts.files,
     );
+    crate::index::scan::read_sigs(root, &mut files);
     notes.extend(warning);
     if index.is_empty() {
         notes.push(format!(

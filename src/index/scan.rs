@@ -7,7 +7,8 @@
 //! Never fails: an unreadable file or folder is left out, a cache that cannot be read is
 //! rebuilt, one that cannot be written is reported in [`Refresh::warning`] and the fresh index
 //! is still used. A cache found damaged only while a query reads it is rebuilt too
-//! ([`rank_or_rebuild`]). Does not score (see [`super::rank`]).
+//! ([`rank_or_rebuild`]). Reads the lines of the files a prompt shows for their signatures
+//! ([`read_sigs`]). Does not score (see [`super::rank`]).
 
 use std::io::Read;
 use std::path::Path;
@@ -230,22 +231,21 @@ pub(crate) fn rank_or_rebuild(
     ev: &Evidence,
     limit: usize,
 ) -> (Vec<Ranked>, Option<String>) {
-    if let Ok(mut ranked) = super::rank::rank(index, query, ev, limit) {
-        read_sigs(root, &mut ranked);
+    if let Ok(ranked) = super::rank::rank(index, query, ev, limit) {
         return (ranked, None);
     }
     let fresh = rebuilt(root, save);
     *index = fresh.index;
     let warning = fresh.warning;
     // An index just built holds its body in memory, as written: it reads back whole.
-    let mut ranked = super::rank::rank(index, query, ev, limit).unwrap_or_default();
-    read_sigs(root, &mut ranked);
+    let ranked = super::rank::rank(index, query, ev, limit).unwrap_or_default();
     (ranked, warning)
 }
 
-/// The signatures of the definitions `ranked` shows ([`super::sigs`]): each file showing one
-/// read once, as far as the index reads a file.
-fn read_sigs(root: &Path, ranked: &mut [Ranked]) {
+/// The signatures of the definitions `ranked` shows ([`super::sigs`]; the ranking leaves
+/// them empty): each file showing one read once, as far as the index reads a file. For a
+/// caller that shows the files, not one that only orders them.
+pub(crate) fn read_sigs(root: &Path, ranked: &mut [Ranked]) {
     let mut buf = Vec::new();
     for r in ranked {
         if r.symbols.is_empty() && r.outline.is_empty() {

@@ -264,4 +264,9 @@ fn pin_search_ranks_files_and_takes_words_that_start_with_a_dash() {
     assert!(text.contains("Columns"), "words as written: {text}");
     // "render" and "table" add the same (both in the path and the name): the story's order.
     assert!(text.contains("matched: render, table, Columns"), "{text}");
+    // Its matching definition, with the signature read from its line.
+    assert!(
+        text.contains("\n   3: pub fn render_table(rows: &[Vec<String>]) -> String\n"),
+        "{text}"
+    );
 }
