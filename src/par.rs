@@ -107,8 +107,8 @@ where
 }
 
 /// `a` on a second thread while `b` runs on this one, and both results: two independent
-/// reads or writes (of two parts of one buffer, say), each waiting for its own I/O. When no thread can be started, `a` runs here
-/// after `b`; a panic in `a` goes on here.
+/// reads or writes (of two parts of one buffer, say), each waiting for its own I/O. When no
+/// thread can be started, `a` runs here after `b`; a panic in `a` goes on here.
 pub(crate) fn beside<RA, RB>(a: impl FnOnce() -> RA + Send, b: impl FnOnce() -> RB) -> (RA, RB)
 where
     RA: Send,
