@@ -202,14 +202,16 @@ impl Lexicon {
         });
     }
 
-    /// Count `word` (its hash `hash`) once in `field`, and `doc` times in [`DOC`].
+    /// Count `word` (its hash `hash`) once in `field`, and `doc` times in [`DOC`]. A word new
+    /// to this file is kept in the counter; its term is found when the file is finished
+    /// ([`Lexicon::resolve`]).
     #[inline]
     fn count(&mut self, field: usize, doc: u32, word: &str, hash: u64) {
-        let slots = &mut self.counter.slots;
-        let mask = slots.len() - 1;
+        let c = &mut self.counter;
+        let mask = c.slots.len() - 1;
         let mut i = (hash as usize) & mask;
         loop {
-            let slot = &mut slots[i];
+            let slot = &mut c.slots[i];
             if slot.hash == hash && slot.len == word.len() {
                 slot.counts[field] += 1;
                 slot.counts[DOC] += doc;
@@ -220,31 +222,50 @@ impl Lexicon {
             }
             i = (i + 1) & mask;
         }
-        let term = match self.written.get(&hash) {
-            Some(&term) => term,
-            None => {
-                let term = self.term_id(word);
-                self.written.insert(hash, term);
-                term
-            }
-        };
-        let slot = &mut self.counter.slots[i];
+        let at = u32::try_from(c.words.len()).unwrap_or(u32::MAX);
+        c.words.push_str(word);
+        let slot = &mut c.slots[i];
         *slot = Slot {
             hash,
             len: word.len(),
-            term,
+            at,
+            term: NO_TERM,
             counts: [0; FIELDS],
         };
         slot.counts[field] = 1;
         slot.counts[DOC] += doc;
-        self.counter.filled.push(i as u32);
-        if self.counter.filled.len() * 2 > self.counter.slots.len() {
-            self.counter.grow();
+        c.filled.push(i as u32);
+        if c.filled.len() * 2 > c.slots.len() {
+            c.grow();
         }
+    }
+
+    /// The term of each word counted in this file, looked up once per distinct word, all
+    /// together: the lookups in the memory of words met before (megabytes, so most miss the
+    /// cache) do not depend on one another, and the processor overlaps their misses, which it
+    /// cannot while counting, where each would wait in the middle of the text's words.
+    fn resolve(&mut self) {
+        let words = std::mem::take(&mut self.counter.words);
+        for k in 0..self.counter.filled.len() {
+            let i = self.counter.filled[k] as usize;
+            let Slot { hash, len, at, .. } = self.counter.slots[i];
+            let term = match self.written.get(&hash) {
+                Some(&term) => term,
+                None => {
+                    let at = at as usize;
+                    let term = self.term_id(&words[at..at + len]);
+                    self.written.insert(hash, term);
+                    term
+                }
+            };
+            self.counter.slots[i].term = term;
+        }
+        self.counter.words = words;
     }
 
     /// The terms and field lengths of everything counted since the counter was reset.
     fn finish(&mut self, f: &mut Facts) {
+        self.resolve();
         for slot in self.counter.filled() {
             let Some(acc) = self.acc.get_mut(slot.term as usize) else {
                 continue; // no term
@@ -299,6 +320,8 @@ struct Counter {
     /// The slots holding a word, in the order they were filled: what is read and emptied
     /// between files, instead of the whole table (1.25 bytes of it per byte of text).
     filled: Vec<u32>,
+    /// The words of the filled slots, one after the other, in the order they were filled.
+    words: String,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -306,7 +329,9 @@ struct Slot {
     /// 0: empty.
     hash: u64,
     len: usize,
-    /// The word's term id in the lexicon ([`NO_TERM`]: none).
+    /// Where the word is in [`Counter::words`].
+    at: u32,
+    /// The word's term id in the lexicon ([`NO_TERM`]: none, or not yet looked up).
     term: u32,
     counts: [u32; FIELDS],
 }
@@ -324,6 +349,7 @@ impl Counter {
             self.slots.resize(n, Slot::default());
         }
         self.filled.clear();
+        self.words.clear();
     }
 
     /// The slots holding a word, in the order they were filled.
