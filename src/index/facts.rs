@@ -413,8 +413,9 @@ pub(crate) fn doc_facts(bytes: &[u8]) -> Facts {
     f
 }
 
+/// Whether `bytes` hold a NUL byte in their first 8 KiB, as git decides a file is binary.
 fn is_binary(bytes: &[u8]) -> bool {
-    bytes.iter().take(8192).any(|&b| b == 0)
+    memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
 }
 
 /// Imports, links and module doc, owned.
@@ -647,6 +648,18 @@ mod tests {
         assert!(f.defs.is_empty() && terms.contains_key("blob"));
         let f = facts_alone("a.py", b"\"\"\"unclosed\n\xff\xfe def \n").0;
         assert!(f.defs.is_empty());
+    }
+
+    #[test]
+    fn a_file_is_binary_when_its_first_8_kib_hold_a_nul() {
+        for (at, binary) in [(0, true), (8191, true), (8192, false)] {
+            let mut bytes = b"fn word() {}\n".repeat(1000);
+            bytes[at] = 0;
+            let (f, terms) = facts_alone("src/a.rs", &bytes);
+            assert_eq!(terms.contains_key("word"), !binary, "NUL at {at}");
+            assert_eq!(f.defs.is_empty(), binary, "NUL at {at}");
+        }
+        assert!(!is_binary(b""));
     }
 
     #[test]
