@@ -253,7 +253,9 @@ impl Lexicon {
                 Some(&term) => term,
                 None => {
                     let at = at as usize;
-                    let term = self.term_id(&words[at..at + len]);
+                    // Always a word the counter kept (a text is at most a few megabytes).
+                    let word = words.get(at..at + len).unwrap_or_default();
+                    let term = self.term_id(word);
                     self.written.insert(hash, term);
                     term
                 }
