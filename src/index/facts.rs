@@ -310,8 +310,9 @@ fn comment_spans(
     spans
 }
 
-/// Counts of the words of a file as written, per field: each distinct word is turned into its
-/// term once (when first met), not once per occurrence. An open-addressing table keyed by a
+/// Counts of the words of a file as written, per field: each distinct word is kept once and
+/// turned into its term when the file is finished ([`Lexicon::resolve`]), not once per
+/// occurrence. An open-addressing table keyed by a
 /// 64-bit hash of the word and its length: one hash per occurrence and no byte comparison, the
 /// hot loop of building the index. Two distinct words sharing a hash would be counted as one
 /// term, here and in [`Lexicon`]'s memory of the words met before; among the million distinct
