@@ -13,6 +13,11 @@
 # Prints medians of RUNS runs (default 7) per tree and the ratios.
 #
 # Usage: scripts/bench-index.sh [RUNS]        (BENCH_SIZES="5000 35000" by default)
+#        RALPH=<binary> times that binary instead of building this checkout's.
+#        RALPH_BASE=<binary> compares with another build on the same trees: every timed step
+#          runs both, one after the other, so a shared machine's load swings hit both alike;
+#          each keeps its own index cache (their formats may differ). Prints both, and the
+#          ratio of their medians (below 1: this build is faster).
 #        BENCH_INDEX_KEEP=1 keeps the trees (printed) for profiling.
 # Needs: cargo, python3, git, a populated cargo registry cache (`cargo fetch`).
 set -euo pipefail
@@ -35,7 +40,8 @@ fi
 src_find=( -type f \( -name '*.rs' -o -name '*.py' -o -name '*.c' -o -name '*.h' -o -name '*.js'
   -o -name '*.ts' -o -name '*.go' -o -name '*.java' -o -name '*.sh' -o -name '*.cpp' \) )
 
-echo "ralph: $bin ($(git -C "$repo" rev-parse --short HEAD)); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+base="${RALPH_BASE:-}"
+echo "ralph: $bin ($(git -C "$repo" rev-parse --short HEAD))${base:+, against $base}; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for want in $sizes; do
   proj="$tmp/proj-$want"
   copy_crates "$proj" "$want" bench-index.sh
@@ -53,28 +59,39 @@ JSON
   )
   echo
   echo "tree: $count source files ($pass pass(es) over the cargo registry cache), $(du -sh "$proj" | cut -f1)"
-  python3 - "$runs" "$bin" "$proj" "$want" <<'PY'
+  python3 - "$runs" "$proj" "$want" "$bin" ${base:+"$base"} <<'PY'
 import os, resource, statistics, subprocess, sys, time
 
-runs, binary, proj, want = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+runs, proj, want, bins = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 null = subprocess.DEVNULL
 
-cpu = {}
-def timed(cmd, **kw):
-    """Wall time of one run; its CPU time (user + system, children included) is added to
-    cpu[name of the command]: a loaded machine stretches the wall time, not the CPU time."""
+def timed(cmd):
+    """Wall and CPU time (user + system, children included) of one run: a loaded machine
+    stretches the wall time, not the CPU time."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=null, stderr=null, cwd=proj, **kw)
+    subprocess.run(cmd, check=True, stdout=null, stderr=null, cwd=proj)
     wall = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu.setdefault(" ".join(cmd), []).append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
-    return wall
+    return wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
 
-cache = os.path.join(proj, ".ralph", "code-index.bin")
+ralph = os.path.join(proj, ".ralph")
+cache = os.path.join(ralph, "code-index.bin")
 def drop_cache():
     if os.path.exists(cache):
         os.remove(cache)
+
+# Each binary's own .ralph (index cache) is moved in place before it runs.
+kept = {b: os.path.join(proj, f".ralph-bench-{i}") for i, b in enumerate(bins)}
+current = [bins[0]]
+def use(b):
+    if current[0] == b:
+        return
+    if os.path.exists(ralph):
+        os.rename(ralph, kept[current[0]])
+    if os.path.exists(kept[b]):
+        os.rename(kept[b], ralph)
+    current[0] = b
 
 tracked = subprocess.run(["git", "-C", proj, "ls-files"], capture_output=True, text=True,
                          check=True).stdout.split("\n")
@@ -90,35 +107,49 @@ def iteration():
     subprocess.run(["git", "-C", proj, "commit", "-qam", f"iteration {step[0]}"], check=True)
 
 cat = ["sh", "-c", "git ls-files -z | xargs -0 cat > /dev/null"]
-gen = [binary, "pin", "generate"]
-ctx = [binary, "context", "B-1"]
+gen = lambda b: [b, "pin", "generate"]
+ctx = lambda b: [b, "context", "B-1"]
 os.sync()  # the copy's write-back would otherwise run during the first timings
-timed(cat); timed(gen); timed(ctx)  # warm the page cache, write the Pin and the index
-cpu.clear()
-mc, mg = [], []
-for _ in range(runs):  # interleaved: the machine's load hits both alike
+timed(cat)
+for b in bins:  # warm the page cache, write the Pin and each binary's index
+    use(b); timed(gen(b)); timed(ctx(b))
+mc, mg, mx, mi = [], {b: [] for b in bins}, {b: [] for b in bins}, {b: [] for b in bins}
+for _ in range(runs):  # interleaved: the machine's load hits all alike
     mc.append(timed(cat))
-    drop_cache()
-    mg.append(timed(gen))
-timed(ctx)
-mx = [timed(ctx) for _ in range(runs)]
-mi = []
+    for b in bins:
+        use(b); drop_cache(); mg[b].append(timed(gen(b)))
+for b in bins:
+    use(b); timed(ctx(b))
 for _ in range(runs):
-    iteration()
-    mi.append(timed(ctx))
-mc, mg, mx, mi = (statistics.median(v) for v in (mc, mg, mx, mi))
-# CPU medians: cat's runs, the cold builds, then warm and after-iteration contexts (in order).
-cc = statistics.median(cpu[" ".join(cat)])
-cg = statistics.median(cpu[" ".join(gen)])
-ctx_cpu = cpu[" ".join(ctx)]
-cx, ci = statistics.median(ctx_cpu[1:runs + 1]), statistics.median(ctx_cpu[runs + 1:])
+    for b in bins:
+        use(b); mx[b].append(timed(ctx(b)))
+for _ in range(runs):
+    iteration()  # each binary's index was current before it: both see the same 20 changes
+    for b in bins:
+        use(b); mi[b].append(timed(ctx(b)))
+use(bins[0])
+for b in bins[1:]:
+    subprocess.run(["rm", "-rf", kept[b]], check=True)
+
+med = lambda v: tuple(statistics.median(x[k] for x in v) for k in (0, 1))
 goal_gen, goal_ctx = (3, 50) if want <= 5000 else (2, 100)
+(cw, cc) = med(mc)
 print(f"{'median of ' + str(runs) + ' runs':42} {'wall':>9} {'cpu':>9}")
-print(f"{'cat of the tracked files':42} {mc * 1000:6.1f} ms {cc * 1000:6.1f} ms")
-print(f"{'pin generate, cold (Pin + index)':42} {mg * 1000:6.1f} ms {cg * 1000:6.1f} ms"
-      f"  {mg / mc:5.2f}x cat (target <= {goal_gen}x)")
-print(f"{'context, warm index':42} {mx * 1000:6.1f} ms {cx * 1000:6.1f} ms  (target <= {goal_ctx} ms)")
-print(f"{'context after 20 files changed, committed':42} {mi * 1000:6.1f} ms {ci * 1000:6.1f} ms"
-      f"  (refresh + prompt; refresh target <= 100 ms at 35k)")
+print(f"{'cat of the tracked files':42} {cw * 1000:6.1f} ms {cc * 1000:6.1f} ms")
+for i, b in enumerate(bins):
+    if len(bins) > 1:
+        print(f"{('this', 'base')[i]}: {b}")
+    (gw, gc), (xw, xc), (iw, ic) = med(mg[b]), med(mx[b]), med(mi[b])
+    print(f"{'pin generate, cold (Pin + index)':42} {gw * 1000:6.1f} ms {gc * 1000:6.1f} ms"
+          f"  {gw / cw:5.2f}x cat (target <= {goal_gen}x)")
+    print(f"{'context, warm index':42} {xw * 1000:6.1f} ms {xc * 1000:6.1f} ms  (target <= {goal_ctx} ms)")
+    print(f"{'context after 20 files changed, committed':42} {iw * 1000:6.1f} ms {ic * 1000:6.1f} ms"
+          f"  (refresh + prompt; refresh target <= 100 ms at 35k)")
+if len(bins) > 1:
+    this, base = bins
+    ratio = lambda m, k: statistics.median(x[k] for x in m[this]) / statistics.median(x[k] for x in m[base])
+    print("this/base, wall (cpu): " + ", ".join(
+        f"{name} {ratio(m, 0):.3f} ({ratio(m, 1):.3f})"
+        for name, m in (("cold", mg), ("warm", mx), ("after 20", mi))))
 PY
 done
