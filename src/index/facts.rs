@@ -312,11 +312,11 @@ fn comment_spans(
 
 /// Counts of the words of a file as written, per field: each distinct word is kept once and
 /// turned into its term when the file is finished ([`Lexicon::resolve`]), not once per
-/// occurrence. An open-addressing table keyed by a
-/// 64-bit hash of the word and its length: one hash per occurrence and no byte comparison, the
-/// hot loop of building the index. Two distinct words sharing a hash would be counted as one
-/// term, here and in [`Lexicon`]'s memory of the words met before; among the million distinct
-/// words of a large project that is about one chance in ten million.
+/// occurrence. An open-addressing table keyed by a 64-bit hash of the word and its length: one
+/// hash per occurrence and no byte comparison, the hot loop of building the index. Two distinct
+/// words sharing a hash would be counted as one term, here and in [`Lexicon`]'s memory of the
+/// words met before; among the million distinct words of a large project that is about one
+/// chance in ten million.
 #[derive(Default)]
 struct Counter {
     slots: Vec<Slot>,
@@ -416,7 +416,7 @@ pub(crate) fn doc_facts(bytes: &[u8]) -> Facts {
     f
 }
 
-/// Whether `bytes` hold a NUL byte in their first 8 KiB, as git decides a file is binary.
+/// Whether `bytes` hold a NUL byte in their first 8 KiB: a binary file, not text.
 fn is_binary(bytes: &[u8]) -> bool {
     memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
 }
