@@ -5,8 +5,9 @@
 //! ([`generate`]: a reader of the index, [`crate::index`], which walks and reads the project
 //! once for the Pin and "where to look" alike; with the pure parts [`discover`], `roots`,
 //! `split`, [`cluster`], [`manifest`], [`keywords`] and [`merge`], over the leaf files `source`
-//! (their inputs), `paths` (path helpers) and [`cover`] (which paths an entry's files name)), validation ([`check`]) and ranking
-//! ([`search`]: [`search::parse_and_search`], with the index's BM25F and tokenizer).
+//! (their inputs), `paths` (path helpers) and [`cover`] (which paths an entry's files name)),
+//! validation ([`check`]) and ranking ([`search`]: [`search::parse_and_search`], with the
+//! index's BM25F and tokenizer).
 //! Does not own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context
 //! builder calls [`read_index`] and [`search::parse_and_search`]). The format is specified in
 //! specs/pin.md.

@@ -1,7 +1,7 @@
 //! The one extractor: what a file's text defines, imports, links to and says about itself,
 //! per language, in one pass over its lines. Both the ranking (definitions and their
-//! signatures, comments, imports) and the Pin (definition names as keywords, libraries, links between
-//! files of a folder, module docs) read a file through it.
+//! signatures, comments, imports) and the Pin (definition names as keywords, libraries, links
+//! between files of a folder, module docs) read a file through it.
 //!
 //! Definitions are found by hand-written line matchers ([`defs`]), one per language, each the
 //! exact shape of a definition line in that language (modifiers, a keyword, a name; a Go
