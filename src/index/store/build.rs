@@ -238,7 +238,8 @@ impl Builder {
         let (mut docs, doc_details): (Vec<FileRec>, Vec<Vec<u8>>) = self.docs.into_iter().unzip();
         let sizes = list_sizes(&file_terms, &renum, n_terms);
         let all_details: Vec<&[u8]> = details.iter().chain(&doc_details).map(|d| &d[..]).collect();
-        let (body, spans, lists) = lay_out(&all_details, &file_terms, &renum, &sizes);
+        let (body, spans, (lists_at, list_ends)) =
+            lay_out(&all_details, &file_terms, &renum, &sizes);
         for (rec, span) in files.iter_mut().chain(&mut docs).zip(spans) {
             rec.details = span;
         }
@@ -248,7 +249,8 @@ impl Builder {
                 ends,
                 files,
                 docs,
-                lists,
+                lists_at,
+                list_ends,
                 lens,
                 overlay,
                 state,
@@ -422,23 +424,24 @@ fn inverted(seg: &Segment, map: Option<Vec<u32>>) -> Result<Vec<Terms>, Damaged>
 
 /// The body: every file's `details` (files, then docs), each sealed with its check, then one
 /// posting list per term (of the `sizes` [`list_sizes`] gave), each with its check; where each
-/// details and each list is. Its size is known first: one allocation, never grown, and its
-/// two parts are written at once, on two cores.
+/// details is, and where the lists start and each ends (see [`Head::list_ends`]). Its size is
+/// known first: one allocation, never grown, and its two parts are written at once, on two
+/// cores.
 fn lay_out(
     details: &[&[u8]],
     files: &[Terms],
     renum: &[u32],
     sizes: &[usize],
-) -> (Vec<u8>, Vec<Span>, Vec<Span>) {
+) -> (Vec<u8>, Vec<Span>, (u64, Vec<u8>)) {
     let sealed: usize = details.iter().map(|d| d.len() + CHECK).sum();
     let listed: usize = sizes.iter().map(|s| s + CHECK).sum();
     let mut body = vec![0u8; sealed + listed];
     let (front, back) = body.split_at_mut(sealed);
-    let (lists, spans) = crate::par::beside(
-        || write_lists(back, sealed, files, renum, sizes),
+    let (list_ends, spans) = crate::par::beside(
+        || write_lists(back, files, renum, sizes),
         || seal_all(front, details),
     );
-    (body, spans, lists)
+    (body, spans, (sealed as u64, list_ends))
 }
 
 /// Each of `all` followed by its check, one after the other from the start of `out` (exactly
@@ -474,14 +477,9 @@ fn list_sizes(files: &[Terms], renum: &[u32], n_terms: usize) -> Vec<usize> {
 }
 
 /// Write one posting list per term (of the `sizes` [`list_sizes`] gave), each followed by its
-/// check, into `out` (exactly their size, at `base` in the body); where each is in the body.
-fn write_lists(
-    out: &mut [u8],
-    base: usize,
-    files: &[Terms],
-    renum: &[u32],
-    sizes: &[usize],
-) -> Vec<Span> {
+/// check, into `out` (exactly their size); where each ends in `out`, as
+/// [`Head::list_ends`] holds them.
+fn write_lists(out: &mut [u8], files: &[Terms], renum: &[u32], sizes: &[usize]) -> Vec<u8> {
     // Per term, its list's last file and where its next entry goes.
     let mut lists = Vec::with_capacity(sizes.len());
     let mut end = 0;
@@ -492,18 +490,15 @@ fn write_lists(
     each_entry(files, renum, &mut lists, |list, delta, tf| {
         list.1 += write_entry(&mut out[list.1..], delta, &tf);
     });
-    let mut spans = Vec::with_capacity(sizes.len());
+    let mut ends = Vec::with_capacity(8 * sizes.len());
     let mut pos = 0;
     for &s in sizes {
         let check = span_check(&out[pos..pos + s]);
         out[pos + s..pos + s + CHECK].copy_from_slice(&check);
-        spans.push(Span {
-            at: (base + pos) as u64,
-            len: u32::try_from(s + CHECK).unwrap_or(u32::MAX),
-        });
         pos += s + CHECK;
+        ends.extend_from_slice(&(pos as u64).to_le_bytes());
     }
-    spans
+    ends
 }
 
 /// Call `f(list, delta, counts)` for each entry of each posting list, in file order: the

@@ -32,7 +32,7 @@ use super::place::CACHE_PATH;
 
 const MAGIC: &[u8; 8] = b"RALPHCIX";
 /// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.
-const VERSION: u32 = 7;
+const VERSION: u32 = 8;
 /// Magic, version, the head's length, the body's length, the head's check.
 pub(super) const PREAMBLE: usize = 8 + 4 + 8 + 8 + 8;
 /// A segment file larger than this is not read (it cannot be ours).
@@ -167,8 +167,13 @@ pub(super) struct Head {
     /// Markdown files about the code (see [`super::super::walk::rules::describes_code`]), sorted by
     /// path: the Pin reads their headings; they are not searched (no terms).
     pub(super) docs: Vec<FileRec>,
-    /// Per term id, its posting list.
-    pub(super) lists: Vec<Span>,
+    /// Where in the body the posting lists start: one per term id, one after the other.
+    pub(super) lists_at: u64,
+    /// Where each term's list ends, counted from `lists_at`, eight bytes little-endian each: a
+    /// list's span is worked out when it is read, so loading the head decodes none of them (a
+    /// million at 35k files) and holds them in one buffer of exactly their size.
+    #[serde(with = "serde_bytes")]
+    pub(super) list_ends: Vec<u8>,
     /// Field lengths summed over the files (what BM25's averages need).
     pub(super) lens: [u64; NF],
     pub(super) overlay: Option<Overlay>,
@@ -206,6 +211,12 @@ pub(crate) type Terms = Vec<(u32, [u8; NF])>;
 
 /// The files that have a term, ascending: (file index, counts per field).
 pub(crate) type Postings = Vec<(usize, [u8; NF])>;
+
+/// Where list `i` ends in a head's `list_ends` (`None` past the end).
+fn list_end(ends: &[u8], i: usize) -> Option<u64> {
+    let b = ends.get(8 * i..8 * i + 8)?;
+    Some(u64::from_le_bytes(<[u8; 8]>::try_from(b).ok()?))
+}
 
 /// Where term `i` ends in a head's `terms` (0 past the end).
 fn end_of(ends: &[u8], i: usize) -> usize {
@@ -251,10 +262,21 @@ impl Segment {
 
     /// The files that have term `id` (none for an id outside the dictionary).
     pub(super) fn postings(&self, id: u32) -> Result<Postings, Damaged> {
-        let Some(span) = self.head.lists.get(id as usize) else {
+        let Some(span) = self.list_span(id as usize) else {
             return Ok(Vec::new());
         };
-        decode_list(&self.read(*span)?, self.head.files.len())
+        decode_list(&self.read(span)?, self.head.files.len())
+    }
+
+    /// Where term `id`'s posting list is in the body (`None` outside the dictionary).
+    fn list_span(&self, id: usize) -> Option<Span> {
+        let ends = &self.head.list_ends;
+        let start = if id == 0 { 0 } else { list_end(ends, id - 1)? };
+        let end = list_end(ends, id)?;
+        Some(Span {
+            at: self.head.lists_at.checked_add(start)?,
+            len: u32::try_from(end.checked_sub(start)?).ok()?,
+        })
     }
 
     /// The details at `span` (a file's or a doc's).
@@ -376,6 +398,28 @@ pub(super) fn preamble(pre: &[u8; PREAMBLE]) -> Option<(u64, u64, u64)> {
     ))
 }
 
+/// Whether a head's posting lists are well formed: one per term, each at least a check long
+/// and one after the other from `lists_at`, the last inside a body of `body_len` bytes.
+fn lists_ok(head: &Head, body_len: u64) -> bool {
+    let ends = &head.list_ends;
+    if ends.len() != 2 * head.ends.len() {
+        return false;
+    }
+    let mut start = 0u64;
+    for i in 0..ends.len() / 8 {
+        let Some(end) = list_end(ends, i) else {
+            return false;
+        };
+        if end.saturating_sub(start) < CHECK as u64 || end - start > u64::from(u32::MAX) {
+            return false;
+        }
+        start = end;
+    }
+    head.lists_at
+        .checked_add(start)
+        .is_some_and(|e| e <= body_len)
+}
+
 /// Whether a head's dictionary is well formed: `ends` a whole number of ascending ends inside
 /// `terms`, at char boundaries, the last one its end; the terms non-empty, sorted and distinct.
 fn dictionary_ok(terms: &str, ends: &[u8]) -> bool {
@@ -411,8 +455,7 @@ fn open_head(bytes: &[u8], check: u64, body_len: u64) -> Option<Head> {
         |s: &Span| s.len as usize >= CHECK && s.at.saturating_add(u64::from(s.len)) <= body_len;
     let ok = rest.is_empty()
         && dictionary_ok(&head.terms, &head.ends)
-        && head.lists.len() == head.ends.len() / 4
-        && head.lists.iter().all(inside)
+        && lists_ok(&head, body_len)
         && head
             .files
             .iter()

@@ -1,7 +1,7 @@
 //! Tests of the index on disk: a segment's round trips, lazy reads and damage; a delta over a
 //! base.
 
-use super::segment::{PREAMBLE, decode, decode_list, encode, preamble};
+use super::segment::{CHECK, Head, PREAMBLE, decode, decode_list, encode, preamble};
 use super::*;
 use crate::index::facts::{Lexicon, Symbol, facts};
 
@@ -224,7 +224,8 @@ fn a_head_that_checks_but_is_inconsistent_is_none() {
     };
     assert!(bad(&|ix| ix.base.head.files[1].details.at = 1 << 40));
     assert!(bad(&|ix| {
-        ix.base.head.lists.pop();
+        let ends = &mut ix.base.head.list_ends;
+        ends.truncate(ends.len() - 8);
     }));
     assert!(bad(&|ix| ix.base.head.files.swap(0, 1)));
     assert!(bad(&|ix| {
@@ -237,11 +238,40 @@ fn a_head_that_checks_but_is_inconsistent_is_none() {
             .flat_map(|c| (u32::from_le_bytes(c.try_into().unwrap()) + 4).to_le_bytes())
             .collect();
         h.ends = 4u32.to_le_bytes().into_iter().chain(ends).collect();
-        h.lists.insert(0, h.lists[0]);
+        h.list_ends.splice(0..0, h.list_ends[..8].to_vec());
     }));
     assert!(bad(&|ix| {
         ix.base.head.ends.push(0);
     }));
+    assert!(!bad(&|_| {}));
+}
+
+#[test]
+fn posting_lists_that_overlap_or_leave_the_body_make_the_head_unusable() {
+    let bad = |f: &dyn Fn(&mut Head)| {
+        let mut index = two_files();
+        f(&mut index.base.head);
+        decode(&base_bytes(&index)).is_none()
+    };
+    let set_end = |h: &mut Head, i: usize, end: u64| {
+        h.list_ends[8 * i..8 * i + 8].copy_from_slice(&end.to_le_bytes());
+    };
+    let end =
+        |h: &Head, i: usize| u64::from_le_bytes(h.list_ends[8 * i..8 * i + 8].try_into().unwrap());
+    // The lists end where the body does: one byte further leaves it.
+    assert!(bad(&|h| h.lists_at += 1));
+    assert!(bad(&|h| {
+        let last = h.list_ends.len() / 8 - 1;
+        set_end(h, last, end(h, last) + 1);
+    }));
+    // A list shorter than its check, and one that ends before the one before it.
+    assert!(bad(&|h| set_end(h, 0, CHECK as u64 - 1)));
+    assert!(bad(&|h| {
+        let second = end(h, 1);
+        set_end(h, 1, end(h, 0));
+        set_end(h, 0, second);
+    }));
+    assert!(bad(&|h| h.list_ends.push(0)));
     assert!(!bad(&|_| {}));
 }
 
