@@ -7,6 +7,7 @@
 //! can be read). What a line defines or imports is [`super::lang`]'s. Does not store or rank
 //! (see [`super::store`], [`super::rank`]).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::lang::{self, Def, Lang};
@@ -388,14 +389,15 @@ pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
         return f; // binary: only its path says anything
     }
     let text = match std::str::from_utf8(bytes) {
-        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Ok(t) => Cow::Borrowed(t),
         Err(_) => String::from_utf8_lossy(bytes),
     };
     let x = lang::extract(Lang::of(path), &text);
     for d in &x.defs {
         words.add(NAMES, d.name);
     }
-    words.add_body(&text, &x.comments);
+    let (head, comments) = counted(&text, &x.comments);
+    words.add_body(head, &comments);
     words.finish(&mut f);
     f.summary = summary(&x.comments);
     for d in &x.defs {
@@ -403,6 +405,34 @@ pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
     }
     finish(&mut f, &x);
     f
+}
+
+/// How much of a file's text gives its words; its definitions are read from all of it. What
+/// lies further in a larger file is mostly generated or data (bindings, tables, test vectors):
+/// counting it was a sixth of a cold build's time on 35,000 crates' files, and leaving it out
+/// moved no case of the tuning or context-bench sets at R@10 (64 KiB did; specs/context.md).
+pub(crate) const WORDS_MAX: usize = 128 << 10;
+
+/// The part of `text` whose words are counted, and the `comments` (slices of `text`, in order)
+/// inside it: all of it up to [`WORDS_MAX`] bytes; else up to the last line break within that
+/// (or a char boundary when there is none). A comment that is not a slice of `text` is kept
+/// (it is counted on its own).
+fn counted<'t, 'c>(text: &'t str, comments: &'c [&'t str]) -> (&'t str, Cow<'c, [&'t str]>) {
+    if text.len() <= WORDS_MAX {
+        return (text, Cow::Borrowed(comments));
+    }
+    let mut cut = WORDS_MAX;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = text[..cut].rfind('\n').map_or(cut, |i| i + 1);
+    let base = text.as_ptr() as usize;
+    let beyond = |c: &str| {
+        let start = (c.as_ptr() as usize).wrapping_sub(base);
+        start <= text.len() && c.len() <= text.len() - start && start + c.len() > cut
+    };
+    let inside = comments.iter().copied().filter(|c| !beyond(c)).collect();
+    (&text[..cut], Cow::Owned(inside))
 }
 
 /// The facts of a markdown file the Pin reads: its headings, as its module doc. It is not
@@ -663,6 +693,39 @@ mod tests {
             assert_eq!(f.defs.is_empty(), binary, "NUL at {at}");
         }
         assert!(!is_binary(b""));
+    }
+
+    #[test]
+    fn words_past_the_cap_are_not_counted_but_definitions_are() {
+        let mut src = String::from("/// The quokka parser.\nfn early_parse() {}\n");
+        while src.len() < WORDS_MAX - 20 {
+            src.push_str("let filler = alpha;\n");
+        }
+        // This line crosses the cap: none of it is counted, not even the part before.
+        src.push_str("let wombat_straddles = 1; // and more words to cross the cap\n");
+        src.push_str("/// The narwhal helper.\nfn late_helper() { platypus }\n");
+        let (f, terms) = facts_alone("src/big.rs", src.as_bytes());
+        let tf = |t: &str| terms.get(t).copied().unwrap_or_default();
+        assert_eq!(tf("quokka")[DOC], 1);
+        assert_eq!(tf("quokka")[BODY], 1);
+        for beyond in ["wombat", "straddl", "narwhal", "platypus"] {
+            assert_eq!(tf(beyond), [0; FIELDS], "{beyond}");
+        }
+        // Its name is still a name: definitions come from the whole file.
+        assert_eq!(tf("helper")[NAMES], 1);
+        assert_eq!(tf("helper")[BODY], 0);
+        assert!(f.defs.contains("late_helper"));
+        assert!(f.lens[BODY] > 0);
+    }
+
+    #[test]
+    fn a_text_without_line_breaks_is_cut_at_a_char_boundary() {
+        // Two-byte chars with the cap falling inside one: no panic, the first part counted.
+        for pad in ["", "x"] {
+            let src = format!("{pad}{}", "é".repeat(WORDS_MAX));
+            let (_, terms) = facts_alone("notes.txt", src.as_bytes());
+            assert!(!terms.is_empty(), "pad {pad:?}");
+        }
     }
 
     #[test]
