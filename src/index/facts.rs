@@ -411,7 +411,7 @@ pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
 /// lies further in a larger file is mostly generated or data (bindings, tables, test vectors):
 /// counting it was a sixth of a cold build's time on 35,000 crates' files, and leaving it out
 /// moved no case of the tuning or context-bench sets at R@10 (64 KiB did; specs/context.md).
-pub(crate) const WORDS_MAX: usize = 128 << 10;
+const WORDS_MAX: usize = 128 << 10;
 
 /// The part of `text` whose words are counted, and the `comments` (slices of `text`, in order)
 /// inside it: all of it up to [`WORDS_MAX`] bytes; else up to the last line break within that
