@@ -183,13 +183,27 @@ fn order(index: &Index, cands: &mut Vec<Cand>, below: &impl Fn(usize) -> bool, l
             c.evidence.push("ranked below sources".to_string());
         }
     }
-    cands.sort_by(|a, b| {
+    best_first(cands, limit, |a, b| {
         a.below
             .cmp(&b.below)
             .then_with(|| b.score.total_cmp(&a.score))
             .then_with(|| index.rec(a.file).path.cmp(&index.rec(b.file).path))
     });
-    cands.truncate(limit);
+}
+
+/// The first `k` of `v` in the order `cmp` gives (a total order), the rest dropped: what
+/// sorting all of `v` and keeping `k` gives, without sorting the tens of thousands of files a
+/// common word matches to keep fifteen.
+fn best_first<T>(v: &mut Vec<T>, k: usize, mut cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    if k == 0 {
+        v.clear();
+        return;
+    }
+    if v.len() > k {
+        v.select_nth_unstable_by(k - 1, &mut cmp);
+        v.truncate(k);
+    }
+    v.sort_unstable_by(cmp);
 }
 
 /// A file's query terms: (query position, counts per field).
@@ -272,7 +286,7 @@ fn graph_evidence(
     let mut order: Vec<usize> = (0..cands.len())
         .filter(|&i| cands[i].score > 0.0 && !below(cands[i].file))
         .collect();
-    order.sort_by(|&a, &b| {
+    best_first(&mut order, GRAPH_SEEDS, |&a, &b| {
         cands[b]
             .score
             .total_cmp(&cands[a].score)
@@ -280,7 +294,6 @@ fn graph_evidence(
     });
     let seeds: Vec<(usize, f64)> = order
         .iter()
-        .take(GRAPH_SEEDS)
         .map(|&i| (cands[i].file, cands[i].score))
         .collect();
     let mass: f64 = seeds.iter().map(|s| s.1).sum();
@@ -320,14 +333,16 @@ fn blocker_evidence(
 fn cochange_evidence(index: &Index, ev: &Evidence, cands: &mut Vec<Cand>, cand_of: &mut CandOf) {
     let Some(co) = index.cochange() else { return };
     let mut order: Vec<usize> = (0..cands.len()).collect();
-    order.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score));
+    // Equal scores in candidate order, as a stable sort leaves them.
+    best_first(&mut order, COCHANGE_SEEDS, |&a, &b| {
+        cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b))
+    });
     let top = order.first().map_or(0.0, |&i| cands[i].score);
     if top <= 0.0 {
         return;
     }
     let mut seeds: Vec<(&str, f64)> = order
         .iter()
-        .take(COCHANGE_SEEDS)
         .map(|&i| (index.rec(cands[i].file).path.as_str(), cands[i].score / top))
         .collect();
     for (_, p) in &ev.blockers {
@@ -434,6 +449,21 @@ mod tests {
     use super::*;
     use crate::index::query::query;
     use crate::index::store::from_texts;
+
+    #[test]
+    fn best_first_keeps_what_a_full_sort_keeps() {
+        // Scores with many ties, broken by position: a total order, as the ranking's are.
+        let v: Vec<(u32, usize)> = (0..500).map(|i| ((i * 7919 % 13) as u32, i)).collect();
+        let cmp = |a: &(u32, usize), b: &(u32, usize)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        for k in [0, 1, 5, 15, 499, 500, 501] {
+            let mut full = v.clone();
+            full.sort_by(cmp);
+            full.truncate(k);
+            let mut best = v.clone();
+            best_first(&mut best, k, cmp);
+            assert_eq!(best, full, "k = {k}");
+        }
+    }
 
     fn index(files: &[(&str, &str)]) -> Index {
         from_texts(files)
