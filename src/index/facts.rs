@@ -414,9 +414,10 @@ pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
 const WORDS_MAX: usize = 128 << 10;
 
 /// The part of `text` whose words are counted, and the `comments` (slices of `text`, in order)
-/// inside it: all of it up to [`WORDS_MAX`] bytes; else up to the last line break within that
-/// (or a char boundary when there is none). A comment that is not a slice of `text` is kept
-/// (it is counted on its own).
+/// inside it: all of it up to [`WORDS_MAX`] bytes; else up to the last byte within that which no
+/// word holds (a blank, a line break, punctuation), so that no word is cut in two, or a char
+/// boundary when there is none. A comment that is not a slice of `text` is kept (it is counted
+/// on its own).
 fn counted<'t, 'c>(text: &'t str, comments: &'c [&'t str]) -> (&'t str, Cow<'c, [&'t str]>) {
     if text.len() <= WORDS_MAX {
         return (text, Cow::Borrowed(comments));
@@ -425,7 +426,11 @@ fn counted<'t, 'c>(text: &'t str, comments: &'c [&'t str]) -> (&'t str, Cow<'c, 
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    let cut = text[..cut].rfind('\n').map_or(cut, |i| i + 1);
+    let apart = |b: &u8| b.is_ascii() && !b.is_ascii_alphanumeric() && *b != b'_';
+    let cut = text.as_bytes()[..cut]
+        .iter()
+        .rposition(apart)
+        .map_or(cut, |i| i + 1);
     let base = text.as_ptr() as usize;
     let beyond = |c: &str| {
         let start = (c.as_ptr() as usize).wrapping_sub(base);
@@ -698,24 +703,29 @@ mod tests {
     #[test]
     fn words_past_the_cap_are_not_counted_but_definitions_are() {
         let mut src = String::from("/// The quokka parser.\nfn early_parse() {}\n");
-        while src.len() < WORDS_MAX - 20 {
+        while src.len() < WORDS_MAX - 100 {
             src.push_str("let filler = alpha;\n");
         }
-        // This line crosses the cap: none of it is counted, not even the part before.
-        src.push_str("let wombat_straddles = 1; // and more words to cross the cap\n");
-        src.push_str("/// The narwhal helper.\nfn late_helper() { platypus }\n");
+        // One long line crossing the cap, with the cap inside a word: the words before it
+        // count, the word it cuts does not (not even its first half), nor anything after.
+        src.push_str("let ");
+        while src.len() < WORDS_MAX - 15 {
+            src.push(' ');
+        }
+        src.push_str("kangaroo wombatstraddle narwhal;\n");
+        src.push_str("/// The platypus helper.\nfn late_helper() { echidna }\n");
         let (f, terms) = facts_alone("src/big.rs", src.as_bytes());
         let tf = |t: &str| terms.get(t).copied().unwrap_or_default();
         assert_eq!(tf("quokka")[DOC], 1);
         assert_eq!(tf("quokka")[BODY], 1);
-        for beyond in ["wombat", "straddl", "narwhal", "platypus"] {
+        assert_eq!(tf("kangaroo")[BODY], 1);
+        for beyond in ["wombat", "wombatstraddl", "narwhal", "platypus", "echidna"] {
             assert_eq!(tf(beyond), [0; FIELDS], "{beyond}");
         }
         // Its name is still a name: definitions come from the whole file.
         assert_eq!(tf("helper")[NAMES], 1);
         assert_eq!(tf("helper")[BODY], 0);
         assert!(f.defs.contains("late_helper"));
-        assert!(f.lens[BODY] > 0);
     }
 
     #[test]
