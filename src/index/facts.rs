@@ -187,13 +187,15 @@ impl Lexicon {
         for_each_written_hashed(text, |w, hash, _| self.count(field, 0, w, hash));
     }
 
-    /// Count the words of `text` in [`BODY`], and those inside one of its `comments` in [`DOC`]
-    /// too: a comment's words are found and looked up once, not twice. `comments` are slices
-    /// of `text` in order (one that is not is counted on its own).
+    /// Count the words of `text` (of its first [`WORDS_MAX`] bytes, see [`words_end`]) in
+    /// [`BODY`], and those inside one of its `comments` in [`DOC`] too: a comment's words are
+    /// found and looked up once, not twice. `comments` are slices of `text` in order (one that
+    /// is not is counted on its own).
     fn add_body(&mut self, text: &str, comments: &[&str]) {
-        let spans = comment_spans(text, comments, |c| self.add(DOC, c));
+        let end = words_end(text);
+        let spans = comment_spans(text, end, comments, |c| self.add(DOC, c));
         let mut k = 0;
-        for_each_written_hashed(text, |w, hash, s| {
+        for_each_written_hashed(&text[..end], |w, hash, s| {
             let e = s + w.len();
             while spans.get(k).is_some_and(|&(_, end)| end < e) {
                 k += 1;
@@ -291,9 +293,11 @@ impl Lexicon {
 }
 
 /// Where in `text` each of `comments` is (start, end), in order; a comment that is not a slice
-/// of `text` after the previous one is given to `apart` instead.
+/// of `text` after the previous one is given to `apart` instead; one that ends past `words`
+/// (where the words counted end) is left out.
 fn comment_spans(
     text: &str,
+    words: usize,
     comments: &[&str],
     mut apart: impl FnMut(&str),
 ) -> Vec<(usize, usize)> {
@@ -303,7 +307,9 @@ fn comment_spans(
         let start = (c.as_ptr() as usize).wrapping_sub(base);
         let after_last = spans.last().is_none_or(|&(_, end)| end <= start);
         if start <= text.len() && c.len() <= text.len() - start && after_last {
-            spans.push((start, start + c.len()));
+            if start + c.len() <= words {
+                spans.push((start, start + c.len()));
+            }
         } else {
             apart(c);
         }
@@ -396,8 +402,7 @@ pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
     for d in &x.defs {
         words.add(NAMES, d.name);
     }
-    let (head, comments) = counted(&text, &x.comments);
-    words.add_body(head, &comments);
+    words.add_body(&text, &x.comments);
     words.finish(&mut f);
     f.summary = summary(&x.comments);
     for d in &x.defs {
@@ -413,31 +418,22 @@ pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
 /// moved no case of the tuning or context-bench sets at R@10 (64 KiB did; specs/context.md).
 const WORDS_MAX: usize = 128 << 10;
 
-/// The part of `text` whose words are counted, and the `comments` (slices of `text`, in order)
-/// inside it: all of it up to [`WORDS_MAX`] bytes; else up to the last byte within that which no
-/// word holds (a blank, a line break, punctuation), so that no word is cut in two, or a char
-/// boundary when there is none. A comment that is not a slice of `text` is kept (it is counted
-/// on its own).
-fn counted<'t, 'c>(text: &'t str, comments: &'c [&'t str]) -> (&'t str, Cow<'c, [&'t str]>) {
+/// Where the words counted of `text` end: its end, up to [`WORDS_MAX`] bytes; else just after
+/// the last byte within that which no word holds (a blank, a line break, punctuation), so that
+/// no word is cut in two, or at a char boundary when there is none.
+fn words_end(text: &str) -> usize {
     if text.len() <= WORDS_MAX {
-        return (text, Cow::Borrowed(comments));
+        return text.len();
     }
     let mut cut = WORDS_MAX;
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
     let apart = |b: &u8| b.is_ascii() && !b.is_ascii_alphanumeric() && *b != b'_';
-    let cut = text.as_bytes()[..cut]
+    text.as_bytes()[..cut]
         .iter()
         .rposition(apart)
-        .map_or(cut, |i| i + 1);
-    let base = text.as_ptr() as usize;
-    let beyond = |c: &str| {
-        let start = (c.as_ptr() as usize).wrapping_sub(base);
-        start <= text.len() && c.len() <= text.len() - start && start + c.len() > cut
-    };
-    let inside = comments.iter().copied().filter(|c| !beyond(c)).collect();
-    (&text[..cut], Cow::Owned(inside))
+        .map_or(cut, |i| i + 1)
 }
 
 /// The facts of a markdown file the Pin reads: its headings, as its module doc. It is not
@@ -729,12 +725,20 @@ mod tests {
     }
 
     #[test]
-    fn a_text_without_line_breaks_is_cut_at_a_char_boundary() {
-        // Two-byte chars with the cap falling inside one: no panic, the first part counted.
-        for pad in ["", "x"] {
-            let src = format!("{pad}{}", "é".repeat(WORDS_MAX));
-            let (_, terms) = facts_alone("notes.txt", src.as_bytes());
-            assert!(!terms.is_empty(), "pad {pad:?}");
+    fn a_text_without_ascii_between_its_words_is_cut_at_a_char_boundary() {
+        // Words apart by an ideographic space only: no byte to cut after, so the cut is the
+        // char boundary at or before the cap, wherever in a character the cap falls.
+        for pad in 0..10 {
+            let src = "x".repeat(pad) + &"ñandú\u{3000}".repeat(WORDS_MAX / 10 + 1);
+            let end = words_end(&src);
+            assert!(end <= WORDS_MAX && end > WORDS_MAX - 4, "pad {pad}: {end}");
+            assert!(src.is_char_boundary(end), "pad {pad}");
+            let (f, terms) = facts_alone("notes.txt", src.as_bytes());
+            let body = terms.values().map(|tf| u32::from(tf[BODY])).sum::<u32>();
+            assert!(
+                body > 0 && f.lens[BODY] > WORDS_MAX as u32 / 12,
+                "pad {pad}"
+            );
         }
     }
 
