@@ -388,7 +388,8 @@ impl Counter {
 pub(crate) fn facts(path: &str, bytes: &[u8], words: &mut Lexicon) -> Facts {
     let mut f = Facts::default();
     let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
-    words.counter.reset(bytes.len().min(1 << 20));
+    // Sized for the words counted (see [`words_end`]); a large file's names grow it if need be.
+    words.counter.reset(bytes.len().min(WORDS_MAX));
     words.add(PATH, stem);
     if is_binary(bytes) {
         words.finish(&mut f);
@@ -722,6 +723,61 @@ mod tests {
         assert_eq!(tf("helper")[NAMES], 1);
         assert_eq!(tf("helper")[BODY], 0);
         assert!(f.defs.contains("late_helper"));
+    }
+
+    #[test]
+    fn a_large_files_counter_is_sized_for_the_words_counted_and_grows_past_that() {
+        // A megabyte of text: the counter is sized for the first WORDS_MAX bytes whose words
+        // count, not for the whole file (a table eight times larger, its misses and its pages).
+        let mut src = String::new();
+        while src.len() < 1 << 20 {
+            src.push_str("let filler = alpha;\n");
+        }
+        let mut words = Lexicon::new(0);
+        facts("src/big.rs", src.as_bytes(), &mut words);
+        let sized = (WORDS_MAX / 32).next_power_of_two();
+        assert_eq!(words.counter.slots.len(), sized);
+        // As many distinct words as that text holds: the table grows and every one counts.
+        let mut src = String::new();
+        let (mut n, mut want, mut buf) = (0, crate::index::text::FastSet::default(), String::new());
+        while src.len() < WORDS_MAX - 16 {
+            let word = format!("zq{}", spelled(n));
+            src.push_str(&word);
+            src.push(' ');
+            want.extend(term_of(&word, &mut buf).map(str::to_string));
+            n += 1;
+        }
+        while src.len() < 1 << 20 {
+            src.push_str("let filler = alpha;\n");
+        }
+        let mut words = Lexicon::new(0);
+        let f = facts("src/big.rs", src.as_bytes(), &mut words);
+        assert!(words.counter.slots.len() > sized && want.len() > sized);
+        let fresh = words.take_fresh();
+        let got: crate::index::text::FastSet<&str> = f
+            .terms
+            .iter()
+            .map(|&(id, _)| &fresh[id as usize][..])
+            .collect();
+        assert!(
+            want.iter().all(|t| got.contains(t.as_str())),
+            "{} of {}",
+            got.len(),
+            want.len()
+        );
+    }
+
+    /// `i` in letters (`a`, `b`, … `ba`, …): a name part the tokenizer keeps whole.
+    fn spelled(mut i: usize) -> String {
+        let mut out = Vec::new();
+        loop {
+            out.push(b'a' + (i % 26) as u8);
+            i /= 26;
+            if i == 0 {
+                break;
+            }
+        }
+        String::from_utf8(out).unwrap_or_default()
     }
 
     #[test]
