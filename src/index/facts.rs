@@ -525,7 +525,7 @@ pub(crate) fn facts_alone(path: &str, bytes: &[u8]) -> (Facts, FastMap<String, [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::text::for_each_term;
+    use crate::index::text::{FastSet, for_each_term};
 
     /// The terms and field lengths of a file by their definition: every term
     /// [`for_each_term`] gives of each field's text, counted.
@@ -739,7 +739,7 @@ mod tests {
         assert_eq!(words.counter.slots.len(), sized);
         // As many distinct words as that text holds: the table grows and every one counts.
         let mut src = String::new();
-        let (mut n, mut want, mut buf) = (0, crate::index::text::FastSet::default(), String::new());
+        let (mut n, mut want, mut buf) = (0, FastSet::default(), String::new());
         while src.len() < WORDS_MAX - 16 {
             let word = format!("zq{}", spelled(n));
             src.push_str(&word);
@@ -754,7 +754,7 @@ mod tests {
         let f = facts("src/big.rs", src.as_bytes(), &mut words);
         assert!(words.counter.slots.len() > sized && want.len() > sized);
         let fresh = words.take_fresh();
-        let got: crate::index::text::FastSet<&str> = f
+        let got: FastSet<&str> = f
             .terms
             .iter()
             .map(|&(id, _)| &fresh[id as usize][..])
