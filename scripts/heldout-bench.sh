@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Context quality on both benchmark sets in one run: the shared context-bench (48 commits of eza, fzf, hono, rich)
 # and the held-out set (scripts/heldout/cases.jsonl, 60 commits of five other repositories; never tuned on); on
-# request the tuning set too (scripts/tuning/cases.jsonl, 120 commits of eight more, for deciding changes on).
+# request the tuning set too (scripts/tuning/cases.jsonl, 150 commits of ten more, for deciding changes on).
 #
 # Each set goes through scripts/context-bench.sh (run.py behind the adapter that unwraps the JSON envelope); run.py
 # prints its table per set, and a recap of both sets' overall numbers follows.

@@ -5,7 +5,7 @@ context-bench's 48 cases, never the held-out set's.
     make-cases.py [--mirrors DIR] write [--out FILE]    the cases (default: cases.jsonl next to this script)
     make-cases.py [--mirrors DIR] check                 whether cases.jsonl is what `write` makes (exit 1 if not)
 
-The held-out set's rules (../heldout/make-cases.py: candidates, story, what leaks the answer, gold), applied to eight
+The held-out set's rules (../heldout/make-cases.py: candidates, story, what leaks the answer, gold), applied to ten
 other repositories with another seed and no reading by hand: the first PER_REPO candidates of each in hash order whose
 story keeps 3 words, and whose tree the mirror holds whole (a mirror may lack a large committed binary). Without the
 reading step some stories say little ("Fix dts files"); that is the set's noise, kept rather than chosen away.
@@ -37,6 +37,11 @@ REPOS = [
      "head": "e516c3baf22615e20934116abebfed6c000222c2"},
     {"repo": "express", "upstream": "expressjs/express", "language": "JavaScript",
      "head": "a3714473feb3d2908add734d340e7755fd85e0a3"},
+    # Added 2026-11-28: Go projects of many small packages, the kind where ralph did worst (issue 26).
+    {"repo": "lazygit", "upstream": "jesseduffield/lazygit", "language": "Go",
+     "head": "ea916395469808d37d726ae183fa40fd575a9d8a"},
+    {"repo": "hugo", "upstream": "gohugoio/hugo", "language": "Go",
+     "head": "7b5199fdeff7d7682e9f979f468d55bc7b67b934"},
 ]
 
 
