@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::lang::{self, Def, Lang};
-use super::text::{FastMap, for_each_written_hashed, term_of};
+use super::text::{FastMap, for_each_written_hashed, name_term, term_of};
 
 /// The fields of a file the ranking weighs separately.
 pub(crate) const FIELDS: usize = 4;
@@ -123,6 +123,9 @@ pub(crate) struct Facts {
 
 /// A term id for a word that gives no term (a stop word or a number).
 const NO_TERM: u32 = u32::MAX;
+/// Set in a term id for a stop word: it counts only in the fields of names, [`PATH`] and
+/// [`NAMES`] (see [`name_term`]), and not in their lengths.
+const NAME_ONLY: u32 = 1 << 31;
 
 /// One reader's dictionary and scratch space, kept from file to file (one per thread reading
 /// files): each term it meets gets a local id once, so a file's terms are ids, not a `String`
@@ -166,20 +169,27 @@ impl Lexicon {
         std::mem::take(&mut self.fresh)
     }
 
-    /// The id of the term of `word` as written, given one when new; [`NO_TERM`] for a stop
-    /// word or a number.
+    /// The id of the term of `word` as written, given one when new; a stop word's with
+    /// [`NAME_ONLY`] set; [`NO_TERM`] for a number.
     fn term_id(&mut self, word: &str) -> u32 {
-        let Some(term) = term_of(word, &mut self.buf) else {
-            return NO_TERM;
+        let (term, flag) = match term_of(word, &mut self.buf) {
+            Some(_) => (self.buf.as_str(), 0),
+            None => match name_term(word, &mut self.buf) {
+                Some(t) => (t, NAME_ONLY),
+                None => return NO_TERM,
+            },
         };
         if let Some(&id) = self.ids.get(term) {
-            return id;
+            return id | flag;
         }
-        let id = u32::try_from(self.acc.len()).unwrap_or(NO_TERM);
+        let id = match u32::try_from(self.acc.len()) {
+            Ok(id) if id < NAME_ONLY => id,
+            _ => return NO_TERM,
+        };
         self.ids.insert(term.to_string(), id);
         self.fresh.push(term.to_string());
         self.acc.push([0; FIELDS]);
-        id
+        id | flag
     }
 
     /// Count the words of `text` in `field`.
@@ -272,15 +282,26 @@ impl Lexicon {
     fn finish(&mut self, f: &mut Facts) {
         self.resolve();
         for slot in self.counter.filled() {
-            let Some(acc) = self.acc.get_mut(slot.term as usize) else {
+            let name_only = slot.term != NO_TERM && slot.term & NAME_ONLY != 0;
+            let mut counts = slot.counts;
+            if name_only {
+                (counts[DOC], counts[BODY]) = (0, 0);
+                if counts == [0; FIELDS] {
+                    continue; // a stop word in the text only
+                }
+            }
+            let term = slot.term & !NAME_ONLY;
+            let Some(acc) = self.acc.get_mut(term as usize) else {
                 continue; // no term
             };
             if *acc == [0; FIELDS] {
-                self.touched.push(slot.term);
+                self.touched.push(term);
             }
-            for ((a, len), &n) in acc.iter_mut().zip(&mut f.lens).zip(&slot.counts) {
+            for ((a, len), &n) in acc.iter_mut().zip(&mut f.lens).zip(&counts) {
                 *a += n;
-                *len += n;
+                if !name_only {
+                    *len += n;
+                }
             }
         }
         f.terms.reserve(self.touched.len());
@@ -525,10 +546,11 @@ pub(crate) fn facts_alone(path: &str, bytes: &[u8]) -> (Facts, FastMap<String, [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::text::{FastSet, for_each_term};
+    use crate::index::text::{FastSet, for_each_name_term, for_each_term};
 
     /// The terms and field lengths of a file by their definition: every term
-    /// [`for_each_term`] gives of each field's text, counted.
+    /// [`for_each_term`] gives of each field's text, counted; in the path and the defined
+    /// names, those of [`for_each_name_term`], a stop word not counted in the field's length.
     fn reference(path: &str, text: &str) -> (FastMap<String, [u8; FIELDS]>, [u32; FIELDS]) {
         let x = lang::extract(Lang::of(path), text);
         let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
@@ -538,11 +560,16 @@ mod tests {
         fields.push((BODY, text));
         let mut counts: FastMap<String, [u32; FIELDS]> = FastMap::default();
         let mut lens = [0; FIELDS];
+        let mut buf = String::new();
         for (field, t) in fields {
-            for_each_term(t, |term, _| {
+            let mut count = |term: &str, word: &str| {
                 counts.entry(term.to_string()).or_default()[field] += 1;
-                lens[field] += 1;
-            });
+                lens[field] += u32::from(term_of(word, &mut buf).is_some());
+            };
+            match field {
+                PATH | NAMES => for_each_name_term(t, &mut count),
+                _ => for_each_term(t, &mut count),
+            }
         }
         let terms = counts
             .into_iter()
@@ -558,6 +585,8 @@ mod tests {
             ("lib/naïve_Über.py", "\"\"\"Über naïve parsing of ÉTÉ entries.\"\"\"\ndef parse_entries(x):\n    return [e for e in x if e]  # the entries\nclass EntryParser:\n    pass\n".to_string()),
             ("web/app.ts", format!("export class Router {{\n{}}}\n", "  route(path: string): void {}\n".repeat(300))),
             ("many.go", "x ".repeat(400) + &"word ".repeat(300) + "func Word() {}\n"),
+            // Stop words in the path and the names: terms there, not in the text.
+            ("tpl/where.go", "// Where filters where the value is.\nfunc Where(x int) {}\nfunc (n *Ns) AfterFunc() {}\nvar isOn = 1\n".to_string()),
         ];
         // One lexicon across files, as a reading thread keeps it: ids met in earlier files
         // must not change a later file's terms.
@@ -607,6 +636,26 @@ mod tests {
         def_refs(&f.defs)
             .map(|s| (s.kind, s.name, s.line))
             .collect()
+    }
+
+    #[test]
+    fn a_stop_word_is_a_term_of_a_name_or_path_and_not_of_the_text() {
+        let src = "// Where the rows are.\nfunc Where() {}\nfunc Render() { if once { return } }\n";
+        let (f, terms) = facts_alone("pkg/once/where.go", src.as_bytes());
+        assert_eq!(
+            terms["where"],
+            [1, 1, 0, 0],
+            "path and name, not comment or text"
+        );
+        assert_eq!(
+            terms["once"],
+            [1, 0, 0, 0],
+            "the folder's name, not the text's word"
+        );
+        assert!(!terms.contains_key("the") && !terms.contains_key("if"));
+        // A stop word lengthens no field: the path counts `pkg`, the names `Render`.
+        assert_eq!(f.lens[PATH], 1);
+        assert_eq!(f.lens[NAMES], 1);
     }
 
     #[test]

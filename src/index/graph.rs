@@ -18,7 +18,7 @@
 
 use super::facts::BODY;
 use super::store::{Damaged, Index};
-use super::text::{FastMap, terms};
+use super::text::{FastMap, name_terms, terms};
 
 /// The chance of following a link rather than returning to a seed.
 pub(crate) const DAMPING: f64 = 0.5;
@@ -161,7 +161,7 @@ fn named(
         if out.iter().any(|(_, n)| n == s.name) {
             continue;
         }
-        let w: f64 = terms(s.name)
+        let w: f64 = name_terms(s.name)
             .iter()
             .filter_map(|t| words.get(t.as_str()))
             .sum();

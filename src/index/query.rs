@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use crate::index::text::{FastSet, for_each_term, terms};
+use crate::index::text::{FastSet, for_each_name_term, for_each_term, terms};
 
 /// Weight of a word in the title (the rest of the story weighs 1).
 const TITLE: f64 = 2.0;
@@ -116,9 +116,12 @@ pub(crate) fn query(title: &str, rest: &str) -> Vec<QueryTerm> {
 }
 
 fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
+    let title_case = is_title_case(text);
+    let mut sentence_start = true;
     for (i, span) in text.split('`').enumerate() {
         let quoted = i % 2 == 1;
-        for raw in span.split_whitespace() {
+        for (raw, line_start) in words_of(span) {
+            sentence_start |= line_start;
             let factor = if quoted {
                 BACKTICK
             } else if is_identifier(raw) {
@@ -126,13 +129,56 @@ fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
             } else {
                 1.0
             };
-            for_each_term(raw, |term, w| {
+            let named = !title_case && !sentence_start && is_capitalized(raw);
+            let mut term = |term: &str, w: &str| {
                 if factor != 1.0 || !is_boilerplate(term) {
                     add(q, term, w, base * factor);
                 }
-            });
+            };
+            // Written alone as code or as a name, a stop word is a name (`Where`, `once`); in
+            // a longer identifier (`hasSuffix`) the other words say what it is.
+            if (factor != 1.0 || named) && crate::index::text::split_words(raw).len() == 1 {
+                for_each_name_term(raw, &mut term);
+            } else {
+                for_each_term(raw, &mut term);
+            }
+            sentence_start = !quoted && raw.ends_with(['.', '!', '?', ':', ';']);
         }
     }
+}
+
+/// The whitespace-separated words of `text`, each with whether it is the first of a line
+/// after a line break (a list item or a criterion starts a sentence).
+fn words_of(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    text.split('\n').enumerate().flat_map(|(l, line)| {
+        line.split_whitespace()
+            .enumerate()
+            .map(move |(i, w)| (w, l > 0 && i == 0))
+    })
+}
+
+/// Whether a word of prose is written with a capital then lowercase letters (`Where`, not
+/// `WHERE`, `where` nor the pronoun `I`).
+fn is_capitalized(raw: &str) -> bool {
+    let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+    let mut chars = w.chars();
+    w.chars().count() > 1
+        && chars.next().is_some_and(char::is_uppercase)
+        && chars.all(char::is_lowercase)
+}
+
+/// Whether most words of `text` (of three letters or more) start with a capital, as in
+/// "Add Support For The New Parser": its capitals say nothing of which words are names.
+fn is_title_case(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3)
+        .collect();
+    let capitals = words
+        .iter()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .count();
+    words.len() >= 3 && capitals * 2 > words.len()
 }
 
 fn add(q: &mut Vec<(QueryTerm, usize)>, term: &str, written: &str, weight: f64) {
@@ -219,6 +265,31 @@ mod tests {
         assert!(query("the a of and", "so that").is_empty());
         let code = query("Use `useState` in add_item", "");
         assert_eq!(terms_of(&code), ["use", "stat", "add", "item"]);
+    }
+
+    #[test]
+    fn a_stop_word_written_as_a_name_is_a_term() {
+        // Capitalised inside a sentence, in backticks, or as a call: a name.
+        assert_eq!(
+            terms_of(&query("Provide more detailed errors in Where", "")),
+            ["provid", "detail", "error", "where"]
+        );
+        assert_eq!(
+            terms_of(&query("Call `once` then Before()", "")),
+            ["call", "once", "before"]
+        );
+        // Where a sentence or a line starts, in a title written in capitals, or in a longer
+        // identifier, it stays a stop word.
+        let none = query("Where rows go. Then render", "rows\nWhen done, render");
+        assert_eq!(terms_of(&none), ["row", "go", "render"]);
+        assert_eq!(
+            terms_of(&query("Render Rows Where Shown", "")),
+            ["render", "row", "shown"]
+        );
+        assert_eq!(
+            terms_of(&query("Add hasSuffix alias", "")),
+            ["suffix", "alia"]
+        );
     }
 
     #[test]

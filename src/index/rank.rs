@@ -16,7 +16,7 @@ use super::facts::{BODY, DOC, FIELDS, NAMES, PATH, Symbol};
 use super::kind::Kind;
 use super::query::QueryTerm;
 use super::store::{Damaged, Index};
-use crate::index::text::{FastMap, terms};
+use crate::index::text::{FastMap, name_terms};
 
 /// Below this share of the best score a source no longer ranks above tests and examples.
 const FLOOR: f64 = 0.1;
@@ -390,7 +390,7 @@ fn finish(index: &Index, query: &[QueryTerm], c: Cand, outlined: bool) -> Result
     let mut symbols: Vec<(f64, &Symbol)> = all
         .iter()
         .filter_map(|s| {
-            let w: f64 = terms(&s.name)
+            let w: f64 = name_terms(&s.name)
                 .iter()
                 .filter_map(|t| weight.get(t.as_str()))
                 .sum();
@@ -539,6 +539,29 @@ mod tests {
             paths(&idx, "the and of").is_empty(),
             "stop words match nothing"
         );
+    }
+
+    #[test]
+    fn a_name_that_is_a_stop_word_finds_its_file_when_the_story_writes_it_as_a_name() {
+        let idx = index(&[
+            (
+                "tpl/where.go",
+                "// Where filters items.\nfunc Where(items []int) {}\n",
+            ),
+            (
+                "tpl/errors.go",
+                "// Errors where the items are wrong.\nfunc Errors() {}\n",
+            ),
+        ]);
+        let got = ranked(&idx, "Provide more detailed errors in Where");
+        let at = got.iter().position(|r| r.path == "tpl/where.go");
+        let found = &got[at.expect("found by its name and path")];
+        assert_eq!(
+            found.symbols[0].name, "Where",
+            "shown as a matching definition"
+        );
+        // In prose the word is a stop word: it matches nothing, not even the comments.
+        assert!(paths(&idx, "show where").is_empty());
     }
 
     #[test]

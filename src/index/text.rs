@@ -452,6 +452,35 @@ pub(crate) fn term_of<'b>(word: &str, buf: &'b mut String) -> Option<&'b str> {
     Some(buf)
 }
 
+/// The term of one word of a name, a path or an identifier the story writes as code: what
+/// [`term_of`] gives, and for a stop word the word itself, lowercased and not stemmed. A
+/// function named `Where`, a file `once.rs`, a method `after` are found by their names; in
+/// prose and in a file's text such words stay stop words.
+pub(crate) fn name_term<'b>(word: &str, buf: &'b mut String) -> Option<&'b str> {
+    if term_of(word, buf).is_some() {
+        return Some(buf);
+    }
+    let number = lower_into(word, buf);
+    (!number && is_stop(buf)).then_some(&**buf)
+}
+
+/// The terms of a name ([`name_term`]), in order: [`terms`] with its stop words kept.
+pub(crate) fn name_terms(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_name_term(name, |t, _| out.push(t.to_string()));
+    out
+}
+
+/// [`for_each_term`] for a name ([`name_term`]): stop words are terms too.
+pub(crate) fn for_each_name_term(text: &str, mut f: impl FnMut(&str, &str)) {
+    let mut buf = String::new();
+    for_each_raw_word(text, |w| {
+        if let Some(t) = name_term(w, &mut buf) {
+            f(t, w);
+        }
+    });
+}
+
 /// Which words a caller of [`scan_terms`] wants stemmed, given a word's UTF-8 bytes (any
 /// `Fn(&[u8]) -> bool` is one).
 pub(crate) trait Want {
@@ -598,6 +627,18 @@ mod tests {
         );
         assert_eq!(terms("The THE ONLY 42 then3 Whom"), ["then3"]);
         assert_eq!(terms("theirs_ABOUT AboutX"), ["x"]);
+    }
+
+    #[test]
+    fn a_names_stop_words_are_its_terms_too() {
+        assert_eq!(name_terms("Where"), ["where"]);
+        assert_eq!(name_terms("isOnceAfter_42"), ["is", "once", "after"]);
+        assert_eq!(name_terms("hasSuffix 42 THE"), ["has", "suffix", "the"]);
+        // Words that are no stop words give what `terms` gives, stemmed.
+        assert_eq!(name_terms("parsing_entries"), terms("parsing_entries"));
+        let mut buf = String::new();
+        assert_eq!(name_term("42", &mut buf), None);
+        assert_eq!(name_term("Über", &mut buf), Some("über"));
     }
 
     proptest::proptest! {
