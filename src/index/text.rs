@@ -327,14 +327,15 @@ fn is_vowel(c: u8) -> bool {
     matches!(c, b'a' | b'e' | b'i' | b'o' | b'u')
 }
 
-/// Remove a doubled final consonant (`runn` → `run`), except l, s and z (`call`, `pass`).
+/// Remove a doubled final consonant (`runn` → `run`), except f, l, s and z, which English
+/// words end in doubled (`diff`, `call`, `pass`, `buzz`: `diffing` gives `diff`, as `diff` does).
 fn undouble(w: &mut String) {
     let b = w.as_bytes();
     let n = b.len();
     if n >= 3
         && b[n - 1] == b[n - 2]
         && !is_vowel(b[n - 1])
-        && !matches!(b[n - 1], b'l' | b's' | b'z')
+        && !matches!(b[n - 1], b'f' | b'l' | b's' | b'z')
     {
         w.pop();
     }
@@ -613,6 +614,9 @@ mod tests {
         assert_eq!(stem("classes"), "class");
         assert_eq!(stem("running"), "run");
         assert_eq!(stem("calling"), stem("call"));
+        for w in ["diff", "diffs", "diffing", "diffed"] {
+            assert_eq!(stem(w), "diff", "{w}");
+        }
         assert_eq!(stem("pinned"), "pin");
         assert_eq!(stem("status"), "status");
         assert_eq!(stem("keywords"), stem("keyword"));

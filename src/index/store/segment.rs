@@ -32,7 +32,7 @@ use super::place::CACHE_PATH;
 
 const MAGIC: &[u8; 8] = b"RALPHCIX";
 /// Bump when the encoding or what is extracted changes: an old cache is then rebuilt.
-const VERSION: u32 = 11;
+const VERSION: u32 = 12;
 /// Magic, version, the head's length, the body's length, the head's check.
 pub(super) const PREAMBLE: usize = 8 + 4 + 8 + 8 + 8;
 /// A segment file larger than this is not read (it cannot be ours).
