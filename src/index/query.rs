@@ -94,10 +94,6 @@ pub(crate) struct QueryTerm {
     /// The word as the story first wrote it (shown to people instead of the stem).
     pub written: String,
     pub weight: f64,
-    /// The query terms the story writes right after this one somewhere (stop words and
-    /// boilerplate between them skipped; not across sentences or lines), by position in the
-    /// query: words side by side, as in a name (`DiffCommands` for "diff command").
-    pub next: Vec<usize>,
 }
 
 /// Whether a term is story boilerplate (see [`BOILERPLATE`]).
@@ -122,15 +118,10 @@ pub(crate) fn query(title: &str, rest: &str) -> Vec<QueryTerm> {
 fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
     let title_case = is_title_case(text);
     let mut sentence_start = true;
-    // The last term added in this sentence, the one the next term follows.
-    let mut prev: Option<usize> = None;
     for (i, span) in text.split('`').enumerate() {
         let quoted = i % 2 == 1;
         for (raw, line_start) in words_of(span) {
             sentence_start |= line_start;
-            if sentence_start {
-                prev = None;
-            }
             let factor = if quoted {
                 BACKTICK
             } else if is_identifier(raw) {
@@ -141,11 +132,7 @@ fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
             let named = !title_case && !sentence_start && is_capitalized(raw);
             let mut term = |term: &str, w: &str| {
                 if factor != 1.0 || !is_boilerplate(term) {
-                    let at = add(q, term, w, base * factor);
-                    if let Some(p) = prev.filter(|&p| p != at && !q[p].0.next.contains(&at)) {
-                        q[p].0.next.push(at);
-                    }
-                    prev = Some(at);
+                    add(q, term, w, base * factor);
                 }
             };
             // Written alone as code or as a name, a stop word is a name (`Where`, `once`); in
@@ -194,24 +181,21 @@ fn is_title_case(text: &str) -> bool {
     words.len() >= 3 && capitals * 2 > words.len()
 }
 
-/// Count `term` in `q` (added when new) and say where it is.
-fn add(q: &mut Vec<(QueryTerm, usize)>, term: &str, written: &str, weight: f64) -> usize {
-    if let Some(at) = q.iter().position(|(t, _)| t.term == term) {
-        let (t, n) = &mut q[at];
-        t.weight = t.weight.max(weight);
-        *n += 1;
-        return at;
+fn add(q: &mut Vec<(QueryTerm, usize)>, term: &str, written: &str, weight: f64) {
+    match q.iter_mut().find(|(t, _)| t.term == term) {
+        Some((t, n)) => {
+            t.weight = t.weight.max(weight);
+            *n += 1;
+        }
+        None => q.push((
+            QueryTerm {
+                term: term.to_string(),
+                written: written.to_string(),
+                weight,
+            },
+            1,
+        )),
     }
-    q.push((
-        QueryTerm {
-            term: term.to_string(),
-            written: written.to_string(),
-            weight,
-            next: Vec::new(),
-        },
-        1,
-    ));
-    q.len() - 1
 }
 
 /// A term (as the index stores it) shown as the story wrote it; the term itself when the
@@ -306,26 +290,6 @@ mod tests {
             terms_of(&query("Add hasSuffix alias", "")),
             ["suffix", "alia"]
         );
-    }
-
-    #[test]
-    fn words_side_by_side_are_linked_within_a_sentence() {
-        let q = query(
-            "Support external diff command in diffing mode",
-            "The diff. Command\nmode diff",
-        );
-        let next = |t: &str| -> Vec<&str> {
-            let at = q.iter().position(|x| x.term == t).unwrap();
-            q[at].next.iter().map(|&i| q[i].term.as_str()).collect()
-        };
-        assert_eq!(terms_of(&q), ["external", "diff", "command", "dif", "mode"]);
-        // `in` and `Support` are skipped; the description's sentences and lines are apart.
-        assert_eq!(next("external"), ["diff"]);
-        assert_eq!(next("diff"), ["command"]);
-        assert_eq!(next("command"), ["dif"]);
-        assert_eq!(next("dif"), ["mode"]);
-        assert_eq!(next("mode"), ["diff"]);
-        assert!(query("diff diff", "").iter().all(|t| t.next.is_empty()));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::facts::{BODY, DOC, FIELDS, NAMES, PATH, Symbol};
 use super::kind::Kind;
 use super::query::QueryTerm;
 use super::store::{Damaged, Index};
-use crate::index::text::{FastMap, FastSet, name_terms};
+use crate::index::text::{FastMap, name_terms};
 
 /// Below this share of the best score a source no longer ranks above tests and examples.
 const FLOOR: f64 = 0.1;
@@ -43,12 +43,6 @@ const COCHANGE_SEEDS: usize = 5;
 const GRAPH_BOOST: f64 = 1.0;
 /// How many of the best sources seed the definition/use graph.
 const GRAPH_SEEDS: usize = 5;
-/// A file among the best [`PHRASE_FILES`] that defines a name holding two words the story
-/// writes side by side is multiplied by `1 + PHRASE_BOOST`, unless more than
-/// [`PHRASE_MAX_JOINING`] of them do (see [`phrase_evidence`]).
-const PHRASE_BOOST: f64 = 0.3;
-const PHRASE_FILES: usize = 50;
-const PHRASE_MAX_JOINING: usize = 3;
 /// The most definitions shown per file.
 const MAX_SYMBOLS: usize = 6;
 /// The most other definitions kept as a file's outline.
@@ -133,7 +127,6 @@ pub(crate) fn rank(
     let mut cands = text_scores(index, query)?;
     let about = |t: &str| query.iter().any(|q| q.term == t);
     weigh_kinds(index, &about, &mut cands);
-    phrase_evidence(index, query, &mut cands)?;
     let below = |file: usize| {
         let kind = index.rec(file).kind;
         kind.below_sources() && kind.weight(about) < 1.0
@@ -163,76 +156,6 @@ pub(crate) fn rank(
         .enumerate()
         .map(|(i, c)| finish(index, query, c, i < OUTLINED_FILES))
         .collect()
-}
-
-/// The best [`PHRASE_FILES`] candidates that define a name in which two words the story
-/// writes side by side stand side by side too, either way round (`DiffCommands` for "external
-/// diff command", `SetWindowTitle` for "window title") are multiplied by `1 + PHRASE_BOOST`:
-/// the words apart are in many files, the name that joins them in few. When more than
-/// [`PHRASE_MAX_JOINING`] do, the phrase is the project's common talk (`CustomCommand…` all
-/// over a program of custom commands) and nothing gains: measured, boosting them all cost
-/// three tuning cases their gold file in the first five.
-fn phrase_evidence(index: &Index, query: &[QueryTerm], cands: &mut [Cand]) -> Result<(), Damaged> {
-    let pairs = side_by_side(query);
-    if pairs.is_empty() {
-        return Ok(());
-    }
-    let mut best: Vec<usize> = (0..cands.len()).collect();
-    best_first(&mut best, PHRASE_FILES, |&a, &b| {
-        cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b))
-    });
-    let mut joining: Vec<(usize, String)> = Vec::new();
-    for i in best {
-        let details = index.details(cands[i].file)?;
-        let names = joining_names(&details.symbols, &pairs);
-        if !names.is_empty() {
-            joining.push((i, names.join(", ")));
-        }
-    }
-    if joining.len() > PHRASE_MAX_JOINING {
-        return Ok(());
-    }
-    for (i, names) in joining {
-        let c = &mut cands[i];
-        c.score *= 1.0 + PHRASE_BOOST;
-        c.evidence.push(format!(
-            "defines {names} (words side by side as in the story, ×{})",
-            1.0 + PHRASE_BOOST
-        ));
-    }
-    Ok(())
-}
-
-/// The pairs of query terms the story writes side by side ([`QueryTerm::next`]), each both
-/// ways round.
-fn side_by_side(query: &[QueryTerm]) -> FastSet<(&str, &str)> {
-    let mut pairs = FastSet::default();
-    for q in query {
-        for n in q.next.iter().filter_map(|&i| query.get(i)) {
-            pairs.insert((q.term.as_str(), n.term.as_str()));
-            pairs.insert((n.term.as_str(), q.term.as_str()));
-        }
-    }
-    pairs
-}
-
-/// The names of `defs` (a file's definitions, see [`super::facts::def_refs`]) holding two
-/// words side by side that `pairs` has, each once, in line order, at most three.
-fn joining_names<'d>(defs: &'d str, pairs: &FastSet<(&str, &str)>) -> Vec<&'d str> {
-    let mut out: Vec<&str> = Vec::new();
-    for d in super::facts::def_refs(defs) {
-        let words = name_terms(d.name);
-        let joins = words
-            .windows(2)
-            .any(|w| pairs.contains(&(w[0].as_str(), w[1].as_str())));
-        if joins && !out.contains(&d.name) {
-            out.push(d.name);
-            if out.len() == 3 {
-                break;
-            }
-        }
-    }
-    out
 }
 
 /// A file of a kind that weighs less than a source for this query (see [`Kind::weight`]) has
@@ -639,52 +562,6 @@ mod tests {
         );
         // In prose the word is a stop word: it matches nothing, not even the comments.
         assert!(paths(&idx, "show where").is_empty());
-    }
-
-    #[test]
-    fn names_joining_words_side_by_side_are_found_either_way_round() {
-        let defs = "struct\t3\tDiffCommands\te\nfn\t9\tcommand_diff\t\nfn\t12\tdiff_only\t\nfn\t14\tDiffCommands\t\n";
-        let mut pairs = FastSet::default();
-        pairs.insert(("diff", "command"));
-        assert_eq!(joining_names(defs, &pairs), ["DiffCommands"]);
-        pairs.insert(("command", "diff"));
-        assert_eq!(
-            joining_names(defs, &pairs),
-            ["DiffCommands", "command_diff"]
-        );
-    }
-
-    #[test]
-    fn a_name_joining_the_storys_words_gains_unless_many_files_have_one() {
-        let apart = "// The diff of a command.\nfunc Run(command string, diff bool) {}\n";
-        let mut files = vec![
-            (
-                "git/diff.go",
-                "// Diffs.\nfunc DiffCommands() {}\nfunc diff() {}\n",
-            ),
-            ("gui/a.go", apart),
-            ("gui/b.go", apart),
-        ];
-        let title = "Support external diff command in diffing mode";
-        let got = ranked(&index(&files), title);
-        let joined = got.iter().find(|r| r.path == "git/diff.go").unwrap();
-        assert!(
-            joined
-                .evidence
-                .iter()
-                .any(|e| e.starts_with("defines DiffCommands")),
-            "{:?}",
-            joined.evidence
-        );
-        assert_eq!(got[0].path, "git/diff.go");
-        // Four files with such names: the phrase is common talk, nobody gains.
-        let common = "func CommandDiff() {}\n";
-        files.extend([("x/1.go", common), ("x/2.go", common), ("x/3.go", common)]);
-        let got = ranked(&index(&files), title);
-        assert!(
-            got.iter()
-                .all(|r| r.evidence.iter().all(|e| !e.starts_with("defines")))
-        );
     }
 
     #[test]
