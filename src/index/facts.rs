@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::lang::{self, Def, Lang};
-use super::text::{FastMap, for_each_written_hashed, name_term, term_of};
+use super::text::{FastMap, for_each_written_hashed, stop_term, term_of};
 
 /// The fields of a file the ranking weighs separately.
 pub(crate) const FIELDS: usize = 4;
@@ -124,7 +124,7 @@ pub(crate) struct Facts {
 /// A term id for a word that gives no term (a stop word or a number).
 const NO_TERM: u32 = u32::MAX;
 /// Set in a term id for a stop word: it counts only in the fields of names, [`PATH`] and
-/// [`NAMES`] (see [`name_term`]), and not in their lengths.
+/// [`NAMES`] (see [`super::text::name_term`]), and not in their lengths.
 const NAME_ONLY: u32 = 1 << 31;
 
 /// One reader's dictionary and scratch space, kept from file to file (one per thread reading
@@ -174,7 +174,7 @@ impl Lexicon {
     fn term_id(&mut self, word: &str) -> u32 {
         let (term, flag) = match term_of(word, &mut self.buf) {
             Some(_) => (self.buf.as_str(), 0),
-            None => match name_term(word, &mut self.buf) {
+            None => match stop_term(word, &mut self.buf) {
                 Some(t) => (t, NAME_ONLY),
                 None => return NO_TERM,
             },

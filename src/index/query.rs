@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use crate::index::text::{FastSet, for_each_name_term, for_each_term, terms};
+use crate::index::text::{FastSet, for_each_name_term, for_each_term, split_words, terms};
 
 /// Weight of a word in the title (the rest of the story weighs 1).
 const TITLE: f64 = 2.0;
@@ -137,7 +137,7 @@ fn add_text(q: &mut Vec<(QueryTerm, usize)>, text: &str, base: f64) {
             };
             // Written alone as code or as a name, a stop word is a name (`Where`, `once`); in
             // a longer identifier (`hasSuffix`) the other words say what it is.
-            if (factor != 1.0 || named) && crate::index::text::split_words(raw).len() == 1 {
+            if (factor != 1.0 || named) && split_words(raw).len() == 1 {
                 for_each_name_term(raw, &mut term);
             } else {
                 for_each_term(raw, &mut term);

@@ -461,8 +461,14 @@ pub(crate) fn name_term<'b>(word: &str, buf: &'b mut String) -> Option<&'b str> 
     if term_of(word, buf).is_some() {
         return Some(buf);
     }
-    let number = lower_into(word, buf);
-    (!number && is_stop(buf)).then_some(&**buf)
+    stop_term(word, buf)
+}
+
+/// A stop word as a name's term ([`name_term`]): lowercased in `buf`; `None` for any other
+/// word.
+pub(crate) fn stop_term<'b>(word: &str, buf: &'b mut String) -> Option<&'b str> {
+    lower_into(word, buf);
+    is_stop(buf).then_some(&**buf)
 }
 
 /// The terms of a name ([`name_term`]), in order: [`terms`] with its stop words kept.
