@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use super::hashed::{HashedIds, home, prefetch_read};
 use super::lang::{self, Def, Lang};
 use super::text::{FastMap, for_each_written_hashed, stop_term, term_of};
 
@@ -121,6 +122,10 @@ pub(crate) struct Facts {
     pub module_doc: String,
 }
 
+/// How many distinct words ahead of the one being looked up their lookups are asked for
+/// ([`HashedIds::prefetch`]).
+const AHEAD: usize = 8;
+
 /// A term id for a word that gives no term (a stop word or a number).
 const NO_TERM: u32 = u32::MAX;
 /// Set in a term id for a stop word: it counts only in the fields of names, [`PATH`] and
@@ -140,7 +145,7 @@ pub(crate) struct Lexicon {
     /// The term id of each word as written met in an earlier file, by its hash (see
     /// [`Counter`]): most of a file's words were met before, and are not lowered, stemmed and
     /// looked up again.
-    written: FastMap<u64, u32>,
+    written: HashedIds,
     /// The terms given an id since the last [`Lexicon::take_fresh`], in id order.
     fresh: Vec<String>,
     /// Per id, its counts in the file being read (zero between files), and the ids counted.
@@ -222,7 +227,7 @@ impl Lexicon {
     fn count(&mut self, field: usize, doc: u32, word: &str, hash: u64) {
         let c = &mut self.counter;
         let mask = c.slots.len() - 1;
-        let mut i = (hash as usize) & mask;
+        let mut i = home(hash, mask);
         loop {
             let slot = &mut c.slots[i];
             if slot.hash == hash && slot.len == word.len() {
@@ -260,10 +265,14 @@ impl Lexicon {
     fn resolve(&mut self) {
         let words = std::mem::take(&mut self.counter.words);
         for k in 0..self.counter.filled.len() {
+            if let Some(&ahead) = self.counter.filled.get(k + AHEAD) {
+                self.written
+                    .prefetch(self.counter.slots[ahead as usize].hash);
+            }
             let i = self.counter.filled[k] as usize;
             let Slot { hash, len, at, .. } = self.counter.slots[i];
-            let term = match self.written.get(&hash) {
-                Some(&term) => term,
+            let term = match self.written.get(hash) {
+                Some(term) => term,
                 None => {
                     let at = at as usize;
                     // Always a word the counter kept (a text is at most a few megabytes).
@@ -281,7 +290,9 @@ impl Lexicon {
     /// The terms and field lengths of everything counted since the counter was reset.
     fn finish(&mut self, f: &mut Facts) {
         self.resolve();
-        for slot in self.counter.filled() {
+        for (k, &i) in self.counter.filled.iter().enumerate() {
+            self.prefetch_counts(k + AHEAD);
+            let slot = &self.counter.slots[i as usize];
             let name_only = slot.term != NO_TERM && slot.term & NAME_ONLY != 0;
             let mut counts = slot.counts;
             if name_only {
@@ -309,6 +320,18 @@ impl Lexicon {
             let acc = std::mem::take(&mut self.acc[id as usize]);
             f.terms
                 .push((id, acc.map(|n| u8::try_from(n).unwrap_or(u8::MAX))));
+        }
+    }
+
+    /// Ask for the counts of the term of the `k`-th word filled in the counter, if there is
+    /// one, ahead of [`Lexicon::finish`] adding to them: they lie anywhere in megabytes.
+    #[inline]
+    fn prefetch_counts(&self, k: usize) {
+        if let Some(&i) = self.counter.filled.get(k) {
+            let term = self.counter.slots[i as usize].term & !NAME_ONLY;
+            if let Some(acc) = self.acc.get(term as usize) {
+                prefetch_read(acc);
+            }
         }
     }
 }
@@ -383,18 +406,13 @@ impl Counter {
         self.words.clear();
     }
 
-    /// The slots holding a word, in the order they were filled.
-    fn filled(&self) -> impl Iterator<Item = &Slot> {
-        self.filled.iter().map(|&i| &self.slots[i as usize])
-    }
-
     fn grow(&mut self) {
         let bigger = vec![Slot::default(); self.slots.len() * 2];
         let old = std::mem::replace(&mut self.slots, bigger);
         let mask = self.slots.len() - 1;
         for at in &mut self.filled {
             let s = old[*at as usize];
-            let mut i = (s.hash as usize) & mask;
+            let mut i = home(s.hash, mask);
             while self.slots[i].hash != 0 {
                 i = (i + 1) & mask;
             }

@@ -14,7 +14,7 @@
 //!   folders are never entered; the walk.
 //! - [`text`]: THE tokenizer. [`lang`]: THE extractor, a line matcher per language. Pure.
 //! - [`facts`]: one file's facts; [`kind`]: source, test, example, fixture, bench or docs,
-//!   from the path. Pure.
+//!   from the path; [`hashed`]: the term ids of the words a reader met before. Pure.
 //! - [`store`]: the cache format; [`scan`]: the incremental refresh (the I/O).
 //! - [`cochange`]: files changed together in recent git history.
 //! - [`graph`]: the definition/use links around a story's best hits, and their personalised
@@ -28,6 +28,7 @@ pub(crate) mod bm25;
 pub(crate) mod cochange;
 pub(crate) mod facts;
 pub(crate) mod graph;
+pub(crate) mod hashed;
 pub(crate) mod kind;
 pub(crate) mod lang;
 pub(crate) mod query;
