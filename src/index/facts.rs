@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::hashed::{HashedIds, home, prefetch_read};
+use super::hashed::{HashedIds, prefetch_read};
 use super::lang::{self, Def, Lang};
 use super::text::{FastMap, for_each_written_hashed, stop_term, term_of};
 
@@ -227,7 +227,7 @@ impl Lexicon {
     fn count(&mut self, field: usize, doc: u32, word: &str, hash: u64) {
         let c = &mut self.counter;
         let mask = c.slots.len() - 1;
-        let mut i = home(hash, mask);
+        let mut i = hash as usize & mask;
         loop {
             let slot = &mut c.slots[i];
             if slot.hash == hash && slot.len == word.len() {
@@ -260,8 +260,9 @@ impl Lexicon {
 
     /// The term of each word counted in this file, looked up once per distinct word, all
     /// together: the lookups in the memory of words met before (megabytes, so most miss the
-    /// cache) do not depend on one another, and the processor overlaps their misses, which it
-    /// cannot while counting, where each would wait in the middle of the text's words.
+    /// cache) do not depend on one another, so each word's slot is asked for [`AHEAD`] words
+    /// early and the misses overlap, which they cannot while counting, where each would wait
+    /// in the middle of the text's words.
     fn resolve(&mut self) {
         let words = std::mem::take(&mut self.counter.words);
         for k in 0..self.counter.filled.len() {
@@ -412,7 +413,7 @@ impl Counter {
         let mask = self.slots.len() - 1;
         for at in &mut self.filled {
             let s = old[*at as usize];
-            let mut i = home(s.hash, mask);
+            let mut i = s.hash as usize & mask;
             while self.slots[i].hash != 0 {
                 i = (i + 1) & mask;
             }

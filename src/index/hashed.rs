@@ -22,13 +22,6 @@ struct Entry {
     id: u32,
 }
 
-/// The slot a word hash is looked for first in a table of `mask + 1` slots: its bits above the
-/// lowest, which [`super::text::word_hash`] always sets (from it, every word would start on an
-/// odd slot, and the probes be twice as long).
-pub(crate) fn home(hash: u64, mask: usize) -> usize {
-    (hash >> 1) as usize & mask
-}
-
 impl HashedIds {
     /// The id kept for `hash` (nonzero), if any.
     #[inline]
@@ -37,7 +30,7 @@ impl HashedIds {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let mut i = home(hash, mask);
+        let mut i = hash as usize & mask;
         loop {
             let e = self.slots[i];
             if e.hash == hash {
@@ -56,7 +49,7 @@ impl HashedIds {
             self.grow();
         }
         let mask = self.slots.len() - 1;
-        let mut i = home(hash, mask);
+        let mut i = hash as usize & mask;
         while self.slots[i].hash != 0 {
             if self.slots[i].hash == hash {
                 return;
@@ -74,7 +67,7 @@ impl HashedIds {
         if self.slots.is_empty() {
             return;
         }
-        let slot = &self.slots[home(hash, self.slots.len() - 1)];
+        let slot = &self.slots[hash as usize & (self.slots.len() - 1)];
         prefetch_read(slot);
     }
 
@@ -108,29 +101,31 @@ mod tests {
 
     #[test]
     fn keeps_the_first_id_of_each_hash_through_growth() {
+        // Word hashes have their top bit set.
+        let h = |k: u64| k | 1 << 63;
         let mut t = HashedIds::default();
-        assert_eq!(t.get(3), None);
+        assert_eq!(t.get(h(3)), None);
         for k in 0..5000u64 {
-            t.insert(k * 2 + 1, k as u32); // odd hashes, as word hashes are
+            t.insert(h(k), k as u32);
         }
-        t.insert(7, 99);
+        t.insert(h(7), 99);
         for k in 0..5000u64 {
-            t.prefetch(k * 2 + 1);
-            assert_eq!(t.get(k * 2 + 1), Some(k as u32));
+            t.prefetch(h(k));
+            assert_eq!(t.get(h(k)), Some(k as u32));
         }
-        assert_eq!(t.get(2 * 5000 + 1), None);
-        assert_eq!(t.get(7), Some(3));
+        assert_eq!(t.get(h(5000)), None);
+        assert_eq!(t.get(h(7)), Some(7));
     }
 
     #[test]
-    fn colliding_homes_are_told_apart() {
+    fn colliding_slots_are_told_apart() {
         let mut t = HashedIds::default();
-        // Equal below bit 11, so they share a home in a 1024-slot table.
-        let (a, b, c) = (1u64, 1 | (1 << 40), 1 | (1 << 41));
+        // Equal in their low ten bits, so they share a first slot in a 1024-slot table.
+        let (a, b, c) = (5 | 1 << 63, 5 | 1 << 63 | 1 << 40, 5 | 1 << 63 | 1 << 41);
         t.insert(a, 1);
         t.insert(b, 2);
         t.insert(c, 3);
         assert_eq!((t.get(a), t.get(b), t.get(c)), (Some(1), Some(2), Some(3)));
-        assert_eq!(t.get(1 | (1 << 42)), None);
+        assert_eq!(t.get(5 | 1 << 63 | 1 << 42), None);
     }
 }

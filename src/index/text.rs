@@ -408,9 +408,10 @@ pub(crate) fn for_each_written_hashed<'a>(text: &'a str, mut f: impl FnMut(&'a s
     word_spans(text, |s, e| f(&text[s..e], word_hash(&b[s..e], &b[s..]), s));
 }
 
-/// A 64-bit hash of a word's bytes and length, never 0. `tail` is the text from the word's
-/// first byte on (the word itself will do): eight bytes are loaded at a time, and the bytes
-/// past the word masked off, so a word hashes alike wherever it is.
+/// A 64-bit hash of a word's bytes and length, never 0 (its top bit is set, so that its low
+/// bits, which pick a word's slot in a table, stay as mixed as the rest). `tail` is the text
+/// from the word's first byte on (the word itself will do): eight bytes are loaded at a time,
+/// and the bytes past the word masked off, so a word hashes alike wherever it is.
 pub(crate) fn word_hash(word: &[u8], tail: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = (word.len() as u64).wrapping_mul(K);
@@ -428,7 +429,7 @@ pub(crate) fn word_hash(word: &[u8], tail: &[u8]) -> u64 {
         h = (h ^ chunk).wrapping_mul(K);
         h ^= h >> 32;
         if rest.len() <= 8 {
-            return h | 1;
+            return h | 1 << 63;
         }
         rest = &rest[8..];
         t = &t[8..];
@@ -686,6 +687,14 @@ mod tests {
         assert_eq!(of("alpha")[0], word_hash(b"alpha", b"alpha"));
         assert_ne!(of("alpha")[0], of("beta")[0]);
         assert_ne!(word_hash(b"ab", b"ab"), word_hash(b"ab\0", b"ab\0"));
+        // Never 0, and the low bits not fixed: half of many words' hashes are odd.
+        let hashes: Vec<u64> = (0..64)
+            .map(|i| format!("w{i}"))
+            .map(|w| word_hash(w.as_bytes(), w.as_bytes()))
+            .collect();
+        assert!(hashes.iter().all(|&h| h != 0));
+        let odd = hashes.iter().filter(|&&h| h & 1 == 1).count();
+        assert!((16..=48).contains(&odd), "{odd} of 64 odd");
     }
 
     /// The words [`for_each_raw_word`] gives.
