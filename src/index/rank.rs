@@ -256,12 +256,7 @@ fn pin_evidence(
     cand_of: &mut CandOf,
 ) {
     for p in &ev.pins {
-        let entry = crate::pin::cover::of(&p.files);
-        let members: Vec<usize> = index
-            .files()
-            .filter(|(_, f)| entry.contains(&f.path))
-            .map(|(i, _)| i)
-            .collect();
+        let members = entry_files(index, &p.files);
         let spread = (members.len().max(1) as f64).sqrt();
         for fi in members {
             let c = cand_of(fi, cands);
@@ -272,6 +267,21 @@ fn pin_evidence(
                 .push(format!("Pin entry \"{}\" ({:.2})", p.name, p.strength));
         }
     }
+}
+
+/// The files of a Pin entry's list (`items`: paths, folders, globs), in path order: only the
+/// ranges of paths under each item's prefix are looked at (a few of tens of thousands).
+fn entry_files(index: &Index, items: &[String]) -> Vec<usize> {
+    let entry = crate::pin::cover::of(items);
+    let mut members: Vec<(usize, &str)> = entry
+        .prefixes()
+        .flat_map(|prefix| index.files_under(prefix))
+        .filter(|(_, f)| entry.contains(&f.path))
+        .map(|(i, f)| (i, f.path.as_str()))
+        .collect();
+    members.sort_unstable_by(|a, b| a.1.cmp(b.1));
+    members.dedup();
+    members.into_iter().map(|(i, _)| i).collect()
 }
 
 /// Files linked by definitions and uses to the best sources (see [`super::graph`]) gain

@@ -39,6 +39,15 @@ impl<'a> Cover<'a> {
         Cover { items, globs }
     }
 
+    /// What every path one of the items names starts with: a path or folder item itself, a
+    /// glob's text before its first wildcard. Lets a caller holding sorted paths look at a few
+    /// ranges instead of asking about every path.
+    pub(crate) fn prefixes(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.items
+            .iter()
+            .map(|it| it.find(['*', '?', '[']).map_or(*it, |at| &it[..at]))
+    }
+
     /// Whether one of the items names `path`.
     pub(crate) fn contains(&self, path: &str) -> bool {
         self.items.iter().any(|it| {
@@ -74,5 +83,22 @@ mod tests {
             "a trailing / is dropped"
         );
         assert!(!Cover::new(Vec::<&str>::new()).contains("a"));
+    }
+
+    #[test]
+    fn every_path_an_item_names_starts_with_its_prefix() {
+        let c = Cover::new(["src/lib.rs", "docs/", "src/cli/*.rs", "a?/[bc]", "*.md"]);
+        let prefixes: Vec<&str> = c.prefixes().collect();
+        assert_eq!(prefixes, ["src/lib.rs", "docs", "src/cli/", "a", ""]);
+        for path in [
+            "src/lib.rs",
+            "docs/x.md",
+            "src/cli/run.rs",
+            "ab/c",
+            "README.md",
+        ] {
+            assert!(c.contains(path), "{path}");
+            assert!(prefixes.iter().any(|p| path.starts_with(p)), "{path}");
+        }
     }
 }

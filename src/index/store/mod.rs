@@ -117,6 +117,27 @@ impl Index {
         merged(base, delta.enumerate().map(move |(j, f)| (nb + j, f)))
     }
 
+    /// The live files whose paths start with `prefix`, sorted by path, each with its index:
+    /// found by binary search, not by walking every file.
+    pub(crate) fn files_under<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (usize, &'a FileRec)> {
+        let under = move |files: &'a [FileRec]| -> (usize, &'a [FileRec]) {
+            let from = files.partition_point(|f| f.path.as_str() < prefix);
+            let len = files[from..].partition_point(|f| f.path.starts_with(prefix));
+            (from, &files[from..from + len])
+        };
+        let (b0, base) = under(&self.base.head.files);
+        let base = (b0..).zip(base).filter(|(i, _)| !self.dead[*i]);
+        let nb = self.n_base();
+        let delta = self.delta.iter().flat_map(move |d| {
+            let (d0, files) = under(&d.head.files);
+            (nb + d0..).zip(files)
+        });
+        merged(base, delta)
+    }
+
     /// The live markdown docs (not searched; read by the Pin), sorted by path, with indexes.
     pub(crate) fn docs(&self) -> impl Iterator<Item = (usize, &FileRec)> {
         let nb = self.base.head.docs.len();

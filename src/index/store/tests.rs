@@ -388,6 +388,25 @@ fn a_delta_replaces_and_drops_base_files_and_adds_its_own() {
 }
 
 #[test]
+fn files_under_a_prefix_are_the_live_files_starting_with_it_in_path_order() {
+    let (_dir, index) = base_and_delta();
+    for prefix in ["", "a", "b", "b.rs", "c", "d.rs", "e", "b.rs/"] {
+        let all: Vec<(usize, &str)> = index
+            .files()
+            .filter(|(_, f)| f.path.starts_with(prefix))
+            .map(|(i, f)| (i, f.path.as_str()))
+            .collect();
+        let under: Vec<(usize, &str)> = index
+            .files_under(prefix)
+            .map(|(i, f)| (i, f.path.as_str()))
+            .collect();
+        assert_eq!(under, all, "{prefix:?}");
+    }
+    let b: Vec<usize> = index.files_under("b").map(|(i, _)| i).collect();
+    assert_eq!(b, [3], "the delta's b.rs, not the dead one of the base");
+}
+
+#[test]
 fn a_delta_over_another_base_is_not_used_and_a_new_base_drops_it() {
     let (dir, mut index) = base_and_delta();
     save(dir.path(), &mut index).unwrap();
