@@ -132,20 +132,11 @@ pub(crate) fn rank(
         kind.below_sources() && kind.weight(about) < 1.0
     };
     let top = cands.iter().map(|c| c.score).fold(0.0, f64::max);
-    let mut by_file: FastMap<usize, usize> =
-        cands.iter().enumerate().map(|(i, c)| (c.file, i)).collect();
-    let mut cand_of = |file: usize, cands: &mut Vec<Cand>| -> usize {
-        *by_file.entry(file).or_insert_with(|| {
-            cands.push(Cand {
-                file,
-                below: false,
-                score: 0.0,
-                matched: Vec::new(),
-                evidence: Vec::new(),
-            });
-            cands.len() - 1
-        })
-    };
+    let mut slots = Slots::new(index);
+    for (i, c) in cands.iter().enumerate() {
+        slots.set(c.file, i);
+    }
+    let mut cand_of = |file: usize, cands: &mut Vec<Cand>| slots.cand(file, cands);
     pin_evidence(index, ev, top, &mut cands, &mut cand_of);
     graph_evidence(index, query, &below, &mut cands, &mut cand_of)?;
     blocker_evidence(index, ev, top, &mut cands, &mut cand_of);
@@ -206,44 +197,63 @@ fn best_first<T>(v: &mut Vec<T>, k: usize, mut cmp: impl FnMut(&T, &T) -> std::c
     v.sort_unstable_by(cmp);
 }
 
-/// A file's query terms: (query position, counts per field).
-type Matches = Vec<(usize, [u8; FIELDS])>;
-
-/// BM25F of every file that has at least one query term.
+/// BM25F of every file that has at least one query term, in file order.
 fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged> {
-    let mut df = vec![0u32; query.len()];
-    let mut by_file: FastMap<usize, Matches> = FastMap::default();
-    for (qi, q) in query.iter().enumerate() {
-        let list = index.postings(&q.term)?;
-        df[qi] = u32::try_from(list.len()).unwrap_or(u32::MAX);
-        for (fi, tf) in list {
-            by_file.entry(fi).or_default().push((qi, tf));
-        }
-    }
-    let mut hits: Vec<(usize, Matches)> = by_file.into_iter().collect();
-    hits.sort_unstable_by_key(|(fi, _)| *fi);
     let n = index.len().max(1) as f64;
     let avg = index.averages();
-    let cands = hits
-        .into_iter()
-        .map(|(fi, found)| {
+    let mut slots = Slots::new(index);
+    let mut cands = Vec::new();
+    for (qi, q) in query.iter().enumerate() {
+        let list = index.postings(&q.term)?;
+        let df = u32::try_from(list.len()).unwrap_or(u32::MAX);
+        let idf = Bm25f::<FIELDS>::idf(n, f64::from(df));
+        for (fi, tf) in list {
             let lens = index.rec(fi).lens.map(f64::from);
-            let mut matched = Vec::with_capacity(found.len());
-            for (qi, tf) in found {
-                let idf = Bm25f::<FIELDS>::idf(n, f64::from(df[qi]));
-                let s = BM25F.score(idf, tf.map(f64::from), lens, &avg);
-                matched.push((qi, query[qi].weight * s));
-            }
-            Cand {
-                file: fi,
-                below: false,
-                score: matched.iter().map(|(_, s)| s).sum(),
-                matched,
-                evidence: Vec::new(),
-            }
-        })
-        .collect();
+            let s = BM25F.score(idf, tf.map(f64::from), lens, &avg);
+            let c = slots.cand(fi, &mut cands);
+            cands[c].matched.push((qi, q.weight * s));
+        }
+    }
+    for c in &mut cands {
+        c.score = c.matched.iter().map(|(_, s)| s).sum();
+    }
+    cands.sort_unstable_by_key(|c| c.file);
     Ok(cands)
+}
+
+/// Which candidate each file is, when it is one: a table as long as the index's file slots
+/// (tens of thousands of files hit by a common word each find theirs without hashing).
+struct Slots(Vec<u32>);
+
+impl Slots {
+    const NONE: u32 = u32::MAX;
+
+    fn new(index: &Index) -> Slots {
+        Slots(vec![Slots::NONE; index.slots()])
+    }
+
+    /// Remember that file `file` is candidate `at`.
+    fn set(&mut self, file: usize, at: usize) {
+        self.0[file] = u32::try_from(at).unwrap_or(Slots::NONE);
+    }
+
+    /// The candidate of `file`, added to `cands` (with nothing found yet) when it is none.
+    fn cand(&mut self, file: usize, cands: &mut Vec<Cand>) -> usize {
+        match self.0[file] {
+            Slots::NONE => {
+                cands.push(Cand {
+                    file,
+                    below: false,
+                    score: 0.0,
+                    matched: Vec::new(),
+                    evidence: Vec::new(),
+                });
+                self.set(file, cands.len() - 1);
+                cands.len() - 1
+            }
+            at => at as usize,
+        }
+    }
 }
 
 type CandOf<'a> = dyn FnMut(usize, &mut Vec<Cand>) -> usize + 'a;

@@ -97,7 +97,6 @@ impl Index {
     }
 
     /// File slots: every file index is below this (dead ones included).
-    #[cfg(test)]
     pub(crate) fn slots(&self) -> usize {
         self.n_base() + self.delta.as_ref().map_or(0, |d| d.head.files.len())
     }
