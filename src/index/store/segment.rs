@@ -435,13 +435,29 @@ fn dictionary_ok(terms: &str, ends: &[u8]) -> bool {
             return false;
         }
         let term = &terms.as_bytes()[start..end];
-        if i > 0 && term <= prev {
+        if i > 0 && !before(prev, term) {
             return false;
         }
         prev = term;
         start = end;
     }
     start == terms.len()
+}
+
+/// Whether `a` sorts before `b` (bytes, as `<`): most neighbours in a sorted dictionary differ
+/// in their first eight bytes, so those are compared as one number first (a million terms are
+/// checked on every load).
+fn before(a: &[u8], b: &[u8]) -> bool {
+    let key = |s: &[u8]| {
+        let mut k = [0u8; 8];
+        let n = s.len().min(8);
+        k[..n].copy_from_slice(&s[..n]);
+        u64::from_be_bytes(k)
+    };
+    match key(a).cmp(&key(b)) {
+        std::cmp::Ordering::Equal => a < b,
+        other => other.is_lt(),
+    }
 }
 
 /// The head encoded in `bytes`, when they match `check` and decode to a head consistent with
@@ -546,4 +562,34 @@ pub(super) fn encode_parts(
     out.extend_from_slice(&check.to_le_bytes());
     out.extend(head);
     Ok((out, body, check))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::before;
+
+    #[test]
+    fn before_is_byte_order() {
+        let words: [&[u8]; 14] = [
+            b"",
+            b"a",
+            b"a\0",
+            b"a\0\0",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefgh\0",
+            b"abcdefghi",
+            b"abcdefgi",
+            b"abcdefh",
+            b"b",
+            b"\xff",
+            b"\xc3\xa9t\xc3\xa9",
+            b"zzzzzzzzzz",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(before(a, b), a < b, "{a:?} {b:?}");
+            }
+        }
+    }
 }
