@@ -205,11 +205,18 @@ static LITERALS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
     (ac, owner)
 });
 
+/// The letters outside ASCII that a case-insensitive pattern may take for ASCII ones: `ſ` for
+/// `s` and the Kelvin sign for `k` (the regex crate's simple case folding; the test
+/// `only_these_letters_fold_to_ascii` checks every character), and the Turkish dotted and
+/// dotless `i` (which other engines fold), to be safe.
+pub(super) const FOLDS_TO_ASCII: [char; 4] = ['\u{130}', '\u{131}', '\u{17F}', '\u{212A}'];
+
 /// Which rules can match `text` (bit `i` for rule `i`). Case-insensitive rules (`(?i)`) fold
-/// non-ASCII letters too (`ſ` matches `s`), which an ASCII literal scan would miss: text that is
-/// not ASCII tries every rule.
+/// a few non-ASCII letters too (`ſ` matches `s`, see [`FOLDS_TO_ASCII`]), which an ASCII literal
+/// scan would miss: text holding one tries every rule. Any other text is scanned for the
+/// literals as it is (an em dash or an accent cannot be part of an ASCII literal).
 pub(super) fn candidates(text: &str) -> u32 {
-    if !text.is_ascii() {
+    if !text.is_ascii() && text.contains(FOLDS_TO_ASCII) {
         return u32::MAX;
     }
     let (ac, owner) = &*LITERALS;

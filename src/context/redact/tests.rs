@@ -237,6 +237,27 @@ fn counts_add_up_across_kinds_and_calls() {
     assert!(more.is_empty());
 }
 
+#[test]
+fn only_these_letters_fold_to_ascii() {
+    // What the literal prefilter assumes: outside `FOLDS_TO_ASCII`, no character matches an
+    // ASCII letter case-insensitively, so text without them needs its ASCII literals.
+    let letter = regex::Regex::new("(?i)^[a-z]$").unwrap();
+    let folding: Vec<char> = (128..=0x10FFFF_u32)
+        .filter_map(char::from_u32)
+        .filter(|c| letter.is_match(c.encode_utf8(&mut [0; 4])))
+        .collect();
+    assert!(
+        folding
+            .iter()
+            .all(|c| super::rules::FOLDS_TO_ASCII.contains(c)),
+        "{folding:?}"
+    );
+    assert!(
+        !folding.is_empty(),
+        "ſ and the Kelvin sign fold: {folding:?}"
+    );
+}
+
 proptest::proptest! {
     /// The literal prefilter never skips a rule that would have redacted something.
     #[test]
@@ -252,6 +273,7 @@ proptest::proptest! {
             "token = self.token", "plain words",
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.sig", "MY_KEY=Xk29fQp7LmZr4TbW8vNc",
             "x.secret: 'aZ3kP9qL2mX7wR4tY8uB'", " ", "\n", "=", ":", "keywords", "ſecret=abcdef",
+            "pass — word", "é", "TO\u{212A}EN=abcdef", "pa\u{17F}\u{17F}word: hunter22",
         ]), 0..8)
     ) {
         let text = parts.concat();
