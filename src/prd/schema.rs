@@ -237,9 +237,9 @@ mod tests {
         assert!(found.iter().any(|k| k == "anyOf") && found.iter().any(|k| k == "$ref"));
     }
 
-    #[test]
-    fn draft_07_finds_what_2020_12_finds() {
-        let as_written = jsonschema::validator_for(&serde_json::from_str(SCHEMA).unwrap()).unwrap();
+    /// prd.json files broken in each field, at the top and in a story, in each way a value can
+    /// be wrong (and one whole).
+    fn broken_prds() -> Vec<Value> {
         let story = json!({"id": "A", "title": "t", "description": "d",
             "acceptanceCriteria": ["c"], "priority": 1, "passes": false});
         let mut cases = vec![json!({"project": "p", "branchName": "b", "userStories": [story]})];
@@ -282,6 +282,13 @@ mod tests {
                 cases.push(json!({"project": "p", "userStories": [], top: v}));
             }
         }
+        cases
+    }
+
+    #[test]
+    fn draft_07_finds_what_2020_12_finds() {
+        let as_written = jsonschema::validator_for(&serde_json::from_str(SCHEMA).unwrap()).unwrap();
+        let cases = broken_prds();
         let errors = |v: &jsonschema::Validator, case: &Value| -> Vec<String> {
             let mut e: Vec<String> = v
                 .iter_errors(case)
