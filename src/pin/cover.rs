@@ -4,9 +4,12 @@
 //! entries. A list's globs are compiled once for all the paths asked about. Pure; does not
 //! read the disk (see [`super::check`] for what an entry's items resolve to there).
 
+/// The characters that make an item a glob.
+const WILDCARDS: [char; 3] = ['*', '?', '['];
+
 /// What an item with one of these characters is: a glob.
 pub(crate) fn is_glob(item: &str) -> bool {
-    item.contains(['*', '?', '['])
+    item.contains(WILDCARDS)
 }
 
 /// How a glob matches a path.
@@ -45,7 +48,7 @@ impl<'a> Cover<'a> {
     pub(crate) fn prefixes(&self) -> impl Iterator<Item = &'a str> + '_ {
         self.items
             .iter()
-            .map(|it| it.find(['*', '?', '[']).map_or(*it, |at| &it[..at]))
+            .map(|it| it.find(WILDCARDS).map_or(*it, |at| &it[..at]))
     }
 
     /// Whether one of the items names `path`.
