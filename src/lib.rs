@@ -26,7 +26,8 @@
 //! Shared plumbing: [`dag`] (dependency graphs and their cycles, for prd.json's validation),
 //! [`exit`] (exit codes), [`problem`] (each error's code and place for `--json`),
 //! [`fsutil`] (atomic writes), [`suggest`] (did-you-mean),
-//! [`par`] (pure work spread over the cores), [`ui`] (colour, `-q`/`-v`, the `tracing` filter).
+//! [`par`] (pure work spread over the cores), [`ui`] (colour, `-q`/`-v`, the `tracing` filter),
+//! [`varint`] (the LEB128 numbers of posting lists).
 
 pub(crate) mod agent;
 pub(crate) mod clean;
@@ -54,6 +55,7 @@ pub(crate) mod show;
 pub(crate) mod state;
 pub(crate) mod suggest;
 pub mod ui;
+pub(crate) mod varint;
 
 /// The one library surface outside `main.rs`'s (`cli`, `exit`, `ui` and `say!`): what the
 /// integration tests in `tests/integration/` call directly, and nothing else. The fuzz test

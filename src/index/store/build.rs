@@ -534,20 +534,12 @@ fn each_entry(
 /// The bytes of one entry of a posting list: the distance from the file before (LEB128), a
 /// byte whose bit `f` says field `f` has the term, then those fields' counts, one byte each.
 fn entry_len(delta: u32, tf: &[u8; NF]) -> usize {
-    let leb = (32 - (delta | 1).leading_zeros()).div_ceil(7) as usize;
-    leb + 1 + tf.iter().filter(|&&c| c > 0).count()
+    crate::varint::len(delta) + 1 + tf.iter().filter(|&&c| c > 0).count()
 }
 
 /// Write one entry (see [`entry_len`]) at the start of `out`; how many bytes it took.
-fn write_entry(out: &mut [u8], mut delta: u32, tf: &[u8; NF]) -> usize {
-    let mut n = 0;
-    while delta >= 0x80 {
-        out[n] = (delta & 0x7f) as u8 | 0x80;
-        delta >>= 7;
-        n += 1;
-    }
-    out[n] = delta as u8;
-    n += 1;
+fn write_entry(out: &mut [u8], delta: u32, tf: &[u8; NF]) -> usize {
+    let mut n = crate::varint::write(out, delta);
     out[n] = tf
         .iter()
         .enumerate()

@@ -344,7 +344,7 @@ pub(super) fn decode_list(b: &[u8], n_files: usize) -> Result<Postings, Damaged>
     let mut file = 0usize;
     let mut at = 0;
     while at < b.len() {
-        let (delta, next) = leb128(b, at).ok_or(BAD)?;
+        let (delta, next) = crate::varint::read(b, at).ok_or(BAD)?;
         if delta == 0 && !out.is_empty() {
             return Err(BAD);
         }
@@ -364,20 +364,6 @@ pub(super) fn decode_list(b: &[u8], n_files: usize) -> Result<Postings, Damaged>
         out.push((file, tf));
     }
     Ok(out)
-}
-
-/// The LEB128 number at `b[at..]` and where it ends; `None` when truncated or too long.
-fn leb128(b: &[u8], mut at: usize) -> Option<(u32, usize)> {
-    let mut v = 0u32;
-    for shift in (0..35).step_by(7) {
-        let byte = *b.get(at)?;
-        at += 1;
-        v |= u32::from(byte & 0x7f).checked_shl(shift)?;
-        if byte & 0x80 == 0 {
-            return Some((v, at));
-        }
-    }
-    None
 }
 
 /// The lengths of the head and the body and the head's check, when `pre` starts a cache of
