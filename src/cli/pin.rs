@@ -10,6 +10,7 @@ use super::no_pin::NoPin;
 use super::stdout::emit;
 use crate::exit::Code;
 use crate::index::{PinEvidence, QueryTerm, as_written, written_words};
+use crate::pin::search::Found;
 use crate::pin::{self, INDEX_PATH, check::Severity};
 
 #[derive(Debug, Args)]
@@ -187,45 +188,41 @@ fn empty_pin() -> Problem {
 }
 
 fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Result<Code> {
-    let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
+    let pin = pin::searchable(&ctx.root, true).context("cannot search the Pin")?;
     let query = written_words(q);
-    let (p, mut hits) = pin::search::parse_and_search(&text, &query, limit);
-    for h in &mut hits {
-        h.matched = h.matched.iter().map(|m| as_written(q, m)).collect();
+    let mut found = pin.search(&query, limit);
+    for f in &mut found {
+        f.hit.matched = f.hit.matched.iter().map(|m| as_written(q, m)).collect();
     }
     if as_json {
-        let list: Vec<_> = hits
+        let list: Vec<_> = found
             .iter()
-            .filter_map(|h| {
-                let e = p.entries().get(h.entry)?;
-                Some(json!({
+            .map(|Found { hit: h, entry: e }| {
+                json!({
                     "name": e.name, "score": (h.score * 1000.0).round() / 1000.0,
                     "matched": h.matched, "keywords": e.keywords(), "files": e.files, "spec": e.spec,
-                }))
+                })
             })
             .collect();
         let mut env = Envelope::new(
             "pin search",
             json!({"query": query, "kind": "entries", "hits": list}),
         );
-        if p.entries().is_empty() {
+        if pin.digest.is_empty() {
             env.warnings.push(empty_pin());
         }
         env.emit()?;
         return Ok(Code::OK);
     }
-    if p.entries().is_empty() {
+    if pin.digest.is_empty() {
         eprintln!("{INDEX_PATH} has no entries; run `ralph pin generate` first");
         return Ok(Code::OK);
     }
-    if hits.is_empty() {
+    if found.is_empty() {
         eprintln!("no entry matches: {query}");
     }
     let mut text = String::new();
-    for (rank, h) in hits.iter().enumerate() {
-        let Some(e) = p.entries().get(h.entry) else {
-            continue;
-        };
+    for (rank, Found { hit: h, entry: e }) in found.iter().enumerate() {
         text += &format!(
             "{}. {}  (score {:.3}; matched: {})\n   files: {}\n",
             rank + 1,
@@ -239,8 +236,6 @@ fn search(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyhow::Re
         }
     }
     emit(&text)?;
-    // The process ends here: skip freeing every entry of a large Pin one by one.
-    std::mem::forget(p);
     Ok(Code::OK)
 }
 
@@ -300,17 +295,8 @@ fn search_files(ctx: &Ctx, q: &[QueryTerm], limit: usize, as_json: bool) -> anyh
 
 /// The Pin's best five entries for the words, as evidence for the files they name.
 fn pin_evidence(ctx: &Ctx, q: &[QueryTerm]) -> anyhow::Result<Vec<PinEvidence>> {
-    let text = pin::read_index(&ctx.root).context("cannot search the Pin")?;
-    let (p, hits) = pin::search::parse_and_search(&text, &written_words(q), 5);
-    Ok(PinEvidence::from_scores(
-        hits.iter()
-            .filter_map(|h| {
-                let e = p.entries().get(h.entry)?;
-                let files = e.files.iter().map(|f| (*f).to_string()).collect();
-                Some((e.name.to_string(), h.score, files))
-            })
-            .collect(),
-    ))
+    let pin = pin::searchable(&ctx.root, true).context("cannot search the Pin")?;
+    Ok(pin::search::as_evidence(&pin.search(&written_words(q), 5)))
 }
 
 /// Ranked files as text: rank, path, score and matched words, then evidence and definitions.

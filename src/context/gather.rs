@@ -342,24 +342,24 @@ fn from_progress(root: &Path, story: &Story, opts: &Options) -> Result<Progress,
 /// The Pin entries that best match `query` (already redacted: a secret is no search term), with
 /// the head of each one's spec.
 fn pin_hits(root: &Path, query: &str, opts: &Options) -> Result<Vec<PinHit>, ContextError> {
-    let text = crate::pin::read_index(root)?;
-    let (pin, hits) = crate::pin::search::parse_and_search(&text, query, opts.top_k);
-    Ok(hits
+    let pin = crate::pin::searchable(root, opts.save_index)?;
+    Ok(pin
+        .search(query, opts.top_k)
         .into_iter()
-        .filter_map(|h| {
-            let e = pin.entries().get(h.entry)?;
+        .map(|found| {
+            let (hit, e) = (found.hit, found.entry);
             let spec = e.spec_path();
             let spec_excerpt = spec
                 .as_deref()
                 .and_then(|s| read_spec_head(root, s, opts.spec_lines));
-            Some(PinHit {
+            PinHit {
                 name: e.name.to_string(),
-                score: h.score,
-                matched: h.matched,
+                score: hit.score,
+                matched: hit.matched,
                 files: e.files.iter().map(|f| (*f).to_string()).collect(),
                 spec,
                 spec_excerpt,
-            })
+            }
         })
         .collect())
 }

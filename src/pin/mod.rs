@@ -6,15 +6,15 @@
 //! once for the Pin and "where to look" alike; with the pure parts [`discover`], `roots`,
 //! `split`, [`cluster`], [`manifest`], [`keywords`] and [`merge`], over the leaf files `source`
 //! (their inputs), `paths` (path helpers) and [`cover`] (which paths an entry's files name)),
-//! validation ([`check`]) and ranking ([`search`]: [`search::parse_and_search`], with the
-//! index's BM25F and tokenizer).
+//! validation ([`check`]) and ranking ([`search`], with the index's BM25F and tokenizer, over
+//! the Pin's [`digest`], kept in [`DIGEST_PATH`] per Pin text: [`searchable`]).
 //! Does not own printing or exit codes (see `crate::cli::pin`) or prompt assembly (the context
-//! builder calls [`read_index`] and [`search::parse_and_search`]). The format is specified in
-//! specs/pin.md.
+//! builder calls [`searchable`]). The format is specified in specs/pin.md.
 
 pub(crate) mod check;
 pub(crate) mod cluster;
 pub(crate) mod cover;
+pub(crate) mod digest;
 pub(crate) mod discover;
 pub(crate) mod format;
 pub(crate) mod generate;
@@ -33,6 +33,8 @@ pub(crate) use format::{Pin, PinView};
 
 /// Where the Pin lives, relative to the project root.
 pub(crate) const INDEX_PATH: &str = "specs/INDEX.md";
+/// Where the Pin's digest ([`digest`]) is kept, relative to the project root.
+pub(crate) const DIGEST_PATH: &str = ".ralph/pin-search.bin";
 
 /// Why the Pin could not be read or generated.
 #[derive(Debug, thiserror::Error)]
@@ -80,6 +82,44 @@ pub(crate) fn read_index(root: &Path) -> Result<String, PinError> {
     Ok(read_text(&root.join(INDEX_PATH))?.unwrap_or_default())
 }
 
+/// The Pin's text with its digest: what [`search::search`] reads.
+#[derive(Debug, Default)]
+pub(crate) struct Searchable {
+    pub text: String,
+    pub digest: digest::Digest,
+}
+
+impl Searchable {
+    /// The best `limit` entries for `query` (see [`search::search`]).
+    pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<search::Found<'_>> {
+        search::search(&self.text, &self.digest, query, limit)
+    }
+}
+
+/// The Pin of `root` ready to search: its text, and its digest from [`DIGEST_PATH`] when that
+/// is the digest of this text, else worked out (and written there when `save`; a digest that
+/// cannot be written is worked out again next time). A missing Pin is empty; an unreadable or
+/// non-UTF-8 one is an error naming it.
+pub(crate) fn searchable(root: &Path, save: bool) -> Result<Searchable, PinError> {
+    let text = read_index(root)?;
+    let path = root.join(DIGEST_PATH);
+    let kept = crate::fsutil::read_if_exists(&path).ok().flatten();
+    if let Some(digest) = kept.and_then(|b| digest::Digest::from_bytes(b, &text)) {
+        return Ok(Searchable { text, digest });
+    }
+    let digest = digest::Digest::build(&text);
+    if save && !text.is_empty() {
+        let written = path
+            .parent()
+            .map_or(Ok(()), crate::fsutil::create_dir_all)
+            .and_then(|()| crate::fsutil::replace_cache(&path, &[&digest.to_bytes(&text)]));
+        if let Err(e) = written {
+            tracing::debug!(error = %e, "the Pin's digest was not kept");
+        }
+    }
+    Ok(Searchable { text, digest })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +135,22 @@ mod tests {
             err.contains("specs/INDEX.md") && err.contains("line 3"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_digest_is_kept_only_when_asked_and_only_for_a_pin() {
+        let d = tempfile::tempdir().unwrap();
+        let kept = d.path().join(DIGEST_PATH);
+        searchable(d.path(), true).unwrap();
+        assert!(!kept.exists(), "no Pin, nothing kept");
+        std::fs::create_dir(d.path().join("specs")).unwrap();
+        let text = "### A\n**Keywords**: alpha\n**File Paths**:\n- a.rs\n";
+        std::fs::write(d.path().join(INDEX_PATH), text).unwrap();
+        let dry = searchable(d.path(), false).unwrap();
+        assert!(!kept.exists(), "a dry search writes nothing");
+        let pin = searchable(d.path(), true).unwrap();
+        assert_eq!(pin.digest, dry.digest);
+        assert_eq!(std::fs::read(&kept).unwrap(), pin.digest.to_bytes(text));
+        assert_eq!(pin.search("alpha", 5)[0].entry.name, "A");
     }
 }

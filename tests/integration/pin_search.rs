@@ -90,3 +90,47 @@ fn finds_modules_of_this_repository() {
         .success()
         .stdout(predicate::str::starts_with("1. ralph: src/graph "));
 }
+
+/// What `pin search` prints for `words` in `dir`.
+fn search_out(dir: &std::path::Path, words: &[&str]) -> String {
+    let out = ralph_at(dir)
+        .args(["pin", "search"])
+        .args(words)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn the_kept_digest_is_used_only_for_its_own_pin_and_a_damaged_one_is_made_again() {
+    let tmp = project();
+    let digest = tmp.path().join(".ralph/pin-search.bin");
+    let first = search_out(tmp.path(), &["ranking", "search"]);
+    let kept = std::fs::read(&digest).expect("the first search keeps the digest");
+    assert_eq!(search_out(tmp.path(), &["ranking", "search"]), first);
+    assert_eq!(
+        std::fs::read(&digest).unwrap(),
+        kept,
+        "a digest of this Pin is kept as it is"
+    );
+    // Damaged: cut short, then a byte changed. The same answer, and a sound digest again.
+    for damage in [0, 1] {
+        let mut bytes = kept.clone();
+        match damage {
+            0 => bytes.truncate(bytes.len() / 2),
+            _ => *bytes.last_mut().unwrap() ^= 0x40,
+        }
+        std::fs::write(&digest, &bytes).unwrap();
+        assert_eq!(search_out(tmp.path(), &["ranking", "search"]), first);
+        assert_eq!(std::fs::read(&digest).unwrap(), kept);
+    }
+    // The Pin edited: the digest of the old text is not used.
+    let edited = PIN.replace("widget, ui", "widget, ui, ranking, ranking");
+    std::fs::write(tmp.path().join("specs/INDEX.md"), edited).unwrap();
+    let out = search_out(tmp.path(), &["ranking"]);
+    assert!(out.starts_with("1. Search box  (score "), "{out}");
+    assert_ne!(std::fs::read(&digest).unwrap(), kept);
+}

@@ -363,6 +363,25 @@ impl<'a> PinView<'a> {
         PinView::from_candidates(text, read_parts(text, n, n > 1, &f))
     }
 
+    /// The entry whose heading is line `line` of `text` and starts at byte `start`, read alone:
+    /// exactly what [`PinView::parse`] gives for it when an entry of the Pin starts there (a
+    /// search keeps where its entries start and reads only those it shows). `None` when no
+    /// heading with fields starts there.
+    pub(crate) fn entry_at(text: &'a str, start: usize, line: usize) -> Option<EntryView<'a>> {
+        let line_start = start == 0 || text.as_bytes().get(start - 1) == Some(&b'\n');
+        if start >= text.len() || !line_start || line == 0 {
+            return None;
+        }
+        let part = read_part(text, start, start + 1, false, &|_| ());
+        let (c, ()) = part.entries.into_iter().next()?;
+        let mut e = (c.start == start).then_some(c.entry)?;
+        e.line += line - 1;
+        for l in &mut e.file_lines {
+            *l += line - 1;
+        }
+        Some(e)
+    }
+
     /// [`PinView::parse`] reading the text in `parts` parts one after the other: the same result
     /// for any number of parts (for tests of the parallel read).
     #[cfg(test)]

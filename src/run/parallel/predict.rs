@@ -181,7 +181,7 @@ fn story_text(s: &Story) -> String {
 pub(crate) struct Predictor {
     root: PathBuf,
     index: crate::index::store::Index,
-    pin: String,
+    pin: crate::pin::Searchable,
 }
 
 impl Predictor {
@@ -190,7 +190,7 @@ impl Predictor {
         Predictor {
             root: root.to_path_buf(),
             index: crate::index::scan::refresh_with(root, false).index,
-            pin: crate::pin::read_index(root).unwrap_or_default(),
+            pin: crate::pin::searchable(root, false).unwrap_or_default(),
         }
     }
 
@@ -204,20 +204,11 @@ impl Predictor {
         let paths: Vec<&str> = self.index.files().map(|(_, f)| f.path.as_str()).collect();
         let named = named_files(&story_text(story), &paths);
         let query = crate::context::gather::story_query(story);
-        let (pin, hits) = crate::pin::search::parse_and_search(
-            &self.pin,
+        let found = self.pin.search(
             &crate::index::written_words(&query),
             crate::context::Options::default().top_k,
         );
-        let pins = crate::index::PinEvidence::from_scores(
-            hits.iter()
-                .filter_map(|h| {
-                    let e = pin.entries().get(h.entry)?;
-                    let files = e.files.iter().map(|f| (*f).to_string()).collect();
-                    Some((e.name.to_string(), h.score, files))
-                })
-                .collect(),
-        );
+        let pins = crate::pin::search::as_evidence(&found);
         let ev = crate::index::Evidence {
             pins,
             blockers: vec![],
