@@ -375,9 +375,10 @@ impl<'a> PinView<'a> {
         let part = read_part(text, start, start + 1, false, &|_| ());
         let (c, ()) = part.entries.into_iter().next()?;
         let mut e = (c.start == start).then_some(c.entry)?;
-        e.line += line - 1;
+        let shift = line - 1;
+        e.line = e.line.checked_add(shift)?;
         for l in &mut e.file_lines {
-            *l += line - 1;
+            *l = l.checked_add(shift)?;
         }
         Some(e)
     }
