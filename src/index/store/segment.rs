@@ -412,35 +412,40 @@ fn dictionary_ok(terms: &str, ends: &[u8]) -> bool {
     if !ends.len().is_multiple_of(4) {
         return false;
     }
-    let n = ends.len() / 4;
     let mut start = 0;
-    let mut prev: &[u8] = &[];
-    for i in 0..n {
-        let end = end_of(ends, i);
+    let mut prev: (&[u8], u64) = (&[], 0);
+    for (i, end) in ends.chunks_exact(4).enumerate() {
+        let end = end.try_into().map_or(0, u32::from_le_bytes) as usize;
         if end <= start || end > terms.len() || !terms.is_char_boundary(end) {
             return false;
         }
         let term = &terms.as_bytes()[start..end];
-        if i > 0 && !before(prev, term) {
+        let keyed = (term, key(term));
+        if i > 0 && !before(prev, keyed) {
             return false;
         }
-        prev = term;
+        prev = keyed;
         start = end;
     }
     start == terms.len()
 }
 
-/// Whether `a` sorts before `b` (bytes, as `<`): most neighbours in a sorted dictionary differ
-/// in their first eight bytes, so those are compared as one number first (a million terms are
-/// checked on every load).
-fn before(a: &[u8], b: &[u8]) -> bool {
-    let key = |s: &[u8]| {
-        let mut k = [0u8; 8];
-        let n = s.len().min(8);
-        k[..n].copy_from_slice(&s[..n]);
-        u64::from_be_bytes(k)
-    };
-    match key(a).cmp(&key(b)) {
+/// A word's first eight bytes as one number (zeros past its end): in byte order, as the words.
+fn key(s: &[u8]) -> u64 {
+    match s.first_chunk::<8>() {
+        Some(k) => u64::from_be_bytes(*k),
+        None => s
+            .iter()
+            .enumerate()
+            .fold(0, |k, (i, &b)| k | u64::from(b) << (56 - 8 * i)),
+    }
+}
+
+/// Whether `a` sorts before `b` (bytes, as `<`), each with its [`key`]: most neighbours in a
+/// sorted dictionary differ in their first eight bytes, so those are compared as one number
+/// first (a million terms are checked on every load), each word's key worked out once.
+fn before((a, ka): (&[u8], u64), (b, kb): (&[u8], u64)) -> bool {
+    match ka.cmp(&kb) {
         std::cmp::Ordering::Equal => a < b,
         other => other.is_lt(),
     }
@@ -552,7 +557,7 @@ pub(super) fn encode_parts(
 
 #[cfg(test)]
 mod tests {
-    use super::before;
+    use super::{before, key};
 
     #[test]
     fn before_is_byte_order() {
@@ -574,7 +579,7 @@ mod tests {
         ];
         for a in words {
             for b in words {
-                assert_eq!(before(a, b), a < b, "{a:?} {b:?}");
+                assert_eq!(before((a, key(a)), (b, key(b))), a < b, "{a:?} {b:?}");
             }
         }
     }
