@@ -101,10 +101,19 @@ impl Digest {
         if !fits || HEADER.checked_add(body)? != bytes.len() || check(&bytes[HEADER..]) != sum {
             return None;
         }
-        let entries = (0..counts.entries)
-            .map(|_| read_entry(&mut r))
-            .collect::<Option<Vec<_>>>()?;
-        let mut ends = |n: usize| (0..n).map(|_| r.u32()).collect::<Option<Vec<u32>>>();
+        // Each list sized once (the counts fit the bytes): a list grown step by step lands in
+        // fresh memory at every step, which the allocator and the kernel pay for.
+        let mut entries = Vec::with_capacity(counts.entries);
+        for _ in 0..counts.entries {
+            entries.push(read_entry(&mut r)?);
+        }
+        let mut ends = |n: usize| {
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(r.u32()?);
+            }
+            Some(out)
+        };
         let (word_ends, list_ends) = (ends(counts.terms)?, ends(counts.terms)?);
         let words_at = HEADER + counts.entries * ENTRY + counts.terms * 8;
         let d = Digest {
