@@ -202,9 +202,14 @@ fn text_scores(index: &Index, query: &[QueryTerm]) -> Result<Vec<Cand>, Damaged>
     let n = index.len().max(1) as f64;
     let avg = index.averages();
     let mut slots = Slots::new(index);
-    let mut cands = Vec::new();
-    for (qi, q) in query.iter().enumerate() {
-        let list = index.postings(&q.term)?;
+    let lists = (query.iter())
+        .map(|q| index.postings(&q.term))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Sized once: tens of thousands of candidates grown one by one land in fresh memory at
+    // every step.
+    let hits = lists.iter().map(Vec::len).sum::<usize>();
+    let mut cands = Vec::with_capacity(hits.min(index.slots()));
+    for ((qi, q), list) in query.iter().enumerate().zip(lists) {
         let df = u32::try_from(list.len()).unwrap_or(u32::MAX);
         let idf = Bm25f::<FIELDS>::idf(n, f64::from(df));
         for (fi, tf) in list {

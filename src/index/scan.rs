@@ -93,14 +93,17 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
 /// What `root` holds now: from the walk's cache and the files `old` knows when it can tell
 /// ([`rewalk`]), else walked whole.
 fn walk_again(root: &Path, old: &Index) -> Walked {
-    let known = |files: &mut dyn Iterator<Item = (usize, &FileRec)>| -> Vec<Found> {
-        files.map(|(_, f)| found(f)).collect()
+    // Sized once (the live files are at most the index's slots).
+    let known = |files: &mut dyn Iterator<Item = (usize, &FileRec)>, n: usize| -> Vec<Found> {
+        let mut out = Vec::with_capacity(n);
+        out.extend(files.map(|(_, f)| found(f)));
+        out
     };
     rewalk(
         root,
         &old.state().walk,
-        known(&mut old.files()),
-        known(&mut old.docs()),
+        known(&mut old.files(), old.len()),
+        known(&mut old.docs(), 0),
         old.built_at(),
     )
     .unwrap_or_else(|| walk(root))
