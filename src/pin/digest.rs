@@ -71,7 +71,7 @@ pub(crate) struct Digest {
 /// Call `f(field, text)` for each searched text of an entry: 0 keywords, 1 name, 2 file paths
 /// and the spec link. A keyword list as written has the terms of its keywords: the commas,
 /// spaces and backticks that split and trim them are word separators for the tokenizer too.
-pub(crate) fn for_each_field(e: &EntryView<'_>, mut f: impl FnMut(usize, &str)) {
+fn for_each_field(e: &EntryView<'_>, mut f: impl FnMut(usize, &str)) {
     for k in &e.keyword_lists {
         f(0, k);
     }
