@@ -245,7 +245,7 @@ impl Builder {
         }
         Segment {
             head: Head {
-                terms,
+                terms: terms.into_bytes(),
                 ends,
                 files,
                 docs,

@@ -159,7 +159,10 @@ pub(super) struct Overlay {
 pub(super) struct Head {
     /// The terms, sorted, one after the other; `ends` holds, four bytes little-endian each,
     /// where each term ends.
-    pub(super) terms: String,
+    /// Bytes, not a `String`: they are only ever compared as bytes, and a `String` would be
+    /// checked for UTF-8 on every load (the encoding is the same).
+    #[serde(with = "serde_bytes")]
+    pub(super) terms: Vec<u8>,
     #[serde(with = "serde_bytes")]
     pub(super) ends: Vec<u8>,
     /// Sorted by path.
@@ -239,11 +242,7 @@ impl Segment {
             end_of(&self.head.ends, id - 1)
         };
         let end = end_of(&self.head.ends, id);
-        self.head
-            .terms
-            .as_bytes()
-            .get(start..end)
-            .unwrap_or_default()
+        self.head.terms.get(start..end).unwrap_or_default()
     }
 
     /// The id of `term` (`None`: no file of the segment has it). A binary search.
@@ -407,8 +406,8 @@ fn lists_ok(head: &Head, body_len: u64) -> bool {
 }
 
 /// Whether a head's dictionary is well formed: `ends` a whole number of ascending ends inside
-/// `terms`, at char boundaries, the last one its end; the terms non-empty, sorted and distinct.
-fn dictionary_ok(terms: &str, ends: &[u8]) -> bool {
+/// `terms`, the last one its end; the terms non-empty, sorted and distinct.
+fn dictionary_ok(terms: &[u8], ends: &[u8]) -> bool {
     if !ends.len().is_multiple_of(4) {
         return false;
     }
@@ -416,10 +415,10 @@ fn dictionary_ok(terms: &str, ends: &[u8]) -> bool {
     let mut prev: (&[u8], u64) = (&[], 0);
     for (i, end) in ends.chunks_exact(4).enumerate() {
         let end = end.try_into().map_or(0, u32::from_le_bytes) as usize;
-        if end <= start || end > terms.len() || !terms.is_char_boundary(end) {
+        if end <= start || end > terms.len() {
             return false;
         }
-        let term = &terms.as_bytes()[start..end];
+        let term = &terms[start..end];
         let keyed = (term, key(term));
         if i > 0 && !before(prev, keyed) {
             return false;

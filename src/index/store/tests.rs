@@ -231,7 +231,7 @@ fn a_head_that_checks_but_is_inconsistent_is_none() {
     assert!(bad(&|ix| {
         // A term before the first that sorts after it.
         let h = &mut ix.base.head;
-        h.terms.insert_str(0, "zzzz");
+        h.terms.splice(0..0, *b"zzzz");
         let ends: Vec<u8> = h
             .ends
             .chunks(4)
