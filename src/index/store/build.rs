@@ -281,15 +281,9 @@ impl Builder {
         // Sorted by their first eight bytes, held beside each id (no term is read through a
         // pointer until two share them), then by the rest: the order of `str` (no term holds
         // a NUL byte, so zero padding sorts a shorter term first).
-        let prefix = |t: &str| {
-            let mut k = [0u8; 8];
-            let n = t.len().min(8);
-            k[..n].copy_from_slice(&t.as_bytes()[..n]);
-            u64::from_be_bytes(k)
-        };
         let mut keyed: Vec<(u64, usize)> = (0..by_id.len())
             .filter(|&i| used[i])
-            .map(|i| (prefix(by_id[i]), i))
+            .map(|i| (super::segment::key(by_id[i].as_bytes()), i))
             .collect();
         keyed.sort_unstable_by(|&(ka, a), &(kb, b)| {
             let rest = |i: usize| by_id[i].as_bytes().get(8..).unwrap_or_default();

@@ -429,8 +429,9 @@ fn dictionary_ok(terms: &[u8], ends: &[u8]) -> bool {
     start == terms.len()
 }
 
-/// A word's first eight bytes as one number (zeros past its end): in byte order, as the words.
-fn key(s: &[u8]) -> u64 {
+/// A word's first eight bytes as one number (zeros past its end): in byte order, as the words
+/// (the builder sorts the dictionary by it, the load checks that order with it).
+pub(super) fn key(s: &[u8]) -> u64 {
     match s.first_chunk::<8>() {
         Some(k) => u64::from_be_bytes(*k),
         None => s
