@@ -208,10 +208,10 @@ struct Candidate<'a> {
 }
 
 /// What reading one part of a Pin finds.
-struct Part<'a, R> {
+struct Part<'a> {
     /// The candidates whose heading starts in the part (line numbers counted from the part's
-    /// first line), each with what the caller's function made of it.
-    entries: Vec<(Candidate<'a>, R)>,
+    /// first line).
+    entries: Vec<Candidate<'a>>,
     /// Lines starting in the part.
     lines: usize,
     /// Code fence lines starting in the part.
@@ -220,20 +220,8 @@ struct Part<'a, R> {
 
 /// Read the lines starting in `text[from..to]` (`from` a line start), `in_fence` telling
 /// whether `from` is inside a code fence. The last entry is read past `to`, up to its end.
-/// `f` maps each candidate as soon as it is read.
-fn read_part<'a, R>(
-    text: &'a str,
-    from: usize,
-    to: usize,
-    mut in_fence: bool,
-    f: &impl Fn(&EntryView<'a>) -> R,
-) -> Part<'a, R> {
-    let close = |o: Open<'a>| {
-        o.close(text).map(|c| {
-            let r = f(&c.entry);
-            (c, r)
-        })
-    };
+fn read_part<'a>(text: &'a str, from: usize, to: usize, mut in_fence: bool) -> Part<'a> {
+    let close = |o: Open<'a>| o.close(text);
     let mut part = Part {
         // Entries are rarely shorter than this many bytes: room for all of them up front, so the
         // (large) candidates are not moved as the list grows.
@@ -298,19 +286,14 @@ fn cuts(text: &str, n: usize) -> Vec<usize> {
 /// Read `text` in `n` parts (each on its own thread when `threads`) and join them: line numbers
 /// made absolute, and a part that started inside a code fence (odd fence lines before it) read
 /// again knowing so.
-fn read_parts<'a, R: Send>(
-    text: &'a str,
-    n: usize,
-    threads: bool,
-    f: &(impl Fn(&EntryView<'a>) -> R + Sync),
-) -> Vec<(Candidate<'a>, R)> {
+fn read_parts(text: &str, n: usize, threads: bool) -> Vec<Candidate<'_>> {
     let cuts = cuts(text, n);
     let ranges: Vec<(usize, usize)> = cuts
         .iter()
         .zip(cuts.iter().skip(1).chain([&text.len()]))
         .map(|(&a, &b)| (a, b))
         .collect();
-    let read = |&(a, b): &(usize, usize)| read_part(text, a, b, false, f);
+    let read = |&(a, b): &(usize, usize)| read_part(text, a, b, false);
     let parts = if threads {
         crate::par::map_each(&ranges, read)
     } else {
@@ -320,16 +303,16 @@ fn read_parts<'a, R: Send>(
     let (mut lines, mut fences) = (0, 0);
     for (part, &(a, b)) in parts.into_iter().zip(&ranges) {
         let part = if fences % 2 == 1 {
-            read_part(text, a, b, true, f)
+            read_part(text, a, b, true)
         } else {
             part
         };
-        out.extend(part.entries.into_iter().map(|(mut c, r)| {
+        out.extend(part.entries.into_iter().map(|mut c| {
             c.entry.line += lines;
             for l in &mut c.entry.file_lines {
                 *l += lines;
             }
-            (c, r)
+            c
         }));
         lines += part.lines;
         fences += part.fences;
@@ -348,19 +331,8 @@ impl<'a> PinView<'a> {
     /// Parse a Pin without copying its text. Never fails: text that is not an entry is prose.
     /// A large Pin is read on all cores.
     pub fn parse(text: &'a str) -> PinView<'a> {
-        PinView::parse_map(text, |_| ()).0
-    }
-
-    /// [`PinView::parse`], and `f` of each entry (in entry order), computed on the core that
-    /// read the entry while it is fresh in that core's cache. `f` sees an entry before its line
-    /// numbers are final (they count from wherever that core started): use it for what an entry
-    /// says, not where it is.
-    pub fn parse_map<R: Send>(
-        text: &'a str,
-        f: impl Fn(&EntryView<'a>) -> R + Sync,
-    ) -> (PinView<'a>, Vec<R>) {
         let n = (text.len() / PAR_BYTES).clamp(1, crate::par::cores());
-        PinView::from_candidates(text, read_parts(text, n, n > 1, &f))
+        PinView::from_candidates(text, read_parts(text, n, n > 1))
     }
 
     /// The entry whose heading is line `line` of `text` and starts at byte `start`, read alone:
@@ -372,8 +344,10 @@ impl<'a> PinView<'a> {
         if start >= text.len() || !line_start || line == 0 {
             return None;
         }
-        let part = read_part(text, start, start + 1, false, &|_| ());
-        let (c, ()) = part.entries.into_iter().next()?;
+        let c = read_part(text, start, start + 1, false)
+            .entries
+            .into_iter()
+            .next()?;
         let mut e = (c.start == start).then_some(c.entry)?;
         let shift = line - 1;
         e.line = e.line.checked_add(shift)?;
@@ -387,18 +361,15 @@ impl<'a> PinView<'a> {
     /// for any number of parts (for tests of the parallel read).
     #[cfg(test)]
     fn parse_in_parts(text: &'a str, parts: usize) -> PinView<'a> {
-        PinView::from_candidates(text, read_parts(text, parts.max(1), false, &|_| ())).0
+        PinView::from_candidates(text, read_parts(text, parts.max(1), false))
     }
 
     /// The Pin from the headings with fields at levels 2-4: entries are those at the most common
     /// such level (ties: level 3), so a section describing the format (`## Format` with field
     /// examples) stays prose.
-    fn from_candidates<R>(
-        text: &'a str,
-        candidates: Vec<(Candidate<'a>, R)>,
-    ) -> (PinView<'a>, Vec<R>) {
+    fn from_candidates(text: &'a str, candidates: Vec<Candidate<'a>>) -> PinView<'a> {
         let mut per_level = [0usize; 5];
-        for (c, _) in &candidates {
+        for c in &candidates {
             per_level[c.level] += 1;
         }
         let entry_level = [3, 2, 4]
@@ -410,10 +381,9 @@ impl<'a> PinView<'a> {
             layout: Vec::new(),
             level: entry_level,
         };
-        let mut mapped = Vec::with_capacity(per_level[entry_level]);
         // Where the prose not yet pushed starts (prose is the text between entries).
         let mut prose_start = 0;
-        for (c, r) in candidates {
+        for c in candidates {
             if c.level != entry_level {
                 continue;
             }
@@ -424,12 +394,11 @@ impl<'a> PinView<'a> {
             prose_start = c.start + c.entry.source.len();
             pin.layout.push(ItemView::Entry(pin.entries.len()));
             pin.entries.push(c.entry);
-            mapped.push(r);
         }
         if prose_start < text.len() {
             pin.layout.push(ItemView::Prose(&text[prose_start..]));
         }
-        (pin, mapped)
+        pin
     }
 }
 
