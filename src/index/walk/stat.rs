@@ -20,13 +20,13 @@ pub(super) struct Meta {
     pub(super) is_dir: bool,
 }
 
-/// Entries per thread below which the work stays on one thread (a thread costs more than a few
-/// hundred stats).
-const MIN_CHUNK: usize = 1024;
+/// Entries handed to a thread at a time; fewer stay on one thread (a thread costs more than a
+/// few hundred stats).
+const BLOCK: usize = 1024;
 
 /// Each of `paths` (relative to `root`, `/`-separated; `""` is the root itself) stat'd without
 /// following a symlink. In input order; cheapest when the paths are sorted (each folder is then
-/// opened once per thread).
+/// opened once per block).
 #[cfg(test)]
 pub(super) fn stat_all(root: &Path, paths: &[&str]) -> Vec<Option<Meta>> {
     let entries: Vec<(&str, bool)> = paths.iter().map(|p| (*p, false)).collect();
@@ -70,12 +70,29 @@ pub(super) fn stat_tree(
     (dm, fm)
 }
 
-/// Entries `(path, is a folder)` stat'd, in order, spread over the cores.
+/// Entries `(path, is a folder)` stat'd, in order, spread over the cores in blocks of
+/// [`BLOCK`] handed out one at a time: a core that other work shares (the ranking done beside
+/// the refresh, see [`crate::index::scan::refresh_reading`]) takes fewer, where halves fixed
+/// in advance would leave the other core idle at the end.
 fn stat_entries(root: &Path, entries: &[(&str, bool)]) -> Vec<Option<Meta>> {
-    crate::par::map_chunks(entries, MIN_CHUNK, |_, chunk| stat_chunk(root, chunk))
-        .into_iter()
-        .flatten()
-        .collect()
+    let blocks: Vec<usize> = (0..entries.len().div_ceil(BLOCK)).collect();
+    if blocks.len() <= 1 {
+        return stat_chunk(root, entries);
+    }
+    let mut out = vec![None; entries.len()];
+    crate::par::on_all_cores(
+        &blocks,
+        vec![(); crate::par::threads_for(blocks.len())],
+        |b, _| {
+            let start = b * BLOCK;
+            stat_chunk(root, &entries[start..entries.len().min(start + BLOCK)])
+        },
+        |b, metas| {
+            let start = b * BLOCK;
+            out[start..start + metas.len()].copy_from_slice(&metas);
+        },
+    );
+    out
 }
 
 /// One stat by full path, the portable way.
@@ -287,10 +304,17 @@ mod tests {
         assert!(got[6].is_none() && got[10].is_none());
         let link = got[11].unwrap();
         assert!(!link.is_file && !link.is_dir, "the link itself");
-        // Many paths: spread over threads, in order.
-        let many: Vec<String> = (0..3000).map(|i| format!("a/{i}.rs")).collect();
+        // Many paths, over several blocks handed to the threads: each its own, in order.
+        let many: Vec<String> = (0..2600).map(|i| format!("m/{}/{i}.rs", i % 7)).collect();
+        for (i, p) in many.iter().enumerate().filter(|(i, _)| i % 3 != 0) {
+            fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
+            fs::write(r.join(p), vec![b'x'; i]).unwrap();
+        }
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
-        assert!(stat_all(r, &many).iter().all(Option::is_none));
+        let got = stat_all(r, &many);
+        for (i, m) in got.iter().enumerate() {
+            assert_eq!(m.map(|m| m.size as usize), (i % 3 != 0).then_some(i), "{i}");
+        }
     }
 
     #[test]
