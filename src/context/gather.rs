@@ -72,12 +72,12 @@ pub(crate) fn gather(
     let deps = dep_outputs(root, prd, story, dep_entries)?;
     let Found {
         pins,
-        mut index,
+        index,
         has_pin,
         mut notes,
     } = found?;
     let evidence = evidence(&pins, &deps);
-    let files = ranked_files(root, &mut index, &query, &evidence, opts, &mut notes);
+    let files = ranked_files(root, index, &query, &evidence, opts, &mut notes);
     let errors = error_patterns(root, failure, &files, &mut notes);
     Ok(Inputs {
         instructions,
@@ -99,7 +99,7 @@ pub(crate) fn gather(
 }
 
 /// The progress log and the code are independent reads; a big log is scanned on a second core
-/// while the index is refreshed and the Pin searched.
+/// while the index is loaded and the Pin searched.
 fn read_both(
     root: &Path,
     story: &Story,
@@ -161,25 +161,35 @@ fn evidence(pins: &[PinHit], deps: &[DepOutput]) -> crate::index::Evidence {
     }
 }
 
-/// Where to look: the index brought up to date and ranked; a warning or an empty project
-/// becomes a note.
+/// Where to look: the index (`loaded` as it was cached) brought up to date and ranked; a
+/// warning or an empty project becomes a note. The cached index is ranked while the project's
+/// files are stat'd, and that ranking kept when none changed.
 fn ranked_files(
     root: &Path,
-    index: &mut crate::index::store::Index,
+    loaded: Option<crate::index::store::Index>,
     query: &[QueryTerm],
     evidence: &crate::index::Evidence,
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> Vec<crate::index::Ranked> {
-    let (mut files, warning) = crate::index::scan::rank_or_rebuild(
-        root,
-        index,
-        opts.save_index,
-        query,
-        evidence,
-        opts.files,
-    );
-    crate::index::scan::read_sigs(root, &mut files);
+    use crate::index::scan;
+    let (refreshed, early) = scan::refresh_reading(root, loaded, opts.save_index, |ix| {
+        crate::index::rank::rank(ix, query, evidence, opts.files)
+    });
+    notes.extend(refreshed.warning);
+    let mut index = refreshed.index;
+    let (mut files, warning) = match early {
+        Some(Ok(files)) => (files, None),
+        _ => scan::rank_or_rebuild(
+            root,
+            &mut index,
+            opts.save_index,
+            query,
+            evidence,
+            opts.files,
+        ),
+    };
+    scan::read_sigs(root, &mut files);
     notes.extend(warning);
     if index.is_empty() {
         notes.push(format!(
@@ -258,7 +268,8 @@ fn error_patterns(
 /// What the search side of gathering found.
 struct Found {
     pins: Vec<PinHit>,
-    index: crate::index::store::Index,
+    /// The cached index as loaded, not yet brought up to date.
+    index: Option<crate::index::store::Index>,
     has_pin: bool,
     notes: Vec<String>,
 }
@@ -278,18 +289,16 @@ fn find(
             root.display()
         ));
     }
-    // The Pin is searched on a second core while the index is brought up to date: neither
-    // reads what the other writes.
+    // The Pin is searched on a second core while the cached index is loaded: neither reads
+    // what the other writes.
     let words = written_words(query);
-    let (pins, refreshed) = crate::par::beside(
+    let (pins, index) = crate::par::beside(
         || pin_hits(root, &words, opts),
-        || crate::index::scan::refresh_with(root, opts.save_index),
+        || crate::index::store::load(root),
     );
-    let pins = pins?;
-    notes.extend(refreshed.warning);
     Ok(Found {
-        pins,
-        index: refreshed.index,
+        pins: pins?,
+        index,
         has_pin,
         notes,
     })

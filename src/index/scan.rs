@@ -61,6 +61,30 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
         return rebuilt(root, save);
     };
     let walked = walk_again(root, &old);
+    refresh_over(root, old, walked, save).0
+}
+
+/// [`refresh_with`] of the index `loaded` (as [`store::load`] gave it), with `read` of it done
+/// on another core while the project's files are stat'd: most of the time nothing changed,
+/// and the read is then what it would be after the refresh (`Some`); `None` when the index
+/// changed (the read was of an old one) or there was none to read.
+pub(crate) fn refresh_reading<T: Send>(
+    root: &Path,
+    loaded: Option<Index>,
+    save: bool,
+    read: impl FnOnce(&Index) -> T + Send,
+) -> (Refresh, Option<T>) {
+    let Some(old) = loaded else {
+        return (rebuilt(root, save), None);
+    };
+    let (early, walked) = crate::par::beside(|| read(&old), || walk_again(root, &old));
+    let (refreshed, unchanged) = refresh_over(root, old, walked, save);
+    (refreshed, unchanged.then_some(early))
+}
+
+/// The refresh of `old` to what `walked` found (see [`refresh_with`]), and whether it kept
+/// `old` as it was.
+fn refresh_over(root: &Path, old: Index, walked: Walked, save: bool) -> (Refresh, bool) {
     let kept = Slots {
         files: unchanged_slots(&walked.sources, old.files(), old.built_at()),
         docs: unchanged_slots(&walked.docs, old.docs(), old.built_at()),
@@ -71,12 +95,13 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
         && walked.cache == old.state().walk
         && (same_history || (head.is_none() && old.cochange().is_none()));
     if unchanged {
-        return Refresh {
+        let kept = Refresh {
             index: old,
             warning: None,
             manifests: walked.manifests,
             walk_error: walked.error,
         };
+        return (kept, true);
     }
     let state = State {
         cochange: match same_history {
@@ -87,7 +112,7 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
         walk: walked.cache.clone(),
     };
     let index = updated(root, old, &walked, &kept, state);
-    finish(root, index, walked, save)
+    (finish(root, index, walked, save), false)
 }
 
 /// What `root` holds now: from the walk's cache and the files `old` knows when it can tell
@@ -564,6 +589,37 @@ mod tests {
         assert_eq!(merged.delta_files(), 0);
         assert!(!r.join(DELTA_PATH).exists());
         assert_eq!(content(&merged), content(&rebuilt(r, false).index));
+    }
+
+    #[test]
+    fn a_read_beside_the_stat_is_kept_only_when_nothing_changed() {
+        let d = project(40);
+        let r = d.path();
+        let (cold, early) = refresh_reading(r, store::load(r), true, |ix| ix.len());
+        assert_eq!(
+            (cold.index.len(), early),
+            (40, None),
+            "no index: nothing read"
+        );
+        // The first refresh sees the project's folder changed by the cache it wrote.
+        refresh(r);
+        let (warm, early) = refresh_reading(r, store::load(r), true, content);
+        assert_eq!(
+            early,
+            Some(content(&warm.index)),
+            "nothing changed: it stands"
+        );
+        edit(r, 0..1);
+        let (edited, early) = refresh_reading(r, store::load(r), true, content);
+        assert_eq!(early, None, "edited in place: dropped");
+        assert_eq!(edited.index.delta_files(), 1, "and read again");
+        fs::write(r.join("src/new.rs"), "fn changed_new() {}\n").unwrap();
+        let (added, early) = refresh_reading(r, store::load(r), true, |ix| ix.len());
+        assert_eq!(
+            (added.index.len(), early),
+            (41, None),
+            "a file added: dropped"
+        );
     }
 
     #[test]
