@@ -1,5 +1,5 @@
 //! Keeping the index current: find what the project holds (the walk's cache tells without a
-//! walk when no folder changed, see [`super::walk::rewalk`]), read again only the files whose
+//! walk when no folder changed, see [`super::walk::look`]), read again only the files whose
 //! size or modification time changed, drop removed ones, bring the git history up to date
 //! when HEAD moved (only the commits since, see [`cochange::advance`]), and save what changed: a small delta over the base, or, once the delta holds more
 //! than a sixteenth of the files, a new base ([`super::store`]).
@@ -19,7 +19,7 @@ use super::facts::{Facts, Lexicon, doc_facts, facts};
 use super::query::QueryTerm;
 use super::rank::{Evidence, Ranked};
 use super::store::{self, Admitted, Builder, FileRec, Index, State};
-use super::walk::{Found, Walked, rewalk, walk};
+use super::walk::{Found, Walked, look, rewalk_looked, walk};
 
 /// The most bytes of one file that are read (the rest of a huge generated file says little).
 const MAX_READ: u64 = 1 << 20;
@@ -82,26 +82,27 @@ pub(crate) fn refresh_reading<T: Send>(
     (refreshed, unchanged.then_some(early))
 }
 
-/// The refresh of `old` to what `walked` found (see [`refresh_with`]), and whether it kept
-/// `old` as it was.
-fn refresh_over(root: &Path, old: Index, walked: Walked, save: bool) -> (Refresh, bool) {
+/// The refresh of `old` to what `walked` found (`None`: the files and folders `old` knows, as
+/// it knows them; see [`refresh_with`]), and whether it kept `old` as it was.
+fn refresh_over(root: &Path, old: Index, walked: Option<Walked>, save: bool) -> (Refresh, bool) {
+    let head = cochange::head(root);
+    let same_history = head.is_some() && old.cochange().map(|c| &c.head) == head.as_ref();
+    let history_kept = same_history || (head.is_none() && old.cochange().is_none());
+    let walked = match walked {
+        None if history_kept => {
+            let manifests = old.state().walk.manifests().to_vec();
+            return (as_is(old, manifests, None), true);
+        }
+        None => as_known(&old),
+        Some(walked) => walked,
+    };
     let kept = Slots {
         files: unchanged_slots(&walked.sources, old.files(), old.built_at()),
         docs: unchanged_slots(&walked.docs, old.docs(), old.built_at()),
     };
-    let head = cochange::head(root);
-    let same_history = head.is_some() && old.cochange().map(|c| &c.head) == head.as_ref();
-    let unchanged = kept.all(&old)
-        && walked.cache == old.state().walk
-        && (same_history || (head.is_none() && old.cochange().is_none()));
+    let unchanged = kept.all(&old) && walked.cache == old.state().walk && history_kept;
     if unchanged {
-        let kept = Refresh {
-            index: old,
-            warning: None,
-            manifests: walked.manifests,
-            walk_error: walked.error,
-        };
-        return (kept, true);
+        return (as_is(old, walked.manifests, walked.error), true);
     }
     let state = State {
         cochange: match same_history {
@@ -115,23 +116,61 @@ fn refresh_over(root: &Path, old: Index, walked: Walked, save: bool) -> (Refresh
     (finish(root, index, walked, save), false)
 }
 
-/// What `root` holds now: from the walk's cache and the files `old` knows when it can tell
-/// ([`rewalk`]), else walked whole.
-fn walk_again(root: &Path, old: &Index) -> Walked {
+/// `index` kept as it is, with what the walk found besides.
+fn as_is(index: Index, manifests: Vec<String>, walk_error: Option<ignore::Error>) -> Refresh {
+    Refresh {
+        index,
+        warning: None,
+        manifests,
+        walk_error,
+    }
+}
+
+/// What `root` holds now, or `None` when it is what `old` knows, as it knows it (nothing to
+/// list or read: the common case, decided from the stats alone); else from the walk's cache
+/// and the stats ([`rewalk_looked`]) when they tell, else walked whole.
+fn walk_again(root: &Path, old: &Index) -> Option<Walked> {
+    let cache = &old.state().walk;
+    let known = || old.files().chain(old.docs()).map(|(_, f)| f);
+    let paths: Vec<&str> = known().map(|f| f.path.as_str()).collect();
+    let Some(looked) = look(root, cache, &paths) else {
+        return Some(walk(root));
+    };
+    drop(paths);
+    let stamps = known().map(|f| (f.size, f.mtime));
+    if looked.same(root, cache, stamps, old.built_at()) {
+        return None;
+    }
+    let (sources, docs) = known_lists(old);
+    let walked = rewalk_looked(root, cache, looked, sources, docs, old.built_at());
+    Some(walked.unwrap_or_else(|| walk(root)))
+}
+
+/// The files and docs `old` knows, as it last saw them.
+fn known_lists(old: &Index) -> (Vec<Found>, Vec<Found>) {
     // Sized once (the live files are at most the index's slots).
     let known = |files: &mut dyn Iterator<Item = (usize, &FileRec)>, n: usize| -> Vec<Found> {
         let mut out = Vec::with_capacity(n);
         out.extend(files.map(|(_, f)| found(f)));
         out
     };
-    rewalk(
-        root,
-        &old.state().walk,
+    (
         known(&mut old.files(), old.len()),
         known(&mut old.docs(), 0),
-        old.built_at(),
     )
-    .unwrap_or_else(|| walk(root))
+}
+
+/// What a walk finds when the project is what `old` knows.
+fn as_known(old: &Index) -> Walked {
+    let (sources, docs) = known_lists(old);
+    let cache = old.state().walk.clone();
+    Walked {
+        sources,
+        docs,
+        manifests: cache.manifests().to_vec(),
+        error: None,
+        cache,
+    }
 }
 
 /// Per walked file and doc, its slot in the old index when it is unchanged there.

@@ -1,17 +1,19 @@
 //! Telling, without walking the whole project again, what it holds now: the folders the last
 //! walk entered and their modification times ([`WalkCache`]). A folder's time changes when an
 //! entry is added to it, removed or renamed (an editor's or ralph's atomic write included), not
-//! when a file in it is edited; so [`rewalk`] stats the folders, lists again only those that
-//! changed (walking any new folder under them), and stats the known files for edits. An ignore
-//! file that changed, appeared or went (in the project, above it, the repository's
-//! `info/exclude`, the global excludes file), or a folder that cannot be listed, calls for a
-//! full walk instead (`None`). The same idea as git's untracked cache.
+//! when a file in it is edited; so [`look`] stats the folders and the known files (for edits)
+//! in one pass. Most often that is all: nothing changed ([`Looked::same`], decided without
+//! copying a path). Otherwise [`rewalk_looked`] lists again only the folders that changed
+//! (walking any new folder under them). An ignore file that changed, appeared or went (in the
+//! project, above it, the repository's `info/exclude`, the global excludes file), or a folder
+//! that cannot be listed, calls for a full walk instead (`None`). The same idea as git's
+//! untracked cache.
 
 use std::path::Path;
 
 use super::found::{Found, Stamp, WalkCache, Walked, mtime_of};
 use super::list::collect;
-use super::stat::stat_tree;
+use super::stat::{Meta, stat_tree};
 
 /// The ignore file names read in every folder.
 const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
@@ -80,6 +82,10 @@ impl WalkCache {
         let outer = outer_ignores(root).into_iter().chain(c.global.clone());
         c.ignores
             .extend(outer.map(|p| (p.clone(), stamp(Path::new(&p)))));
+        // In the order a rewalk keeps them (see `Next::finish`), so that the cache of a walk
+        // and of a rewalk that found nothing new compare equal.
+        c.ignores.sort_by(|a, b| a.0.cmp(&b.0));
+        c.ignores.dedup_by(|a, b| a.0 == b.0);
         c
     }
 }
@@ -100,10 +106,80 @@ fn inner_ignores(root: &Path, dir: &str) -> Vec<(String, Stamp)> {
         .collect()
 }
 
+/// The stats a refresh starts from ([`look`]): the walk cache's folders and the known files,
+/// as they are now.
+pub(crate) struct Looked {
+    /// Per folder of the cache, in its order.
+    dirs: Vec<Stamp>,
+    /// Per known file, in the order they were asked for.
+    files: Vec<Option<Meta>>,
+}
+
+/// The folders of `cache` and the known files at `paths` (sorted runs: sources, then docs)
+/// stat'd in one pass; `None` when only a full walk can tell (no folder in the cache, or the
+/// global excludes file is another).
+pub(crate) fn look(root: &Path, cache: &WalkCache, paths: &[&str]) -> Option<Looked> {
+    if cache.dirs.is_empty() || global_excludes() != cache.global {
+        return None;
+    }
+    let dirs: Vec<&str> = cache.dirs.iter().map(|(d, _)| d.as_str()).collect();
+    let (dirs, files) = stat_tree(root, &dirs, paths);
+    let dirs = dirs
+        .into_iter()
+        .map(|m| m.map(|m| (m.size, m.mtime)))
+        .collect();
+    Some(Looked { dirs, files })
+}
+
+impl Looked {
+    /// Whether the project is as last seen, so nothing need be listed or read: every folder
+    /// of `cache` and every known file (`stamps`: each one's size and modification time as
+    /// last seen, in the order looked at) is there, unchanged and modified before `built_at`
+    /// (see [`rewalk`]), and no ignore file changed. Decides as [`rewalk`] followed by a
+    /// comparison would, without copying a path.
+    pub(crate) fn same(
+        &self,
+        root: &Path,
+        cache: &WalkCache,
+        stamps: impl Iterator<Item = (u64, (i64, u32))>,
+        built_at: i64,
+    ) -> bool {
+        let dirs_same = cache
+            .dirs
+            .iter()
+            .zip(&self.dirs)
+            .all(|((_, was), now)| now.is_some_and(|(_, t)| t == *was && t.0 < built_at));
+        let mut seen = 0;
+        for ((size, mtime), now) in stamps.zip(&self.files) {
+            let same = now.is_some_and(|m| m.is_file && m.size == size && m.mtime == mtime);
+            if !same || mtime.0 >= built_at {
+                return false;
+            }
+            seen += 1;
+        }
+        dirs_same && seen == self.files.len() && ignores_same(root, cache, &[])
+    }
+}
+
+/// Whether every ignore file of `cache` is as it was; one that went with its folder (one of
+/// `gone`) changes nothing: the folder is dropped.
+fn ignores_same(root: &Path, cache: &WalkCache, gone: &[&str]) -> bool {
+    let abs = |p: &str| match Path::new(p).is_absolute() {
+        true => Path::new(p).to_path_buf(),
+        false => root.join(p),
+    };
+    let same = crate::par::map_each(&cache.ignores, |(p, s)| {
+        let now = stamp(&abs(p));
+        now == *s || (now.is_none() && !Path::new(p).is_absolute() && gone.contains(&parent(p)))
+    });
+    !same.contains(&false)
+}
+
 /// What `root` holds now, from `cache` and the files the index knows (`sources`, `docs`, as
 /// last seen), without a full walk; `None` when only a full walk can tell (see the module
 /// doc). Folders modified in the second the index was built (`built_at`) or later are listed
 /// again: they may have changed after they were read.
+#[cfg(test)]
 pub(crate) fn rewalk(
     root: &Path,
     cache: &WalkCache,
@@ -111,14 +187,27 @@ pub(crate) fn rewalk(
     docs: Vec<Found>,
     built_at: i64,
 ) -> Option<Walked> {
-    if cache.dirs.is_empty() || global_excludes() != cache.global {
-        return None;
-    }
-    let abs = |p: &str| match Path::new(p).is_absolute() {
-        true => Path::new(p).to_path_buf(),
-        false => root.join(p),
-    };
-    let (now, sources, docs) = stamped(root, cache, sources, docs);
+    let paths: Vec<&str> = sources
+        .iter()
+        .chain(&docs)
+        .map(|f| f.path.as_str())
+        .collect();
+    let looked = look(root, cache, &paths)?;
+    drop(paths);
+    rewalk_looked(root, cache, looked, sources, docs, built_at)
+}
+
+/// [`rewalk`] from what [`look`] found of the paths of `sources` and `docs`.
+pub(crate) fn rewalk_looked(
+    root: &Path,
+    cache: &WalkCache,
+    looked: Looked,
+    sources: Vec<Found>,
+    docs: Vec<Found>,
+    built_at: i64,
+) -> Option<Walked> {
+    let Looked { dirs: now, files } = looked;
+    let (sources, docs) = restamped(files, sources, docs);
     let gone: Vec<&str> = cache
         .dirs
         .iter()
@@ -126,12 +215,7 @@ pub(crate) fn rewalk(
         .filter(|(_, s)| s.is_none())
         .map(|((d, _), _)| d.as_str())
         .collect();
-    // An ignore file that went with its folder changes nothing: the folder is dropped.
-    let ignores_same = crate::par::map_each(&cache.ignores, |(p, s)| {
-        let now = stamp(&abs(p));
-        now == *s || (now.is_none() && !Path::new(p).is_absolute() && gone.contains(&parent(p)))
-    });
-    if ignores_same.contains(&false) {
+    if !ignores_same(root, cache, &gone) {
         return None;
     }
     let changed: Vec<&str> = cache
@@ -155,27 +239,14 @@ pub(crate) fn rewalk(
     Some(next.finish(cache))
 }
 
-/// The stamps of the cache's folders now, and `sources` and `docs` as they are now (an edit
-/// changes no folder; a file gone, or no longer a file, is dropped): all stat'd in one pass.
-fn stamped(
-    root: &Path,
-    cache: &WalkCache,
+/// `sources` and `docs` as they are now (`now`: what [`look`] found of each, in order; an edit
+/// changes no folder; a file gone, or no longer a file, is dropped).
+fn restamped(
+    now: Vec<Option<Meta>>,
     sources: Vec<Found>,
     docs: Vec<Found>,
-) -> (Vec<Stamp>, Vec<Found>, Vec<Found>) {
-    let dirs: Vec<&str> = cache.dirs.iter().map(|(d, _)| d.as_str()).collect();
-    let files: Vec<&str> = sources
-        .iter()
-        .chain(&docs)
-        .map(|f| f.path.as_str())
-        .collect();
-    let (dirs_now, files_now) = stat_tree(root, &dirs, &files);
-    drop(files);
-    let now = dirs_now
-        .into_iter()
-        .map(|m| m.map(|m| (m.size, m.mtime)))
-        .collect();
-    let mut files_now = files_now.into_iter();
+) -> (Vec<Found>, Vec<Found>) {
+    let mut files_now = now.into_iter();
     let mut restamp = |files: Vec<Found>| -> Vec<Found> {
         files
             .into_iter()
@@ -192,7 +263,7 @@ fn stamped(
     };
     let sources = restamp(sources);
     let docs = restamp(docs);
-    (now, sources, docs)
+    (sources, docs)
 }
 
 /// The lists being brought up to date by [`rewalk`].

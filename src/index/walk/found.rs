@@ -57,7 +57,7 @@ pub(super) fn mtime_at(secs: i64, nanos: u32) -> (i64, u32) {
 /// A file's size and modification time, or `None` when it does not exist.
 pub(super) type Stamp = Option<(u64, (i64, u32))>;
 
-/// What the last walk saw, for [`super::rewalk`].
+/// What the last walk saw, for [`super::look`] and [`super::rewalk_looked`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct WalkCache {
     /// Every folder the walk entered, relative to the root (`""` is the root), sorted, with its
@@ -72,4 +72,11 @@ pub(crate) struct WalkCache {
     pub(super) global: Option<String>,
     /// The manifests found, by path.
     pub(super) manifests: Vec<String>,
+}
+
+impl WalkCache {
+    /// The manifests the walk found, by path.
+    pub(crate) fn manifests(&self) -> &[String] {
+        &self.manifests
+    }
 }

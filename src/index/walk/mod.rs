@@ -6,7 +6,8 @@
 //! - [`found`]: what a walk found ([`Found`], [`Walked`], [`WalkCache`]).
 //! - [`list`]: listing a folder (the I/O of the walk).
 //! - [`stat`]: many files' sizes and times at once, each by its bare name in its folder.
-//! - [`cache`]: telling what changed from the last walk's folders ([`rewalk`]).
+//! - [`cache`]: telling what changed from the last walk's folders ([`look`], then
+//!   [`rewalk_looked`] unless nothing did).
 //!
 //! Does not read files (see [`super::scan`]).
 
@@ -18,7 +19,7 @@ mod list;
 pub(crate) mod rules;
 mod stat;
 
-pub(crate) use cache::rewalk;
+pub(crate) use cache::{look, rewalk_looked};
 pub(crate) use found::{Found, WalkCache, Walked};
 
 /// Walk the whole project under `root` on all cores (see [`walker`]); the lists come out

@@ -127,3 +127,57 @@ fn an_unchanged_folder_is_not_listed_again() {
     assert!(!got.sources.iter().any(|f| f.path == "src/sneaky.rs"));
     assert!(walk(r).sources.iter().any(|f| f.path == "src/sneaky.rs"));
 }
+
+/// `Looked::same` says the project is as last seen exactly when a rewalk finds the same lists
+/// and cache (all of it modified before the index was built); in the second of the build or
+/// after, it says no and leaves the rest to the rewalk.
+#[test]
+fn same_is_what_a_rewalk_and_a_comparison_say() {
+    let changes: [fn(&Path); 8] = [
+        |_| {},
+        |r| write(r, "src/main.rs", "fn main() { edited() }"),
+        |r| write(r, "src/main.rs", "fn nain() {}"), // same size, new time
+        |r| write(r, "src/new.rs", "fn new() {}"),
+        |r| fs::remove_file(r.join("lib/deep/b.py")).unwrap(),
+        |r| fs::rename(r.join("src/cli"), r.join("src/command")).unwrap(),
+        |r| write(r, "lib/.gitignore", "!keep.tmp.rs\nother\n"),
+        |r| write(r, "README.md", "# Hello"),
+    ];
+    let secs = |t: SystemTime| {
+        let s = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        i64::try_from(s).unwrap()
+    };
+    let later = secs(SystemTime::now() + Duration::from_secs(3600));
+    for (i, change) in changes.iter().enumerate() {
+        let d = project();
+        let r = d.path();
+        age_dirs(r);
+        let before = walk(r);
+        change(r);
+        let known = || before.sources.iter().chain(&before.docs);
+        let paths: Vec<&str> = known().map(|f| f.path.as_str()).collect();
+        let looked = look(r, &before.cache, &paths).unwrap();
+        let stamps = || known().map(|f| (f.size, f.mtime));
+        let same = looked.same(r, &before.cache, stamps(), later);
+        let again = rewalk(
+            r,
+            &before.cache,
+            before.sources.clone(),
+            before.docs.clone(),
+            later,
+        );
+        if i == 0 {
+            let w = again.as_ref().unwrap();
+            assert_eq!(lists(w), lists(&before));
+            assert_eq!(w.cache, before.cache);
+        }
+        let unchanged =
+            again.is_some_and(|w| lists(&w) == lists(&before) && w.cache == before.cache);
+        assert_eq!(same, unchanged, "change {i}");
+        assert_eq!(same, i == 0, "change {i}");
+        if i == 0 {
+            let built_now = secs(SystemTime::now());
+            assert!(!looked.same(r, &before.cache, stamps(), built_now));
+        }
+    }
+}
