@@ -162,8 +162,8 @@ fn evidence(pins: &[PinHit], deps: &[DepOutput]) -> crate::index::Evidence {
 }
 
 /// Where to look: the index (`loaded` as it was cached) brought up to date and ranked; a
-/// warning or an empty project becomes a note. The cached index is ranked while the project's
-/// files are stat'd, and that ranking kept when none changed.
+/// warning or an empty project becomes a note. The cached index is ranked, and the signatures
+/// of what it shows read, while the project's files are stat'd; kept when none changed.
 fn ranked_files(
     root: &Path,
     loaded: Option<crate::index::store::Index>,
@@ -174,23 +174,28 @@ fn ranked_files(
 ) -> Vec<crate::index::Ranked> {
     use crate::index::scan;
     let (refreshed, early) = scan::refresh_reading(root, loaded, opts.save_index, |ix| {
-        crate::index::rank::rank(ix, query, evidence, opts.files)
+        let mut files = crate::index::rank::rank(ix, query, evidence, opts.files)?;
+        scan::read_sigs(root, &mut files);
+        Ok::<_, crate::index::store::Damaged>(files)
     });
     notes.extend(refreshed.warning);
     let mut index = refreshed.index;
-    let (mut files, warning) = match early {
-        Some(Ok(files)) => (files, None),
-        _ => scan::rank_or_rebuild(
-            root,
-            &mut index,
-            opts.save_index,
-            query,
-            evidence,
-            opts.files,
-        ),
+    let files = match early {
+        Some(Ok(files)) => files,
+        _ => {
+            let (mut files, warning) = scan::rank_or_rebuild(
+                root,
+                &mut index,
+                opts.save_index,
+                query,
+                evidence,
+                opts.files,
+            );
+            scan::read_sigs(root, &mut files);
+            notes.extend(warning);
+            files
+        }
     };
-    scan::read_sigs(root, &mut files);
-    notes.extend(warning);
     if index.is_empty() {
         notes.push(format!(
             "{}: no source files found to name in the prompt",
