@@ -60,14 +60,16 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
     let Some(old) = store::load(root) else {
         return rebuilt(root, save);
     };
+    let history = History::of(root, &old);
     let walked = walk_again(root, &old);
-    refresh_over(root, old, walked, save).0
+    refresh_over(root, old, walked, history, save).0
 }
 
 /// [`refresh_with`] of the index `loaded` (as [`store::load`] gave it), with `read` of it done
-/// on another core while the project's files are stat'd: most of the time nothing changed,
-/// and the read is then what it would be after the refresh (`Some`); `None` when the index
-/// changed (the read was of an old one) or there was none to read.
+/// on another core while the project's files are stat'd: most of the time no file changed,
+/// and the read is then what it would be after the refresh (`Some`); `None` when the files or
+/// HEAD changed (the read would be of an old index; when HEAD moved it is not even tried), or
+/// there was no index to read.
 pub(crate) fn refresh_reading<T: Send>(
     root: &Path,
     loaded: Option<Index>,
@@ -77,19 +79,47 @@ pub(crate) fn refresh_reading<T: Send>(
     let Some(old) = loaded else {
         return (rebuilt(root, save), None);
     };
+    let history = History::of(root, &old);
+    if !history.kept {
+        let walked = walk_again(root, &old);
+        return (refresh_over(root, old, walked, history, save).0, None);
+    }
     let (early, walked) = crate::par::beside(|| read(&old), || walk_again(root, &old));
-    let (refreshed, unchanged) = refresh_over(root, old, walked, save);
-    (refreshed, unchanged.then_some(early))
+    let (refreshed, same_files) = refresh_over(root, old, walked, history, save);
+    (refreshed, same_files.then_some(early))
+}
+
+/// HEAD now, and whether the history an index holds is the one at it.
+struct History {
+    head: Option<String>,
+    /// The index read the history at this HEAD.
+    same: bool,
+    /// The index's history needs no change: read at this HEAD, or none and no HEAD.
+    kept: bool,
+}
+
+impl History {
+    fn of(root: &Path, old: &Index) -> History {
+        let head = cochange::head(root);
+        let same = head.is_some() && old.cochange().map(|c| &c.head) == head.as_ref();
+        let kept = same || (head.is_none() && old.cochange().is_none());
+        History { head, same, kept }
+    }
 }
 
 /// The refresh of `old` to what `walked` found (`None`: the files and folders `old` knows, as
-/// it knows them; see [`refresh_with`]), and whether it kept `old` as it was.
-fn refresh_over(root: &Path, old: Index, walked: Option<Walked>, save: bool) -> (Refresh, bool) {
-    let head = cochange::head(root);
-    let same_history = head.is_some() && old.cochange().map(|c| &c.head) == head.as_ref();
-    let history_kept = same_history || (head.is_none() && old.cochange().is_none());
+/// it knows them; see [`refresh_with`]) and to `history`, and whether the result holds the
+/// files and history `old` holds, as it holds them: what is read of `old` is then what would
+/// be read of it (only the folders' times in the walk's cache may be new, and saved).
+fn refresh_over(
+    root: &Path,
+    old: Index,
+    walked: Option<Walked>,
+    history: History,
+    save: bool,
+) -> (Refresh, bool) {
     let walked = match walked {
-        None if history_kept => {
+        None if history.kept => {
             let manifests = old.state().walk.manifests().to_vec();
             return (as_is(old, manifests, None), true);
         }
@@ -100,20 +130,20 @@ fn refresh_over(root: &Path, old: Index, walked: Option<Walked>, save: bool) -> 
         files: unchanged_slots(&walked.sources, old.files(), old.built_at()),
         docs: unchanged_slots(&walked.docs, old.docs(), old.built_at()),
     };
-    let unchanged = kept.all(&old) && walked.cache == old.state().walk && history_kept;
-    if unchanged {
+    let same_files = kept.all(&old) && history.kept;
+    if same_files && walked.cache == old.state().walk {
         return (as_is(old, walked.manifests, walked.error), true);
     }
     let state = State {
-        cochange: match same_history {
+        cochange: match history.same {
             true => old.cochange().cloned(),
-            false => history(root, old.cochange(), head),
+            false => read_history(root, old.cochange(), history.head),
         },
         built_at: now(),
         walk: walked.cache.clone(),
     };
     let index = updated(root, old, &walked, &kept, state);
-    (finish(root, index, walked, save), false)
+    (finish(root, index, walked, save), same_files)
 }
 
 /// `index` kept as it is, with what the walk found besides.
@@ -270,7 +300,7 @@ fn finish(root: &Path, mut index: Index, walked: Walked, save: bool) -> Refresh 
 /// The history at `head`, from the one `old` read before when there is one (see
 /// [`cochange::advance`]). When git cannot read it, an empty history at that commit: no
 /// evidence, and not asked again until HEAD moves.
-fn history(
+fn read_history(
     root: &Path,
     old: Option<&cochange::CoChange>,
     head: Option<String>,
@@ -334,7 +364,7 @@ pub(crate) fn read_sigs(root: &Path, ranked: &mut [Ranked]) {
 pub(crate) fn rebuilt(root: &Path, save: bool) -> Refresh {
     // The git history is read (a `git log` to wait for) while the files are.
     let (cochange, (walked, built_at, b)) = crate::par::beside(
-        || history(root, None, cochange::head(root)),
+        || read_history(root, None, cochange::head(root)),
         || {
             let walked = walk(root);
             let built_at = now();
@@ -631,7 +661,7 @@ mod tests {
     }
 
     #[test]
-    fn a_read_beside_the_stat_is_kept_only_when_nothing_changed() {
+    fn a_read_beside_the_stat_is_kept_only_when_no_file_changed() {
         let d = project(40);
         let r = d.path();
         let (cold, early) = refresh_reading(r, store::load(r), true, |ix| ix.len());
@@ -640,13 +670,25 @@ mod tests {
             (40, None),
             "no index: nothing read"
         );
-        // The first refresh sees the project's folder changed by the cache it wrote.
-        refresh(r);
+        // Writing the cache changed the project folder's time, not the files: the read
+        // stands, and the walk's cache is saved with the new time.
+        let (first, early) = refresh_reading(r, store::load(r), true, content);
+        assert_eq!(early, Some(content(&cold.index)), "only a folder's time");
+        assert_eq!(content(&first.index), content(&cold.index));
+        assert_ne!(first.index.state().walk, cold.index.state().walk);
         let (warm, early) = refresh_reading(r, store::load(r), true, content);
         assert_eq!(
             early,
             Some(content(&warm.index)),
             "nothing changed: it stands"
+        );
+        assert_eq!(warm.index.state().walk, first.index.state().walk);
+        fs::write(r.join("src/notes.txt"), "not a source\n").unwrap();
+        let (noted, early) = refresh_reading(r, store::load(r), true, content);
+        assert_eq!(
+            early,
+            Some(content(&noted.index)),
+            "a file not kept: it stands"
         );
         edit(r, 0..1);
         let (edited, early) = refresh_reading(r, store::load(r), true, content);
@@ -659,6 +701,34 @@ mod tests {
             (41, None),
             "a file added: dropped"
         );
+    }
+
+    #[test]
+    fn when_head_moved_nothing_is_read_beside_the_stat() {
+        let d = project(3);
+        let r = d.path();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(r)
+                .args(["-c", "user.name=t", "-c", "user.email=t@e"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["add", "src"]);
+        git(&["commit", "-qm", "one"]);
+        refresh(r);
+        let (_, early) = refresh_reading(r, store::load(r), true, |_| ());
+        assert_eq!(early, Some(()), "same HEAD, same files");
+        git(&["commit", "-q", "--allow-empty", "-m", "two"]);
+        let (moved, early) = refresh_reading(r, store::load(r), true, |_| panic!("not read"));
+        assert_eq!(early, None);
+        let (_, early) = refresh_reading(r, store::load(r), true, |_| ());
+        assert_eq!(early, Some(()), "the history read at the new HEAD");
+        assert_eq!(moved.index.len(), 3);
     }
 
     #[test]
