@@ -95,10 +95,15 @@ current = [bins[0]]
 def use(b):
     if current[0] == b:
         return
+    # The swap is no change to the project: the folder's time is put back, or every run
+    # after it would re-list the folder and save the walk's cache (as after a file came or
+    # went), and "warm" would not be warm.
+    st = os.stat(proj)
     if os.path.exists(ralph):
         os.rename(ralph, kept[current[0]])
     if os.path.exists(kept[b]):
         os.rename(kept[b], ralph)
+    os.utime(proj, ns=(st.st_atime_ns, st.st_mtime_ns))
     current[0] = b
 
 tracked = subprocess.run(["git", "-C", proj, "ls-files"], capture_output=True, text=True,
