@@ -413,8 +413,8 @@ fn dictionary_ok(terms: &[u8], ends: &[u8]) -> bool {
     }
     let mut start = 0;
     let mut prev: (&[u8], u64) = (&[], 0);
-    for (i, end) in ends.chunks_exact(4).enumerate() {
-        let end = end.try_into().map_or(0, u32::from_le_bytes) as usize;
+    for i in 0..ends.len() / 4 {
+        let end = end_of(ends, i);
         if end <= start || end > terms.len() {
             return false;
         }
