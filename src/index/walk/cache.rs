@@ -82,12 +82,16 @@ impl WalkCache {
         let outer = outer_ignores(root).into_iter().chain(c.global.clone());
         c.ignores
             .extend(outer.map(|p| (p.clone(), stamp(Path::new(&p)))));
-        // In the order a rewalk keeps them (see `Next::finish`), so that the cache of a walk
-        // and of a rewalk that found nothing new compare equal.
-        c.ignores.sort_by(|a, b| a.0.cmp(&b.0));
-        c.ignores.dedup_by(|a, b| a.0 == b.0);
+        in_order(&mut c.ignores);
         c
     }
+}
+
+/// Ignore files in the one order a cache keeps them, whether a walk or a rewalk made it (so
+/// that the two compare equal when nothing changed): by path, each once.
+fn in_order(ignores: &mut Vec<(String, Stamp)>) {
+    ignores.sort_by(|a, b| a.0.cmp(&b.0));
+    ignores.dedup_by(|a, b| a.0 == b.0);
 }
 
 /// The ignore files that exist in the folder `dir` of `root`, with their stamps.
@@ -135,8 +139,8 @@ impl Looked {
     /// Whether the project is as last seen, so nothing need be listed or read: every folder
     /// of `cache` and every known file (`stamps`: each one's size and modification time as
     /// last seen, in the order looked at) is there, unchanged and modified before `built_at`
-    /// (see [`rewalk`]), and no ignore file changed. Decides as [`rewalk`] followed by a
-    /// comparison would, without copying a path.
+    /// (see [`rewalk_looked`]), and no ignore file changed. Decides as [`rewalk_looked`]
+    /// followed by a comparison would, without copying a path.
     pub(crate) fn same(
         &self,
         root: &Path,
@@ -374,8 +378,7 @@ impl Next {
         self.manifests.dedup();
         self.dirs.sort_unstable();
         self.dirs.dedup_by(|a, b| a.0 == b.0);
-        self.ignores.sort_by(|a, b| a.0.cmp(&b.0));
-        self.ignores.dedup_by(|a, b| a.0 == b.0);
+        in_order(&mut self.ignores);
         Walked {
             sources,
             docs,
