@@ -319,7 +319,7 @@ impl CoChange {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     #[test]
@@ -335,7 +335,8 @@ mod tests {
         assert!(co.related(&["nope.rs"]).is_empty());
     }
 
-    fn git_in(dir: &Path, args: &[&str]) -> String {
+    /// `git args` in `dir` as a test user; its output, trimmed.
+    pub(crate) fn git_in(dir: &Path, args: &[&str]) -> String {
         let out = Command::new("git")
             .arg("-C")
             .arg(dir)

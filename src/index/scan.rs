@@ -61,6 +61,11 @@ pub(crate) fn refresh_with(root: &Path, save: bool) -> Refresh {
         return rebuilt(root, save);
     };
     let history = History::of(root, &old);
+    refresh_alone(root, old, history, save)
+}
+
+/// The refresh of `old` with nothing read of it beside.
+fn refresh_alone(root: &Path, old: Index, history: History, save: bool) -> Refresh {
     let walked = walk_again(root, &old);
     refresh_over(root, old, walked, history, save).0
 }
@@ -81,8 +86,7 @@ pub(crate) fn refresh_reading<T: Send>(
     };
     let history = History::of(root, &old);
     if !history.kept {
-        let walked = walk_again(root, &old);
-        return (refresh_over(root, old, walked, history, save).0, None);
+        return (refresh_alone(root, old, history, save), None);
     }
     let (early, walked) = crate::par::beside(|| read(&old), || walk_again(root, &old));
     let (refreshed, same_files) = refresh_over(root, old, walked, history, save);
@@ -707,16 +711,7 @@ mod tests {
     fn when_head_moved_nothing_is_read_beside_the_stat() {
         let d = project(3);
         let r = d.path();
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .arg("-C")
-                .arg(r)
-                .args(["-c", "user.name=t", "-c", "user.email=t@e"])
-                .args(args)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}");
-        };
+        let git = |args: &[&str]| cochange::tests::git_in(r, args);
         git(&["init", "-q"]);
         git(&["add", "src"]);
         git(&["commit", "-qm", "one"]);
